@@ -1,0 +1,63 @@
+/**
+ * The one error catalogue of the registry protocol. The server answers every failure with
+ * `{error, code, details}` built from this table; the client maps the same codes to messages.
+ * docs/errors.md is checked against this table by a test.
+ */
+export const ERROR_CATALOGUE = {
+  BAD_REQUEST: { status: 400, error: 'Bad request' },
+  UNAUTHORIZED: { status: 401, error: 'Authentication required' },
+  FORBIDDEN: { status: 403, error: 'Forbidden' },
+  NOT_FOUND: { status: 404, error: 'Package not found' },
+  METHOD_NOT_ALLOWED: { status: 405, error: 'Method not allowed' },
+  CONFLICT: { status: 409, error: 'Conflict' },
+  PAYLOAD_TOO_LARGE: { status: 413, error: 'Payload too large' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, error: 'Unsupported media type' },
+  VALIDATION_ERROR: { status: 422, error: 'Validation failed' },
+  RATE_LIMIT_EXCEEDED: { status: 429, error: 'Rate limit exceeded' },
+  INTERNAL_ERROR: { status: 500, error: 'Internal server error' },
+  SERVICE_UNAVAILABLE: { status: 503, error: 'Service unavailable' },
+} as const satisfies Record<string, { status: number; error: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+/** The wire shape of every error body. */
+export interface ErrorBody {
+  error: string;
+  code: ErrorCode;
+  details: string;
+}
+
+/**
+ * A failure that the protocol knows how to report. Thrown where it happens (services,
+ * validators), translated to a response once, by the server's error handler.
+ */
+export class ProtocolError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly details: string;
+  /** Extra response headers, e.g. `Retry-After` on 429. */
+  readonly headers: Record<string, string>;
+
+  constructor(code: ErrorCode, details: string, headers: Record<string, string> = {}) {
+    super(`${ERROR_CATALOGUE[code].error}: ${details}`);
+    this.name = 'ProtocolError';
+    this.code = code;
+    this.status = ERROR_CATALOGUE[code].status;
+    this.details = details;
+    this.headers = headers;
+  }
+
+  toBody(): ErrorBody {
+    return { error: ERROR_CATALOGUE[this.code].error, code: this.code, details: this.details };
+  }
+}
+
+export function errorBody(code: ErrorCode, details: string): ErrorBody {
+  return { error: ERROR_CATALOGUE[code].error, code, details };
+}
+
+export function isErrorBody(value: unknown): value is ErrorBody {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return typeof v.error === 'string' && typeof v.code === 'string' && typeof v.details === 'string';
+}

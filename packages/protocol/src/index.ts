@@ -1,0 +1,5 @@
+export * from './errors.js';
+export * from './names.js';
+export * from './versions.js';
+export * from './engine-version.js';
+export * from './types.js';

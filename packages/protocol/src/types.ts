@@ -1,0 +1,116 @@
+/** Wire types of the npm registry protocol as this registry speaks it. */
+
+export interface Person {
+  name: string;
+  email?: string;
+  url?: string;
+}
+
+export interface Dist {
+  tarball: string;
+  integrity: string;
+  shasum: string;
+  fileCount?: number;
+  unpackedSize?: number;
+  signatures?: unknown[];
+}
+
+/** One published version (`GET /<name>/<version>`), the package.json of that version plus `dist`. */
+export interface VersionRecord {
+  name: string;
+  version: string;
+  description?: string;
+  author?: string | Person;
+  license?: string;
+  keywords?: string[];
+  displayName?: string;
+  /** Minimum Unity editor, `<major>.<minor>`. */
+  unity?: string;
+  unityRelease?: string;
+  dependencies?: Record<string, string>;
+  deprecated?: string;
+  dist: Dist;
+  _id?: string;
+  [field: string]: unknown;
+}
+
+/** The full package document (`GET /<name>`), CouchDB-style as npm clients expect it. */
+export interface PackageDocument {
+  _id: string;
+  _rev: string;
+  name: string;
+  description?: string;
+  'dist-tags': Record<string, string>;
+  versions: Record<string, VersionRecord>;
+  time: Record<string, string>;
+  maintainers: Person[];
+  readme?: string;
+  readmeFilename?: string;
+  keywords?: string[];
+  license?: string;
+  author?: string | Person;
+  repository?: unknown;
+  homepage?: string;
+  bugs?: unknown;
+  [field: string]: unknown;
+}
+
+export type DistTags = Record<string, string>;
+
+export interface LoginRequest {
+  name: string;
+  password: string;
+  email?: string;
+}
+
+export interface LoginResponse {
+  ok: boolean;
+  id: string;
+  rev: string;
+  token: string;
+}
+
+export interface WhoamiResponse {
+  username: string;
+  email: string;
+  registry: string;
+}
+
+export interface PublishResponse {
+  ok: boolean;
+  id: string;
+  rev: string;
+}
+
+export interface SearchObject {
+  package: {
+    name: string;
+    version: string;
+    description: string;
+    keywords: string[];
+    author: string;
+    date: string;
+    displayName?: string;
+    links?: Record<string, string>;
+    publisher?: Person;
+    maintainers?: Person[];
+  };
+  score: { final: number; detail: { quality: number; popularity: number; maintenance: number } };
+  searchScore: number;
+  downloads: { weekly: number; monthly: number };
+  updated: string;
+  flags?: Record<string, unknown>;
+  time?: { modified: string };
+}
+
+export interface SearchResponse {
+  objects: SearchObject[];
+  total: number;
+  time: string;
+}
+
+/** The accept type npm sends for the abbreviated ("corgi") document. */
+export const ABBREVIATED_ACCEPT = 'application/vnd.npm.install-v1+json';
+
+/** User document ids: the spec's `org.registry.user:` and npm's `org.couchdb.user:`. */
+export const USER_ID_PREFIXES = ['org.registry.user:', 'org.couchdb.user:'] as const;

@@ -1,0 +1,46 @@
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import type { ServerDeps } from './deps.js';
+import { installErrorHandler } from './plugins/error-handler.js';
+import { installRequestContext } from './plugins/request-context.js';
+import { installBodyParsing } from './plugins/body-parsing.js';
+import { installRequestLog, loggerOptions } from './plugins/logging.js';
+import { createServices, type Services } from './services/services.js';
+import { pingRoutes } from './routes/ping.js';
+
+export interface BuiltApp {
+  app: FastifyInstance;
+  services: Services;
+}
+
+/** Builds the registry as a Fastify instance. Never listens: main.ts (or a test) does that. */
+export interface BuildOptions {
+  /** PEM certificate and key: serve HTTPS. */
+  tls?: { cert: Buffer; key: Buffer };
+}
+
+export async function buildApp(deps: ServerDeps, options: BuildOptions = {}): Promise<BuiltApp> {
+  const { config } = deps;
+  const app = Fastify({
+    ...(options.tls ? { https: options.tls } : {}),
+    logger: loggerOptions(config.logLevel),
+    // A hop count is accepted by fastify (proxy-addr) though its types omit it.
+    trustProxy: config.trustProxy as boolean | string[],
+    bodyLimit: config.maxBodySize,
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
+    // npm packument names and tarball files may carry `%2f`; keep routing on the decoded path.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    return503OnClosing: true,
+    forceCloseConnections: false,
+    // One log line per request, written by installRequestLog when the response is sent.
+    logController: new LogController({ disableRequestLogging: true }),
+  }) as unknown as FastifyInstance;
+  const services = createServices(deps);
+  installErrorHandler(app);
+  installBodyParsing(app);
+  installRequestContext(app, config, services);
+  installRequestLog(app);
+
+  await app.register(pingRoutes, { services });
+  return { app, services };
+}

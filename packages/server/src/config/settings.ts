@@ -1,0 +1,190 @@
+/**
+ * Every server setting, in one table: its key in the config file, its environment variable
+ * (`PKG_REGISTRY_<NAME>`), its command-line flag, type, default and meaning.
+ * docs/configuration.md is checked against this table by a test.
+ */
+export type SettingType = 'string' | 'integer' | 'boolean' | 'url' | 'path' | 'enum';
+
+export interface SettingSpec {
+  key: string;
+  type: SettingType;
+  /** Default as the user would write it; `undefined` means unset. */
+  default: string | number | boolean | undefined;
+  description: string;
+  values?: readonly string[];
+  min?: number;
+  max?: number;
+  /** Command-line flag of `pkg-registry serve`, when there is one. */
+  flag?: string;
+  /** Environment variable, when it is not the derived `PKG_REGISTRY_<NAME>`. */
+  env?: string;
+}
+
+const MiB = 1024 * 1024;
+
+export const SETTINGS = [
+  { key: 'host', type: 'string', default: '127.0.0.1', flag: '--host', description: 'Interface to listen on.' },
+  {
+    key: 'port',
+    type: 'integer',
+    default: 4873,
+    min: 0,
+    max: 65535,
+    flag: '--port',
+    description: 'TCP port; 0 picks a free one.',
+  },
+  {
+    key: 'data',
+    type: 'path',
+    default: './data',
+    flag: '--data',
+    description: 'Data directory of the embedded default (SQLite database and tarballs).',
+  },
+  {
+    key: 'publicUrl',
+    type: 'url',
+    default: undefined,
+    flag: '--public-url',
+    description:
+      'Public URL of the global registry, used in every URL the server emits. Unset: derived from each request (Host, or X-Forwarded-* behind a trusted proxy).',
+  },
+  {
+    key: 'cdnUrl',
+    type: 'url',
+    default: undefined,
+    flag: '--cdn-url',
+    description:
+      "Base URL of tarball links (`dist.tarball`). Unset: the registry's own public URL, which always serves tarballs.",
+  },
+  {
+    key: 'registryDomain',
+    type: 'string',
+    env: 'PKG_REGISTRY_DOMAIN',
+    default: undefined,
+    flag: '--registry-domain',
+    description: 'Domain whose subdomains are tenant registries (`<tenant>.<domain>`). Unset: every host is the global registry.',
+  },
+  {
+    key: 'database',
+    type: 'string',
+    default: undefined,
+    flag: '--database',
+    description: 'Metadata store: `sqlite:<path>` or a `postgres://` URL. Unset: `sqlite:<data>/registry.db`.',
+  },
+  {
+    key: 'storage',
+    type: 'string',
+    default: undefined,
+    flag: '--storage',
+    description: 'Tarball store: a directory or `s3://<bucket>?endpoint=…&region=…`. Unset: `<data>/tarballs`.',
+  },
+  {
+    key: 'redis',
+    type: 'string',
+    default: undefined,
+    flag: '--redis',
+    description: 'Optional `redis://` URL for shared rate-limit counters and cache invalidation.',
+  },
+  {
+    key: 'tlsCert',
+    type: 'path',
+    default: undefined,
+    flag: '--tls-cert',
+    description: 'PEM certificate file; with tlsKey the server speaks HTTPS.',
+  },
+  { key: 'tlsKey', type: 'path', default: undefined, flag: '--tls-key', description: 'PEM private key file for tlsCert.' },
+  {
+    key: 'trustProxy',
+    type: 'string',
+    default: 'false',
+    flag: '--trust-proxy',
+    description:
+      'Trust X-Forwarded-* from a TLS-terminating proxy: `false`, `true`, a hop count, or comma-separated addresses/CIDRs.',
+  },
+  {
+    key: 'signup',
+    type: 'boolean',
+    default: true,
+    flag: '--signup',
+    description: 'Whether logging in as an unknown user creates the account (global registry; tenants have their own setting).',
+  },
+  {
+    key: 'readAccess',
+    type: 'enum',
+    default: 'anonymous',
+    values: ['anonymous', 'token'],
+    flag: '--read-access',
+    description: 'Whether reads need a token (global registry; tenants have their own setting).',
+  },
+  {
+    key: 'tokenTtl',
+    type: 'integer',
+    default: 0,
+    min: 0,
+    flag: '--token-ttl',
+    description: 'Token lifetime in seconds; 0 means tokens never expire.',
+  },
+  {
+    key: 'maxTarballSize',
+    type: 'integer',
+    default: 256 * MiB,
+    min: 1024,
+    flag: '--max-tarball-size',
+    description: 'Largest tarball accepted by publish, in bytes (the JSON body may be a third larger: base64).',
+  },
+  {
+    key: 'maxBodySize',
+    type: 'integer',
+    default: 1 * MiB,
+    min: 1024,
+    flag: '--max-body-size',
+    description: 'Largest request body of every other route, in bytes.',
+  },
+  {
+    key: 'rateLimitAnonymous',
+    type: 'integer',
+    default: 100,
+    min: 0,
+    flag: '--rate-limit-anonymous',
+    description: 'Requests per hour per client IP without a token; 0 disables the limit.',
+  },
+  {
+    key: 'rateLimitAuthenticated',
+    type: 'integer',
+    default: 1000,
+    min: 0,
+    flag: '--rate-limit-authenticated',
+    description: 'Requests per hour per user; 0 disables the limit.',
+  },
+  {
+    key: 'rateLimitPublish',
+    type: 'integer',
+    default: 10,
+    min: 0,
+    flag: '--rate-limit-publish',
+    description: 'Publishes per hour per user; 0 disables the limit.',
+  },
+  {
+    key: 'logLevel',
+    type: 'enum',
+    default: 'info',
+    values: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
+    flag: '--log-level',
+    description: 'Log level of the JSON-lines log on stdout.',
+  },
+  {
+    key: 'shutdownTimeout',
+    type: 'integer',
+    default: 10,
+    min: 0,
+    flag: '--shutdown-timeout',
+    description: 'Seconds in-flight requests get to finish on SIGTERM before connections are closed.',
+  },
+] as const satisfies readonly SettingSpec[];
+
+export type SettingKey = (typeof SETTINGS)[number]['key'];
+
+/** `publicUrl` → `PKG_REGISTRY_PUBLIC_URL`. */
+export function envName(spec: Pick<SettingSpec, 'key' | 'env'>): string {
+  return spec.env ?? 'PKG_REGISTRY_' + spec.key.replace(/([A-Z])/g, '_$1').toUpperCase();
+}

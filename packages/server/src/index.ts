@@ -1,0 +1,6 @@
+export { buildApp, type BuiltApp } from './app.js';
+export { loadConfig, ConfigError, type Config } from './config/config.js';
+export { SETTINGS, envName } from './config/settings.js';
+export { createStorage, collectOrphanBlobs, type Storage } from './storage/create-storage.js';
+export type { ServerDeps } from './deps.js';
+export * from './storage/ports.js';

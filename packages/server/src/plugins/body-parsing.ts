@@ -1,0 +1,26 @@
+import { createGunzip, createInflate } from 'node:zlib';
+import type { FastifyInstance } from 'fastify';
+import { ProtocolError } from '@pkg/protocol';
+
+/**
+ * Request bodies: JSON (npm sends `application/json`), optionally gzip/deflate-compressed
+ * (`Content-Encoding`), within the route's body limit, which fastify applies to the
+ * decompressed stream, so a zip bomb is cut off at the limit.
+ */
+export function installBodyParsing(app: FastifyInstance): void {
+  app.addHook('preParsing', async (request, _reply, payload) => {
+    const encoding = String(request.headers['content-encoding'] ?? 'identity')
+      .toLowerCase()
+      .trim();
+    if (encoding === 'identity' || encoding === '') return payload;
+    let decoder;
+    if (encoding === 'gzip' || encoding === 'x-gzip') decoder = createGunzip();
+    else if (encoding === 'deflate') decoder = createInflate();
+    else throw new ProtocolError('UNSUPPORTED_MEDIA_TYPE', `Unsupported Content-Encoding '${encoding}'`);
+    // The compressed length says nothing about the body fastify will measure.
+    delete request.headers['content-length'];
+    payload.on('error', (err) => decoder.destroy(err));
+    decoder.on('error', () => undefined);
+    return payload.pipe(decoder);
+  });
+}

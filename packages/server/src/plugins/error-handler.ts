@@ -1,0 +1,61 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ProtocolError, errorBody, type ErrorCode } from '@pkg/protocol';
+
+/**
+ * The one place failures become responses: `{error, code, details}`, never a stack trace or an
+ * internal message. Anything unexpected is logged (without the request body) and answered 500.
+ */
+export function installErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((err: FastifyError | ProtocolError | Error, request: FastifyRequest, reply: FastifyReply) => {
+    if (err instanceof ProtocolError) {
+      if (err.status === 401) reply.header('WWW-Authenticate', 'Bearer');
+      for (const [name, value] of Object.entries(err.headers)) reply.header(name, value);
+      return reply.code(err.status).send(err.toBody());
+    }
+    const mapped = mapFrameworkError(err as FastifyError);
+    if (mapped) {
+      return reply.code(mapped.status).send(errorBody(mapped.code, mapped.details));
+    }
+    request.log.error({ err }, 'unhandled error');
+    return reply.code(500).send(errorBody('INTERNAL_ERROR', 'The server failed to handle the request'));
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    reply.code(404).send(errorBody('NOT_FOUND', `No route for ${request.method} ${safePath(request.url)}`));
+  });
+}
+
+function mapFrameworkError(err: FastifyError): { status: number; code: ErrorCode; details: string } | undefined {
+  switch (err.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return { status: 413, code: 'PAYLOAD_TOO_LARGE', details: 'The request body is larger than the configured limit' };
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', details: 'Send the body as application/json' };
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return { status: 400, code: 'BAD_REQUEST', details: 'The request body is empty' };
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return { status: 400, code: 'BAD_REQUEST', details: 'The request body is not valid JSON' };
+    case 'FST_ERR_VALIDATION':
+      return { status: 400, code: 'BAD_REQUEST', details: err.message };
+    default:
+      break;
+  }
+  if (err instanceof SyntaxError || err.statusCode === 400) {
+    return { status: 400, code: 'BAD_REQUEST', details: 'The request body is not valid JSON' };
+  }
+  if (err.statusCode === 413) {
+    return { status: 413, code: 'PAYLOAD_TOO_LARGE', details: 'The request body is larger than the configured limit' };
+  }
+  if (err.statusCode === 415) {
+    return { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', details: 'Unsupported content type or encoding' };
+  }
+  return undefined;
+}
+
+/** The path without its query string and cut short: never echo a token from a URL. */
+function safePath(url: string): string {
+  const pathOnly = url.split('?')[0] ?? '';
+  const redacted = pathOnly.replace(/\/-\/user\/token\/[^/]+/, '/-/user/token/[redacted]');
+  return redacted.length > 200 ? `${redacted.slice(0, 200)}…` : redacted;
+}

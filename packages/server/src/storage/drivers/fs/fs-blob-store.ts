@@ -1,0 +1,106 @@
+import { createReadStream } from 'node:fs';
+import { mkdir, open, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { BlobInfo, BlobStore } from '../../ports.js';
+
+const TEMP_DIR = '.incoming';
+
+/**
+ * Tarballs as files under one directory. A put writes a temporary file, fsyncs it and renames it
+ * into place, so a crash never leaves a partial tarball under its real key; leftovers in the
+ * temporary directory are removed by `cleanTemporary` at start-up.
+ */
+export class FsBlobStore implements BlobStore {
+  readonly root: string;
+
+  constructor(root: string) {
+    this.root = path.resolve(root);
+  }
+
+  async init(): Promise<void> {
+    await mkdir(path.join(this.root, TEMP_DIR), { recursive: true });
+  }
+
+  /** Removes partial writes left by a crash. */
+  async cleanTemporary(): Promise<number> {
+    const dir = path.join(this.root, TEMP_DIR);
+    const entries = await readdir(dir).catch(() => [] as string[]);
+    await Promise.all(entries.map((entry) => rm(path.join(dir, entry), { force: true })));
+    return entries.length;
+  }
+
+  async put(key: string, data: Buffer): Promise<void> {
+    const target = this.#pathOf(key);
+    const temp = path.join(this.root, TEMP_DIR, `${randomBytes(12).toString('hex')}.tmp`);
+    await mkdir(path.dirname(target), { recursive: true });
+    const handle = await open(temp, 'w', 0o644);
+    try {
+      await handle.writeFile(data);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    try {
+      await rename(temp, target);
+    } catch (err) {
+      await rm(temp, { force: true });
+      throw err;
+    }
+  }
+
+  async get(key: string): Promise<{ stream: import('node:stream').Readable; size: number } | undefined> {
+    const file = this.#pathOf(key);
+    const info = await this.stat(key);
+    if (!info) return undefined;
+    return { stream: createReadStream(file), size: info.size };
+  }
+
+  async stat(key: string): Promise<BlobInfo | undefined> {
+    try {
+      const s = await stat(this.#pathOf(key));
+      return s.isFile() ? { size: s.size, modified: s.mtime } : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The file path of a key, for zero-copy serving. */
+  filePath(key: string): string {
+    return this.#pathOf(key);
+  }
+
+  async delete(key: string): Promise<void> {
+    await unlink(this.#pathOf(key)).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'ENOENT') throw err;
+    });
+  }
+
+  async *list(): AsyncIterable<{ key: string } & BlobInfo> {
+    yield* this.#walk('');
+  }
+
+  async close(): Promise<void> {}
+
+  async *#walk(prefix: string): AsyncIterable<{ key: string } & BlobInfo> {
+    const dir = path.join(this.root, prefix);
+    const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+    for (const entry of entries) {
+      if (prefix === '' && entry.name === TEMP_DIR) continue;
+      const key = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
+      if (entry.isDirectory()) yield* this.#walk(key);
+      else if (entry.isFile()) {
+        const s = await stat(path.join(this.root, key));
+        yield { key, size: s.size, modified: s.mtime };
+      }
+    }
+  }
+
+  #pathOf(key: string): string {
+    // Keys are built by blobKeyFor from validated names; refuse anything that could escape anyway.
+    if (key.split('/').some((part) => part === '' || part === '.' || part === '..') || key.includes('\\') || key.includes('\0')) {
+      throw new Error(`invalid blob key: ${key}`);
+    }
+    return path.join(this.root, key);
+  }
+}

@@ -1,0 +1,42 @@
+/**
+ * Versioned schema of the SQLite metadata store. Append only: a released migration never
+ * changes; a new one is added at the end.
+ */
+export const SQLITE_MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE tenants (
+    name TEXT PRIMARY KEY,
+    created_at TEXT NOT NULL,
+    settings TEXT NOT NULL DEFAULT '{}'
+  );
+  CREATE TABLE users (
+    tenant TEXT NOT NULL,
+    name TEXT NOT NULL,
+    email TEXT NOT NULL,
+    password_hash TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    disabled INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (tenant, name)
+  ) WITHOUT ROWID;
+  CREATE TABLE tokens (
+    tenant TEXT NOT NULL,
+    hash TEXT NOT NULL,
+    user TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    expires_at TEXT,
+    readonly INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (tenant, hash)
+  ) WITHOUT ROWID;
+  CREATE INDEX tokens_by_user ON tokens (tenant, user);
+  CREATE TABLE packages (
+    tenant TEXT NOT NULL,
+    name TEXT NOT NULL,
+    document TEXT NOT NULL,
+    published_versions TEXT NOT NULL,
+    unpublished INTEGER NOT NULL DEFAULT 0,
+    write_count INTEGER NOT NULL,
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (tenant, name)
+  );
+  `,
+];

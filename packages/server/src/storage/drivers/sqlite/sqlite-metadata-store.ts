@@ -1,0 +1,300 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { blobKeyFor } from '../../blob-keys.js';
+import type {
+  MetadataStore,
+  PackageMutation,
+  StoredPackage,
+  TenantId,
+  TenantRecord,
+  TenantSettings,
+  TokenRecord,
+  UserRecord,
+} from '../../ports.js';
+import { KeyedMutex } from '../../keyed-mutex.js';
+import { SQLITE_MIGRATIONS } from './migrations.js';
+
+type Db = Database.Database;
+
+/** Hooks run inside the write transaction of a package (e.g. the search index). */
+export interface SqlitePackageWriteHook {
+  migrations?: readonly string[];
+  onWrite(db: Db, tenant: TenantId, name: string, pkg: StoredPackage): void;
+  onTenantDelete?(db: Db, tenant: TenantId): void;
+}
+
+interface PackageRow {
+  document: string;
+  published_versions: string;
+  unpublished: number;
+  write_count: number;
+}
+
+const MAX_WRITE_ATTEMPTS = 20;
+
+/**
+ * The embedded default's metadata store: one SQLite file in WAL mode. Writes of one package are
+ * serialized in-process by a mutex and across processes by a compare-and-swap on `write_count`
+ * inside an IMMEDIATE transaction, so concurrent publishes never lose an update.
+ */
+export class SqliteMetadataStore implements MetadataStore {
+  readonly db: Db;
+  readonly #mutex = new KeyedMutex();
+  readonly #hooks: SqlitePackageWriteHook[];
+
+  constructor(file: string, hooks: SqlitePackageWriteHook[] = []) {
+    if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma('busy_timeout = 5000');
+    this.db.pragma('foreign_keys = ON');
+    this.#hooks = hooks;
+  }
+
+  async migrate(): Promise<void> {
+    const db = this.db;
+    db.exec(
+      'CREATE TABLE IF NOT EXISTS schema_migrations (scope TEXT NOT NULL, version INTEGER NOT NULL, PRIMARY KEY (scope, version))',
+    );
+    const scopes: [string, readonly string[]][] = [['core', SQLITE_MIGRATIONS]];
+    this.#hooks.forEach((hook, i) => {
+      if (hook.migrations) scopes.push([`hook${i}`, hook.migrations]);
+    });
+    const applied = db.prepare('SELECT 1 FROM schema_migrations WHERE scope = ? AND version = ?');
+    const record = db.prepare('INSERT INTO schema_migrations (scope, version) VALUES (?, ?)');
+    for (const [scope, migrations] of scopes) {
+      migrations.forEach((sql, version) => {
+        db.transaction(() => {
+          if (applied.get(scope, version)) return;
+          db.exec(sql);
+          record.run(scope, version);
+        }).immediate();
+      });
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+
+  async getTenant(name: TenantId): Promise<TenantRecord | undefined> {
+    const row = this.db.prepare('SELECT name, created_at, settings FROM tenants WHERE name = ?').get(name) as
+      { name: string; created_at: string; settings: string } | undefined;
+    return row && { name: row.name, createdAt: row.created_at, settings: JSON.parse(row.settings) as TenantSettings };
+  }
+
+  async listTenants(): Promise<TenantRecord[]> {
+    const rows = this.db.prepare('SELECT name, created_at, settings FROM tenants ORDER BY name').all() as {
+      name: string;
+      created_at: string;
+      settings: string;
+    }[];
+    return rows.map((row) => ({
+      name: row.name,
+      createdAt: row.created_at,
+      settings: JSON.parse(row.settings) as TenantSettings,
+    }));
+  }
+
+  async createTenant(tenant: TenantRecord): Promise<boolean> {
+    const info = this.db
+      .prepare('INSERT INTO tenants (name, created_at, settings) VALUES (?, ?, ?) ON CONFLICT DO NOTHING')
+      .run(tenant.name, tenant.createdAt, JSON.stringify(tenant.settings));
+    return info.changes === 1;
+  }
+
+  async updateTenantSettings(name: TenantId, settings: TenantSettings): Promise<boolean> {
+    const info = this.db.prepare('UPDATE tenants SET settings = ? WHERE name = ?').run(JSON.stringify(settings), name);
+    return info.changes === 1;
+  }
+
+  async deleteTenant(name: TenantId): Promise<boolean> {
+    const db = this.db;
+    return db
+      .transaction(() => {
+        const info = db.prepare('DELETE FROM tenants WHERE name = ?').run(name);
+        if (info.changes === 0) return false;
+        for (const table of ['users', 'tokens', 'packages']) db.prepare(`DELETE FROM ${table} WHERE tenant = ?`).run(name);
+        for (const hook of this.#hooks) hook.onTenantDelete?.(db, name);
+        return true;
+      })
+      .immediate();
+  }
+
+  async getUser(tenant: TenantId, name: string): Promise<UserRecord | undefined> {
+    const row = this.db
+      .prepare('SELECT name, email, password_hash, created_at, disabled FROM users WHERE tenant = ? AND name = ?')
+      .get(tenant, name) as UserRow | undefined;
+    return row && toUser(row);
+  }
+
+  async createUser(tenant: TenantId, user: UserRecord): Promise<boolean> {
+    const info = this.db
+      .prepare(
+        'INSERT INTO users (tenant, name, email, password_hash, created_at, disabled) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
+      )
+      .run(tenant, user.name, user.email, user.passwordHash, user.createdAt, user.disabled ? 1 : 0);
+    return info.changes === 1;
+  }
+
+  async updateUser(tenant: TenantId, name: string, patch: Partial<Omit<UserRecord, 'name'>>): Promise<boolean> {
+    const columns: Record<string, string> = {
+      email: 'email',
+      passwordHash: 'password_hash',
+      createdAt: 'created_at',
+      disabled: 'disabled',
+    };
+    const sets: string[] = [];
+    const values: unknown[] = [];
+    for (const [key, value] of Object.entries(patch)) {
+      const column = columns[key];
+      if (column === undefined || value === undefined) continue;
+      sets.push(`${column} = ?`);
+      values.push(typeof value === 'boolean' ? (value ? 1 : 0) : value);
+    }
+    if (sets.length === 0) return (await this.getUser(tenant, name)) !== undefined;
+    const info = this.db
+      .prepare(`UPDATE users SET ${sets.join(', ')} WHERE tenant = ? AND name = ?`)
+      .run(...values, tenant, name);
+    return info.changes === 1;
+  }
+
+  async listUsers(tenant: TenantId): Promise<UserRecord[]> {
+    const rows = this.db
+      .prepare('SELECT name, email, password_hash, created_at, disabled FROM users WHERE tenant = ? ORDER BY name')
+      .all(tenant) as UserRow[];
+    return rows.map(toUser);
+  }
+
+  async createToken(tenant: TenantId, token: TokenRecord): Promise<void> {
+    this.db
+      .prepare('INSERT INTO tokens (tenant, hash, user, created_at, expires_at, readonly) VALUES (?, ?, ?, ?, ?, ?)')
+      .run(tenant, token.hash, token.user, token.createdAt, token.expiresAt, token.readonly ? 1 : 0);
+  }
+
+  async getToken(tenant: TenantId, hash: string): Promise<TokenRecord | undefined> {
+    const row = this.db
+      .prepare('SELECT hash, user, created_at, expires_at, readonly FROM tokens WHERE tenant = ? AND hash = ?')
+      .get(tenant, hash) as
+      { hash: string; user: string; created_at: string; expires_at: string | null; readonly: number } | undefined;
+    return (
+      row && {
+        hash: row.hash,
+        user: row.user,
+        createdAt: row.created_at,
+        expiresAt: row.expires_at,
+        readonly: row.readonly === 1,
+      }
+    );
+  }
+
+  async deleteToken(tenant: TenantId, hash: string): Promise<boolean> {
+    return this.db.prepare('DELETE FROM tokens WHERE tenant = ? AND hash = ?').run(tenant, hash).changes === 1;
+  }
+
+  async deleteUserTokens(tenant: TenantId, user: string): Promise<number> {
+    return this.db.prepare('DELETE FROM tokens WHERE tenant = ? AND user = ?').run(tenant, user).changes;
+  }
+
+  async getPackage(tenant: TenantId, name: string): Promise<StoredPackage | undefined> {
+    const row = this.#readPackageRow(tenant, name);
+    return row && toStoredPackage(row);
+  }
+
+  async updatePackage<T>(
+    tenant: TenantId,
+    name: string,
+    mutate: (current: StoredPackage | undefined) => Promise<PackageMutation<T>> | PackageMutation<T>,
+  ): Promise<T> {
+    return this.#mutex.run(`${tenant}\0${name}`, async () => {
+      for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
+        const row = this.#readPackageRow(tenant, name);
+        const { next, result } = await mutate(row && toStoredPackage(row));
+        if (next === null) return result;
+        const committed = this.db
+          .transaction(() => {
+            // Another process (sharing this file) may have written since we read.
+            const now = this.#readPackageRow(tenant, name);
+            if ((now?.write_count ?? 0) !== (row?.write_count ?? 0)) return false;
+            this.db
+              .prepare(
+                `INSERT INTO packages (tenant, name, document, published_versions, unpublished, write_count, updated_at)
+                 VALUES (?, ?, ?, ?, ?, ?, ?)
+                 ON CONFLICT (tenant, name) DO UPDATE SET document = excluded.document,
+                   published_versions = excluded.published_versions, unpublished = excluded.unpublished,
+                   write_count = excluded.write_count, updated_at = excluded.updated_at`,
+              )
+              .run(
+                tenant,
+                name,
+                JSON.stringify(next.document),
+                JSON.stringify(next.publishedVersions),
+                next.unpublished ? 1 : 0,
+                (row?.write_count ?? 0) + 1,
+                new Date().toISOString(),
+              );
+            for (const hook of this.#hooks) hook.onWrite(this.db, tenant, name, next);
+            return true;
+          })
+          .immediate();
+        if (committed) return result;
+      }
+      throw new Error(`package ${name}: too many concurrent writers`);
+    });
+  }
+
+  async listPackageNames(tenant: TenantId): Promise<string[]> {
+    const rows = this.db.prepare('SELECT name FROM packages WHERE tenant = ? AND unpublished = 0 ORDER BY name').all(tenant) as {
+      name: string;
+    }[];
+    return rows.map((row) => row.name);
+  }
+
+  async referencedBlobKeys(): Promise<Set<string>> {
+    const keys = new Set<string>();
+    const rows = this.db.prepare('SELECT tenant, name, document FROM packages').iterate() as IterableIterator<{
+      tenant: string;
+      name: string;
+      document: string;
+    }>;
+    for (const row of rows) {
+      const doc = JSON.parse(row.document) as { versions?: Record<string, unknown> };
+      for (const version of Object.keys(doc.versions ?? {})) keys.add(blobKeyFor(row.tenant, row.name, version));
+    }
+    return keys;
+  }
+
+  #readPackageRow(tenant: TenantId, name: string): PackageRow | undefined {
+    return this.db
+      .prepare('SELECT document, published_versions, unpublished, write_count FROM packages WHERE tenant = ? AND name = ?')
+      .get(tenant, name) as PackageRow | undefined;
+  }
+}
+
+interface UserRow {
+  name: string;
+  email: string;
+  password_hash: string;
+  created_at: string;
+  disabled: number;
+}
+
+function toUser(row: UserRow): UserRecord {
+  return {
+    name: row.name,
+    email: row.email,
+    passwordHash: row.password_hash,
+    createdAt: row.created_at,
+    disabled: row.disabled === 1,
+  };
+}
+
+function toStoredPackage(row: PackageRow): StoredPackage {
+  return {
+    document: JSON.parse(row.document) as StoredPackage['document'],
+    publishedVersions: JSON.parse(row.published_versions) as string[],
+    unpublished: row.unpublished === 1,
+  };
+}

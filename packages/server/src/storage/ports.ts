@@ -1,0 +1,131 @@
+/**
+ * The storage seam. Routes and services reach metadata and tarballs only through these
+ * interfaces; every driver (SQLite, PostgreSQL; filesystem, S3) passes the same contract suite.
+ * Every call is scoped by tenant: tenants share nothing.
+ */
+import type { Readable } from 'node:stream';
+import type { PackageDocument } from '@pkg/protocol';
+
+/** Tenant id: `''` is the global registry, anything else a tenant's DNS label. */
+export type TenantId = string;
+export const GLOBAL_TENANT: TenantId = '';
+
+export interface TenantRecord {
+  name: TenantId;
+  createdAt: string;
+  /** Per-tenant overrides; unset fields fall back to the server configuration. */
+  settings: TenantSettings;
+}
+
+export interface TenantSettings {
+  signup?: boolean;
+  readAccess?: 'anonymous' | 'token';
+  rateLimitAnonymous?: number;
+  rateLimitAuthenticated?: number;
+  rateLimitPublish?: number;
+}
+
+export interface UserRecord {
+  name: string;
+  email: string;
+  /** `scrypt$<N>$<r>$<p>$<salt b64>$<hash b64>`. */
+  passwordHash: string;
+  createdAt: string;
+  disabled: boolean;
+}
+
+export interface TokenRecord {
+  /** sha256 hex of the token; the token itself is never stored. */
+  hash: string;
+  user: string;
+  createdAt: string;
+  /** ISO time after which the token is refused; null: never expires. */
+  expiresAt: string | null;
+  readonly: boolean;
+}
+
+/** A package as stored: its full document (tarball URLs as relative paths) and its history. */
+export interface StoredPackage {
+  document: PackageDocument;
+  /** Every version ever published, including unpublished ones: versions are never reused. */
+  publishedVersions: string[];
+  /** True when the whole package was unpublished (a tombstone: reads answer 404). */
+  unpublished: boolean;
+}
+
+/**
+ * What a package mutation decides. `next: null` leaves the package as it was.
+ * Throwing a ProtocolError aborts the mutation and changes nothing.
+ */
+export interface PackageMutation<T> {
+  next: StoredPackage | null;
+  result: T;
+}
+
+export interface MetadataStore {
+  /** Creates or upgrades the schema; safe when several processes start at once. */
+  migrate(): Promise<void>;
+  close(): Promise<void>;
+
+  getTenant(name: TenantId): Promise<TenantRecord | undefined>;
+  listTenants(): Promise<TenantRecord[]>;
+  /** False when a tenant of that name already exists. */
+  createTenant(tenant: TenantRecord): Promise<boolean>;
+  updateTenantSettings(name: TenantId, settings: TenantSettings): Promise<boolean>;
+  /** Deletes the tenant and everything it holds; false when it did not exist. */
+  deleteTenant(name: TenantId): Promise<boolean>;
+
+  getUser(tenant: TenantId, name: string): Promise<UserRecord | undefined>;
+  /** False when the user already exists (concurrent sign-ups of one name: one wins). */
+  createUser(tenant: TenantId, user: UserRecord): Promise<boolean>;
+  updateUser(tenant: TenantId, name: string, patch: Partial<Omit<UserRecord, 'name'>>): Promise<boolean>;
+  listUsers(tenant: TenantId): Promise<UserRecord[]>;
+
+  createToken(tenant: TenantId, token: TokenRecord): Promise<void>;
+  getToken(tenant: TenantId, hash: string): Promise<TokenRecord | undefined>;
+  deleteToken(tenant: TenantId, hash: string): Promise<boolean>;
+  /** Revokes every token of a user (disable, password reset). */
+  deleteUserTokens(tenant: TenantId, user: string): Promise<number>;
+
+  getPackage(tenant: TenantId, name: string): Promise<StoredPackage | undefined>;
+  /**
+   * Read-modify-write of one package, atomic and serialized per package across processes.
+   * `mutate` may run more than once when another writer got there first, so it must have no
+   * effects besides idempotent ones (writing a blob under a content-derived key is fine).
+   */
+  updatePackage<T>(
+    tenant: TenantId,
+    name: string,
+    mutate: (current: StoredPackage | undefined) => Promise<PackageMutation<T>> | PackageMutation<T>,
+  ): Promise<T>;
+  /** Names of all packages of a tenant (tombstones excluded), sorted. */
+  listPackageNames(tenant: TenantId): Promise<string[]>;
+  /** Every blob key referenced by any package of any tenant (orphan collection). */
+  referencedBlobKeys(): Promise<Set<string>>;
+}
+
+export interface BlobInfo {
+  size: number;
+  modified: Date;
+}
+
+/** Tarball bytes by key. A blob is visible whole or not at all. */
+export interface BlobStore {
+  put(key: string, data: Buffer): Promise<void>;
+  /** A stream of the bytes, or undefined when absent. */
+  get(key: string): Promise<{ stream: Readable; size: number } | undefined>;
+  stat(key: string): Promise<BlobInfo | undefined>;
+  delete(key: string): Promise<void>;
+  list(): AsyncIterable<{ key: string } & BlobInfo>;
+  close(): Promise<void>;
+}
+
+/**
+ * Tells other processes that a package changed so that they drop cached documents.
+ * The embedded default has one process: its bus only calls local subscribers.
+ */
+export interface InvalidationBus {
+  publish(tenant: TenantId, name: string): Promise<void>;
+  subscribe(listener: (tenant: TenantId, name: string) => void): void;
+  close(): Promise<void>;
+}

@@ -1,0 +1,67 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { buildApp, createStorage, loadConfig, type BuiltApp, type Config, type Storage } from '@pkg/server';
+
+export interface TestRegistry extends BuiltApp {
+  /** Base URL, e.g. `http://127.0.0.1:39211`. */
+  url: string;
+  port: number;
+  config: Config;
+  storage: Storage;
+  dataDir: string;
+  close(): Promise<void>;
+}
+
+export interface StartRegistryOptions {
+  /** Setting overrides, as they would come from flags (strings) or a config file. */
+  settings?: Record<string, string | number | boolean>;
+  /** Reuse a data directory (restart tests); a fresh temporary one otherwise. */
+  dataDir?: string;
+  /** Injected clock. */
+  now?: () => Date;
+}
+
+/**
+ * Starts the real registry in-process on 127.0.0.1, port 0, with a fresh data directory
+ * (SQLite + filesystem) unless one is given. Rate limits are off unless a test sets them.
+ */
+export async function startRegistry(options: StartRegistryOptions = {}): Promise<TestRegistry> {
+  const dataDir = options.dataDir ?? (await mkdtemp(path.join(tmpdir(), 'pkg-registry-test-')));
+  const flags: Record<string, string> = {
+    data: dataDir,
+    host: '127.0.0.1',
+    port: '0',
+    logLevel: process.env.PKG_TEST_LOG_LEVEL ?? 'silent',
+    rateLimitAnonymous: '0',
+    rateLimitAuthenticated: '0',
+    rateLimitPublish: '0',
+  };
+  for (const [key, value] of Object.entries(options.settings ?? {})) flags[key] = String(value);
+  const config = loadConfig({ flags, env: {} });
+  const storage = await createStorage(config);
+  const built = await buildApp({
+    config,
+    metadata: storage.metadata,
+    blobs: storage.blobs,
+    bus: storage.bus,
+    now: options.now ?? (() => new Date()),
+  });
+  await built.app.listen({ host: '127.0.0.1', port: 0 });
+  const address = built.app.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  const ownsDir = options.dataDir === undefined;
+  return {
+    ...built,
+    url: `http://127.0.0.1:${port}`,
+    port,
+    config,
+    storage,
+    dataDir,
+    async close() {
+      await built.app.close();
+      await storage.close();
+      if (ownsDir) await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
