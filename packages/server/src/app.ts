@@ -6,6 +6,7 @@ import { installBodyParsing } from './plugins/body-parsing.js';
 import { installRequestLog, loggerOptions } from './plugins/logging.js';
 import { createServices, type Services } from './services/services.js';
 import { pingRoutes } from './routes/ping.js';
+import { userAuthRoutes } from './routes/user-auth.js';
 
 export interface BuiltApp {
   app: FastifyInstance;
@@ -31,6 +32,8 @@ export async function buildApp(deps: ServerDeps, options: BuildOptions = {}): Pr
     // npm packument names and tarball files may carry `%2f`; keep routing on the decoded path.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     return503OnClosing: true,
+    // Wrong types are a 400, not silently coerced ("wrong types" must change nothing).
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
     forceCloseConnections: false,
     // One log line per request, written by installRequestLog when the response is sent.
     logController: new LogController({ disableRequestLogging: true }),
@@ -42,5 +45,6 @@ export async function buildApp(deps: ServerDeps, options: BuildOptions = {}): Pr
   installRequestLog(app);
 
   await app.register(pingRoutes, { services });
+  await app.register(userAuthRoutes, { services });
   return { app, services };
 }

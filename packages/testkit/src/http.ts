@@ -28,3 +28,18 @@ export async function request<T = any>(
   }
   return { status: response.status, body: parsed as T, headers: response.headers, text };
 }
+
+/** Logs in (creating the account on an open registry) and returns the token. */
+export async function loginUser(
+  baseUrl: string,
+  name: string,
+  password = 'secret-password',
+  email = `${name}@example.com`,
+): Promise<string> {
+  const res = await request<{ token: string }>(`${baseUrl}/-/user/org.couchdb.user:${encodeURIComponent(name)}`, {
+    method: 'PUT',
+    body: { _id: `org.couchdb.user:${name}`, name, password, email, type: 'user', roles: [], date: new Date().toISOString() },
+  });
+  if (res.status !== 201) throw new Error(`login of ${name} failed: ${res.status} ${res.text}`);
+  return res.body.token;
+}

@@ -1,8 +1,23 @@
+import { ProtocolError, type LoginResponse } from '@pkg/protocol';
 import type { Caller } from '../context.js';
 import type { ServerDeps } from '../deps.js';
-import type { TenantId } from '../storage/ports.js';
+import type { TenantId, UserRecord } from '../storage/ports.js';
+import { dummyPasswordHash, hashPassword, verifyPassword } from './passwords.js';
+import { hashToken, newToken } from './tokens.js';
 
-/** Accounts and tokens: login, logout, token authentication. */
+export interface LoginInput {
+  name: string;
+  password: string;
+  email: string | undefined;
+}
+
+export interface RegistrySettings {
+  signup: boolean;
+}
+
+const USER_NAME = /^[a-z0-9][a-z0-9._-]{0,127}$/i;
+
+/** Accounts and tokens: login (with sign-up), token authentication, logout. */
 export class AuthService {
   readonly #deps: ServerDeps;
 
@@ -10,10 +25,101 @@ export class AuthService {
     this.#deps = deps;
   }
 
-  /** The caller behind a bearer token, or null (no token, unknown, expired or revoked). */
-  async authenticate(_tenant: TenantId, token: string | undefined): Promise<Caller | null> {
-    void this.#deps;
-    if (token === undefined) return null;
-    return null;
+  /**
+   * Logs in, creating the account when it does not exist and sign-up is open. Wrong password
+   * and unknown user with sign-up closed get the same answer, so it does not reveal accounts.
+   */
+  async login(
+    tenant: TenantId,
+    input: LoginInput,
+    settings: RegistrySettings,
+  ): Promise<{ created: boolean; response: LoginResponse }> {
+    const { metadata } = this.#deps;
+    if (!USER_NAME.test(input.name)) {
+      throw new ProtocolError('VALIDATION_ERROR', 'user name must be 1-128 characters of letters, digits, ".", "_" and "-"');
+    }
+    if (input.password.length === 0 || input.password.length > 1024) {
+      throw new ProtocolError('VALIDATION_ERROR', 'password must be 1-1024 characters');
+    }
+    let user = await metadata.getUser(tenant, input.name);
+    let created = false;
+    if (user === undefined) {
+      if (!settings.signup) {
+        await verifyPassword(input.password, await dummyPasswordHash());
+        throw invalidCredentials();
+      }
+      if (input.email === undefined || !isEmail(input.email)) {
+        throw new ProtocolError('VALIDATION_ERROR', 'a valid e-mail address is required to create an account');
+      }
+      const candidate: UserRecord = {
+        name: input.name,
+        email: input.email,
+        passwordHash: await hashPassword(input.password),
+        createdAt: this.#deps.now().toISOString(),
+        disabled: false,
+      };
+      created = await metadata.createUser(tenant, candidate);
+      user = created ? candidate : await metadata.getUser(tenant, input.name);
+      if (!created && (user === undefined || !(await verifyPassword(input.password, user.passwordHash)))) {
+        throw invalidCredentials();
+      }
+    } else if (!(await verifyPassword(input.password, user.passwordHash))) {
+      throw invalidCredentials();
+    }
+    if (user!.disabled) throw invalidCredentials();
+
+    const token = await this.issueToken(tenant, user!.name);
+    return {
+      created,
+      response: { ok: true, id: `org.registry.user:${user!.name}`, rev: `1-${token.slice(0, 16)}`, token },
+    };
   }
+
+  /** Creates a token for a user and returns it; the store keeps only its hash. */
+  async issueToken(tenant: TenantId, user: string, readonly = false): Promise<string> {
+    const token = newToken();
+    const now = this.#deps.now();
+    const ttl = this.#deps.config.tokenTtl;
+    await this.#deps.metadata.createToken(tenant, {
+      hash: hashToken(token),
+      user,
+      createdAt: now.toISOString(),
+      expiresAt: ttl > 0 ? new Date(now.getTime() + ttl * 1000).toISOString() : null,
+      readonly,
+    });
+    return token;
+  }
+
+  /** The caller behind a bearer token, or null (no token, unknown, expired, revoked, disabled user). */
+  async authenticate(tenant: TenantId, token: string | undefined): Promise<Caller | null> {
+    if (token === undefined || token.length === 0 || token.length > 512) return null;
+    const hash = hashToken(token);
+    const record = await this.#deps.metadata.getToken(tenant, hash);
+    if (!record) return null;
+    if (record.expiresAt !== null && Date.parse(record.expiresAt) <= this.#deps.now().getTime()) return null;
+    const user = await this.#deps.metadata.getUser(tenant, record.user);
+    if (!user || user.disabled) return null;
+    return { user: record.user, tokenHash: hash, readonly: record.readonly };
+  }
+
+  /**
+   * Invalidates one token. Idempotent: an unknown token answers the same, so a retried logout
+   * succeeds and the answer does not tell whether a guessed token existed.
+   */
+  async logout(tenant: TenantId, token: string): Promise<boolean> {
+    if (token.length === 0 || token.length > 512) return false;
+    return this.#deps.metadata.deleteToken(tenant, hashToken(token));
+  }
+
+  async getUser(tenant: TenantId, name: string): Promise<UserRecord | undefined> {
+    return this.#deps.metadata.getUser(tenant, name);
+  }
+}
+
+function invalidCredentials(): ProtocolError {
+  return new ProtocolError('UNAUTHORIZED', 'Invalid credentials');
+}
+
+function isEmail(value: string): boolean {
+  return value.length <= 254 && /^[^\s@]+@[^\s@]+$/.test(value);
 }

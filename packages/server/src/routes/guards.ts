@@ -1,0 +1,28 @@
+import type { FastifyRequest } from 'fastify';
+import { ProtocolError, checkPackageName, type PackageName } from '@pkg/protocol';
+import type { Caller } from '../context.js';
+
+/** The authenticated caller, or 401 UNAUTHORIZED. */
+export function requireCaller(request: FastifyRequest): Caller {
+  const caller = request.ctx.caller;
+  if (!caller) throw new ProtocolError('UNAUTHORIZED', 'A valid token is required: log in first');
+  return caller;
+}
+
+/** A caller allowed to write (not a read-only token). */
+export function requireWriter(request: FastifyRequest): Caller {
+  const caller = requireCaller(request);
+  if (caller.readonly) throw new ProtocolError('FORBIDDEN', 'This token is read-only');
+  return caller;
+}
+
+/** A route parameter that must be a reverse-DNS package name, or 422 VALIDATION_ERROR. */
+export function packageNameParam(value: string | undefined): PackageName {
+  const check = checkPackageName(value ?? '');
+  if (!check.ok) throw new ProtocolError('VALIDATION_ERROR', `Invalid package name '${truncate(value ?? '')}': ${check.rule}`);
+  return check.name;
+}
+
+export function truncate(value: string, max = 80): string {
+  return value.length > max ? `${value.slice(0, max)}…` : value;
+}

@@ -1,0 +1,69 @@
+import type { FastifyInstance } from 'fastify';
+import { ProtocolError, USER_ID_PREFIXES, type WhoamiResponse } from '@pkg/protocol';
+import type { Services } from '../services/services.js';
+import { requireCaller } from './guards.js';
+
+const loginBody = {
+  type: 'object',
+  required: ['name', 'password'],
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 128 },
+    password: { type: 'string', minLength: 1, maxLength: 1024 },
+    email: { type: 'string', maxLength: 254 },
+  },
+} as const;
+
+/** Login (`PUT /-/user/<id>`), user lookup, logout by token, whoami. */
+export async function userAuthRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
+  app.put<{ Params: { id: string }; Body: { name: string; password: string; email?: string } }>(
+    '/-/user/:id',
+    { schema: { body: loginBody } },
+    async (request, reply) => {
+      const name = userNameOfId(request.params.id);
+      if (request.body.name !== name) {
+        throw new ProtocolError('BAD_REQUEST', 'The name in the body does not match the user in the path');
+      }
+      const settings = await services.tenants.settingsOf(request.ctx.tenant);
+      const { response } = await services.auth.login(
+        request.ctx.tenant,
+        { name, password: request.body.password, email: request.body.email },
+        settings,
+      );
+      return reply.code(201).send(response);
+    },
+  );
+
+  // npm owner add/ls reads this to find a user's e-mail.
+  app.get<{ Params: { id: string } }>('/-/user/:id', async (request) => {
+    const name = userNameOfId(request.params.id);
+    const user = await services.auth.getUser(request.ctx.tenant, name);
+    if (!user || user.disabled) throw new ProtocolError('NOT_FOUND', `User '${name}' not found`);
+    return { _id: `org.couchdb.user:${user.name}`, name: user.name, email: user.email };
+  });
+
+  app.delete<{ Params: { token: string } }>('/-/user/token/:token', async (request) => {
+    await services.auth.logout(request.ctx.tenant, request.params.token);
+    return { ok: true };
+  });
+
+  app.get('/-/whoami', async (request): Promise<WhoamiResponse> => {
+    const caller = requireCaller(request);
+    const user = await services.auth.getUser(request.ctx.tenant, caller.user);
+    return { username: caller.user, email: user?.email ?? '', registry: `${request.ctx.baseUrl}/` };
+  });
+
+  // Web login does not exist yet: npm falls back to the legacy (name/password) login on 404.
+  app.post('/-/v1/login', async () => {
+    throw new ProtocolError('NOT_FOUND', 'Web login is not available on this registry; use legacy login');
+  });
+}
+
+function userNameOfId(id: string): string {
+  for (const prefix of USER_ID_PREFIXES) {
+    if (id.startsWith(prefix)) {
+      const name = id.slice(prefix.length);
+      if (name.length > 0) return name;
+    }
+  }
+  throw new ProtocolError('BAD_REQUEST', "The user id must look like 'org.registry.user:<name>'");
+}

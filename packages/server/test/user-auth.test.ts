@@ -1,0 +1,79 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loginUser, request, startRegistry, type TestRegistry } from '@pkg/testkit';
+
+let registry: TestRegistry;
+beforeAll(async () => {
+  registry = await startRegistry();
+});
+afterAll(async () => {
+  await registry.close();
+});
+
+describe('login, whoami, logout', () => {
+  it('creates an account on first login (spec id form) and answers the login response', async () => {
+    const res = await request(`${registry.url}/-/user/org.registry.user:alice`, {
+      method: 'PUT',
+      body: { name: 'alice', password: 'pw-alice', email: 'alice@example.com' },
+    });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ ok: true, id: 'org.registry.user:alice' });
+    expect(res.body.rev).toMatch(/^\d+-\S+$/);
+    expect(res.body.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+
+    const who = await request(`${registry.url}/-/whoami`, { token: res.body.token });
+    expect(who.status).toBe(200);
+    expect(who.body).toEqual({ username: 'alice', email: 'alice@example.com', registry: `${registry.url}/` });
+  });
+
+  it('issues a new token for the right password and 401 for a wrong one', async () => {
+    await loginUser(registry.url, 'bob', 'right');
+    const again = await loginUser(registry.url, 'bob', 'right');
+    expect(again).toBeTruthy();
+    const wrong = await request(`${registry.url}/-/user/org.couchdb.user:bob`, {
+      method: 'PUT',
+      body: { name: 'bob', password: 'wrong', email: 'bob@example.com' },
+    });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body).toEqual({ error: 'Authentication required', code: 'UNAUTHORIZED', details: 'Invalid credentials' });
+    expect(wrong.headers.get('www-authenticate')).toBe('Bearer');
+  });
+
+  it('whoami without or with a bad token is 401 with WWW-Authenticate', async () => {
+    for (const token of [undefined, 'not-a-token']) {
+      const res = await request(`${registry.url}/-/whoami`, { token });
+      expect(res.status).toBe(401);
+      expect(res.body.code).toBe('UNAUTHORIZED');
+      expect(res.headers.get('www-authenticate')).toBe('Bearer');
+    }
+  });
+
+  it('logout invalidates exactly that token', async () => {
+    const t1 = await loginUser(registry.url, 'carol');
+    const t2 = await loginUser(registry.url, 'carol');
+    const out = await request(`${registry.url}/-/user/token/${t1}`, { method: 'DELETE' });
+    expect(out.status).toBe(200);
+    expect(out.body).toEqual({ ok: true });
+    expect((await request(`${registry.url}/-/whoami`, { token: t1 })).status).toBe(401);
+    expect((await request(`${registry.url}/-/whoami`, { token: t2 })).status).toBe(200);
+  });
+
+  it('GET /-/user/org.couchdb.user:<name> returns name and email, 404 for unknown', async () => {
+    await loginUser(registry.url, 'dave');
+    const res = await request(`${registry.url}/-/user/org.couchdb.user:dave`);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ name: 'dave', email: 'dave@example.com' });
+    expect((await request(`${registry.url}/-/user/org.couchdb.user:nobody`)).status).toBe(404);
+  });
+
+  it.each([
+    ['malformed JSON', { rawBody: '{"name":', headers: { 'content-type': 'application/json' } }, 400],
+    ['wrong types', { body: { name: 'eve', password: 12345, email: 'e@x.io' } }, 400],
+    ['missing password', { body: { name: 'eve', email: 'e@x.io' } }, 400],
+    ['name mismatch', { body: { name: 'mallory', password: 'x', email: 'e@x.io' } }, 400],
+    ['bad email on sign-up', { body: { name: 'eve', password: 'x', email: 'nope' } }, 422],
+  ])('rejects %s without creating the user', async (_label, init, status) => {
+    const res = await request(`${registry.url}/-/user/org.couchdb.user:eve`, { method: 'PUT', ...init });
+    expect(res.status).toBe(status);
+    expect(await registry.storage.metadata.getUser('', 'eve')).toBeUndefined();
+  });
+});
