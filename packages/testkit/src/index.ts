@@ -3,3 +3,4 @@ export * from './tarballs.js';
 export * from './publish-body.js';
 export * from './http.js';
 export * from './packages.js';
+export * from './process.js';
