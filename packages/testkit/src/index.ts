@@ -4,3 +4,4 @@ export * from './publish-body.js';
 export * from './http.js';
 export * from './packages.js';
 export * from './process.js';
+export * from './clients.js';
