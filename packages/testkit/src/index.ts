@@ -3,4 +3,5 @@ export * from './tarballs.js';
 export * from './publish-body.js';
 export * from './http.js';
 export * from './packages.js';
-export * from './process.js';
+export * from './spawn-registry.js';
+export * from './certificates.js';
