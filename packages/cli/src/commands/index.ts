@@ -1,0 +1,9 @@
+import type { Command } from './types.js';
+import { config } from './config.js';
+import { whoami } from './whoami.js';
+
+/**
+ * Every command of `pkg`, in help order. Command modules stay light at import time (heavy
+ * modules load inside `run`), so listing them all for `pkg --help` is cheap.
+ */
+export const COMMANDS: readonly Command[] = [whoami, config];
