@@ -3,7 +3,7 @@ import type { Deps } from './deps.js';
 import { COMMANDS } from './commands/index.js';
 import type { Command, CommandArgs } from './commands/types.js';
 import { CommandContext } from './context.js';
-import { ClientError, EXIT, toErrorReport, type ExitCode } from './output/errors.js';
+import { EXIT, toErrorReport, type ExitCode } from './output/errors.js';
 import { Reporter } from './output/reporter.js';
 
 const GLOBAL_HELP = `
@@ -139,15 +139,4 @@ function configure(program: Program, reporter: Reporter): void {
 function usageMessage(message: string): string {
   const text = message.replace(/^error:\s*/i, '').trim();
   return text.charAt(0).toUpperCase() + text.slice(1);
-}
-
-/** A positive integer option value (`--limit 5`), or a usage error naming the flag. */
-export function positiveInteger(flag: string, max = Number.MAX_SAFE_INTEGER): (value: string) => number {
-  return (value: string) => {
-    const n = Number(value);
-    if (!/^\d+$/.test(value.trim()) || n < 1 || n > max) {
-      throw new ClientError('USAGE', { message: `Invalid ${flag} '${value}': expected an integer from 1 to ${max}`, hint: null });
-    }
-    return n;
-  };
 }

@@ -1,5 +1,6 @@
 export { main } from './main.js';
-export { runCli, positiveInteger } from './cli.js';
+export { runCli } from './cli.js';
+export { positiveInteger } from './cli-options.js';
 export type * from './deps.js';
 export { CommandContext } from './context.js';
 export { COMMANDS } from './commands/index.js';

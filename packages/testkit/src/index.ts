@@ -2,3 +2,5 @@ export * from './registry.js';
 export * from './tarballs.js';
 export * from './publish-body.js';
 export * from './http.js';
+export * from './proxy.js';
+export * from './certificates.js';
