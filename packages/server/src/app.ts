@@ -7,6 +7,8 @@ import { installRequestLog, loggerOptions } from './plugins/logging.js';
 import { createServices, type Services } from './services/services.js';
 import { pingRoutes } from './routes/ping.js';
 import { userAuthRoutes } from './routes/user-auth.js';
+import { searchRoutes } from './routes/search.js';
+import { downloadCountRoutes } from './routes/download-counts.js';
 
 export interface BuiltApp {
   app: FastifyInstance;
@@ -38,7 +40,11 @@ export async function buildApp(deps: ServerDeps, options: BuildOptions = {}): Pr
     // One log line per request, written by installRequestLog when the response is sent.
     logController: new LogController({ disableRequestLogging: true }),
   }) as unknown as FastifyInstance;
-  const services = createServices(deps);
+  const services = createServices(deps, {
+    onError: (err, task) => app.log.error({ err }, `background task failed: ${task}`),
+  });
+  // Buffered download counts are written before the storage closes (main and tests close the app first).
+  app.addHook('onClose', async () => services.close());
   installErrorHandler(app);
   installBodyParsing(app);
   installRequestContext(app, config, services);
@@ -46,5 +52,7 @@ export async function buildApp(deps: ServerDeps, options: BuildOptions = {}): Pr
 
   await app.register(pingRoutes, { services });
   await app.register(userAuthRoutes, { services });
+  await app.register(searchRoutes, { services });
+  await app.register(downloadCountRoutes, { services });
   return { app, services };
 }

@@ -78,7 +78,15 @@ async function serve(argv: string[]): Promise<number> {
   const tls =
     config.tlsCert && config.tlsKey ? { cert: readFileSync(config.tlsCert), key: readFileSync(config.tlsKey) } : undefined;
   const { app } = await buildApp(
-    { config, metadata: storage.metadata, blobs: storage.blobs, bus: storage.bus, now: () => new Date() },
+    {
+      config,
+      metadata: storage.metadata,
+      search: storage.search,
+      downloadCounts: storage.downloadCounts,
+      blobs: storage.blobs,
+      bus: storage.bus,
+      now: () => new Date(),
+    },
     tls ? { tls } : {},
   );
   if (removed > 0) app.log.info({ removed }, 'removed orphan tarballs left by an interrupted publish');

@@ -39,10 +39,12 @@ export async function startRegistry(options: StartRegistryOptions = {}): Promise
   };
   for (const [key, value] of Object.entries(options.settings ?? {})) flags[key] = String(value);
   const config = loadConfig({ flags, env: {} });
-  const storage = await createStorage(config);
+  const storage = await createStorage(config, options.now ? { now: options.now } : {});
   const built = await buildApp({
     config,
     metadata: storage.metadata,
+    search: storage.search,
+    downloadCounts: storage.downloadCounts,
     blobs: storage.blobs,
     bus: storage.bus,
     now: options.now ?? (() => new Date()),
