@@ -4,3 +4,5 @@ export * from './publish-body.js';
 export * from './http.js';
 export * from './proxy.js';
 export * from './certificates.js';
+export * from './packages.js';
+export * from './process.js';
