@@ -67,8 +67,8 @@ describe('HTTPS with a private certificate authority', () => {
 
   beforeAll(async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'pkg-tls-'));
-    certs = await makeTestCertificates(dir, ['localhost', 'a.localhost', '127.0.0.1']);
-    registry = await startRegistry({ settings: { tlsCert: certs.certFile, tlsKey: certs.keyFile } });
+    certs = await makeTestCertificates(dir, ['a.localhost']);
+    registry = await startRegistry({ settings: { tlsCert: certs.cert, tlsKey: certs.key } });
     httpsUrl = `https://localhost:${registry.port}`;
     proxy = await startConnectProxy();
   });
@@ -90,7 +90,7 @@ describe('HTTPS with a private certificate authority', () => {
   it('refuses a certificate that does not name the host', async () => {
     const home = await makeHome();
     const result = await pipedLogin(home, `https://b.localhost:${registry.port}`, 'tlsuser', 'pw', [], {
-      NODE_EXTRA_CA_CERTS: certs.caFile,
+      NODE_EXTRA_CA_CERTS: certs.caCert,
     });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('ERR_TLS_CERT_ALTNAME_INVALID');
@@ -98,7 +98,7 @@ describe('HTTPS with a private certificate authority', () => {
 
   it('logs in over HTTPS when NODE_EXTRA_CA_CERTS trusts the CA', async () => {
     const home = await makeHome();
-    const env = { NODE_EXTRA_CA_CERTS: certs.caFile };
+    const env = { NODE_EXTRA_CA_CERTS: certs.caCert };
     const result = await pipedLogin(home, httpsUrl, 'tlsuser', 'pw', [], env);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
@@ -109,7 +109,7 @@ describe('HTTPS with a private certificate authority', () => {
 
   it('goes through an HTTPS_PROXY with CONNECT, unless NO_PROXY names the host', async () => {
     const home = await makeHome();
-    const env = { NODE_EXTRA_CA_CERTS: certs.caFile, HTTPS_PROXY: proxy.url };
+    const env = { NODE_EXTRA_CA_CERTS: certs.caCert, HTTPS_PROXY: proxy.url };
     const url = `https://a.localhost:${registry.port}`;
     const before = proxy.tunnels.length;
     const result = await pipedLogin(home, url, 'proxied', 'pw', [], env);
@@ -140,7 +140,7 @@ describe('HTTPS with a private certificate authority', () => {
     const home = await makeHome();
     const result = await runPkg(['search', 'x', '--registry', httpsUrl], {
       home,
-      env: { NODE_EXTRA_CA_CERTS: certs.caFile, HTTPS_PROXY: `http://127.0.0.1:${await closedPort()}` },
+      env: { NODE_EXTRA_CA_CERTS: certs.caCert, HTTPS_PROXY: `http://127.0.0.1:${await closedPort()}` },
     });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^Error: Failed to connect to registry\n/);

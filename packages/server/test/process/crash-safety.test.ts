@@ -9,8 +9,8 @@ import {
   publishVersion,
   request,
   sha512Integrity,
-  spawnRegistryProcess,
-  type RegistryProcess,
+  spawnRegistry,
+  type SpawnedRegistry,
 } from '@pkg/testkit';
 
 /**
@@ -20,7 +20,7 @@ import {
  */
 const PACKAGES = ['com.acme.crash-a', 'com.acme.crash-b'];
 let dataDir: string;
-const running: RegistryProcess[] = [];
+const running: SpawnedRegistry[] = [];
 
 beforeAll(async () => {
   dataDir = await mkdtemp(path.join(tmpdir(), 'pkg-registry-crash-'));
@@ -30,8 +30,14 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-async function start(): Promise<RegistryProcess> {
-  const registry = await spawnRegistryProcess(dataDir);
+const NO_RATE_LIMITS = {
+  PKG_REGISTRY_RATE_LIMIT_PUBLISH: '0',
+  PKG_REGISTRY_RATE_LIMIT_AUTHENTICATED: '0',
+  PKG_REGISTRY_RATE_LIMIT_ANONYMOUS: '0',
+};
+
+async function start(): Promise<SpawnedRegistry> {
+  const registry = await spawnRegistry({ dataDir, env: NO_RATE_LIMITS });
   running.push(registry);
   return registry;
 }
@@ -92,7 +98,7 @@ describe('crash safety', () => {
     await writeFile(path.join(dataDir, 'tarballs', '.incoming', 'deadbeef.tmp'), randomBytes(1000));
 
     const second = await start();
-    const removed = second.logs.find((line) => line.msg === 'removed orphan tarballs left by an interrupted publish');
+    const removed = second.logEntries().find((line) => line.msg === 'removed orphan tarballs left by an interrupted publish');
     expect(removed?.removed).toBeGreaterThanOrEqual(1);
 
     const referenced = new Set<string>();
