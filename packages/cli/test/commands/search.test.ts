@@ -197,6 +197,12 @@ describe('pkg search', () => {
     expect(fixture.requests.at(-1)!.authorization).toBeUndefined();
   });
 
+  it('searches several words as one phrase', async () => {
+    const deps = await testDeps();
+    await run(deps, ['search', 'input', 'system', '--registry', fixture.url]);
+    expect(fixture.requests.at(-1)!.url).toBe('/-/v1/search?text=input+system&size=10&from=0');
+  });
+
   it('rejects a bad --limit with exit 2', async () => {
     const deps = await testDeps();
     for (const limit of ['0', 'ten', '251']) {
