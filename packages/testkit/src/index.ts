@@ -2,4 +2,6 @@ export * from './registry.js';
 export * from './tarballs.js';
 export * from './publish-body.js';
 export * from './http.js';
+export * from './proxy.js';
+export * from './certificates.js';
 export * from './unity.js';

@@ -1,10 +1,10 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { buildApp, createStorage, loadConfig, type BuiltApp, type Config, type Storage } from '@pkg/server';
 
 export interface TestRegistry extends BuiltApp {
-  /** Base URL, e.g. `http://127.0.0.1:39211`. */
+  /** Base URL, e.g. `http://127.0.0.1:39211` (`https://` when tlsCert and tlsKey are set). */
   url: string;
   port: number;
   config: Config;
@@ -40,20 +40,25 @@ export async function startRegistry(options: StartRegistryOptions = {}): Promise
   for (const [key, value] of Object.entries(options.settings ?? {})) flags[key] = String(value);
   const config = loadConfig({ flags, env: {} });
   const storage = await createStorage(config);
-  const built = await buildApp({
-    config,
-    metadata: storage.metadata,
-    blobs: storage.blobs,
-    bus: storage.bus,
-    now: options.now ?? (() => new Date()),
-  });
+  const tls =
+    config.tlsCert && config.tlsKey ? { cert: await readFile(config.tlsCert), key: await readFile(config.tlsKey) } : undefined;
+  const built = await buildApp(
+    {
+      config,
+      metadata: storage.metadata,
+      blobs: storage.blobs,
+      bus: storage.bus,
+      now: options.now ?? (() => new Date()),
+    },
+    tls ? { tls } : {},
+  );
   await built.app.listen({ host: '127.0.0.1', port: 0 });
   const address = built.app.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
   const ownsDir = options.dataDir === undefined;
   return {
     ...built,
-    url: `http://127.0.0.1:${port}`,
+    url: `${tls ? 'https' : 'http'}://127.0.0.1:${port}`,
     port,
     config,
     storage,
