@@ -7,6 +7,12 @@ import { installRequestLog, loggerOptions } from './plugins/logging.js';
 import { createServices, type Services } from './services/services.js';
 import { pingRoutes } from './routes/ping.js';
 import { userAuthRoutes } from './routes/user-auth.js';
+import { packageRoutes } from './routes/packages.js';
+import { versionRoutes } from './routes/versions.js';
+import { tarballRoutes } from './routes/tarballs.js';
+import { publishRoutes } from './routes/publish.js';
+import { packageChangeRoutes } from './routes/package-changes.js';
+import { distTagRoutes } from './routes/dist-tags.js';
 
 export interface BuiltApp {
   app: FastifyInstance;
@@ -46,5 +52,11 @@ export async function buildApp(deps: ServerDeps, options: BuildOptions = {}): Pr
 
   await app.register(pingRoutes, { services });
   await app.register(userAuthRoutes, { services });
+  await app.register(packageRoutes, { services });
+  await app.register(versionRoutes, { services });
+  await app.register(tarballRoutes, { services });
+  await app.register(publishRoutes, { services, config });
+  await app.register(packageChangeRoutes, { services, config });
+  await app.register(distTagRoutes, { services });
   return { app, services };
 }
