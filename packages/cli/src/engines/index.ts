@@ -4,7 +4,7 @@
 import path from 'node:path';
 import type { ProjectFs } from '../files/project-fs.js';
 import type { Engine } from './engine.js';
-import { ProjectError } from './engine-error.js';
+import { ClientError } from '../output/errors.js';
 import { unityEngine } from './unity/unity-engine.js';
 
 export type { Engine, EngineVersion, ManifestChange, ManifestFile, ProjectManifest, ScopedRegistry } from './engine.js';
@@ -32,8 +32,8 @@ export async function selectEngine(start: string, fs: ProjectFs, forced?: string
   if (forced !== undefined) {
     const engine = engineById(forced);
     if (!engine) {
-      throw new ProjectError(`unknown engine '${forced}'`, {
-        usage: true,
+      throw new ClientError('UNKNOWN_ENGINE', {
+        message: `Unknown engine '${forced}'`,
         hint: `Supported engines: ${ENGINES.map((e) => e.id).join(', ')}`,
       });
     }
@@ -47,7 +47,7 @@ export async function selectEngine(start: string, fs: ProjectFs, forced?: string
       if (await engine.detect(dir, fs)) return { engine, project: dir };
     }
   }
-  throw new ProjectError('no supported engine detected. Please specify --engine <engine>', {
+  throw new ClientError('NO_ENGINE_DETECTED', {
     hint: `Run pkg inside a project (Unity: a folder with Assets/, ProjectSettings/ and Packages/manifest.json). Supported engines: ${ENGINES.map((e) => e.id).join(', ')}`,
   });
 }

@@ -1,12 +1,12 @@
 /**
  * `pkg add <name>[@version|@tag|@range]`: which version each package gets, which manifest
  * entries must rise with it, and how our scoped-registry entry must grow. Pure, like the update
- * plan; a request that cannot be met throws a `ProjectError` saying why and what would work.
+ * plan; a request that cannot be met throws a `ClientError` saying why and what would work.
  */
 import semver from 'semver';
 import { checkPackageName } from '@pkg/protocol';
 import type { ScopedRegistry } from '../engines/engine.js';
-import { ProjectError } from '../engines/engine-error.js';
+import { ClientError } from '../output/errors.js';
 import { recordOf, registryClosure, type NeedsDocuments, type PlanContext } from './plan-context.js';
 import { isUsable, pickNewest, usableVersions, versionRequirements } from './pick-version.js';
 import { raiseDependencies, type Conflict } from './raise-dependencies.js';
@@ -52,9 +52,11 @@ export function parsePackageRequest(input: string): PackageRequest {
   const name = at === -1 ? input : input.slice(0, at);
   const spec = at === -1 ? undefined : input.slice(at + 1);
   const check = checkPackageName(name);
-  if (!check.ok) throw new ProjectError(`invalid package name '${name}': ${check.rule}`, { usage: true });
+  if (!check.ok) {
+    throw new ClientError('INVALID_PACKAGE_NAME', { message: `Invalid package name '${name}': ${check.rule}` });
+  }
   if (spec !== undefined && spec.trim() === '') {
-    throw new ProjectError(`missing version after '@' in '${input}'`, { usage: true });
+    throw new ClientError('USAGE', { message: `Missing version after '@' in '${input}'`, hint: null });
   }
   return spec === undefined ? { name } : { name, spec };
 }
@@ -118,7 +120,8 @@ function chooseVersion(context: PlanContext, request: PackageRequest, engineLabe
   const { name, spec } = request;
   const document = context.documents.get(name);
   if (!document) {
-    throw new ProjectError(`package '${name}' not found in registry`, {
+    throw new ClientError('PACKAGE_NOT_FOUND', {
+      message: `Package '${name}' not found in the registry`,
       hint: 'Check the name (pkg search <term> finds packages) and the registry in use (--registry).',
     });
   }
@@ -131,31 +134,34 @@ function chooseVersion(context: PlanContext, request: PackageRequest, engineLabe
   const exact = semver.valid(spec) === spec ? spec : typeof tagged === 'string' ? tagged : undefined;
   if (exact !== undefined) {
     if (!recordOf(context, name, exact)) {
-      throw new ProjectError(`version '${exact}' of ${name} not found`, {
+      throw new ClientError('VERSION_NOT_FOUND', {
+        message: `Version '${exact}' of ${name} not found`,
         hint: availableHint(context, name),
       });
     }
     const record = recordOf(context, name, exact)!;
     if (!context.isCompatible(record)) {
       const compatible = usableVersions(context, name);
-      throw new ProjectError(
-        `${name}@${exact} requires ${context.requirementOf(record)} or newer; this project uses ${engineLabel}`,
-        {
-          hint:
-            compatible.length > 0
-              ? `Versions that work with ${engineLabel}: ${compatible.slice(0, 10).join(', ')}`
-              : `No version of ${name} works with ${engineLabel}.`,
-        },
-      );
+      throw new ClientError('NO_COMPATIBLE_VERSION', {
+        message: `${name}@${exact} requires ${context.requirementOf(record)} or newer; this project uses ${engineLabel}`,
+        hint:
+          compatible.length > 0
+            ? `Versions that work with ${engineLabel}: ${compatible.slice(0, 10).join(', ')}`
+            : `No version of ${name} works with ${engineLabel}.`,
+      });
     }
     return exact;
   }
   if (semver.validRange(spec) === null) {
-    throw new ProjectError(`version or tag '${spec}' of ${name} not found`, { hint: availableHint(context, name) });
+    throw new ClientError('VERSION_NOT_FOUND', {
+      message: `Version or tag '${spec}' of ${name} not found`,
+      hint: availableHint(context, name),
+    });
   }
   const inRange = pickNewest(context, name, spec);
   if (inRange === null) {
-    throw new ProjectError(`no version of ${name} matching '${spec}' works with ${engineLabel}`, {
+    throw new ClientError('NO_COMPATIBLE_VERSION', {
+      message: `No version of ${name} matching '${spec}' works with ${engineLabel}`,
       hint: availableHint(context, name),
     });
   }
@@ -172,12 +178,13 @@ function availableHint(context: PlanContext, name: string): string {
   return parts.join('. ');
 }
 
-function noCompatibleVersion(context: PlanContext, name: string, engineLabel: string): ProjectError {
+function noCompatibleVersion(context: PlanContext, name: string, engineLabel: string): ClientError {
   const versions = versionRequirements(context, name).filter((v) => !isUsable(context, name, v.version));
   const described = versions
     .slice(0, 5)
     .map((v) => `${v.version} (${v.requires === null ? 'deprecated' : `needs ${v.requires}`})`);
-  return new ProjectError(`no version of ${name} is compatible with ${engineLabel}`, {
+  return new ClientError('NO_COMPATIBLE_VERSION', {
+    message: `No version of ${name} is compatible with ${engineLabel}`,
     hint: described.length > 0 ? `Published versions: ${described.join(', ')}` : `${name} has no published versions.`,
   });
 }

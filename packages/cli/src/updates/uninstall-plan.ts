@@ -4,7 +4,7 @@
  */
 import semver from 'semver';
 import type { ScopedRegistry } from '../engines/engine.js';
-import { ProjectError } from '../engines/engine-error.js';
+import { ClientError } from '../output/errors.js';
 import { registryClosure, type NeedsDocuments, type PlanContext } from './plan-context.js';
 import { shrinkRegistryEntry } from './registry-scopes.js';
 
@@ -22,7 +22,9 @@ export function planUninstall(
   scopes?: { registryUrl: string; entries: readonly ScopedRegistry[] },
 ): UninstallPlan | NeedsDocuments {
   for (const name of names) {
-    if (!(name in dependencies)) throw new ProjectError(`package '${name}' not found in project`);
+    if (!(name in dependencies)) {
+      throw new ClientError('PACKAGE_NOT_IN_PROJECT', { message: `package '${name}' not found in project` });
+    }
   }
   const removedNames = new Set(names);
   const removed = Object.entries(dependencies)

@@ -3,11 +3,13 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { projectVersionTxt, tmpUnityProject, type TmpUnityProject } from '@pkg/testkit';
 import { ENGINES, selectEngine } from '../../src/engines/index.js';
-import { ProjectError } from '../../src/engines/engine-error.js';
+import { ClientError } from '../../src/output/errors.js';
 import { editorVersionFromProjectVersionTxt } from '../../src/engines/unity/project-version.js';
 import { unityEngine } from '../../src/engines/unity/unity-engine.js';
-import { nodeProjectFs as fs } from '../../src/files/project-fs.js';
+import * as nodeFs from 'node:fs/promises';
+import { projectFs } from '../../src/files/project-fs.js';
 
+const fs = projectFs(nodeFs);
 const projects: TmpUnityProject[] = [];
 async function project(files: Parameters<typeof tmpUnityProject>[0] = {}) {
   const p = await tmpUnityProject(files);
@@ -18,14 +20,14 @@ afterEach(async () => {
   await Promise.all(projects.splice(0).map((p) => p.remove()));
 });
 
-async function rejection(promise: Promise<unknown>): Promise<ProjectError> {
+async function rejection(promise: Promise<unknown>): Promise<ClientError> {
   try {
     await promise;
   } catch (error) {
-    if (error instanceof ProjectError) return error;
+    if (error instanceof ClientError) return error;
     throw error;
   }
-  throw new Error('expected a ProjectError');
+  throw new Error('expected a ClientError');
 }
 
 describe('editorVersionFromProjectVersionTxt', () => {
@@ -118,7 +120,7 @@ describe('selectEngine', () => {
     const p = await project({ 'Assets/': null, 'ProjectSettings/ProjectVersion.txt': null, 'Packages/manifest.json': null });
     const error = await rejection(selectEngine(p.dir, fs));
     expect(error.message).toBe('no supported engine detected. Please specify --engine <engine>');
-    expect(error.usage).toBe(false);
+    expect(error.exitCode).toBe(1);
   });
 
   it('--engine forces one even when the layout is incomplete', async () => {
@@ -129,8 +131,8 @@ describe('selectEngine', () => {
 
   it('refuses an unknown --engine as wrong usage, listing the supported ones', async () => {
     const error = await rejection(selectEngine('.', fs, 'godot'));
-    expect(error.message).toBe("unknown engine 'godot'");
-    expect(error.usage).toBe(true);
+    expect(error.message).toBe("Unknown engine 'godot'");
+    expect(error.exitCode).toBe(2);
     expect(error.hint).toBe(`Supported engines: ${ENGINES.map((e) => e.id).join(', ')}`);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ProjectError } from '../../src/engines/engine-error.js';
+import { ClientError } from '../../src/output/errors.js';
 import { parsePackageRequest, planAdd, type AddPlan, type PackageRequest } from '../../src/updates/add-plan.js';
 import type { PlanContext } from '../../src/updates/plan-context.js';
 import { planUninstall, type UninstallPlan } from '../../src/updates/uninstall-plan.js';
@@ -22,14 +22,14 @@ function add(
   return result;
 }
 
-function failure(run: () => unknown): ProjectError {
+function failure(run: () => unknown): ClientError {
   try {
     run();
   } catch (error) {
-    if (error instanceof ProjectError) return error;
+    if (error instanceof ClientError) return error;
     throw error;
   }
-  throw new Error('expected a ProjectError');
+  throw new Error('expected a ClientError');
 }
 
 const a = doc(
@@ -53,7 +53,7 @@ describe('parsePackageRequest', () => {
 
   it.each(['@scope/name', 'Com.Vendor', 'single', 'com.vendor.a@'])('refuses %j as wrong usage', (input) => {
     const error = failure(() => parsePackageRequest(input));
-    expect(error.usage).toBe(true);
+    expect(error.exitCode).toBe(2);
   });
 });
 
@@ -94,19 +94,19 @@ describe('planAdd', () => {
       { v: '2.1.0', unity: '6000.0', unityRelease: '23f1' },
     ]);
     const error = failure(() => add({}, [{ name: A }], context([only])));
-    expect(error.message).toBe(`no version of ${A} is compatible with ${label}`);
+    expect(error.message).toBe(`No version of ${A} is compatible with ${label}`);
     expect(error.hint).toBe('Published versions: 2.1.0 (needs 6000.0.23f1), 2.0.0 (needs 2023.1)');
   });
 
   it.each([
-    [{ name: A, spec: '9.9.9' }, `version '9.9.9' of ${A} not found`],
-    [{ name: A, spec: 'nightly' }, `version or tag 'nightly' of ${A} not found`],
-    [{ name: A, spec: '^9' }, `no version of ${A} matching '^9' works with ${label}`],
-    [{ name: 'com.vendor.nope' }, "package 'com.vendor.nope' not found in registry"],
+    [{ name: A, spec: '9.9.9' }, `Version '9.9.9' of ${A} not found`],
+    [{ name: A, spec: 'nightly' }, `Version or tag 'nightly' of ${A} not found`],
+    [{ name: A, spec: '^9' }, `No version of ${A} matching '^9' works with ${label}`],
+    [{ name: 'com.vendor.nope' }, "Package 'com.vendor.nope' not found in the registry"],
   ])('refuses %j', (request, message) => {
     const error = failure(() => add({}, [request], context([a], { notInRegistry: ['com.vendor.nope'] })));
     expect(error.message).toBe(message);
-    expect(error.usage).toBe(false);
+    expect(error.exitCode).toBe(1);
   });
 
   it('lists the package and every transitive dependency the registry serves in our entry, sorted', () => {

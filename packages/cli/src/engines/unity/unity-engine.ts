@@ -8,7 +8,7 @@ import {
 } from '@pkg/protocol';
 import type { ProjectFs } from '../../files/project-fs.js';
 import type { Engine, EngineVersion, ManifestFile } from '../engine.js';
-import { ProjectError } from '../engine-error.js';
+import { ClientError } from '../../output/errors.js';
 import { isUnityBuiltIn } from './built-ins.js';
 import { editorVersionFromProjectVersionTxt } from './project-version.js';
 import { editUnityManifest, parseUnityManifest } from './unity-manifest.js';
@@ -21,14 +21,16 @@ async function readManifestAt(project: string, fs: ProjectFs): Promise<ManifestF
   const file = path.join(project, MANIFEST);
   const text = await fs.readTextIfExists(file);
   if (text === null) {
-    throw new ProjectError(`${MANIFEST} not found in ${project}`, {
+    throw new ClientError('MANIFEST_NOT_FOUND', {
+      message: `${MANIFEST} not found in ${project}`,
       hint: 'Run pkg in the root folder of a Unity project, or open the project in Unity once to create it.',
     });
   }
   try {
     return { path: file, text, manifest: parseUnityManifest(text) };
   } catch (error) {
-    throw new ProjectError(`${MANIFEST} is invalid: ${(error as Error).message}`, {
+    throw new ClientError('MANIFEST_INVALID', {
+      message: `${MANIFEST} is invalid: ${(error as Error).message}`,
       hint: 'Fix the file (Unity reports the same problem in its console), then run pkg again.',
     });
   }
@@ -74,7 +76,9 @@ export const unityEngine: Engine = {
   async writeManifest(project, text, fs) {
     await fs.writeTextAtomic(path.join(project, MANIFEST), text);
     const written = await readManifestAt(project, fs);
-    if (written.text !== text) throw new ProjectError(`${MANIFEST} did not read back as written`);
+    if (written.text !== text) {
+      throw new ClientError('MANIFEST_INVALID', { message: `${MANIFEST} did not read back as written`, hint: null });
+    }
     return written;
   },
 
