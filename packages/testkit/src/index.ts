@@ -5,3 +5,4 @@ export * from './http.js';
 export * from './proxy.js';
 export * from './certificates.js';
 export * from './unity.js';
+export * from './publish.js';

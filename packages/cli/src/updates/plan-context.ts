@@ -54,13 +54,14 @@ export function dependenciesOf(record: VersionRecord | undefined): [string, stri
  * Every package the registry serves that `roots` need, themselves included: walks the
  * dependencies of the given versions and, below them, of the versions they ask for. Built-ins and
  * packages the registry lacks are left out (Unity gets them elsewhere). Names whose documents are
- * not known yet come back in `missing`.
+ * not known yet come back in `missing`; `records` are the versions Unity would resolve.
  */
 export function registryClosure(
   context: PlanContext,
   roots: Iterable<{ name: string; version: string }>,
-): { names: Set<string>; missing: Set<string> } {
+): { names: Set<string>; missing: Set<string>; records: VersionRecord[] } {
   const names = new Set<string>();
+  const records: VersionRecord[] = [];
   const missing = new Set<string>();
   const seen = new Set<string>();
   const queue = [...roots];
@@ -76,9 +77,11 @@ export function registryClosure(
     }
     if (document === null) continue;
     names.add(name);
-    for (const [dependency, wanted] of dependenciesOf(recordAtLeast(context, name, version))) {
+    const record = recordAtLeast(context, name, version);
+    if (record && !records.includes(record)) records.push(record);
+    for (const [dependency, wanted] of dependenciesOf(record)) {
       queue.push({ name: dependency, version: wanted });
     }
   }
-  return { names, missing };
+  return { names, missing, records };
 }
