@@ -66,6 +66,9 @@ export function updateReport(input: UpdateReportInput, scopedBefore: readonly Sc
       old_version: u.from,
       new_version: u.to,
       ...(u.requiredBy ? { required_by: u.requiredBy } : {}),
+      ...(u.needsNewerEngine
+        ? { needs_newer_engine: { version: u.needsNewerEngine.version, requires: u.needsNewerEngine.requires } }
+        : {}),
     })),
     unchanged: plan.unchanged.map(unchangedJson),
     scopes_added: added,
@@ -96,8 +99,10 @@ export function updateReport(input: UpdateReportInput, scopedBefore: readonly Sc
   if (added.length > 0 && plan.registryEntry) {
     text.push('', `${preview ? 'Would add to' : 'Added to'} scoped registry '${plan.registryEntry.name}': ${added.join(', ')}`);
   }
-  const notes = plan.unchanged.flatMap((u) => [
-    ...(u.newerMajor ? [`${u.package} ${u.newerMajor} is a new major version: pkg update ${u.package} --latest`] : []),
+  const notes = [...plan.updated, ...plan.unchanged].flatMap((u) => [
+    ...('newerMajor' in u && u.newerMajor
+      ? [`${u.package} ${u.newerMajor} is a new major version: pkg update ${u.package} --latest`]
+      : []),
     ...(u.needsNewerEngine ? [`${u.package} ${u.needsNewerEngine.version} needs ${u.needsNewerEngine.requires} or newer`] : []),
   ]);
   if (notes.length > 0) text.push('', 'Notes:', ...notes.map((n) => `  ${n}`));

@@ -26,6 +26,8 @@ export interface PlannedUpdate {
   to: string;
   /** Set when the package was raised because a new version of another needs it (`name@version`). */
   requiredBy?: string;
+  /** A version newer than `to` that the project's engine is too old for. */
+  needsNewerEngine?: { version: string; requires: string };
 }
 
 export interface UnchangedPackage {
@@ -114,6 +116,8 @@ export function planUpdate(
     if (to === from) continue;
     unchanged.delete(name);
     const update: PlannedUpdate = { package: name, from, to };
+    const blocked = blockedByEngine(context, name, from, options.latest);
+    if (blocked && semver.gt(blocked.version, to)) update.needsNewerEngine = blocked;
     const reason = requiredBy.get(name);
     // A raise above the version the package's own update picked is what the dependent needs.
     if (reason !== undefined) update.requiredBy = reason;

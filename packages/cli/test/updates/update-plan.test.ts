@@ -38,7 +38,9 @@ describe('planUpdate: which version each package gets', () => {
 
   it('never picks a version whose unity field is newer than the editor', () => {
     const d = doc(A, ['1.0.0', { v: '1.1.0', unity: '2021.3' }, { v: '1.2.0', unity: '2023.1' }]);
-    expect(plan({ [A]: '1.0.0' }, context([d])).updated).toEqual([{ package: A, from: '1.0.0', to: '1.1.0' }]);
+    expect(plan({ [A]: '1.0.0' }, context([d])).updated).toEqual([
+      { package: A, from: '1.0.0', to: '1.1.0', needsNewerEngine: { version: '1.2.0', requires: '2023.1' } },
+    ]);
   });
 
   it('compares unityRelease too', () => {
@@ -47,7 +49,9 @@ describe('planUpdate: which version each package gets', () => {
       { v: '1.1.0', unity: '2022.3', unityRelease: '10f1' },
       { v: '1.2.0', unity: '2022.3', unityRelease: '11f1' },
     ]);
-    expect(plan({ [A]: '1.0.0' }, context([d])).updated).toEqual([{ package: A, from: '1.0.0', to: '1.1.0' }]);
+    expect(plan({ [A]: '1.0.0' }, context([d])).updated).toEqual([
+      { package: A, from: '1.0.0', to: '1.1.0', needsNewerEngine: { version: '1.2.0', requires: '2022.3.11f1' } },
+    ]);
   });
 
   it('says when a newer version waits for a newer editor', () => {
