@@ -10,6 +10,12 @@ import { runCli } from './cli.js';
  * through `deps`; heavy modules (undici, the keychain binding) load only when a command asks.
  */
 export async function main(argv: string[]): Promise<number> {
+  // `pkg search x | head` closes the pipe early: that is not a failure of pkg.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EPIPE') throw err;
+    });
+  }
   const deps: Deps = {
     env: process.env,
     platform: process.platform,

@@ -63,6 +63,11 @@ describe('the command list', () => {
     expect(body.error).toMatch(/unknown command 'frobnicate'/i);
   });
 
+  it('prints the version with --version', async () => {
+    const deps = await testDeps();
+    expect(await run(deps, ['--version'])).toEqual({ code: 0, stdout: '0.0.0-test\n', stderr: '' });
+  });
+
   it('prints help and exits 2 when no command is given', async () => {
     const deps = await testDeps();
     const { code, stdout } = await run(deps, []);

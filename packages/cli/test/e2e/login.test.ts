@@ -1,4 +1,6 @@
 import { readFile, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'smol-toml';
 import { loginUser, request, startRegistry, type TestRegistry } from '@pkg/testkit';
@@ -137,6 +139,26 @@ describe('pkg login', () => {
       error: 'Authentication failed: Invalid credentials',
       code: 'INVALID_CREDENTIALS',
     });
+  });
+
+  it('reports a token that cannot be stored, and revokes it again', async () => {
+    const home = await makeHome();
+    const blocker = `${home.dir}/not-a-directory`;
+    await writeFile(blocker, 'x');
+    const result = await pipedLogin(home, registry.url, 'nostore', 'pw-nostore', ['--upmconfig'], {
+      PKG_DATA_DIR: `${blocker}/data`,
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^Error: Failed to store authentication token\nHint: .*ENOTDIR/);
+    expect(result.stdout).not.toContain('Successfully authenticated!');
+    await expect(stat(home.upmconfig)).rejects.toThrow();
+    // The token the registry issued was revoked again: the user holds none.
+    const db = new Database(path.join(registry.dataDir, 'registry.db'), { readonly: true });
+    try {
+      expect(db.prepare('SELECT count(*) AS n FROM tokens WHERE user = ?').get('nostore')).toEqual({ n: 0 });
+    } finally {
+      db.close();
+    }
   });
 
   it('fails with exit 2 when stdin ends before every answer', async () => {
