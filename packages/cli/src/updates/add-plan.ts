@@ -80,8 +80,12 @@ export function planAdd(
   const added: AddedPackage[] = [];
   const alreadyPresent: AddedPackage[] = [];
   for (const request of requests) {
-    const version = chooseVersion(context, request, options.engineLabel);
     const previous = dependencies[request.name];
+    let version = chooseVersion(context, request, options.engineLabel);
+    // `add` without a version never moves a package down (from a prerelease, say): that takes asking.
+    if (request.spec === undefined && previous !== undefined && semver.valid(previous) && semver.gt(previous, version)) {
+      version = previous;
+    }
     const entry: AddedPackage = { package: request.name, version, ...(previous !== undefined ? { previous } : {}) };
     if (previous === version) alreadyPresent.push(entry);
     else added.push(entry);

@@ -82,6 +82,15 @@ describe('planAdd', () => {
     expect(same.alreadyPresent).toEqual([{ package: A, version: '1.1.0', previous: '1.1.0' }]);
   });
 
+  it('never moves a package down when no version is asked for', () => {
+    const plan = add({ [A]: '3.0.0-beta.1' }, [{ name: A }], context([a]));
+    expect(plan.added).toEqual([]);
+    expect(plan.alreadyPresent).toEqual([{ package: A, version: '3.0.0-beta.1', previous: '3.0.0-beta.1' }]);
+    expect(add({ [A]: '3.0.0-beta.1' }, [{ name: A, spec: '1.1.0' }], context([a])).added).toEqual([
+      { package: A, version: '1.1.0', previous: '3.0.0-beta.1' },
+    ]);
+  });
+
   it('refuses an incompatible version, listing the ones that work', () => {
     const error = failure(() => add({}, [{ name: A, spec: '2.0.0' }], context([a])));
     expect(error.message).toBe(`${A}@2.0.0 requires 2023.1 or newer; this project uses ${label}`);
