@@ -1,11 +1,11 @@
 import { REGISTRY_OPTION, type Command } from './types.js';
-import { ENGINE_OPTION, GLOBAL_OPTION, SAVE_OPTION, nameList } from '../project/options.js';
+import { ENGINE_OPTION, GLOBAL_OPTION, SAVE_OPTION, nameList, saveOption, type SaveValue } from '../project/options.js';
 
 interface UpdateOptions {
   dryRun?: boolean;
   global?: boolean;
   registry?: string;
-  save: boolean;
+  save?: SaveValue;
   latest?: boolean;
   engine?: string;
 }
@@ -32,12 +32,14 @@ export const update: Command<UpdateOptions> = {
     'pkg update --global',
   ],
   async run(ctx, { args, options }) {
-    const names = nameList(args.package);
+    const { save, packageName } = saveOption(options.save);
+    const names = [...(packageName ? [packageName] : []), ...nameList(args.package)];
+    const settings = { ...options, save };
     if (options.global) {
       const { globalUpdate } = await import('../global/global-actions.js');
-      return globalUpdate(ctx, names, options);
+      return globalUpdate(ctx, names, settings);
     }
     const { projectUpdate } = await import('../project/project-update.js');
-    return projectUpdate(ctx, names, options);
+    return projectUpdate(ctx, names, settings);
   },
 };

@@ -376,6 +376,19 @@ describe('pkg update errors', () => {
     expect(stderr).toMatch(/^Error: Packages.manifest\.json is invalid: "dependencies" is not an object\n/);
   });
 
+  it('takes `--save <package>` as --save followed by the package', async () => {
+    const { project, deps } = await projectWith(registry, {
+      'Packages/manifest.json': { dependencies: { 'com.fixture.a': '1.0.0', 'com.fixture.core': '1.0.0' } },
+    });
+    const { code, stdout } = await run(deps, ['update', '--save', 'com.fixture.core', '--json']);
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout).updated).toEqual([{ package: 'com.fixture.core', old_version: '1.0.0', new_version: '1.4.0' }]);
+    expect(JSON.parse(await project.read('Packages/manifest.json')).dependencies).toEqual({
+      'com.fixture.a': '1.0.0',
+      'com.fixture.core': '1.4.0',
+    });
+  });
+
   it('refuses --save with a value other than true or false as wrong usage', async () => {
     const { deps } = await projectWith(registry, {});
     const { code, stderr } = await run(deps, ['update', '--save=maybe']);
