@@ -1,13 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestRegistry } from '@pkg/testkit';
 import { run } from '../support/deps.js';
-import { backups, fixtureRegistry, projectWith, unityJson } from './fixtures.js';
+import { backups, fixtureRegistry, projectWith, unityJson, removeProjects } from './fixtures.js';
 
 let registry: TestRegistry;
 beforeAll(async () => {
   registry = await fixtureRegistry();
 });
-afterAll(async () => registry?.close());
+afterAll(async () => {
+  await registry?.close();
+  await removeProjects();
+});
 
 const other = { name: 'other', url: 'https://other.example.com', scopes: ['com.other'] };
 

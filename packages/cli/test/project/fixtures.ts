@@ -1,4 +1,4 @@
-import { readdir } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
 import {
   loginUser,
   publishFixtures,
@@ -65,14 +65,26 @@ export interface ProjectRun {
   deps: TestDeps;
 }
 
-/** A Unity project built from `files` and in-process client deps pointed at `registry`, run from the project. */
+const made: string[] = [];
+
+/** Removes the projects and client homes the tests of this file made. */
+export async function removeProjects(): Promise<void> {
+  await Promise.all(made.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+}
+
+/**
+ * A Unity project built from `files` and in-process client deps pointed at `registry`, run from
+ * the project. `removeProjects()` deletes both.
+ */
 export async function projectWith(
   registry: TestRegistry,
   files: ProjectFiles,
   overrides: Partial<TestDeps> = {},
 ): Promise<ProjectRun> {
   const project = await tmpUnityProject(files);
+  made.push(project.dir);
   const deps = await testDeps({ cwd: project.dir, env: { PKG_REGISTRY: registry.url }, ...overrides });
+  made.push(deps.homedir);
   return { project, deps };
 }
 

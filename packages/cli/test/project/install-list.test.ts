@@ -3,13 +3,16 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestRegistry } from '@pkg/testkit';
 import { capture, run } from '../support/deps.js';
-import { fixtureRegistry, projectWith, unityJson } from './fixtures.js';
+import { fixtureRegistry, projectWith, unityJson, removeProjects } from './fixtures.js';
 
 let registry: TestRegistry;
 beforeAll(async () => {
   registry = await fixtureRegistry();
 });
-afterAll(async () => registry?.close());
+afterAll(async () => {
+  await registry?.close();
+  await removeProjects();
+});
 
 const served = async (name: string, version: string) =>
   Buffer.from(await (await fetch(`${registry.url}/${name}/-/${name}-${version}.tgz`)).arrayBuffer());

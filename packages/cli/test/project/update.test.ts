@@ -6,14 +6,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectVersionTxt, type TestRegistry } from '@pkg/testkit';
 import type { FileSystem } from '../../src/deps.js';
 import { run, testDeps } from '../support/deps.js';
-import { backups, fixtureRegistry, projectWith, unityJson } from './fixtures.js';
+import { backups, fixtureRegistry, projectWith, unityJson, removeProjects } from './fixtures.js';
 
 const SEP = '─'.repeat(40);
 let registry: TestRegistry;
 beforeAll(async () => {
   registry = await fixtureRegistry();
 });
-afterAll(async () => registry?.close());
+afterAll(async () => {
+  await registry?.close();
+  await removeProjects();
+});
 
 const ours = () => ({ name: '127.0.0.1', url: registry.url, scopes: ['com.fixture'] });
 
