@@ -74,7 +74,14 @@ export async function serve(argv: string[], io: ServeIo = processServeIo): Promi
   let built;
   try {
     built = await buildApp(
-      { config, metadata: storage.metadata, blobs: storage.blobs, bus: storage.bus, now: () => new Date() },
+      {
+        config,
+        metadata: storage.metadata,
+        blobs: storage.blobs,
+        bus: storage.bus,
+        counters: storage.counters,
+        now: () => new Date(),
+      },
       tls ? { tls } : {},
     );
   } catch (err) {

@@ -4,3 +4,4 @@ export * from './publish-body.js';
 export * from './http.js';
 export * from './spawn-registry.js';
 export * from './certificates.js';
+export * from './host-request.js';

@@ -52,6 +52,7 @@ export async function startRegistry(options: StartRegistryOptions = {}): Promise
       metadata: storage.metadata,
       blobs: storage.blobs,
       bus: storage.bus,
+      counters: storage.counters,
       now: options.now ?? (() => new Date()),
     },
     {

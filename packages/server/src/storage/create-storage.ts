@@ -3,11 +3,14 @@ import { FsBlobStore } from './drivers/fs/fs-blob-store.js';
 import { SqliteMetadataStore } from './drivers/sqlite/sqlite-metadata-store.js';
 import { LocalInvalidationBus } from './memory-invalidation-bus.js';
 import type { BlobStore, InvalidationBus, MetadataStore } from './ports.js';
+import { createMemoryCounterStore, type CounterStore } from './counter-store.js';
 
 export interface Storage {
   metadata: MetadataStore;
   blobs: BlobStore;
   bus: InvalidationBus;
+  /** Rate-limit and login-throttle counters. */
+  counters: CounterStore;
   close(): Promise<void>;
 }
 
@@ -28,12 +31,15 @@ export async function createStorage(config: Config): Promise<Storage> {
     blobs = fsBlobs;
   }
   const bus: InvalidationBus = new LocalInvalidationBus();
+  const counters = createMemoryCounterStore();
   await metadata.migrate();
   return {
     metadata,
     blobs,
     bus,
+    counters,
     async close() {
+      await counters.close();
       await bus.close();
       await blobs.close();
       await metadata.close();
