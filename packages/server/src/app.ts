@@ -11,6 +11,12 @@ import { installRequestLog, loggerOptions, type LogStream } from './plugins/logg
 import { createServices, type Services } from './services/services.js';
 import { pingRoutes } from './routes/ping.js';
 import { userAuthRoutes } from './routes/user-auth.js';
+import { packageRoutes } from './routes/packages.js';
+import { versionRoutes } from './routes/versions.js';
+import { tarballRoutes } from './routes/tarballs.js';
+import { publishRoutes } from './routes/publish.js';
+import { packageChangeRoutes } from './routes/package-changes.js';
+import { distTagRoutes } from './routes/dist-tags.js';
 
 export interface BuiltApp {
   app: FastifyInstance;
@@ -58,5 +64,11 @@ export async function buildApp(deps: ServerDeps, options: BuildOptions = {}): Pr
 
   await app.register(pingRoutes, { services });
   await app.register(userAuthRoutes, { services });
+  await app.register(packageRoutes, { services });
+  await app.register(versionRoutes, { services });
+  await app.register(tarballRoutes, { services });
+  await app.register(publishRoutes, { services, config });
+  await app.register(packageChangeRoutes, { services, config });
+  await app.register(distTagRoutes, { services });
   return { app, services };
 }

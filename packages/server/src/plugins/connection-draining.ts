@@ -3,8 +3,9 @@ import { ProtocolError } from '@pkg/protocol';
 
 /**
  * Lets `app.close()` finish as soon as the in-flight requests have: once closing starts, every
- * response says `Connection: close`, so keep-alive sockets end with their last response instead
- * of holding the shutdown until the timeout. A request that still arrives on an open connection
+ * response says `Connection: close` and connections are closed as soon as they turn idle, so
+ * keep-alive sockets end with their last response instead of holding the shutdown until the
+ * timeout. A request that still arrives on an open connection
  * gets 503 in the registry's error shape (fastify's own 503 has another body).
  */
 export function installConnectionDraining(app: FastifyInstance): void {
@@ -18,5 +19,11 @@ export function installConnectionDraining(app: FastifyInstance): void {
   app.addHook('onSend', async (_request, reply, payload) => {
     if (draining) reply.header('connection', 'close');
     return payload;
+  });
+  // A response whose last bytes were already written when closing began may still be finishing:
+  // its keep-alive connection turns idle only after server.close() closed the idle ones, and would
+  // then hold the close until the keep-alive timeout. Close it as soon as it is idle.
+  app.addHook('onResponse', async () => {
+    if (draining) setImmediate(() => app.server.closeIdleConnections());
   });
 }

@@ -42,6 +42,10 @@ function mapFrameworkError(err: FastifyError): { status: number; code: ErrorCode
     default:
       break;
   }
+  // zlib's codes (Z_DATA_ERROR, Z_BUF_ERROR): a Content-Encoding: gzip body that does not inflate.
+  if (typeof err.code === 'string' && err.code.startsWith('Z_')) {
+    return { status: 400, code: 'BAD_REQUEST', details: 'The request body is not valid gzip or deflate data' };
+  }
   if (err instanceof SyntaxError || err.statusCode === 400) {
     return { status: 400, code: 'BAD_REQUEST', details: 'The request body is not valid JSON' };
   }

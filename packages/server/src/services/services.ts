@@ -1,9 +1,17 @@
 import type { ServerDeps } from '../deps.js';
 import { AuthService } from './auth-service.js';
+import { DistTagService } from './dist-tags.js';
+import { DocumentCache } from './document-cache.js';
 import { NoDownloadRecorder, type DownloadRecorder } from './downloads.js';
+import { PackageReadService } from './package-reads.js';
+import { PackageUpdateService } from './package-updates.js';
+import { PublishService } from './publish-service.js';
 import { TenantService } from './tenant-service.js';
 import { RateLimitService } from './rate-limits.js';
 import { createMemoryCounterStore } from '../storage/counter-store.js';
+
+/** Bytes of pre-serialized package documents kept in memory. */
+const DOCUMENT_CACHE_BYTES = 64 * 1024 * 1024;
 
 /** The use cases of the registry, free of HTTP types; routes call exactly one of them each. */
 export interface Services {
@@ -11,6 +19,10 @@ export interface Services {
   auth: AuthService;
   rateLimits: RateLimitService;
   downloads: DownloadRecorder;
+  packageReads: PackageReadService;
+  publish: PublishService;
+  packageUpdates: PackageUpdateService;
+  distTags: DistTagService;
 }
 
 export function createServices(deps: ServerDeps): Services {
@@ -19,5 +31,15 @@ export function createServices(deps: ServerDeps): Services {
   const auth = new AuthService(deps, counters);
   const rateLimits = new RateLimitService(counters);
   const downloads = new NoDownloadRecorder();
-  return { tenants, auth, rateLimits, downloads };
+  const documents = new DocumentCache(deps.bus, DOCUMENT_CACHE_BYTES);
+  return {
+    tenants,
+    auth,
+    rateLimits,
+    downloads,
+    packageReads: new PackageReadService(deps, documents),
+    publish: new PublishService(deps),
+    packageUpdates: new PackageUpdateService(deps),
+    distTags: new DistTagService(deps),
+  };
 }
