@@ -2,7 +2,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loginOn, registryHost, runRegistryCli, startRegistry, type RegistryHost, type TestRegistry } from '@pkg/testkit';
+import {
+  loginOn,
+  publishBody,
+  registryHost,
+  runRegistryCli,
+  startRegistry,
+  type RegistryHost,
+  type TestRegistry,
+} from '@pkg/testkit';
 
 // The admin commands run as the built binary (run `npm run build` first), in another process,
 // against the data directory of a server that keeps running in this one.
@@ -81,13 +89,19 @@ describe('pkg-registry tenant', () => {
     await admin(['tenant', 'create', 'doomed']);
     const doomed = registryHost(registry.url, `doomed.${DOMAIN}`);
     expect(await eventually(doomed, '/-/ping', 200)).toBe(200);
-    await loginOn(doomed, 'resident');
+    const token = await loginOn(doomed, 'resident');
+    const { body } = publishBody('com.example.doomed', '1.0.0');
+    expect((await doomed.request('/com.example.doomed', { method: 'PUT', token, body })).status).toBe(201);
 
     const deleted = await admin(['tenant', 'delete', 'doomed']);
     expect(deleted.code).toBe(0);
-    expect(deleted.stdout).toContain("Deleted tenant 'doomed' with 1 users, 0 packages");
+    expect(deleted.stdout).toBe("Deleted tenant 'doomed' with 1 users, 1 packages and 1 tarballs.\n");
     expect(await eventually(doomed, '/-/ping', 404)).toBe(404);
     expect(await registry.storage.metadata.listUsers('doomed')).toEqual([]);
+    expect(await registry.storage.metadata.getPackage('doomed', 'com.example.doomed')).toBeUndefined();
+    const keys: string[] = [];
+    for await (const blob of registry.storage.blobs.list()) keys.push(blob.key);
+    expect(keys.filter((key) => key.startsWith('doomed/'))).toEqual([]);
     expect((await admin(['user', 'list', '--tenant', 'doomed'])).code).toBe(1);
   });
 

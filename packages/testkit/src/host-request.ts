@@ -12,11 +12,16 @@ export interface HostRequestInit {
   ca?: Buffer;
 }
 
+/** A response with its raw bytes too (tarballs). */
+export interface HostResponse<T = any> extends JsonResponse<T> {
+  bytes: Buffer;
+}
+
 /**
  * Like `request`, but sent to `url`'s address with another `Host` header (fetch does not let a
  * caller set Host): how tests reach tenant registries (`a.registry.test`) on 127.0.0.1.
  */
-export function requestWithHost<T = any>(url: string, host: string, init: HostRequestInit = {}): Promise<JsonResponse<T>> {
+export function requestWithHost<T = any>(url: string, host: string, init: HostRequestInit = {}): Promise<HostResponse<T>> {
   const target = new URL(url);
   const headers: Record<string, string> = { host, ...init.headers };
   if (init.token) headers.authorization = `Bearer ${init.token}`;
@@ -40,7 +45,8 @@ export function requestWithHost<T = any>(url: string, host: string, init: HostRe
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
         res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
+          const bytes = Buffer.concat(chunks);
+          const text = bytes.toString('utf8');
           let parsed: unknown = text;
           try {
             parsed = text.length ? JSON.parse(text) : undefined;
@@ -51,7 +57,7 @@ export function requestWithHost<T = any>(url: string, host: string, init: HostRe
           for (const [name, value] of Object.entries(res.headers)) {
             if (value !== undefined) responseHeaders.set(name, Array.isArray(value) ? value.join(', ') : value);
           }
-          resolve({ status: res.statusCode ?? 0, body: parsed as T, headers: responseHeaders, text });
+          resolve({ status: res.statusCode ?? 0, body: parsed as T, headers: responseHeaders, text, bytes });
         });
         res.on('error', reject);
       },
@@ -68,7 +74,7 @@ export function requestWithHost<T = any>(url: string, host: string, init: HostRe
  */
 export interface RegistryHost {
   host: string;
-  request<T = any>(path: string, init?: HostRequestInit): Promise<JsonResponse<T>>;
+  request<T = any>(path: string, init?: HostRequestInit): Promise<HostResponse<T>>;
   /** `http://<host>:<port>`: the registry's public URL as the server derives it from Host. */
   origin: string;
 }

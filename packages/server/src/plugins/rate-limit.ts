@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { isPublishBody } from '../services/publish-request.js';
 import { rateLimitHeaders, type RateLimitService } from '../services/rate-limits.js';
 
 /**
@@ -24,12 +25,13 @@ export function installRateLimits(app: FastifyInstance, limits: RateLimitService
   });
 }
 
-/** `PUT /<package>` whose body carries a tarball in `_attachments` (what `npm publish` sends). */
+/**
+ * `PUT /<package>` whose body carries `_attachments`: what `npm publish` sends, told apart from
+ * npm's other writes to that path (deprecate) as the publish route tells them apart.
+ */
 export function isPublish(request: FastifyRequest): boolean {
   if (request.method !== 'PUT') return false;
   const path = request.url.split('?')[0]!.replace(/\/+$/, '');
   if (!/^\/[^/]+$/.test(path) || path.startsWith('/-')) return false;
-  const body = request.body as { _attachments?: unknown } | undefined;
-  const attachments = body?._attachments;
-  return typeof attachments === 'object' && attachments !== null && Object.keys(attachments).length > 0;
+  return isPublishBody(request.body);
 }
