@@ -32,6 +32,7 @@ export interface Config {
   rateLimitPublish: number;
   loginFailureLimit: number;
   loginFailureWindow: number;
+  searchCache: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   shutdownTimeout: number;
 }

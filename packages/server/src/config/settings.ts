@@ -182,6 +182,15 @@ export const SETTINGS = [
     description: 'Seconds over which failed logins are counted (and for which a throttled account or IP waits).',
   },
   {
+    key: 'searchCache',
+    type: 'integer',
+    default: 20_000,
+    min: 0,
+    flag: '--search-cache',
+    description:
+      'Search results kept in memory to answer repeated searches at once (each result of a cached page counts one); dropped whenever the index changes. 0 disables the cache.',
+  },
+  {
     key: 'logLevel',
     type: 'enum',
     default: 'info',

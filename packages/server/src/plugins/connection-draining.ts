@@ -5,8 +5,8 @@ import { ProtocolError } from '@pkg/protocol';
  * Lets `app.close()` finish as soon as the in-flight requests have: once closing starts, every
  * response says `Connection: close` and connections are closed as soon as they turn idle, so
  * keep-alive sockets end with their last response instead of holding the shutdown until the
- * timeout. A request that still arrives on an open connection
- * gets 503 in the registry's error shape (fastify's own 503 has another body).
+ * timeout. A request that still arrives on an open connection gets 503 in the registry's error
+ * shape (fastify's own 503 has another body).
  */
 export function installConnectionDraining(app: FastifyInstance): void {
   let draining = false;
