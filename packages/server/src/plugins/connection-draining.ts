@@ -3,10 +3,9 @@ import { ProtocolError } from '@pkg/protocol';
 
 /**
  * Lets `app.close()` finish as soon as the in-flight requests have: once closing starts, every
- * response says `Connection: close` and connections are closed as soon as they turn idle, so
- * keep-alive sockets end with their last response instead of holding the shutdown until the
- * timeout. A request that still arrives on an open connection gets 503 in the registry's error
- * shape (fastify's own 503 has another body).
+ * response says `Connection: close`, so keep-alive sockets end with their last response instead
+ * of holding the shutdown until the timeout. A request that still arrives on an open connection
+ * gets 503 in the registry's error shape (fastify's own 503 has another body).
  */
 export function installConnectionDraining(app: FastifyInstance): void {
   let draining = false;
@@ -20,9 +19,8 @@ export function installConnectionDraining(app: FastifyInstance): void {
     if (draining) reply.header('connection', 'close');
     return payload;
   });
-  // A response whose last bytes were already written when closing began may still be finishing:
-  // its keep-alive connection turns idle only after server.close() closed the idle ones, and would
-  // then hold the close until the keep-alive timeout. Close it as soon as it is idle.
+  // A response whose headers went out before closing began (a streamed tarball) leaves its
+  // keep-alive socket busy when close() looks for idle ones: close it once the response is done.
   app.addHook('onResponse', async () => {
     if (draining) setImmediate(() => app.server.closeIdleConnections());
   });
