@@ -4,7 +4,7 @@
 // our exact responses, and optionally Verdaccio 6.8.0, alternating targets in rounds of a
 // bounded time. Prints one table and writes JSON to bench/results/. See bench/README.md.
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -39,6 +39,8 @@ const HELP = `Usage: npm run bench -- [options]
   --storage <dir|s3-url>  scale-out tarball store (default: a shared temporary directory)
   --quick                 small and short: 500 packages, 3 s runs, 1 round
   --profile               run our server under --cpu-prof; profiles go to bench/results/profiles/
+  --data <dir>            our registry's data directory; seeded once and reused by later runs with
+                          the same --packages/--versions/--tarball-size (embedded mode only)
   --keep                  keep the temporary data directory
   --no-build              do not run \`npm run build\` first
   --json <file>           where to write the JSON (default bench/results/bench-<date>.json)
@@ -60,6 +62,7 @@ const { values: args } = parseArgs({
     postgres: { type: 'string' },
     redis: { type: 'string' },
     storage: { type: 'string' },
+    data: { type: 'string' },
     quick: { type: 'boolean', default: false },
     profile: { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
@@ -207,6 +210,8 @@ async function main() {
   const resultsDir = path.join(repoRoot, 'bench/results');
   const profileDir = args.profile ? path.join(workDir, 'profiles') : undefined;
   const started = new Date();
+  // Names published by this run (publish workload, capture) are new even in a reused data directory.
+  const runId = started.getTime().toString(36);
   const targets = [];
   let cleanupScaleOut = async () => {};
   try {
@@ -242,7 +247,7 @@ async function main() {
       targets.unshift(first);
       seedTarget = first;
     } else {
-      const ours = await startOurs({ dataDir: path.join(workDir, 'data'), workDir, cpuProfileDir: profileDir });
+      const ours = await startOurs({ dataDir: args.data ? path.resolve(args.data) : path.join(workDir, 'data'), workDir, cpuProfileDir: profileDir });
       targets.push(ours);
       seedTarget = ours;
     }
@@ -250,10 +255,17 @@ async function main() {
     log('seeding our registry through the publish API…');
     const token = await login(seedTarget.url);
     for (const t of targets) t.token = token;
-    const seeded = await seedRegistry(seedTarget.url, token, { ...options, log });
-    log(
-      `  ${seeded.publishes} publishes in ${seeded.seconds.toFixed(1)} s (${Math.round(seeded.publishes / seeded.seconds)}/s, 8 concurrent)`,
-    );
+    const seedParameters = JSON.stringify({ packages: options.packages, versions: options.versions, tarballSize: options.tarballSize });
+    const marker = args.data && !args['scale-out'] ? path.join(path.resolve(args.data), 'bench-seed.json') : undefined;
+    let seeded;
+    if (marker && existsSync(marker) && JSON.stringify(JSON.parse(readFileSync(marker, 'utf8')).parameters) === seedParameters) {
+      seeded = JSON.parse(readFileSync(marker, 'utf8')).seeded;
+      log(`  reusing the registry seeded before in ${args.data}`);
+    } else {
+      seeded = await seedRegistry(seedTarget.url, token, { ...options, log });
+      log(`  ${seeded.publishes} publishes in ${seeded.seconds.toFixed(1)} s (${Math.round(seeded.publishes / seeded.seconds)}/s, 8 concurrent)`);
+      if (marker) writeFileSync(marker, JSON.stringify({ parameters: JSON.parse(seedParameters), seeded }));
+    }
     const workloads = benchWorkloads({ corpusNames: seeded.names }).filter((w) => !wanted || wanted.has(w.id));
 
     let verdaccio;
@@ -278,7 +290,7 @@ async function main() {
     const captures = {};
     for (const workload of workloads) {
       if (workload.kind === 'publish') {
-        const name = 'com.bench.capture';
+        const name = `com.bench.capture-${runId}`;
         const manifest = manifestOf({ name, description: 'capture', keywords: [], author: 'Bench' }, '1.0.0');
         const res = await publish(
           seedTarget.url,
@@ -309,7 +321,7 @@ async function main() {
               ? { ...workload, paths: verdaccio.corpusNames.map((n) => `/${n}`) }
               : workload;
           if (w.paths && w.paths.length === 0) continue;
-          const scope = `com.benchpub.r${round}${target.name.replace(/[^a-z0-9]/g, '')}`;
+          const scope = `com.benchpub.${runId}.r${round}${target.name.replace(/[^a-z0-9]/g, '')}`;
           if (round === 1 && options.warmup > 0) await measure(target, w, options.warmup, workDir, `${scope}.warm`);
           const run = await measure(target, w, options.duration, workDir, scope);
           (results[workload.id][target.name] ??= []).push(run);

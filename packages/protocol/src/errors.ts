@@ -39,7 +39,12 @@ export class ProtocolError extends Error {
   readonly headers: Record<string, string>;
 
   constructor(code: ErrorCode, details: string, headers: Record<string, string> = {}) {
+    // A protocol error is an expected answer (404, 401, 429…), never logged with its stack:
+    // capturing one costs more than the rest of a 404 response.
+    const stackTraceLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(`${ERROR_CATALOGUE[code].error}: ${details}`);
+    Error.stackTraceLimit = stackTraceLimit;
     this.name = 'ProtocolError';
     this.code = code;
     this.status = ERROR_CATALOGUE[code].status;

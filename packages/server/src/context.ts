@@ -4,6 +4,8 @@ import type { TenantId } from './storage/ports.js';
 /** Who is calling, resolved once per request by the request-context plugin. */
 export interface Caller {
   user: string;
+  /** The user's e-mail when it was read with the token (whoami needs no further read). */
+  email?: string;
   /** sha256 of the token used, so logout and revocation can name it without the token. */
   tokenHash: string;
   readonly: boolean;

@@ -7,9 +7,9 @@ import { ProtocolError } from '@pkg/protocol';
  * that an anonymous caller learns nothing about what exists.
  */
 export function installAccessControl(app: FastifyInstance): void {
-  app.addHook('onRequest', async (request) => {
-    if (request.ctx.settings.readAccess !== 'token' || request.ctx.caller) return;
-    if (request.routeOptions.config?.openAccess === true) return;
-    throw new ProtocolError('UNAUTHORIZED', 'This registry requires a token for every request: log in first');
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (request.ctx.settings.readAccess !== 'token' || request.ctx.caller) return done();
+    if (request.routeOptions.config?.openAccess === true) return done();
+    done(new ProtocolError('UNAUTHORIZED', 'This registry requires a token for every request: log in first'));
   });
 }

@@ -10,19 +10,19 @@ import { ProtocolError } from '@pkg/protocol';
 export function installBodyParsing(app: FastifyInstance): void {
   // Every body of the protocol is JSON; anything else is 415 rather than a string that fails later.
   app.removeContentTypeParser('text/plain');
-  app.addHook('preParsing', async (request, _reply, payload) => {
-    const encoding = String(request.headers['content-encoding'] ?? 'identity')
-      .toLowerCase()
-      .trim();
-    if (encoding === 'identity' || encoding === '') return payload;
+  app.addHook('preParsing', (request, _reply, payload, done) => {
+    const header = request.headers['content-encoding'];
+    if (header === undefined) return done(null, payload);
+    const encoding = String(header).toLowerCase().trim();
+    if (encoding === 'identity' || encoding === '') return done(null, payload);
     let decoder;
     if (encoding === 'gzip' || encoding === 'x-gzip') decoder = createGunzip();
     else if (encoding === 'deflate') decoder = createInflate();
-    else throw new ProtocolError('UNSUPPORTED_MEDIA_TYPE', `Unsupported Content-Encoding '${encoding}'`);
+    else return done(new ProtocolError('UNSUPPORTED_MEDIA_TYPE', `Unsupported Content-Encoding '${encoding}'`));
     // The compressed length says nothing about the body fastify will measure.
     delete request.headers['content-length'];
     payload.on('error', (err) => decoder.destroy(err));
     decoder.on('error', () => undefined);
-    return payload.pipe(decoder);
+    done(null, payload.pipe(decoder));
   });
 }

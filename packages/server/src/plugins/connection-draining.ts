@@ -12,16 +12,19 @@ export function installConnectionDraining(app: FastifyInstance): void {
   app.addHook('preClose', async () => {
     draining = true;
   });
-  app.addHook('onRequest', async () => {
-    if (draining) throw new ProtocolError('SERVICE_UNAVAILABLE', 'The server is shutting down; retry shortly');
+  // Callback-style hooks: they run on every request, and a synchronous callback costs no promise.
+  app.addHook('onRequest', (_request, _reply, done) => {
+    if (draining) return done(new ProtocolError('SERVICE_UNAVAILABLE', 'The server is shutting down; retry shortly'));
+    done();
   });
-  app.addHook('onSend', async (_request, reply, payload) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (draining) reply.header('connection', 'close');
-    return payload;
+    done(null, payload);
   });
   // A response whose headers went out before closing began (a streamed tarball) leaves its
   // keep-alive socket busy when close() looks for idle ones: close it once the response is done.
-  app.addHook('onResponse', async () => {
+  app.addHook('onResponse', (_request, _reply, done) => {
     if (draining) setImmediate(() => app.server.closeIdleConnections());
+    done();
   });
 }

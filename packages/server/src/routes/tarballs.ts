@@ -20,9 +20,9 @@ export async function tarballRoutes(app: FastifyInstance, { services }: { servic
   app.get('/:name/-/:file', { exposeHeadRoute: false }, async (request: FileRequest, reply) => {
     const { name, file } = await lookUp(request);
     if (writeHeaders(request, reply, file)) return reply.code(304).send();
-    const stream = await file.open();
+    const body = await file.open();
     if (file.kind === 'tarball') services.downloads.record(request.ctx.tenant, name, file.version);
-    return reply.send(stream);
+    return reply.send(body);
   });
 
   app.head('/:name/-/:file', async (request: FileRequest, reply) => {

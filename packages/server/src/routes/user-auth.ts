@@ -70,8 +70,8 @@ export async function userAuthRoutes(app: FastifyInstance, { services }: { servi
 
   app.get('/-/whoami', async (request): Promise<WhoamiResponse> => {
     const caller = requireCaller(request);
-    const user = await services.auth.getUser(request.ctx.tenant, caller.user);
-    return { username: caller.user, email: user?.email ?? '', registry: `${request.ctx.baseUrl}/` };
+    const email = caller.email ?? (await services.auth.getUser(request.ctx.tenant, caller.user))?.email ?? '';
+    return { username: caller.user, email, registry: `${request.ctx.baseUrl}/` };
   });
 
   // Web login does not exist yet: npm falls back to the legacy (name/password) login on 404.

@@ -15,9 +15,18 @@ export interface CachedValue<T> {
 
 interface Entry {
   pkg: string;
-  cached: CachedValue<unknown>;
+  /** null: the package does not exist (a 404 answered from memory until a write creates it). */
+  cached: CachedValue<unknown> | null;
   size: number;
 }
+
+interface Flight {
+  pending: Promise<CachedValue<unknown> | undefined>;
+  stale: boolean;
+}
+
+/** Room counted for a remembered absence: its key and the map entry. */
+const ABSENT_SIZE = 256;
 
 /** Parsed objects take a few times the room of their JSON; count them at this factor. */
 const OBJECT_OVERHEAD = 3;
@@ -26,14 +35,16 @@ const OBJECT_OVERHEAD = 3;
  * Pre-serialized package documents, keyed by package and variant (form, tarball base URL),
  * bounded by bytes with least-recently-used eviction. Every write to a package is announced on
  * the invalidation bus; the cache then drops all variants of that package. A build that started
- * before an invalidation is not stored (generation check), so a stale document never sticks.
+ * before an invalidation is not stored, so a stale document never sticks. Only packages with a
+ * build in flight are tracked, so the cache's bookkeeping does not grow with the registry.
  */
 export class DocumentCache {
   readonly #maxBytes: number;
   readonly #entries = new Map<string, Entry>();
   readonly #keysByPackage = new Map<string, Set<string>>();
-  readonly #generations = new Map<string, number>();
-  readonly #inflight = new Map<string, Promise<CachedValue<unknown> | undefined>>();
+  /** Builds in flight by key; an invalidation marks them stale and forgets them. */
+  readonly #inflight = new Map<string, Flight>();
+  readonly #flightsByPackage = new Map<string, Set<string>>();
   #bytes = 0;
 
   constructor(bus: InvalidationBus, maxBytes: number) {
@@ -47,7 +58,8 @@ export class DocumentCache {
 
   /**
    * The cached value of (package, variant), or what `build` returns (cached for next time).
-   * Concurrent misses of one key share one build. `undefined` (no such package) is not cached.
+   * Concurrent misses of one key share one build. `undefined` (no such package) is cached too,
+   * so repeated 404s do not read the store; the write that creates the package drops it.
    */
   async get<T>(
     tenant: TenantId,
@@ -62,32 +74,61 @@ export class DocumentCache {
       // Re-insert: Map iteration order is the LRU order.
       this.#entries.delete(key);
       this.#entries.set(key, hit);
-      return hit.cached as CachedValue<T>;
+      return (hit.cached ?? undefined) as CachedValue<T> | undefined;
     }
-    const generation = this.#generations.get(pkg) ?? 0;
-    const flightKey = `${key}\0${generation}`;
-    let pending = this.#inflight.get(flightKey);
-    if (!pending) {
-      pending = build().then((built) => {
-        if (built && (this.#generations.get(pkg) ?? 0) === generation) this.#store(pkg, key, built);
-        return built;
-      });
-      this.#inflight.set(flightKey, pending);
-      const clear = () => this.#inflight.delete(flightKey);
-      pending.then(clear, clear);
+    let flight = this.#inflight.get(key);
+    if (!flight) {
+      const started: Flight = { stale: false, pending: undefined! };
+      started.pending = build().then(
+        (built) => {
+          if (!started.stale) this.#store(pkg, key, built ?? null);
+          this.#land(pkg, key, started);
+          return built;
+        },
+        (err: unknown) => {
+          this.#land(pkg, key, started);
+          throw err;
+        },
+      );
+      flight = started;
+      this.#inflight.set(key, flight);
+      let keys = this.#flightsByPackage.get(pkg);
+      if (!keys) this.#flightsByPackage.set(pkg, (keys = new Set()));
+      keys.add(key);
     }
-    return (await pending) as CachedValue<T> | undefined;
+    return (await flight.pending) as CachedValue<T> | undefined;
+  }
+
+  #land(pkg: string, key: string, flight: Flight): void {
+    if (this.#inflight.get(key) !== flight) return;
+    this.#inflight.delete(key);
+    const keys = this.#flightsByPackage.get(pkg);
+    keys?.delete(key);
+    if (keys?.size === 0) this.#flightsByPackage.delete(pkg);
   }
 
   /** Drops every cached variant of a package. */
   invalidate(tenant: TenantId, name: string): void {
     const pkg = packageKey(tenant, name);
-    this.#generations.set(pkg, (this.#generations.get(pkg) ?? 0) + 1);
+    // Builds already under way may have read the old document: they answer their own callers
+    // but are not stored, and the next request starts a fresh build.
+    for (const key of this.#flightsByPackage.get(pkg) ?? []) {
+      const flight = this.#inflight.get(key);
+      if (flight) flight.stale = true;
+      this.#inflight.delete(key);
+    }
+    this.#flightsByPackage.delete(pkg);
     for (const key of this.#keysByPackage.get(pkg) ?? []) this.#remove(key);
     this.#keysByPackage.delete(pkg);
   }
 
-  #store(pkg: string, key: string, cached: CachedValue<unknown>): void {
+  #store(pkg: string, key: string, cached: CachedValue<unknown> | null): void {
+    if (cached === null) {
+      this.#remove(key);
+      this.#insert(pkg, key, { pkg, cached: null, size: ABSENT_SIZE + key.length });
+      this.#evict();
+      return;
+    }
     const keep = cached.keepValue !== false;
     const stored: CachedValue<unknown> = keep ? cached : { representation: cached.representation, value: undefined };
     const size = cached.representation.body.length * (keep ? 1 + OBJECT_OVERHEAD : 1);
@@ -95,11 +136,7 @@ export class DocumentCache {
     if (size > this.#maxBytes / 2) return;
     this.#remove(key);
     const entry: Entry = { pkg, cached: stored, size };
-    this.#entries.set(key, entry);
-    let keys = this.#keysByPackage.get(pkg);
-    if (!keys) this.#keysByPackage.set(pkg, (keys = new Set()));
-    keys.add(key);
-    this.#bytes += size;
+    this.#insert(pkg, key, entry);
     // Compressed forms are made on first request and count against the bound from then on.
     cached.representation.onEncoded = (bytes) => {
       if (this.#entries.get(key) !== entry) return;
@@ -108,6 +145,14 @@ export class DocumentCache {
       this.#evict();
     };
     this.#evict();
+  }
+
+  #insert(pkg: string, key: string, entry: Entry): void {
+    this.#entries.set(key, entry);
+    let keys = this.#keysByPackage.get(pkg);
+    if (!keys) this.#keysByPackage.set(pkg, (keys = new Set()));
+    keys.add(key);
+    this.#bytes += entry.size;
   }
 
   #evict(): void {

@@ -17,7 +17,8 @@ export interface TarballFile {
   size: number;
   /** Strong validator: the version's integrity for tarballs (their bytes never change). */
   etag: string;
-  open(): Promise<Readable>;
+  /** The bytes: whole when the blob store reads small blobs cheaply, else a stream. */
+  open(): Promise<Readable | Buffer>;
 }
 
 /** Which registry and which public tarball URL a read is for. */
@@ -83,6 +84,8 @@ export class PackageReadService {
       size: info.size,
       etag: parsed.kind === 'tarball' ? `"${record.dist.integrity}"` : `"sigstore-${record.dist.integrity}"`,
       async open() {
+        const bytes = await blobs.readSmall?.(key);
+        if (bytes) return bytes;
         const blob = await blobs.get(key);
         if (!blob) throw notFound();
         return blob.stream;

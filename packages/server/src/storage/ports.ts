@@ -88,6 +88,12 @@ export interface MetadataStore {
   deleteToken(tenant: TenantId, hash: string): Promise<boolean>;
   /** Revokes every token of a user (disable, password reset). */
   deleteUserTokens(tenant: TenantId, user: string): Promise<number>;
+  /**
+   * Optional: a number, read cheaply and synchronously, that changes whenever a user or token
+   * may have changed, written by this process or another. Lets the server keep authenticated
+   * tokens in memory without missing a revocation; without it, it asks again every second.
+   */
+  credentialsVersion?(): number;
 
   getPackage(tenant: TenantId, name: string): Promise<StoredPackage | undefined>;
   /**
@@ -117,6 +123,11 @@ export interface BlobStore {
   /** A stream of the bytes, or undefined when absent. */
   get(key: string): Promise<{ stream: Readable; size: number } | undefined>;
   stat(key: string): Promise<BlobInfo | undefined>;
+  /**
+   * Optional: the whole blob as bytes when the driver can read it cheaper than it streams
+   * (small, often-served blobs); undefined when absent or too large for it (then use get).
+   */
+  readSmall?(key: string): Promise<Buffer | undefined>;
   delete(key: string): Promise<void>;
   list(): AsyncIterable<{ key: string } & BlobInfo>;
   close(): Promise<void>;

@@ -3,8 +3,13 @@ import { mkdir, open, readdir, rename, rm, stat, unlink } from 'node:fs/promises
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { BlobInfo, BlobStore } from '../../ports.js';
+import { OpenFileCache } from './open-files.js';
 
 const TEMP_DIR = '.incoming';
+/** Files kept open for repeated downloads (well under the usual limit of 1024 descriptors). */
+const OPEN_FILES = 256;
+/** Largest blob readSmall returns whole; larger ones are streamed. */
+const SMALL_BLOB = 1024 * 1024;
 
 /**
  * Tarballs as files under one directory. A put writes a temporary file, fsyncs it and renames it
@@ -13,6 +18,7 @@ const TEMP_DIR = '.incoming';
  */
 export class FsBlobStore implements BlobStore {
   readonly root: string;
+  readonly #openFiles = new OpenFileCache(OPEN_FILES);
 
   constructor(root: string) {
     this.root = path.resolve(root);
@@ -41,6 +47,7 @@ export class FsBlobStore implements BlobStore {
     } finally {
       await handle.close();
     }
+    this.#openFiles.evict(target);
     try {
       await rename(temp, target);
     } catch (err) {
@@ -56,12 +63,33 @@ export class FsBlobStore implements BlobStore {
     return { stream: createReadStream(file), size: info.size };
   }
 
+  /** From the open-file cache: a download stats its tarball right before reading it. */
   async stat(key: string): Promise<BlobInfo | undefined> {
+    const file = await this.#openFiles.acquire(this.#pathOf(key)).catch(() => undefined);
+    if (!file) return undefined;
+    this.#openFiles.release(file);
+    return { size: file.size, modified: file.modified };
+  }
+
+  /**
+   * The whole blob in one positional read of a file kept open (blobs never change under their
+   * key), or undefined when absent or larger than SMALL_BLOB (stream those with get).
+   */
+  async readSmall(key: string): Promise<Buffer | undefined> {
+    const file = await this.#openFiles.acquire(this.#pathOf(key));
+    if (!file) return undefined;
     try {
-      const s = await stat(this.#pathOf(key));
-      return s.isFile() ? { size: s.size, modified: s.mtime } : undefined;
-    } catch {
-      return undefined;
+      if (file.size > SMALL_BLOB) return undefined;
+      const bytes = Buffer.allocUnsafe(file.size);
+      let filled = 0;
+      while (filled < file.size) {
+        const { bytesRead } = await file.handle.read(bytes, filled, file.size - filled, filled);
+        if (bytesRead === 0) break;
+        filled += bytesRead;
+      }
+      return filled === file.size ? bytes : bytes.subarray(0, filled);
+    } finally {
+      this.#openFiles.release(file);
     }
   }
 
@@ -71,6 +99,7 @@ export class FsBlobStore implements BlobStore {
   }
 
   async delete(key: string): Promise<void> {
+    this.#openFiles.evict(this.#pathOf(key));
     await unlink(this.#pathOf(key)).catch((err: NodeJS.ErrnoException) => {
       if (err.code !== 'ENOENT') throw err;
     });
@@ -80,7 +109,9 @@ export class FsBlobStore implements BlobStore {
     yield* this.#walk('');
   }
 
-  async close(): Promise<void> {}
+  async close(): Promise<void> {
+    await this.#openFiles.close();
+  }
 
   async *#walk(prefix: string): AsyncIterable<{ key: string } & BlobInfo> {
     const dir = path.join(this.root, prefix);

@@ -44,6 +44,10 @@ export class SqliteMetadataStore implements MetadataStore {
   readonly db: Db;
   readonly #mutex = new KeyedMutex();
   readonly #hooks: SqlitePackageWriteHook[];
+  /** Statements prepared once: preparing costs more than running most of them. */
+  readonly #statements = new Map<string, Database.Statement>();
+  /** Writes of users, tokens or tenants through this connection (see credentialsVersion). */
+  #credentialWrites = 0;
 
   constructor(file: string, hooks: SqlitePackageWriteHook[] = []) {
     if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
@@ -82,13 +86,13 @@ export class SqliteMetadataStore implements MetadataStore {
   }
 
   async getTenant(name: TenantId): Promise<TenantRecord | undefined> {
-    const row = this.db.prepare('SELECT name, created_at, settings FROM tenants WHERE name = ?').get(name) as
+    const row = this.#statement('SELECT name, created_at, settings FROM tenants WHERE name = ?').get(name) as
       { name: string; created_at: string; settings: string } | undefined;
     return row && { name: row.name, createdAt: row.created_at, settings: JSON.parse(row.settings) as TenantSettings };
   }
 
   async listTenants(): Promise<TenantRecord[]> {
-    const rows = this.db.prepare('SELECT name, created_at, settings FROM tenants ORDER BY name').all() as {
+    const rows = this.#statement('SELECT name, created_at, settings FROM tenants ORDER BY name').all() as {
       name: string;
       created_at: string;
       settings: string;
@@ -101,24 +105,24 @@ export class SqliteMetadataStore implements MetadataStore {
   }
 
   async createTenant(tenant: TenantRecord): Promise<boolean> {
-    const info = this.db
-      .prepare('INSERT INTO tenants (name, created_at, settings) VALUES (?, ?, ?) ON CONFLICT DO NOTHING')
+    const info = this.#statement('INSERT INTO tenants (name, created_at, settings) VALUES (?, ?, ?) ON CONFLICT DO NOTHING')
       .run(tenant.name, tenant.createdAt, JSON.stringify(tenant.settings));
     return info.changes === 1;
   }
 
   async updateTenantSettings(name: TenantId, settings: TenantSettings): Promise<boolean> {
-    const info = this.db.prepare('UPDATE tenants SET settings = ? WHERE name = ?').run(JSON.stringify(settings), name);
+    const info = this.#statement('UPDATE tenants SET settings = ? WHERE name = ?').run(JSON.stringify(settings), name);
     return info.changes === 1;
   }
 
   async deleteTenant(name: TenantId): Promise<boolean> {
+    this.#credentialWrites++;
     const db = this.db;
     return db
       .transaction(() => {
-        const info = db.prepare('DELETE FROM tenants WHERE name = ?').run(name);
+        const info = this.#statement('DELETE FROM tenants WHERE name = ?').run(name);
         if (info.changes === 0) return false;
-        for (const table of ['users', 'tokens', 'packages']) db.prepare(`DELETE FROM ${table} WHERE tenant = ?`).run(name);
+        for (const table of ['users', 'tokens', 'packages']) this.#statement(`DELETE FROM ${table} WHERE tenant = ?`).run(name);
         for (const hook of this.#hooks) hook.onTenantDelete?.(db, name);
         return true;
       })
@@ -126,15 +130,13 @@ export class SqliteMetadataStore implements MetadataStore {
   }
 
   async getUser(tenant: TenantId, name: string): Promise<UserRecord | undefined> {
-    const row = this.db
-      .prepare('SELECT name, email, password_hash, created_at, disabled FROM users WHERE tenant = ? AND name = ?')
+    const row = this.#statement('SELECT name, email, password_hash, created_at, disabled FROM users WHERE tenant = ? AND name = ?')
       .get(tenant, name) as UserRow | undefined;
     return row && toUser(row);
   }
 
   async createUser(tenant: TenantId, user: UserRecord): Promise<boolean> {
-    const info = this.db
-      .prepare(
+    const info = this.#statement(
         'INSERT INTO users (tenant, name, email, password_hash, created_at, disabled) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
       )
       .run(tenant, user.name, user.email, user.passwordHash, user.createdAt, user.disabled ? 1 : 0);
@@ -142,6 +144,7 @@ export class SqliteMetadataStore implements MetadataStore {
   }
 
   async updateUser(tenant: TenantId, name: string, patch: Partial<Omit<UserRecord, 'name'>>): Promise<boolean> {
+    this.#credentialWrites++;
     const columns: Record<string, string> = {
       email: 'email',
       passwordHash: 'password_hash',
@@ -157,28 +160,24 @@ export class SqliteMetadataStore implements MetadataStore {
       values.push(typeof value === 'boolean' ? (value ? 1 : 0) : value);
     }
     if (sets.length === 0) return (await this.getUser(tenant, name)) !== undefined;
-    const info = this.db
-      .prepare(`UPDATE users SET ${sets.join(', ')} WHERE tenant = ? AND name = ?`)
+    const info = this.#statement(`UPDATE users SET ${sets.join(', ')} WHERE tenant = ? AND name = ?`)
       .run(...values, tenant, name);
     return info.changes === 1;
   }
 
   async listUsers(tenant: TenantId): Promise<UserRecord[]> {
-    const rows = this.db
-      .prepare('SELECT name, email, password_hash, created_at, disabled FROM users WHERE tenant = ? ORDER BY name')
+    const rows = this.#statement('SELECT name, email, password_hash, created_at, disabled FROM users WHERE tenant = ? ORDER BY name')
       .all(tenant) as UserRow[];
     return rows.map(toUser);
   }
 
   async createToken(tenant: TenantId, token: TokenRecord): Promise<void> {
-    this.db
-      .prepare('INSERT INTO tokens (tenant, hash, user, created_at, expires_at, readonly) VALUES (?, ?, ?, ?, ?, ?)')
+    this.#statement('INSERT INTO tokens (tenant, hash, user, created_at, expires_at, readonly) VALUES (?, ?, ?, ?, ?, ?)')
       .run(tenant, token.hash, token.user, token.createdAt, token.expiresAt, token.readonly ? 1 : 0);
   }
 
   async getToken(tenant: TenantId, hash: string): Promise<TokenRecord | undefined> {
-    const row = this.db
-      .prepare('SELECT hash, user, created_at, expires_at, readonly FROM tokens WHERE tenant = ? AND hash = ?')
+    const row = this.#statement('SELECT hash, user, created_at, expires_at, readonly FROM tokens WHERE tenant = ? AND hash = ?')
       .get(tenant, hash) as
       { hash: string; user: string; created_at: string; expires_at: string | null; readonly: number } | undefined;
     return (
@@ -193,11 +192,22 @@ export class SqliteMetadataStore implements MetadataStore {
   }
 
   async deleteToken(tenant: TenantId, hash: string): Promise<boolean> {
-    return this.db.prepare('DELETE FROM tokens WHERE tenant = ? AND hash = ?').run(tenant, hash).changes === 1;
+    this.#credentialWrites++;
+    return this.#statement('DELETE FROM tokens WHERE tenant = ? AND hash = ?').run(tenant, hash).changes === 1;
   }
 
   async deleteUserTokens(tenant: TenantId, user: string): Promise<number> {
-    return this.db.prepare('DELETE FROM tokens WHERE tenant = ? AND user = ?').run(tenant, user).changes;
+    this.#credentialWrites++;
+    return this.#statement('DELETE FROM tokens WHERE tenant = ? AND user = ?').run(tenant, user).changes;
+  }
+
+  /**
+   * Local credential writes plus SQLite's data_version, which changes when another connection
+   * (the admin command line, another process on the same file) commits: a revocation anywhere
+   * is seen by the next request.
+   */
+  credentialsVersion(): number {
+    return this.#credentialWrites + (this.#statement('PRAGMA data_version').pluck().get() as number);
   }
 
   async getPackage(tenant: TenantId, name: string): Promise<StoredPackage | undefined> {
@@ -220,8 +230,7 @@ export class SqliteMetadataStore implements MetadataStore {
             // Another process (sharing this file) may have written since we read.
             const now = this.#readPackageRow(tenant, name);
             if ((now?.write_count ?? 0) !== (row?.write_count ?? 0)) return false;
-            this.db
-              .prepare(
+            this.#statement(
                 `INSERT INTO packages (tenant, name, document, published_versions, unpublished, write_count, updated_at)
                  VALUES (?, ?, ?, ?, ?, ?, ?)
                  ON CONFLICT (tenant, name) DO UPDATE SET document = excluded.document,
@@ -248,7 +257,7 @@ export class SqliteMetadataStore implements MetadataStore {
   }
 
   async listPackageNames(tenant: TenantId): Promise<string[]> {
-    const rows = this.db.prepare('SELECT name FROM packages WHERE tenant = ? AND unpublished = 0 ORDER BY name').all(tenant) as {
+    const rows = this.#statement('SELECT name FROM packages WHERE tenant = ? AND unpublished = 0 ORDER BY name').all(tenant) as {
       name: string;
     }[];
     return rows.map((row) => row.name);
@@ -256,7 +265,7 @@ export class SqliteMetadataStore implements MetadataStore {
 
   async referencedBlobKeys(): Promise<Set<string>> {
     const keys = new Set<string>();
-    const rows = this.db.prepare('SELECT tenant, name, document FROM packages').iterate() as IterableIterator<{
+    const rows = this.#statement('SELECT tenant, name, document FROM packages').iterate() as IterableIterator<{
       tenant: string;
       name: string;
       document: string;
@@ -270,9 +279,17 @@ export class SqliteMetadataStore implements MetadataStore {
     return keys;
   }
 
+  #statement(sql: string): Database.Statement {
+    let statement = this.#statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.#statements.set(sql, statement);
+    }
+    return statement;
+  }
+
   #readPackageRow(tenant: TenantId, name: string): PackageRow | undefined {
-    return this.db
-      .prepare('SELECT document, published_versions, unpublished, write_count FROM packages WHERE tenant = ? AND name = ?')
+    return this.#statement('SELECT document, published_versions, unpublished, write_count FROM packages WHERE tenant = ? AND name = ?')
       .get(tenant, name) as PackageRow | undefined;
   }
 }
