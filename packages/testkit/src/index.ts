@@ -9,3 +9,4 @@ export * from './proxy.js';
 export * from './certificates.js';
 export * from './host-request.js';
 export * from './documents.js';
+export * from './issued-tokens.js';
