@@ -3,7 +3,10 @@ import { parseArgs } from 'node:util';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config/config.js';
 import { SETTINGS } from './config/settings.js';
+import { DeferredLog } from './storage/deferred-log.js';
 import { collectOrphanBlobs, createStorage } from './storage/create-storage.js';
+
+const SHARED_ORPHAN_GRACE_MS = 60 * 60 * 1000;
 
 const USAGE = `Usage: pkg-registry <command> [options]
 
@@ -66,14 +69,17 @@ async function serve(argv: string[]): Promise<number> {
     throw err;
   }
 
+  const storageLog = new DeferredLog();
   let storage;
   try {
-    storage = await createStorage(config);
+    storage = await createStorage(config, { log: storageLog });
   } catch (err) {
     process.stderr.write(`Error: ${(err as Error).message}\n`);
     return err instanceof ConfigError ? 2 : 1;
   }
-  const removed = await collectOrphanBlobs(storage, 0);
+  // Alone, every unreferenced tarball is a crash leftover; sharing storage with other nodes,
+  // a young one may be another node's publish that has not committed yet.
+  const removed = await collectOrphanBlobs(storage, storage.shared ? SHARED_ORPHAN_GRACE_MS : 0);
 
   const tls =
     config.tlsCert && config.tlsKey ? { cert: readFileSync(config.tlsCert), key: readFileSync(config.tlsKey) } : undefined;
@@ -81,6 +87,7 @@ async function serve(argv: string[]): Promise<number> {
     { config, metadata: storage.metadata, blobs: storage.blobs, bus: storage.bus, now: () => new Date() },
     tls ? { tls } : {},
   );
+  storageLog.attach(app.log);
   if (removed > 0) app.log.info({ removed }, 'removed orphan tarballs left by an interrupted publish');
 
   let stopping = false;

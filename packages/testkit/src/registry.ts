@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { freshPostgresSchema, freshRedisPrefix, startS3Server } from './backing-services.js';
 import { buildApp, createStorage, loadConfig, type BuiltApp, type Config, type Storage } from '@pkg/server';
 
 export interface TestRegistry extends BuiltApp {
@@ -20,6 +21,45 @@ export interface StartRegistryOptions {
   dataDir?: string;
   /** Injected clock. */
   now?: () => Date;
+  /**
+   * Which storage the registry runs on: `embedded` (SQLite + files) or `scale-out` (PostgreSQL,
+   * S3 and Redis, each fresh for this registry). Default: PKG_TEST_PROFILE, else `embedded`.
+   */
+  profile?: TestProfile;
+}
+
+export type TestProfile = 'embedded' | 'scale-out';
+
+/** The profile suites run on unless they choose: `PKG_TEST_PROFILE=scale-out` runs them all on PostgreSQL + S3 + Redis. */
+export function testProfile(): TestProfile {
+  const value = process.env.PKG_TEST_PROFILE ?? 'embedded';
+  if (value !== 'embedded' && value !== 'scale-out')
+    throw new Error(`PKG_TEST_PROFILE must be embedded or scale-out, got '${value}'`);
+  return value;
+}
+
+/** Fresh PostgreSQL schema, S3 server and Redis prefix for one registry (or several sharing them). */
+export interface ScaleOutBacking {
+  /** `database`, `storage` and (unless left out) `redis`. */
+  settings: Record<string, string>;
+  /** Variables a spawned server process needs (AWS credentials of the S3 test server). */
+  env: Record<string, string>;
+  close(): Promise<void>;
+}
+
+export async function startScaleOutBacking(options: { redis?: boolean } = {}): Promise<ScaleOutBacking> {
+  const postgres = freshPostgresSchema();
+  const redis = freshRedisPrefix();
+  const s3 = await startS3Server();
+  return {
+    settings: { database: postgres.url, storage: s3.url, ...(options.redis === false ? {} : { redis: redis.url }) },
+    env: s3.env,
+    async close() {
+      await s3.close();
+      await postgres.drop();
+      await redis.drop();
+    },
+  };
 }
 
 /**
@@ -37,6 +77,8 @@ export async function startRegistry(options: StartRegistryOptions = {}): Promise
     rateLimitAuthenticated: '0',
     rateLimitPublish: '0',
   };
+  const backing = (options.profile ?? testProfile()) === 'scale-out' ? await startScaleOutBacking() : undefined;
+  Object.assign(flags, backing?.settings);
   for (const [key, value] of Object.entries(options.settings ?? {})) flags[key] = String(value);
   const config = loadConfig({ flags, env: {} });
   const storage = await createStorage(config);
@@ -61,6 +103,7 @@ export async function startRegistry(options: StartRegistryOptions = {}): Promise
     async close() {
       await built.app.close();
       await storage.close();
+      await backing?.close();
       if (ownsDir) await rm(dataDir, { recursive: true, force: true });
     },
   };

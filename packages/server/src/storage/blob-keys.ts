@@ -7,3 +7,10 @@ import type { TenantId } from './ports.js';
 export function blobKeyFor(tenant: TenantId, name: string, version: string): string {
   return `${tenant === '' ? '_global' : tenant}/${name}/${name}-${version}.tgz`;
 }
+
+/** Refuses a key that could name something outside the store (`..`, empty segments, NUL). */
+export function assertValidBlobKey(key: string): void {
+  if (key.split('/').some((part) => part === '' || part === '.' || part === '..') || key.includes('\\') || key.includes('\0')) {
+    throw new Error(`invalid blob key: ${key}`);
+  }
+}

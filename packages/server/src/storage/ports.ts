@@ -125,7 +125,19 @@ export interface BlobStore {
  * The embedded default has one process: its bus only calls local subscribers.
  */
 export interface InvalidationBus {
+  /**
+   * Tells every process (this one included) that a package changed. Never fails: when the
+   * shared channel is down the change is still committed, and the others learn of it through
+   * `subscribeReset` once the channel is back.
+   */
   publish(tenant: TenantId, name: string): Promise<void>;
   subscribe(listener: (tenant: TenantId, name: string) => void): void;
+  /**
+   * Called when messages from other processes may have been missed (the channel dropped or
+   * came back): drop everything cached.
+   */
+  subscribeReset(listener: () => void): void;
+  /** False while messages from other processes cannot arrive: a cache must not serve from memory then. */
+  readonly connected: boolean;
   close(): Promise<void>;
 }
