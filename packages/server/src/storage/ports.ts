@@ -83,6 +83,8 @@ export interface MetadataStore {
 
   createToken(tenant: TenantId, token: TokenRecord): Promise<void>;
   getToken(tenant: TenantId, hash: string): Promise<TokenRecord | undefined>;
+  /** Every token of a tenant, ordered by hash (copying a registry). */
+  listTokens(tenant: TenantId): Promise<TokenRecord[]>;
   deleteToken(tenant: TenantId, hash: string): Promise<boolean>;
   /** Revokes every token of a user (disable, password reset). */
   deleteUserTokens(tenant: TenantId, user: string): Promise<number>;
@@ -98,8 +100,8 @@ export interface MetadataStore {
     name: string,
     mutate: (current: StoredPackage | undefined) => Promise<PackageMutation<T>> | PackageMutation<T>,
   ): Promise<T>;
-  /** Names of all packages of a tenant (tombstones excluded), sorted. */
-  listPackageNames(tenant: TenantId): Promise<string[]>;
+  /** Names of all packages of a tenant, sorted; tombstones only with `includeUnpublished`. */
+  listPackageNames(tenant: TenantId, options?: { includeUnpublished?: boolean }): Promise<string[]>;
   /** Every blob key referenced by any package of any tenant (orphan collection). */
   referencedBlobKeys(): Promise<Set<string>>;
 }

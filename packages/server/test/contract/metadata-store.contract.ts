@@ -213,6 +213,20 @@ export function metadataStoreContract(driver: string, freshDatabase: () => Promi
         expect(await store.getToken('', 'bb')).toEqual(token('bb', 'ada'));
       });
 
+      it('lists the tokens of one tenant, ordered by hash', async () => {
+        expect(await store.listTokens('')).toEqual([]);
+        await store.createToken('', token('cc', 'eve'));
+        await store.createToken('', { ...token('aa', 'ada'), expiresAt: '2030-01-01T00:00:00.000Z', readonly: true });
+        await store.createToken('', token('bb', 'ada'));
+        await store.createToken('acme', token('dd', 'ada'));
+        expect(await store.listTokens('')).toEqual([
+          { ...token('aa', 'ada'), expiresAt: '2030-01-01T00:00:00.000Z', readonly: true },
+          token('bb', 'ada'),
+          token('cc', 'eve'),
+        ]);
+        expect(await store.listTokens('acme')).toEqual([token('dd', 'ada')]);
+      });
+
       it('deletes every token of one user in one tenant', async () => {
         for (const hash of ['a1', 'a2', 'a3']) await store.createToken('', token(hash, 'ada'));
         await store.createToken('', token('e1', 'eve'));
@@ -282,8 +296,10 @@ export function metadataStoreContract(driver: string, freshDatabase: () => Promi
           unpublished: true,
         };
         await store.updatePackage('', 'com.acme.tool', () => ({ next: tombstone, result: null }));
+        await store.updatePackage('', 'com.acme.live', () => ({ next: stored('com.acme.live', ['1.0.0']), result: null }));
         expect(await store.getPackage('', 'com.acme.tool')).toEqual(tombstone);
-        expect(await store.listPackageNames('')).toEqual([]);
+        expect(await store.listPackageNames('')).toEqual(['com.acme.live']);
+        expect(await store.listPackageNames('', { includeUnpublished: true })).toEqual(['com.acme.live', 'com.acme.tool']);
       });
 
       it('lists the package names of one tenant in byte order', async () => {

@@ -173,23 +173,19 @@ export class PostgresMetadataStore implements MetadataStore {
   }
 
   async getToken(tenant: TenantId, hash: string): Promise<TokenRecord | undefined> {
-    const { rows } = await this.pool.query<{
-      hash: string;
-      user_name: string;
-      created_at: string;
-      expires_at: string | null;
-      readonly: boolean;
-    }>('SELECT hash, user_name, created_at, expires_at, readonly FROM tokens WHERE tenant = $1 AND hash = $2', [tenant, hash]);
-    const row = rows[0];
-    return (
-      row && {
-        hash: row.hash,
-        user: row.user_name,
-        createdAt: row.created_at,
-        expiresAt: row.expires_at,
-        readonly: row.readonly,
-      }
+    const { rows } = await this.pool.query<TokenRow>(
+      'SELECT hash, user_name, created_at, expires_at, readonly FROM tokens WHERE tenant = $1 AND hash = $2',
+      [tenant, hash],
     );
+    return rows[0] && toToken(rows[0]);
+  }
+
+  async listTokens(tenant: TenantId): Promise<TokenRecord[]> {
+    const { rows } = await this.pool.query<TokenRow>(
+      'SELECT hash, user_name, created_at, expires_at, readonly FROM tokens WHERE tenant = $1 ORDER BY hash COLLATE "C"',
+      [tenant],
+    );
+    return rows.map(toToken);
   }
 
   async deleteToken(tenant: TenantId, hash: string): Promise<boolean> {
@@ -219,9 +215,10 @@ export class PostgresMetadataStore implements MetadataStore {
     });
   }
 
-  async listPackageNames(tenant: TenantId): Promise<string[]> {
+  async listPackageNames(tenant: TenantId, options: { includeUnpublished?: boolean } = {}): Promise<string[]> {
+    const filter = options.includeUnpublished ? '' : ' AND NOT unpublished';
     const { rows } = await this.pool.query<{ name: string }>(
-      'SELECT name FROM packages WHERE tenant = $1 AND NOT unpublished ORDER BY name COLLATE "C"',
+      `SELECT name FROM packages WHERE tenant = $1${filter} ORDER BY name COLLATE "C"`,
       [tenant],
     );
     return rows.map((row) => row.name);
@@ -344,6 +341,18 @@ function toUser(row: UserRow): UserRecord {
     createdAt: row.created_at,
     disabled: row.disabled,
   };
+}
+
+interface TokenRow {
+  hash: string;
+  user_name: string;
+  created_at: string;
+  expires_at: string | null;
+  readonly: boolean;
+}
+
+function toToken(row: TokenRow): TokenRecord {
+  return { hash: row.hash, user: row.user_name, createdAt: row.created_at, expiresAt: row.expires_at, readonly: row.readonly };
 }
 
 function toStoredPackage(row: PackageRow): StoredPackage {
