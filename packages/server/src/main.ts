@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { migrateCommand } from './admin/migrate-command.js';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config/config.js';
 import { SETTINGS } from './config/settings.js';
@@ -12,6 +13,7 @@ const USAGE = `Usage: pkg-registry <command> [options]
 
 Commands:
   serve          Start the registry server
+  migrate        Copy a whole registry to another database/storage (migrate --help)
   help           Show this help
 
 Options of serve (each also comes from the config file and PKG_REGISTRY_<NAME>):
@@ -25,6 +27,8 @@ export async function main(argv: string[]): Promise<number> {
   switch (command) {
     case 'serve':
       return serve(rest);
+    case 'migrate':
+      return migrateCommand(rest, process);
     case undefined:
     case 'help':
     case '--help':
