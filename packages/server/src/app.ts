@@ -4,13 +4,17 @@ import { installErrorHandler } from './plugins/error-handler.js';
 import { installRequestContext } from './plugins/request-context.js';
 import { installBodyParsing } from './plugins/body-parsing.js';
 import { installRequestLog, loggerOptions } from './plugins/logging.js';
+import { RegistryMetrics } from './observability/metrics.js';
+import { installRequestMetrics } from './plugins/request-metrics.js';
 import { createServices, type Services } from './services/services.js';
+import { healthRoutes } from './routes/health.js';
 import { pingRoutes } from './routes/ping.js';
 import { userAuthRoutes } from './routes/user-auth.js';
 
 export interface BuiltApp {
   app: FastifyInstance;
   services: Services;
+  metrics: RegistryMetrics;
 }
 
 /** Builds the registry as a Fastify instance. Never listens: main.ts (or a test) does that. */
@@ -43,8 +47,12 @@ export async function buildApp(deps: ServerDeps, options: BuildOptions = {}): Pr
   installBodyParsing(app);
   installRequestContext(app, config, services);
   installRequestLog(app);
+  const metrics = new RegistryMetrics();
+  metrics.setSources({ busConnected: () => deps.bus.connected, redisReady: () => deps.redis?.ready });
+  installRequestMetrics(app, metrics);
 
   await app.register(pingRoutes, { services });
   await app.register(userAuthRoutes, { services });
-  return { app, services };
+  await app.register(healthRoutes, { services, metrics });
+  return { app, services, metrics };
 }

@@ -88,7 +88,14 @@ async function serve(argv: string[]): Promise<number> {
   const tls =
     config.tlsCert && config.tlsKey ? { cert: readFileSync(config.tlsCert), key: readFileSync(config.tlsKey) } : undefined;
   const { app } = await buildApp(
-    { config, metadata: storage.metadata, blobs: storage.blobs, bus: storage.bus, now: () => new Date() },
+    {
+      config,
+      metadata: storage.metadata,
+      blobs: storage.blobs,
+      bus: storage.bus,
+      redis: storage.redis,
+      now: () => new Date(),
+    },
     tls ? { tls } : {},
   );
   storageLog.attach(app.log);

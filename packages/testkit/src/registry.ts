@@ -87,6 +87,7 @@ export async function startRegistry(options: StartRegistryOptions = {}): Promise
     metadata: storage.metadata,
     blobs: storage.blobs,
     bus: storage.bus,
+    redis: storage.redis,
     now: options.now ?? (() => new Date()),
   });
   await built.app.listen({ host: '127.0.0.1', port: 0 });

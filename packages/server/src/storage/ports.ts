@@ -66,6 +66,8 @@ export interface MetadataStore {
   /** Creates or upgrades the schema; safe when several processes start at once. */
   migrate(): Promise<void>;
   close(): Promise<void>;
+  /** Readiness: resolves when the database answers a query. */
+  ping(): Promise<void>;
 
   getTenant(name: TenantId): Promise<TenantRecord | undefined>;
   listTenants(): Promise<TenantRecord[]>;
@@ -119,6 +121,8 @@ export interface BlobStore {
   stat(key: string): Promise<BlobInfo | undefined>;
   delete(key: string): Promise<void>;
   list(): AsyncIterable<{ key: string } & BlobInfo>;
+  /** Readiness: resolves when the store can be reached (directory present, bucket answering). */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -94,6 +94,12 @@ export class FsBlobStore implements BlobStore {
     yield* this.#walk('');
   }
 
+  async ping(): Promise<void> {
+    // The temporary directory exists exactly when the store's directory is there and set up.
+    const info = await stat(path.join(this.root, TEMP_DIR));
+    if (!info.isDirectory()) throw new Error(`${TEMP_DIR} is not a directory`);
+  }
+
   async close(): Promise<void> {}
 
   async *#walk(prefix: string): AsyncIterable<{ key: string } & BlobInfo> {

@@ -79,6 +79,10 @@ export class SqliteMetadataStore implements MetadataStore {
     if (this.db.open) this.db.close();
   }
 
+  async ping(): Promise<void> {
+    this.db.prepare('SELECT 1').get();
+  }
+
   async getTenant(name: TenantId): Promise<TenantRecord | undefined> {
     const row = this.db.prepare('SELECT name, created_at, settings FROM tenants WHERE name = ?').get(name) as
       { name: string; created_at: string; settings: string } | undefined;
