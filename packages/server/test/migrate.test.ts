@@ -14,7 +14,7 @@ import {
 } from '@pkg/testkit';
 import { migrateCommand } from '../src/admin/migrate-command.js';
 import { loadConfig } from '../src/config/config.js';
-import { blobKeyFor } from '../src/storage/blob-keys.js';
+import { blobKeyFor, sigstoreKeyFor } from '../src/storage/blob-keys.js';
 import { createStorage, type Storage } from '../src/storage/create-storage.js';
 import { FsBlobStore } from '../src/storage/drivers/fs/fs-blob-store.js';
 import type { StoredPackage, TenantId } from '../src/storage/ports.js';
@@ -44,6 +44,7 @@ async function publishDirectly(storage: Storage, tenantId: TenantId, name: strin
       shasum: sha1Hex(tarball),
     };
     await storage.blobs.put(blobKeyFor(tenantId, name, version), tarball);
+    await storage.blobs.put(sigstoreKeyFor(tenantId, name, version), Buffer.from(`{"bundle":"${name}@${version}"}`));
   }
   await storage.metadata.updatePackage(tenantId, name, () => ({ next: pkg, result: null }));
 }

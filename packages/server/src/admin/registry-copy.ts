@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { blobKeyFor } from '../storage/blob-keys.js';
+import { blobKeyFor, sigstoreKeyFor } from '../storage/blob-keys.js';
 import { GLOBAL_TENANT, type BlobStore, type MetadataStore, type StoredPackage, type TenantId } from '../storage/ports.js';
 import { matchesDist } from './integrity.js';
 
@@ -22,8 +22,8 @@ export interface CopyReport {
 
 /**
  * Copies a whole registry between storages of any kind (SQLite/PostgreSQL, files/S3): tenants,
- * users, tokens, packages (unpublished ones too: their versions must stay unusable) and every
- * tarball, each checked against its version's integrity before and after the copy. Tarballs
+ * users, tokens, packages (unpublished ones too: their versions must stay unusable), every
+ * provenance bundle and every tarball, each checked against its version's integrity before and after the copy. Tarballs
  * are written before the package that references them, as publish does. Re-running brings the
  * target up to date and copies only tarballs it lacks.
  */
@@ -107,6 +107,16 @@ async function copyPackage(
       return false;
     }
     report.tarballsCopied++;
+  }
+  for (const version of Object.keys(pkg.document.versions)) {
+    // A provenance bundle kept from publish, when there is one: copied byte for byte.
+    const key = sigstoreKeyFor(tenant, name, version);
+    const source = await from.blobs.get(key);
+    if (!source) continue;
+    const data = await readAll(source.stream);
+    const present = await to.blobs.get(key);
+    if (present && (await readAll(present.stream)).equals(data)) continue;
+    await to.blobs.put(key, data);
   }
   await to.metadata.updatePackage(tenant, name, () => ({ next: pkg, result: undefined }));
   return true;

@@ -1,21 +1,48 @@
 import type { ServerDeps } from '../deps.js';
 import { AuthService } from './auth-service.js';
+import { DistTagService } from './dist-tags.js';
+import { DocumentCache } from './document-cache.js';
 import { NoDownloadRecorder, type DownloadRecorder } from './downloads.js';
 import { HealthService } from './health-service.js';
+import { PackageReadService } from './package-reads.js';
+import { PackageUpdateService } from './package-updates.js';
+import { PublishService } from './publish-service.js';
 import { TenantService } from './tenant-service.js';
+
+/** Bytes of pre-serialized package documents kept in memory. */
+const DOCUMENT_CACHE_BYTES = 64 * 1024 * 1024;
+/** With other nodes writing to the same database, no cached document is older than this. */
+const SHARED_DOCUMENT_MAX_AGE_MS = 1000;
 
 /** The use cases of the registry, free of HTTP types; routes call exactly one of them each. */
 export interface Services {
   tenants: TenantService;
   auth: AuthService;
   downloads: DownloadRecorder;
+  packageReads: PackageReadService;
+  publish: PublishService;
+  packageUpdates: PackageUpdateService;
+  distTags: DistTagService;
   health: HealthService;
+  /** Package documents kept in memory (its hit counts feed /-/metrics). */
+  documentCache: DocumentCache;
 }
 
 export function createServices(deps: ServerDeps): Services {
   const tenants = new TenantService(deps);
   const auth = new AuthService(deps);
   const downloads = new NoDownloadRecorder();
-  const health = new HealthService(deps);
-  return { tenants, auth, downloads, health };
+  const shared = !deps.config.database.startsWith('sqlite:');
+  const documents = new DocumentCache(deps.bus, DOCUMENT_CACHE_BYTES, shared ? { maxAgeMs: SHARED_DOCUMENT_MAX_AGE_MS } : {});
+  return {
+    tenants,
+    auth,
+    downloads,
+    packageReads: new PackageReadService(deps, documents),
+    publish: new PublishService(deps),
+    packageUpdates: new PackageUpdateService(deps),
+    distTags: new DistTagService(deps),
+    health: new HealthService(deps),
+    documentCache: documents,
+  };
 }

@@ -94,8 +94,10 @@ export interface MetadataStore {
   getPackage(tenant: TenantId, name: string): Promise<StoredPackage | undefined>;
   /**
    * Read-modify-write of one package, atomic and serialized per package across processes.
-   * `mutate` may run more than once when another writer got there first, so it must have no
-   * effects besides idempotent ones (writing a blob under a content-derived key is fine).
+   * While `mutate` runs, no other mutation of that package runs in this process, nor, on
+   * PostgreSQL, on any node (SQLite serves one process). `mutate` may still run more than once
+   * when another writer got there first, so it must have no effects besides idempotent ones
+   * (writing a blob under a content-derived key is fine).
    */
   updatePackage<T>(
     tenant: TenantId,

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ProtocolError, type PackageDocument } from '@pkg/protocol';
-import { blobKeyFor } from '../../src/storage/blob-keys.js';
+import { blobKeysOfVersion } from '../../src/storage/blob-keys.js';
 import type { MetadataStore, StoredPackage, TenantRecord, TokenRecord, UserRecord } from '../../src/storage/ports.js';
 
 /** A database for one test: `open` may be called several times, like several nodes sharing it. */
@@ -13,7 +13,19 @@ export interface MetadataStoreDatabase {
  * The definition of "a metadata store works": every driver runs this suite. Each test gets a
  * fresh, empty database.
  */
-export function metadataStoreContract(driver: string, freshDatabase: () => Promise<MetadataStoreDatabase>): void {
+export interface MetadataStoreContractOptions {
+  /**
+   * Whether mutations of one package never overlap even across store instances (processes).
+   * PostgreSQL: yes (a lock). SQLite serves one process: only within an instance.
+   */
+  exclusiveAcrossInstances: boolean;
+}
+
+export function metadataStoreContract(
+  driver: string,
+  freshDatabase: () => Promise<MetadataStoreDatabase>,
+  options: MetadataStoreContractOptions,
+): void {
   describe(`MetadataStore contract: ${driver}`, () => {
     let database: MetadataStoreDatabase;
     let opened: MetadataStore[];
@@ -112,7 +124,7 @@ export function metadataStoreContract(driver: string, freshDatabase: () => Promi
         }
         expect((await store.listTenants()).map((t) => t.name)).toEqual(['other']);
         expect([...(await store.referencedBlobKeys())].sort()).toEqual(
-          [blobKeyFor('', 'com.acme.tool', '1.0.0'), blobKeyFor('other', 'com.acme.tool', '1.0.0')].sort(),
+          [...blobKeysOfVersion('', 'com.acme.tool', '1.0.0'), ...blobKeysOfVersion('other', 'com.acme.tool', '1.0.0')].sort(),
         );
         // The name is free again, and the new tenant starts empty.
         expect(await store.createTenant(tenant('acme'))).toBe(true);
@@ -335,6 +347,25 @@ export function metadataStoreContract(driver: string, freshDatabase: () => Promi
         expect([...pkg!.publishedVersions].sort()).toEqual([...versions].sort());
       });
 
+      it('runs mutations of one package one at a time (a mutation may write the tarball before the commit)', async () => {
+        const instances = options.exclusiveAcrossInstances ? [store, await open()] : [store];
+        let active = 0;
+        let overlaps = 0;
+        await Promise.all(
+          Array.from({ length: 8 }, (_, i) =>
+            instances[i % instances.length]!.updatePackage('', 'com.acme.tool', async (current) => {
+              active++;
+              if (active > 1) overlaps++;
+              await new Promise((resolve) => setTimeout(resolve, 5));
+              active--;
+              return { next: addVersion(current, 'com.acme.tool', `3.0.${i}`), result: null };
+            }),
+          ),
+        );
+        expect(overlaps).toBe(0);
+        expect(Object.keys((await store.getPackage('', 'com.acme.tool'))!.document.versions)).toHaveLength(8);
+      });
+
       it('concurrent first publishes of one name from two instances: one creates, the other sees it', async () => {
         const second = await open();
         const outcomes = await Promise.all(
@@ -385,7 +416,7 @@ export function metadataStoreContract(driver: string, freshDatabase: () => Promi
         expect(Object.keys(pkg!.document.versions).sort()).toEqual(['2.0.0', '2.0.1', '2.0.3', '2.0.4', '2.0.5']);
       });
 
-      it('referencedBlobKeys names the tarball of every version of every tenant', async () => {
+      it('referencedBlobKeys names the blobs of every version of every tenant', async () => {
         await store.updatePackage('', 'com.acme.tool', () => ({
           next: stored('com.acme.tool', ['1.0.0', '1.1.0']),
           result: null,
@@ -394,9 +425,9 @@ export function metadataStoreContract(driver: string, freshDatabase: () => Promi
         await store.updatePackage('', 'com.acme.none', () => ({ next: stored('com.acme.none', []), result: null }));
         expect([...(await store.referencedBlobKeys())].sort()).toEqual(
           [
-            blobKeyFor('', 'com.acme.tool', '1.0.0'),
-            blobKeyFor('', 'com.acme.tool', '1.1.0'),
-            blobKeyFor('acme', 'com.acme.tool', '2.0.0'),
+            ...blobKeysOfVersion('', 'com.acme.tool', '1.0.0'),
+            ...blobKeysOfVersion('', 'com.acme.tool', '1.1.0'),
+            ...blobKeysOfVersion('acme', 'com.acme.tool', '2.0.0'),
           ].sort(),
         );
       });

@@ -5,11 +5,15 @@ import { PostgresMetadataStore } from '../../src/storage/drivers/postgres/postgr
 import { metadataStoreContract } from './metadata-store.contract.js';
 
 describe.skipIf(!testPostgresUrl)('PostgreSQL metadata store', () => {
-  metadataStoreContract('PostgreSQL', async () => {
-    const schema = freshPostgresSchema();
-    return {
-      open: async () => new PostgresMetadataStore(parsePostgresUrl(schema.url)),
-      destroy: () => schema.drop(),
-    };
-  });
+  metadataStoreContract(
+    'PostgreSQL',
+    async () => {
+      const schema = freshPostgresSchema();
+      return {
+        open: async () => new PostgresMetadataStore(parsePostgresUrl(schema.url)),
+        destroy: () => schema.drop(),
+      };
+    },
+    { exclusiveAcrossInstances: true },
+  );
 });

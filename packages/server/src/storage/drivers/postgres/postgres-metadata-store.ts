@@ -1,6 +1,5 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
-import { blobKeyFor } from '../../blob-keys.js';
+import { blobKeysOfVersion } from '../../blob-keys.js';
 import { KeyedMutex } from '../../keyed-mutex.js';
 import type {
   MetadataStore,
@@ -33,30 +32,31 @@ interface PackageRow {
 
 type Mutate<T> = (current: StoredPackage | undefined) => Promise<PackageMutation<T>> | PackageMutation<T>;
 
-/** Optimistic tries before a writer holds the package lock across its whole read-modify-write. */
-const OPTIMISTIC_ATTEMPTS = 4;
-
 /**
  * Metadata in PostgreSQL, shared by any number of server processes.
  *
- * A package write is a transaction holding a per-package advisory lock (the row may not exist
- * yet, so a row lock alone cannot cover a first publish). The document is read and `mutate`
- * run outside the transaction, so a slow mutation (a tarball upload) holds no session; the
- * transaction then commits only if the package's write counter is unchanged. A writer that
- * loses that race several times takes the lock first and mutates under it, so it always ends.
- * Within one process, writers of one package queue on a mutex and hold at most one session.
+ * A package write is one transaction holding a per-package advisory lock (a row lock cannot
+ * cover a first publish, whose row does not exist yet): read, mutate, write, commit. So
+ * publishes of one package on several nodes run one after the other and none is lost, and the
+ * mutation may write the tarball to the blob store before the commit, knowing no other writer
+ * of that package runs meanwhile. Writes take their sessions from a pool of their own, so slow
+ * publishes (a large upload inside the transaction) never starve reads; within one process,
+ * writers of one package queue on a mutex and hold at most one session.
  */
 export class PostgresMetadataStore implements MetadataStore {
   readonly pool: pg.Pool;
   readonly location: PgLocation;
+  readonly #writePool: pg.Pool;
   readonly #mutex = new KeyedMutex();
   readonly #hooks: PostgresPackageWriteHook[];
 
   constructor(location: PgLocation, hooks: PostgresPackageWriteHook[] = []) {
     this.location = location;
     this.pool = createPool(location);
+    this.#writePool = createPool(location, Math.max(2, Math.ceil(location.poolSize / 2)));
     // An idle session dropped by the server must not crash the process; the pool replaces it.
     this.pool.on('error', () => undefined);
+    this.#writePool.on('error', () => undefined);
     this.#hooks = hooks;
   }
 
@@ -72,7 +72,7 @@ export class PostgresMetadataStore implements MetadataStore {
   }
 
   async close(): Promise<void> {
-    await this.pool.end();
+    await Promise.all([this.pool.end(), this.#writePool.end()]);
   }
 
   /** Readiness: a round trip to the database. */
@@ -204,15 +204,7 @@ export class PostgresMetadataStore implements MetadataStore {
   }
 
   async updatePackage<T>(tenant: TenantId, name: string, mutate: Mutate<T>): Promise<T> {
-    return this.#mutex.run(`${tenant}\0${name}`, async () => {
-      for (let attempt = 0; attempt < OPTIMISTIC_ATTEMPTS; attempt++) {
-        const outcome = await this.#updateOptimistically(tenant, name, mutate);
-        if (outcome.committed) return outcome.result;
-        // Another node committed in between: back off a little so the next try likely wins.
-        await sleep(Math.random() * 10 * (attempt + 1));
-      }
-      return this.#updateUnderLock(tenant, name, mutate);
-    });
+    return this.#mutex.run(`${tenant}\0${name}`, () => this.#updateUnderLock(tenant, name, mutate));
   }
 
   async listPackageNames(tenant: TenantId, options: { includeUnpublished?: boolean } = {}): Promise<string[]> {
@@ -229,44 +221,12 @@ export class PostgresMetadataStore implements MetadataStore {
       `SELECT tenant, name, json_object_keys(document -> 'versions') AS version FROM packages
        WHERE json_typeof(document -> 'versions') = 'object'`,
     );
-    return new Set(rows.map((row) => blobKeyFor(row.tenant, row.name, row.version)));
+    return new Set(rows.flatMap((row) => blobKeysOfVersion(row.tenant, row.name, row.version)));
   }
 
-  async #updateOptimistically<T>(
-    tenant: TenantId,
-    name: string,
-    mutate: Mutate<T>,
-  ): Promise<{ committed: true; result: T } | { committed: false }> {
-    const row = await readPackageRow(this.pool, tenant, name);
-    const { next, result } = await mutate(row && toStoredPackage(row));
-    if (next === null) return { committed: true, result };
-    const seen = Number(row?.write_count ?? 0);
-    const committed = await this.#inPackageTransaction(tenant, name, async (client, current) => {
-      if (Number(current?.write_count ?? 0) !== seen) return false;
-      await this.#write(client, tenant, name, next, seen + 1);
-      return true;
-    });
-    return committed ? { committed: true, result } : { committed: false };
-  }
-
+  /** Read, mutate and write in one transaction holding the package's lock. */
   async #updateUnderLock<T>(tenant: TenantId, name: string, mutate: Mutate<T>): Promise<T> {
-    let result!: T;
-    await this.#inPackageTransaction(tenant, name, async (client, current) => {
-      const mutation = await mutate(current && toStoredPackage(current));
-      result = mutation.result;
-      if (mutation.next !== null) await this.#write(client, tenant, name, mutation.next, Number(current?.write_count ?? 0) + 1);
-      return true;
-    });
-    return result;
-  }
-
-  /** A transaction holding the package's lock, given the package as it is under that lock. */
-  async #inPackageTransaction(
-    tenant: TenantId,
-    name: string,
-    work: (client: pg.PoolClient, current: PackageRow | undefined) => Promise<boolean>,
-  ): Promise<boolean> {
-    const client = await this.pool.connect();
+    const client = await this.#writePool.connect();
     let broken: Error | undefined;
     try {
       await client.query('BEGIN');
@@ -276,9 +236,14 @@ export class PostgresMetadataStore implements MetadataStore {
         name,
       ]);
       const current = await readPackageRow(client, tenant, name, true);
-      const commit = await work(client, current);
-      await client.query(commit ? 'COMMIT' : 'ROLLBACK');
-      return commit;
+      const { next, result } = await mutate(current && toStoredPackage(current));
+      if (next === null) {
+        await client.query('ROLLBACK');
+        return result;
+      }
+      await this.#write(client, tenant, name, next, Number(current?.write_count ?? 0) + 1);
+      await client.query('COMMIT');
+      return result;
     } catch (err) {
       await client.query('ROLLBACK').catch((rollbackErr: Error) => (broken = rollbackErr));
       throw err;
