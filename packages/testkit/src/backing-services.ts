@@ -35,6 +35,33 @@ export interface TestPostgres {
   drop(): Promise<void>;
 }
 
+const ABANDONED_AFTER_MS = 2 * 60 * 60 * 1000;
+let janitorRan = false;
+
+/**
+ * Drops test schemas (`t_<time>_<random>`) older than two hours: left by a run that was killed.
+ * Runs once per process; a younger schema may belong to a run in progress.
+ */
+export async function dropAbandonedSchemas(baseUrl = requireEnv(testPostgresUrl, 'PKG_TEST_POSTGRES')): Promise<number> {
+  if (janitorRan) return 0;
+  janitorRan = true;
+  const client = new pg.Client({ connectionString: baseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ nspname: string }>(`SELECT nspname FROM pg_namespace WHERE nspname LIKE 't\\_%'`);
+    let dropped = 0;
+    for (const { nspname } of rows) {
+      const created = parseInt(/^t_([0-9a-z]+)_[0-9a-f]+$/.exec(nspname)?.[1] ?? '', 36);
+      if (!Number.isFinite(created) || Date.now() - created < ABANDONED_AFTER_MS) continue;
+      await client.query(`DROP SCHEMA IF EXISTS "${nspname}" CASCADE`);
+      dropped++;
+    }
+    return dropped;
+  } finally {
+    await client.end();
+  }
+}
+
 export function freshPostgresSchema(baseUrl = requireEnv(testPostgresUrl, 'PKG_TEST_POSTGRES')): TestPostgres {
   const schema = uniqueName('t_');
   return {

@@ -1,7 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
+import { onTestFinished } from 'vitest';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { freshPostgresSchema, freshRedisPrefix, startS3Server } from './backing-services.js';
+import { dropAbandonedSchemas, freshPostgresSchema, freshRedisPrefix, startS3Server } from './backing-services.js';
 import { buildApp, createStorage, loadConfig, readTlsFiles, type BuiltApp, type Config, type Storage } from '@pkg/server';
 
 export interface TestRegistry extends BuiltApp {
@@ -52,6 +53,7 @@ export interface ScaleOutBacking {
 }
 
 export async function startScaleOutBacking(options: { redis?: boolean } = {}): Promise<ScaleOutBacking> {
+  await dropAbandonedSchemas();
   const postgres = freshPostgresSchema();
   const redis = freshRedisPrefix();
   const s3 = await startS3Server();
@@ -64,6 +66,26 @@ export async function startScaleOutBacking(options: { redis?: boolean } = {}): P
       await redis.drop();
     },
   };
+}
+
+const backingsByDataDir = new Map<string, Promise<ScaleOutBacking>>();
+
+/**
+ * The scale-out backing of a data directory a test reuses across restarts: kept until the
+ * test that made it finishes.
+ */
+function backingOfDataDir(dataDir: string): Promise<ScaleOutBacking> {
+  let backing = backingsByDataDir.get(dataDir);
+  if (!backing) {
+    const started = startScaleOutBacking();
+    backing = started;
+    backingsByDataDir.set(dataDir, started);
+    onTestFinished(async () => {
+      backingsByDataDir.delete(dataDir);
+      await (await started).close();
+    });
+  }
+  return backing;
 }
 
 /**
@@ -81,7 +103,14 @@ export async function startRegistry(options: StartRegistryOptions = {}): Promise
     rateLimitAuthenticated: '0',
     rateLimitPublish: '0',
   };
-  const backing = (options.profile ?? testProfile()) === 'scale-out' ? await startScaleOutBacking() : undefined;
+  const scaleOut = (options.profile ?? testProfile()) === 'scale-out';
+  // A restart test passes its data directory again: on scale-out it gets the same backing.
+  const backing = !scaleOut
+    ? undefined
+    : options.dataDir
+      ? await backingOfDataDir(options.dataDir)
+      : await startScaleOutBacking();
+  const ownsBacking = scaleOut && !options.dataDir;
   Object.assign(flags, backing?.settings);
   for (const [key, value] of Object.entries(options.settings ?? {})) flags[key] = String(value);
   const config = loadConfig({ flags, env: {} });
@@ -117,7 +146,7 @@ export async function startRegistry(options: StartRegistryOptions = {}): Promise
     async close() {
       await built.app.close();
       await storage.close();
-      await backing?.close();
+      if (ownsBacking) await backing?.close();
       if (ownsDir) await rm(dataDir, { recursive: true, force: true });
     },
   };
