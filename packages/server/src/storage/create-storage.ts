@@ -9,12 +9,19 @@ import { RedisInvalidationBus } from './drivers/redis/redis-invalidation-bus.js'
 import { parseRedisUrl } from './drivers/redis/redis-location.js';
 import { S3BlobStore } from './drivers/s3/s3-blob-store.js';
 import { parseS3Url } from './drivers/s3/s3-location.js';
+import { PostgresDownloadCounts } from './drivers/postgres/postgres-download-counts.js';
+import { PostgresSearchIndex } from './drivers/postgres/postgres-search-index.js';
+import { SqliteDownloadCounts } from './drivers/sqlite/sqlite-download-counts.js';
 import { SqliteMetadataStore } from './drivers/sqlite/sqlite-metadata-store.js';
+import { SqliteSearchIndex } from './drivers/sqlite/sqlite-search-index.js';
 import { LocalInvalidationBus } from './memory-invalidation-bus.js';
-import type { BlobStore, InvalidationBus, MetadataStore } from './ports.js';
+import type { BlobStore, DownloadCountStore, InvalidationBus, MetadataStore, SearchIndex } from './ports.js';
 
 export interface Storage {
   metadata: MetadataStore;
+  /** Written by `metadata` in each package's write transaction; read here. */
+  search: SearchIndex;
+  downloadCounts: DownloadCountStore;
   blobs: BlobStore;
   bus: InvalidationBus;
   /** The shared Redis connection, when one is configured (rate limits use it too). */
@@ -28,6 +35,8 @@ export interface CreateStorageOptions {
   log?: StorageLog;
   /** How long start-up waits for Redis before going on without it (it keeps reconnecting). */
   redisWaitMs?: number;
+  /** Clock of the scores computed when a package is written (tests move it). */
+  now?: () => Date;
 }
 
 /** Picks the drivers the configuration names; the only place that knows them all. */
@@ -36,11 +45,28 @@ export async function createStorage(config: Config, options: CreateStorageOption
   const opened: { close(): Promise<void> }[] = [];
   try {
     let metadata: MetadataStore;
+    let search: SearchIndex;
+    let downloadCounts: DownloadCountStore;
     let postgres: PostgresMetadataStore | undefined;
+    const clock = options.now ? { now: options.now } : {};
     if (config.database.startsWith('sqlite:')) {
-      metadata = new SqliteMetadataStore(config.database.slice('sqlite:'.length));
+      const searchIndex = new SqliteSearchIndex({ cacheHits: config.searchCache, ...clock });
+      const counts = new SqliteDownloadCounts();
+      const store = new SqliteMetadataStore(config.database.slice('sqlite:'.length), [searchIndex.writeHook, counts.writeHook]);
+      searchIndex.attach(store.db);
+      counts.attach(store.db);
+      metadata = store;
+      search = searchIndex;
+      downloadCounts = counts;
     } else if (/^postgres(ql)?:\/\//.test(config.database)) {
-      metadata = postgres = new PostgresMetadataStore(parsePostgresUrl(config.database));
+      const searchIndex = new PostgresSearchIndex(clock);
+      const counts = new PostgresDownloadCounts();
+      postgres = new PostgresMetadataStore(parsePostgresUrl(config.database), [searchIndex.writeHook, counts.writeHook]);
+      searchIndex.attach(postgres.pool);
+      counts.attach(postgres.pool);
+      metadata = postgres;
+      search = searchIndex;
+      downloadCounts = counts;
     } else {
       throw new ConfigError(`database '${redactUrlCredentials(config.database)}' is not supported by this build`);
     }
@@ -68,7 +94,7 @@ export async function createStorage(config: Config, options: CreateStorageOption
     } else if (postgres !== undefined) {
       const pgBus = new PostgresInvalidationBus(postgres.location, postgres.pool, log);
       bus = pgBus;
-      opened.unshift(pgBus);
+      opened.push(pgBus);
     } else {
       bus = new LocalInvalidationBus();
     }
@@ -77,6 +103,8 @@ export async function createStorage(config: Config, options: CreateStorageOption
     if (bus instanceof PostgresInvalidationBus) await bus.start();
     return {
       metadata,
+      search,
+      downloadCounts,
       blobs,
       bus,
       redis,
