@@ -3,7 +3,10 @@
 // on a developer machine without them they are skipped and this script says so. Under CI
 // (CI=true) a missing service is a failure, never a skip.
 import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 
 const services = [
   {
@@ -55,11 +58,30 @@ if (missing.length > 0) {
   console.warn(`Skipping the suites that need: ${missing.join('; ')}. Start them to run everything.`);
 }
 
-const child = spawn(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', ...process.argv.slice(2)], {
-  env,
-  stdio: 'inherit',
-});
+// A JSON report beside the normal output gives one plain closing line that any CI can read.
+const reportDir = mkdtempSync(path.join(tmpdir(), 'pkg-test-report-'));
+const reportFile = path.join(reportDir, 'report.json');
+const child = spawn(
+  process.execPath,
+  [
+    'node_modules/vitest/vitest.mjs',
+    'run',
+    '--reporter=default',
+    '--reporter=json',
+    `--outputFile.json=${reportFile}`,
+    ...process.argv.slice(2),
+  ],
+  { env, stdio: 'inherit' },
+);
 child.on('exit', (code, signal) => {
   if (missing.length > 0) console.warn(`Skipped suites needing: ${missing.join('; ')}`);
+  try {
+    const report = JSON.parse(readFileSync(reportFile, 'utf8'));
+    const skipped = report.numPendingTests + report.numTodoTests;
+    console.log(`Tests: ${report.numPassedTests} passed, ${report.numFailedTests} failed, ${skipped} skipped`);
+  } catch {
+    // no report (vitest crashed before writing one): the exit code speaks
+  }
+  rmSync(reportDir, { recursive: true, force: true });
   process.exit(code ?? (signal ? 1 : 0));
 });

@@ -13,3 +13,13 @@ export interface ServerDeps {
   /** Injectable clock: tests move time instead of sleeping. */
   now: () => Date;
 }
+
+/** The deps of a server on `storage` (what main and the test kit both build). */
+export function serverDeps(
+  config: Config,
+  storage: Pick<ServerDeps, 'metadata' | 'search' | 'downloadCounts' | 'blobs' | 'bus'>,
+  now: () => Date = () => new Date(),
+): ServerDeps {
+  const { metadata, search, downloadCounts, blobs, bus } = storage;
+  return { config, metadata, search, downloadCounts, blobs, bus, now };
+}

@@ -1,15 +1,27 @@
 import type { ServerDeps } from '../deps.js';
 import { AuthService } from './auth-service.js';
+import { DistTagService } from './dist-tags.js';
+import { DocumentCache } from './document-cache.js';
+import { PackageReadService } from './package-reads.js';
+import { PackageUpdateService } from './package-updates.js';
+import { PublishService } from './publish-service.js';
 import { BatchingDownloadRecorder, type DownloadRecorder } from './downloads.js';
 import { ScoreRefresher } from './score-refresher.js';
 import { SearchService } from './search-service.js';
 import { TenantService } from './tenant-service.js';
+
+/** Bytes of pre-serialized package documents kept in memory. */
+const DOCUMENT_CACHE_BYTES = 64 * 1024 * 1024;
 
 /** The use cases of the registry, free of HTTP types; routes call exactly one of them each. */
 export interface Services {
   tenants: TenantService;
   auth: AuthService;
   downloads: DownloadRecorder;
+  packageReads: PackageReadService;
+  publish: PublishService;
+  packageUpdates: PackageUpdateService;
+  distTags: DistTagService;
   search: SearchService;
   /** Stops background work and writes buffered download counts (the app's onClose). */
   close(): Promise<void>;
@@ -24,6 +36,7 @@ export function createServices(deps: ServerDeps, options: ServicesOptions = {}):
   const onError = options.onError ?? (() => undefined);
   const tenants = new TenantService(deps);
   const auth = new AuthService(deps);
+  const documents = new DocumentCache(deps.bus, DOCUMENT_CACHE_BYTES);
   const downloads = new BatchingDownloadRecorder(
     { counts: deps.downloadCounts, search: deps.search, now: deps.now },
     { onError: (err) => onError(err, 'writing download counts') },
@@ -34,6 +47,10 @@ export function createServices(deps: ServerDeps, options: ServicesOptions = {}):
     tenants,
     auth,
     downloads,
+    packageReads: new PackageReadService(deps, documents),
+    publish: new PublishService(deps),
+    packageUpdates: new PackageUpdateService(deps),
+    distTags: new DistTagService(deps),
     search,
     async close() {
       await scores.close();

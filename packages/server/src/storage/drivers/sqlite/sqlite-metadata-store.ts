@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { blobKeyFor } from '../../blob-keys.js';
+import { blobKeysOfVersion } from '../../blob-keys.js';
 import type {
   MetadataStore,
   PackageMutation,
@@ -263,7 +263,9 @@ export class SqliteMetadataStore implements MetadataStore {
     }>;
     for (const row of rows) {
       const doc = JSON.parse(row.document) as { versions?: Record<string, unknown> };
-      for (const version of Object.keys(doc.versions ?? {})) keys.add(blobKeyFor(row.tenant, row.name, version));
+      for (const version of Object.keys(doc.versions ?? {})) {
+        for (const key of blobKeysOfVersion(row.tenant, row.name, version)) keys.add(key);
+      }
     }
     return keys;
   }
