@@ -1,7 +1,7 @@
 /**
  * The search index of a metadata driver against the reference rules (search/relevance.ts):
  * random corpora and queries, the driver's matches, tiers, order and totals must equal the
- * reference's. A new driver (PostgreSQL) runs this same file against its own storage.
+ * reference's. The PostgreSQL driver runs this same file (vitest project scale-out).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -9,7 +9,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStorage, loadConfig, type Storage } from '@pkg/server';
-import { buildStoredPackage, seedPackage } from '@pkg/testkit';
+import { buildStoredPackage, seedPackage, startScaleOutBacking, testProfile, type ScaleOutBacking } from '@pkg/testkit';
 import { deriveSearchFields, maintainerKeys } from '../src/search/search-fields.js';
 import { parseSearchText, type SearchQuery } from '../src/search/search-query.js';
 import { rankPackages, relevanceTier, type RankedPackage } from '../src/search/relevance.js';
@@ -19,14 +19,18 @@ const NOW = new Date('2025-06-01T12:00:00Z');
 let storage: Storage;
 let dataDir: string;
 let run = 0;
+// PKG_TEST_PROFILE=scale-out (the scale-out test project) runs this file on PostgreSQL.
+let backing: ScaleOutBacking | undefined;
 
 beforeAll(async () => {
   dataDir = await mkdtemp(path.join(tmpdir(), 'pkg-registry-search-contract-'));
-  const config = loadConfig({ flags: { data: dataDir, logLevel: 'silent' }, env: {} });
+  backing = testProfile() === 'scale-out' ? await startScaleOutBacking({ redis: false }) : undefined;
+  const config = loadConfig({ flags: { data: dataDir, logLevel: 'silent', ...backing?.settings }, env: {} });
   storage = await createStorage(config, { now: () => NOW });
 });
 afterAll(async () => {
   await storage.close();
+  await backing?.close();
   await rm(dataDir, { recursive: true, force: true });
 });
 
@@ -130,7 +134,7 @@ function tryParse(text: string): SearchQuery | undefined {
   }
 }
 
-describe('search index contract (SQLite)', () => {
+describe(`search index contract (${testProfile() === 'scale-out' ? 'PostgreSQL' : 'SQLite'})`, () => {
   it('matches, ranks, counts and pages exactly as the reference rules', async () => {
     await fc.assert(
       fc.asyncProperty(
