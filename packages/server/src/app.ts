@@ -2,8 +2,11 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { ServerDeps } from './deps.js';
 import { answerFrameworkError, installErrorHandler } from './plugins/error-handler.js';
 import { installRequestContext } from './plugins/request-context.js';
+import { installRateLimits } from './plugins/rate-limit.js';
+import { installAccessControl } from './plugins/access.js';
 import { installBodyParsing } from './plugins/body-parsing.js';
 import { installConnectionDraining } from './plugins/connection-draining.js';
+import { installJsonDepthLimit } from './plugins/json-depth.js';
 import { installRequestLog, loggerOptions, type LogStream } from './plugins/logging.js';
 import { RegistryMetrics } from './observability/metrics.js';
 import { installRequestMetrics } from './plugins/request-metrics.js';
@@ -63,7 +66,10 @@ export async function buildApp(deps: ServerDeps, options: BuildOptions = {}): Pr
   installErrorHandler(app);
   installConnectionDraining(app);
   installBodyParsing(app);
+  installJsonDepthLimit(app);
   installRequestContext(app, config, services);
+  installRateLimits(app, services.rateLimits);
+  installAccessControl(app);
   installRequestLog(app);
   const metrics = new RegistryMetrics();
   metrics.setSources({

@@ -1,5 +1,6 @@
 import type { Config } from './config/config.js';
 import type { RedisConnection } from './storage/drivers/redis/redis-connection.js';
+import type { CounterStore } from './storage/counter-store.js';
 import type { BlobStore, DownloadCountStore, InvalidationBus, MetadataStore, SearchIndex } from './storage/ports.js';
 
 /** Everything the server does IO through, built by main.ts (or by a test) and passed in. */
@@ -13,6 +14,8 @@ export interface ServerDeps {
   bus: InvalidationBus;
   /** The shared Redis connection, when one is configured (rate limits, readiness). */
   redis?: RedisConnection | undefined;
+  /** Rate-limit and login-throttle counters; in-process ones when not given. */
+  counters?: CounterStore;
   /** Injectable clock: tests move time instead of sleeping. */
   now: () => Date;
 }
@@ -20,9 +23,9 @@ export interface ServerDeps {
 /** The deps of a server on `storage` (what main and the test kit both build). */
 export function serverDeps(
   config: Config,
-  storage: Pick<ServerDeps, 'metadata' | 'search' | 'downloadCounts' | 'blobs' | 'bus' | 'redis'>,
+  storage: Pick<ServerDeps, 'metadata' | 'search' | 'downloadCounts' | 'blobs' | 'bus' | 'counters' | 'redis'>,
   now: () => Date = () => new Date(),
 ): ServerDeps {
-  const { metadata, search, downloadCounts, blobs, bus, redis } = storage;
-  return { config, metadata, search, downloadCounts, blobs, bus, redis, now };
+  const { metadata, search, downloadCounts, blobs, bus, counters, redis } = storage;
+  return { config, metadata, search, downloadCounts, blobs, bus, ...(counters ? { counters } : {}), redis, now };
 }

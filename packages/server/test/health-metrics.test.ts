@@ -2,6 +2,9 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  loginUser,
+  publishBody,
+  publishVersion,
   request,
   startOwnRedisServer,
   startRegistry,
@@ -102,5 +105,38 @@ describe('GET /-/metrics', () => {
     expect(res.text).toContain('pkg_registry_process_resident_memory_bytes');
     // Raw URLs never become labels.
     expect(res.text).not.toContain('/-/no/such/route');
+  });
+});
+
+describe('probes and scrapes', () => {
+  it('need no token and are never rate limited; 429s are counted by route', async () => {
+    const registry = await start({ profile: 'embedded', settings: { rateLimitAnonymous: 2, readAccess: 'token' } });
+    for (let i = 0; i < 5; i++) {
+      expect((await request(`${registry.url}/-/health`)).status).toBe(200);
+      expect((await request(`${registry.url}/-/metrics`)).status).toBe(200);
+    }
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) statuses.push((await request(`${registry.url}/-/ping`)).status);
+    expect(statuses).toEqual([200, 200, 429]);
+    const metrics = await request(`${registry.url}/-/metrics`);
+    expect(metrics.text).toContain('pkg_registry_rate_limit_rejections_total{route="/-/ping"} 1');
+  });
+});
+
+describe('publish and cache metrics', () => {
+  it('counts publishes (not retries) and document cache hits and misses', async () => {
+    const registry = await start({ profile: 'embedded' });
+    const token = await loginUser(registry.url, 'ada');
+    expect((await publishVersion(registry.url, token, 'com.acme.metrics', '1.0.0')).status).toBe(201);
+    const { body } = publishBody('com.acme.metrics', '1.0.0');
+    // The same version again (npm retries a PUT after a 5xx): 200, not counted.
+    expect((await request(`${registry.url}/com.acme.metrics`, { method: 'PUT', token, body })).status).toBe(200);
+    expect((await publishVersion(registry.url, token, 'com.acme.metrics', '1.1.0')).status).toBe(201);
+    for (let i = 0; i < 3; i++) await request(`${registry.url}/com.acme.metrics`);
+    const metrics = (await request(`${registry.url}/-/metrics`)).text;
+    expect(metrics).toContain('pkg_registry_publishes_total 2');
+    expect(metrics).toContain('pkg_registry_document_cache_lookups_total{result="miss"} 1');
+    expect(metrics).toContain('pkg_registry_document_cache_lookups_total{result="hit"} 2');
+    expect(metrics).toMatch(/pkg_registry_document_cache_hit_ratio 0\.66/);
   });
 });

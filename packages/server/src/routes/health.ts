@@ -7,13 +7,16 @@ import type { Services } from '../services/services.js';
  * Prometheus text format. Neither needs a token: restrict them at the load balancer.
  */
 export async function healthRoutes(app: FastifyInstance, opts: { services: Services; metrics: RegistryMetrics }): Promise<void> {
-  app.get('/-/health', async (_request, reply) => {
+  // Probes and scrapes need no token and are not rate limited (they come every few seconds).
+  const config = { openAccess: true, unmetered: true };
+
+  app.get('/-/health', { config }, async (_request, reply) => {
     const report = await opts.services.health.check();
     reply.header('Cache-Control', 'no-store');
     return reply.code(report.status === 'unavailable' ? 503 : 200).send(report);
   });
 
-  app.get('/-/metrics', async (_request, reply) => {
+  app.get('/-/metrics', { config }, async (_request, reply) => {
     const { contentType, body } = await opts.metrics.render();
     reply.header('Cache-Control', 'no-store');
     return reply.type(contentType).send(body);

@@ -10,6 +10,8 @@ import { BatchingDownloadRecorder, type DownloadRecorder } from './downloads.js'
 import { ScoreRefresher } from './score-refresher.js';
 import { SearchService } from './search-service.js';
 import { TenantService } from './tenant-service.js';
+import { RateLimitService } from './rate-limits.js';
+import { createMemoryCounterStore } from '../storage/counter-store.js';
 
 /** Bytes of pre-serialized package documents kept in memory. */
 const DOCUMENT_CACHE_BYTES = 64 * 1024 * 1024;
@@ -20,6 +22,7 @@ const SHARED_DOCUMENT_MAX_AGE_MS = 1000;
 export interface Services {
   tenants: TenantService;
   auth: AuthService;
+  rateLimits: RateLimitService;
   downloads: DownloadRecorder;
   packageReads: PackageReadService;
   publish: PublishService;
@@ -40,8 +43,10 @@ export interface ServicesOptions {
 
 export function createServices(deps: ServerDeps, options: ServicesOptions = {}): Services {
   const onError = options.onError ?? (() => undefined);
+  const counters = deps.counters ?? createMemoryCounterStore();
   const tenants = new TenantService(deps);
-  const auth = new AuthService(deps);
+  const auth = new AuthService(deps, counters);
+  const rateLimits = new RateLimitService(counters);
   const shared = !deps.config.database.startsWith('sqlite:');
   const documents = new DocumentCache(deps.bus, DOCUMENT_CACHE_BYTES, shared ? { maxAgeMs: SHARED_DOCUMENT_MAX_AGE_MS } : {});
   const downloads = new BatchingDownloadRecorder(
@@ -53,6 +58,7 @@ export function createServices(deps: ServerDeps, options: ServicesOptions = {}):
   return {
     tenants,
     auth,
+    rateLimits,
     downloads,
     packageReads: new PackageReadService(deps, documents),
     publish: new PublishService(deps),

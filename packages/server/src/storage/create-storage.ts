@@ -4,6 +4,7 @@ import { FsBlobStore } from './drivers/fs/fs-blob-store.js';
 import { parsePostgresUrl } from './drivers/postgres/pg-connection.js';
 import { PostgresInvalidationBus } from './drivers/postgres/postgres-invalidation-bus.js';
 import { PostgresMetadataStore } from './drivers/postgres/postgres-metadata-store.js';
+import { createRedisCounterStore } from './drivers/redis/redis-counter-store.js';
 import { RedisConnection } from './drivers/redis/redis-connection.js';
 import { RedisInvalidationBus } from './drivers/redis/redis-invalidation-bus.js';
 import { parseRedisUrl } from './drivers/redis/redis-location.js';
@@ -16,6 +17,7 @@ import { SqliteMetadataStore } from './drivers/sqlite/sqlite-metadata-store.js';
 import { SqliteSearchIndex } from './drivers/sqlite/sqlite-search-index.js';
 import { LocalInvalidationBus } from './memory-invalidation-bus.js';
 import type { BlobStore, DownloadCountStore, InvalidationBus, MetadataStore, SearchIndex } from './ports.js';
+import { createMemoryCounterStore, type CounterStore } from './counter-store.js';
 
 export interface Storage {
   metadata: MetadataStore;
@@ -28,6 +30,8 @@ export interface Storage {
   redis: RedisConnection | undefined;
   /** True when other processes may share this storage (PostgreSQL): start-up must not assume it is alone. */
   shared: boolean;
+  /** Rate-limit and login-throttle counters. */
+  counters: CounterStore;
   close(): Promise<void>;
 }
 
@@ -99,6 +103,8 @@ export async function createStorage(config: Config, options: CreateStorageOption
       bus = new LocalInvalidationBus();
     }
 
+    const counters = redis ? createRedisCounterStore(redis) : createMemoryCounterStore();
+
     await metadata.migrate();
     if (bus instanceof PostgresInvalidationBus) await bus.start();
     return {
@@ -107,9 +113,11 @@ export async function createStorage(config: Config, options: CreateStorageOption
       downloadCounts,
       blobs,
       bus,
+      counters,
       redis,
       shared: postgres !== undefined,
       async close() {
+        await counters.close();
         await bus.close();
         await redis?.close();
         await blobs.close();

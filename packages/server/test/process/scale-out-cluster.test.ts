@@ -194,3 +194,55 @@ describe.skipIf(!testPostgresUrl || !testRedisUrl)('two nodes on PostgreSQL + S3
     expect((await publishVersion(b.url, token, name, '2.0.0')).status).toBe(201);
   });
 });
+
+describe.skipIf(!testPostgresUrl || !testRedisUrl)('rate limits shared by two nodes through Redis', () => {
+  let backing: ScaleOutBacking;
+  let redis: OwnRedisServer;
+  const nodes: SpawnedRegistry[] = [];
+
+  beforeAll(async () => {
+    redis = await startOwnRedisServer();
+    backing = await startScaleOutBacking({ redis: false });
+    for (let i = 0; i < 2; i++) {
+      nodes.push(
+        await spawnRegistry({
+          args: ['--database', backing.settings.database!, '--storage', backing.settings.storage!, '--redis', redis.url],
+          env: { ...backing.env, ...NO_RATE_LIMITS, PKG_REGISTRY_RATE_LIMIT_ANONYMOUS: '6' },
+        }),
+      );
+    }
+  });
+  afterAll(async () => {
+    for (const node of nodes) await node.cleanup();
+    await redis.close();
+    await backing.close();
+  });
+
+  it('counts one caller across both nodes, and per node while Redis is down', async () => {
+    const [a, b] = nodes as [SpawnedRegistry, SpawnedRegistry];
+    const remaining: string[] = [];
+    for (const node of [a, b, a, b, a, b]) {
+      const res = await fetch(`${node.url}/com.acme.none`);
+      expect(res.status).toBe(404);
+      remaining.push(res.headers.get('x-ratelimit-remaining')!);
+    }
+    expect(remaining).toEqual(['5', '4', '3', '2', '1', '0']);
+    const refused = await request(`${b.url}/com.acme.none`);
+    expect(refused.status).toBe(429);
+    expect(refused.body.code).toBe('RATE_LIMIT_EXCEEDED');
+    expect((await request(`${a.url}/com.acme.none`)).status).toBe(429);
+    // Load-balancer probes are never limited.
+    expect((await request(`${a.url}/-/health`)).status).toBe(200);
+
+    await redis.stop();
+    await a.waitForLog((entry) => /Redis is unreachable/.test(String(entry.msg)));
+    // Each node now counts on its own, from zero: requests are served again, and limited again.
+    const duringOutage = await fetch(`${a.url}/com.acme.none`);
+    expect(duringOutage.status).toBe(404);
+    expect(duringOutage.headers.get('x-ratelimit-remaining')).toBe('5');
+    for (let i = 0; i < 5; i++) await fetch(`${a.url}/com.acme.none`);
+    expect((await fetch(`${a.url}/com.acme.none`)).status).toBe(429);
+    expect((await fetch(`${b.url}/com.acme.none`)).status).toBe(404);
+    expect(a.logEntries().filter((entry) => /Redis is unreachable/.test(String(entry.msg)))).toHaveLength(1);
+  });
+});
