@@ -59,6 +59,7 @@ async function snapshot(storage: Storage) {
       packages[name] = await storage.metadata.getPackage(t, name);
     }
     out[`tenant:${t}`] = {
+      downloads: await storage.downloadCounts.list(t),
       users: await storage.metadata.listUsers(t),
       tokens: await storage.metadata.listTokens(t),
       packages,
@@ -90,6 +91,11 @@ beforeAll(async () => {
       next: { ...stored('com.acme.gone', []), publishedVersions: ['1.0.0'], unpublished: true },
       result: null,
     }));
+    await source.downloadCounts.add([
+      { tenant: '', name: 'com.acme.tool', version: '1.0.0', day: '2025-01-02', count: 7 },
+      { tenant: '', name: 'com.acme.tool', version: '1.1.0', day: '2025-01-02', count: 3 },
+      { tenant: 'acme', name: 'com.acme.other', version: '0.1.0', day: '2025-01-03', count: 5 },
+    ]);
     expected = await snapshot(source);
   } finally {
     await source.close();
@@ -127,7 +133,9 @@ describe('pkg-registry migrate between two embedded registries', () => {
       const first = await runMigrate(['--from', sourceDir, '--to', targetDir]);
       expect(first.stderr).toBe('');
       expect(first.code).toBe(0);
-      expect(first.stdout).toContain('1 tenants, 4 users, 4 tokens, 5 packages; 6 tarballs copied, 0 already there');
+      expect(first.stdout).toContain(
+        '1 tenants, 4 users, 4 tokens, 5 packages, 3 download counts; 6 tarballs copied, 0 already there',
+      );
       const target = await openEmbedded(targetDir);
       expect(await snapshot(target)).toEqual(expected);
       await target.close();

@@ -7,7 +7,7 @@ import { copyRegistry } from './registry-copy.js';
 
 export const MIGRATE_USAGE = `Usage: pkg-registry migrate --from <registry> --to <registry> [options]
 
-Copies a whole registry (tenants, users, tokens, packages, tarballs) from one storage to
+Copies a whole registry (tenants, users, tokens, packages, tarballs, download counts) from one storage to
 another, checking every tarball's integrity. Re-running it brings the target up to date.
 Run it while no server writes to either side.
 
@@ -72,7 +72,8 @@ export async function migrateCommand(argv: string[], io: CommandIo): Promise<num
     io.stdout.write(`Copying ${describe(from)} to ${describe(to)}\n`);
     const report = await copyRegistry(source, target, (line) => io.stdout.write(`  ${line}\n`));
     io.stdout.write(
-      `Copied ${report.tenants} tenants, ${report.users} users, ${report.tokens} tokens, ${report.packages} packages; ` +
+      `Copied ${report.tenants} tenants, ${report.users} users, ${report.tokens} tokens, ${report.packages} packages, ` +
+        `${report.downloadCounts} download counts; ` +
         `${report.tarballsCopied} tarballs copied, ${report.tarballsPresent} already there (all verified)\n`,
     );
     if (report.problems.length > 0) {

@@ -1,11 +1,21 @@
 import type { Readable } from 'node:stream';
 import { blobKeyFor, sigstoreKeyFor } from '../storage/blob-keys.js';
-import { GLOBAL_TENANT, type BlobStore, type MetadataStore, type StoredPackage, type TenantId } from '../storage/ports.js';
+import {
+  GLOBAL_TENANT,
+  type BlobStore,
+  type DownloadCountStore,
+  type MetadataStore,
+  type SearchIndex,
+  type StoredPackage,
+  type TenantId,
+} from '../storage/ports.js';
 import { matchesDist } from './integrity.js';
 
 export interface RegistryStorage {
   metadata: MetadataStore;
   blobs: BlobStore;
+  downloadCounts: DownloadCountStore;
+  search: SearchIndex;
 }
 
 export interface CopyReport {
@@ -13,6 +23,8 @@ export interface CopyReport {
   users: number;
   tokens: number;
   packages: number;
+  /** Download counts (one per package, version and day), set to the source's values. */
+  downloadCounts: number;
   tarballsCopied: number;
   /** Already in the target with the right bytes (a re-run). */
   tarballsPresent: number;
@@ -23,7 +35,7 @@ export interface CopyReport {
 /**
  * Copies a whole registry between storages of any kind (SQLite/PostgreSQL, files/S3): tenants,
  * users, tokens, packages (unpublished ones too: their versions must stay unusable), every
- * provenance bundle and every tarball, each checked against its version's integrity before and after the copy. Tarballs
+ * provenance bundle, every tarball and the download counts, each checked against its version's integrity before and after the copy. Tarballs
  * are written before the package that references them, as publish does. Re-running brings the
  * target up to date and copies only tarballs it lacks.
  */
@@ -31,12 +43,14 @@ export async function copyRegistry(
   from: RegistryStorage,
   to: RegistryStorage,
   onProgress: (line: string) => void = () => undefined,
+  now = new Date(),
 ): Promise<CopyReport> {
   const report: CopyReport = {
     tenants: 0,
     users: 0,
     tokens: 0,
     packages: 0,
+    downloadCounts: 0,
     tarballsCopied: 0,
     tarballsPresent: 0,
     problems: [],
@@ -66,6 +80,11 @@ export async function copyRegistry(
       if (!pkg) continue;
       if (await copyPackage(from, to, tenant, name, pkg, report)) report.packages++;
     }
+    const counts = await from.downloadCounts.list(tenant);
+    await to.downloadCounts.replace(counts);
+    report.downloadCounts += counts.length;
+    // Search shows downloads and scores them: recompute them from the copied counts.
+    await to.search.refreshScores(tenant, null, now);
     onProgress(`${label}: ${names.length} packages`);
   }
   return report;

@@ -214,4 +214,8 @@ export interface DownloadCountStore {
   add(increments: readonly DownloadIncrement[]): Promise<void>;
   /** Downloads of a package per day, all versions summed, days without downloads left out, sorted. */
   perDay(tenant: TenantId, name: string, startDay: string, endDay: string): Promise<{ day: string; downloads: number }[]>;
+  /** Every count of a tenant, one entry per package, day and version (copying a registry). */
+  list(tenant: TenantId): Promise<DownloadIncrement[]>;
+  /** Sets these counts to exactly the values given (copying a registry: re-running changes nothing). */
+  replace(counts: readonly DownloadIncrement[]): Promise<void>;
 }

@@ -52,13 +52,7 @@ export class PostgresDownloadCounts implements DownloadCountStore {
         `INSERT INTO download_counts (tenant, name, day, version, count)
          SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[])
          ON CONFLICT (tenant, name, day, version) DO UPDATE SET count = download_counts.count + EXCLUDED.count`,
-        [
-          rows.map((r) => r.tenant),
-          rows.map((r) => r.name),
-          rows.map((r) => r.day),
-          rows.map((r) => r.version),
-          rows.map((r) => r.count),
-        ],
+        columns(rows),
       );
     });
   }
@@ -72,8 +66,42 @@ export class PostgresDownloadCounts implements DownloadCountStore {
     return rows.map((row) => ({ day: row.day, downloads: Number(row.downloads) }));
   }
 
+  async list(tenant: TenantId): Promise<DownloadIncrement[]> {
+    const { rows } = await this.#requirePool().query<DownloadIncrement & { count: string }>(
+      `SELECT tenant, name, day, version, count FROM download_counts WHERE tenant = $1
+       ORDER BY name COLLATE "C", day COLLATE "C", version COLLATE "C"`,
+      [tenant],
+    );
+    return rows.map((row) => ({ ...row, count: Number(row.count) }));
+  }
+
+  async replace(counts: readonly DownloadIncrement[]): Promise<void> {
+    if (counts.length === 0) return;
+    // One row per key (the last value wins), in key order like `add`.
+    const byKey = new Map(counts.map((c) => [[c.tenant, c.name, c.day, c.version].join('\0'), c]));
+    const rows = [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, c]) => c);
+    await inTransaction(this.#requirePool(), async (client) => {
+      await client.query(
+        `INSERT INTO download_counts (tenant, name, day, version, count)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[])
+         ON CONFLICT (tenant, name, day, version) DO UPDATE SET count = EXCLUDED.count`,
+        columns(rows),
+      );
+    });
+  }
+
   #requirePool(): pg.Pool {
     if (!this.#pool) throw new Error('PostgresDownloadCounts is not attached to a database');
     return this.#pool;
   }
+}
+
+function columns(rows: readonly DownloadIncrement[]): unknown[] {
+  return [
+    rows.map((r) => r.tenant),
+    rows.map((r) => r.name),
+    rows.map((r) => r.day),
+    rows.map((r) => r.version),
+    rows.map((r) => r.count),
+  ];
 }
