@@ -1,5 +1,4 @@
 import { mkdtemp, rm } from 'node:fs/promises';
-import { onTestFinished } from 'vitest';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { dropAbandonedSchemas, freshPostgresSchema, freshRedisPrefix, startS3Server } from './backing-services.js';
@@ -83,12 +82,14 @@ const backingsByDataDir = new Map<string, Promise<ScaleOutBacking>>();
  * The scale-out backing of a data directory a test reuses across restarts: kept until the
  * test that made it finishes.
  */
-function backingOfDataDir(dataDir: string): Promise<ScaleOutBacking> {
+async function backingOfDataDir(dataDir: string): Promise<ScaleOutBacking> {
   let backing = backingsByDataDir.get(dataDir);
   if (!backing) {
     const started = startScaleOutBacking();
     backing = started;
     backingsByDataDir.set(dataDir, started);
+    // Imported here, not at the top: testkit is also used outside vitest (bench/).
+    const { onTestFinished } = await import('vitest');
     onTestFinished(async () => {
       backingsByDataDir.delete(dataDir);
       await (await started).close();
