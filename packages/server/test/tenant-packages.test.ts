@@ -129,6 +129,40 @@ describe.each(NAMES)('registry %s', (which) => {
   });
 });
 
+describe('search and download counts', () => {
+  it('each registry searches and lists its own packages only', async () => {
+    for (const which of NAMES) {
+      const res = await hosts[which].request('/-/v1/search?text=example&size=250');
+      expect(res.status).toBe(200);
+      const found = res.body.objects.map((o: { package: { name: string } }) => o.package.name).sort();
+      expect(found).toEqual([SHARED, `com.example.only-${which}`].sort());
+      expect(res.body.total).toBe(2);
+      const shared = res.body.objects.find((o: { package: { name: string } }) => o.package.name === SHARED);
+      expect(shared.package.description).toBe(`shared on ${which}`);
+
+      const all = await hosts[which].request('/-/all');
+      expect(
+        Object.keys(all.body)
+          .filter((key) => key !== '_updated')
+          .sort(),
+      ).toEqual(found);
+    }
+  });
+
+  it('each registry counts the downloads of its own tarballs', async () => {
+    for (let i = 0; i < 2; i++) expect((await hosts.a.request(`/${SHARED}/-/${SHARED}-1.0.0.tgz`)).status).toBe(200);
+    await registry.services.downloads.flush();
+    const counts: Record<string, number> = {};
+    for (const which of NAMES) {
+      const res = await hosts[which].request(`/downloads/point/last-week/${SHARED}`);
+      expect(res.status).toBe(200);
+      counts[which] = res.body.downloads;
+    }
+    // One GET each in "serves its own tarball bytes", two more on a; HEAD requests do not count.
+    expect(counts).toEqual({ global: 1, a: 3, b: 1 });
+  });
+});
+
 describe('a token-only tenant', () => {
   it('answers 401 to anonymous package reads and serves them with a token', async () => {
     const priv = registryHost(registry.url, `private.${DOMAIN}`);

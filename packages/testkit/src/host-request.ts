@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { JsonResponse } from './http.js';
+import { recordIssuedToken } from './issued-tokens.js';
 
 export interface HostRequestInit {
   method?: string;
@@ -57,6 +58,7 @@ export function requestWithHost<T = any>(url: string, host: string, init: HostRe
           for (const [name, value] of Object.entries(res.headers)) {
             if (value !== undefined) responseHeaders.set(name, Array.isArray(value) ? value.join(', ') : value);
           }
+          recordIssuedToken(parsed);
           resolve({ status: res.statusCode ?? 0, body: parsed as T, headers: responseHeaders, text, bytes });
         });
         res.on('error', reject);

@@ -9,6 +9,7 @@ export * from './proxy.js';
 export * from './certificates.js';
 export * from './host-request.js';
 export * from './documents.js';
+export * from './issued-tokens.js';
 export * from './unity.js';
 export * from './publish.js';
 export * from './backing-services.js';
