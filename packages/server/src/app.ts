@@ -8,7 +8,10 @@ import { installBodyParsing } from './plugins/body-parsing.js';
 import { installConnectionDraining } from './plugins/connection-draining.js';
 import { installJsonDepthLimit } from './plugins/json-depth.js';
 import { installRequestLog, loggerOptions, type LogStream } from './plugins/logging.js';
+import { RegistryMetrics } from './observability/metrics.js';
+import { installRequestMetrics } from './plugins/request-metrics.js';
 import { createServices, type Services } from './services/services.js';
+import { healthRoutes } from './routes/health.js';
 import { pingRoutes } from './routes/ping.js';
 import { userAuthRoutes } from './routes/user-auth.js';
 import { packageRoutes } from './routes/packages.js';
@@ -23,6 +26,7 @@ import { downloadCountRoutes } from './routes/download-counts.js';
 export interface BuiltApp {
   app: FastifyInstance;
   services: Services;
+  metrics: RegistryMetrics;
 }
 
 export interface BuildOptions {
@@ -67,6 +71,13 @@ export async function buildApp(deps: ServerDeps, options: BuildOptions = {}): Pr
   installRateLimits(app, services.rateLimits);
   installAccessControl(app);
   installRequestLog(app);
+  const metrics = new RegistryMetrics();
+  metrics.setSources({
+    busConnected: () => deps.bus.connected,
+    redisReady: () => deps.redis?.ready,
+    cacheStats: () => services.documentCache.stats,
+  });
+  installRequestMetrics(app, metrics);
 
   await app.register(pingRoutes, { services });
   await app.register(userAuthRoutes, { services });
@@ -78,5 +89,6 @@ export async function buildApp(deps: ServerDeps, options: BuildOptions = {}): Pr
   await app.register(distTagRoutes, { services });
   await app.register(searchRoutes, { services });
   await app.register(downloadCountRoutes, { services });
-  return { app, services };
+  await app.register(healthRoutes, { services, metrics });
+  return { app, services, metrics };
 }

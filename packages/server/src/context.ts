@@ -33,5 +33,7 @@ declare module 'fastify' {
      * login, logout (the token is in the path), ping.
      */
     openAccess?: boolean;
+    /** Not counted against rate limits: load-balancer probes and metric scrapes come every few seconds. */
+    unmetered?: boolean;
   }
 }

@@ -1,4 +1,5 @@
 import type { Config } from './config/config.js';
+import type { RedisConnection } from './storage/drivers/redis/redis-connection.js';
 import type { CounterStore } from './storage/counter-store.js';
 import type { BlobStore, DownloadCountStore, InvalidationBus, MetadataStore, SearchIndex } from './storage/ports.js';
 
@@ -11,6 +12,8 @@ export interface ServerDeps {
   downloadCounts: DownloadCountStore;
   blobs: BlobStore;
   bus: InvalidationBus;
+  /** The shared Redis connection, when one is configured (rate limits, readiness). */
+  redis?: RedisConnection | undefined;
   /** Rate-limit and login-throttle counters; in-process ones when not given. */
   counters?: CounterStore;
   /** Injectable clock: tests move time instead of sleeping. */
@@ -20,9 +23,9 @@ export interface ServerDeps {
 /** The deps of a server on `storage` (what main and the test kit both build). */
 export function serverDeps(
   config: Config,
-  storage: Pick<ServerDeps, 'metadata' | 'search' | 'downloadCounts' | 'blobs' | 'bus' | 'counters'>,
+  storage: Pick<ServerDeps, 'metadata' | 'search' | 'downloadCounts' | 'blobs' | 'bus' | 'counters' | 'redis'>,
   now: () => Date = () => new Date(),
 ): ServerDeps {
-  const { metadata, search, downloadCounts, blobs, bus, counters } = storage;
-  return { config, metadata, search, downloadCounts, blobs, bus, ...(counters ? { counters } : {}), now };
+  const { metadata, search, downloadCounts, blobs, bus, counters, redis } = storage;
+  return { config, metadata, search, downloadCounts, blobs, bus, ...(counters ? { counters } : {}), redis, now };
 }

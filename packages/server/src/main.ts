@@ -3,11 +3,13 @@ import { TENANT_USAGE, tenantCommand } from './admin/tenant-command.js';
 import { USER_USAGE, userCommand } from './admin/user-command.js';
 import { SETTINGS } from './config/settings.js';
 import { serve } from './serve.js';
+import { migrateCommand } from './admin/migrate-command.js';
 
 const USAGE = `Usage: pkg-registry <command> [options]
 
 Commands:
   serve          Start the registry server
+  migrate        Copy a whole registry to another database/storage (migrate --help)
   tenant         Create, list, configure and delete tenant registries ('pkg-registry tenant help')
   user           List, disable, enable users and reset passwords ('pkg-registry user help')
   help           Show this help
@@ -25,6 +27,8 @@ export async function main(argv: string[]): Promise<number> {
   switch (command) {
     case 'serve':
       return serve(rest);
+    case 'migrate':
+      return migrateCommand(rest, process);
     case 'tenant':
       return HELP.has(rest[0] ?? 'help') ? help(TENANT_USAGE, rest[0]) : tenantCommand(rest, processAdminIo);
     case 'user':

@@ -5,6 +5,9 @@ import { ConfigError, loadConfig, type Config } from './config/config.js';
 import { SETTINGS } from './config/settings.js';
 import { readTlsFiles } from './config/tls.js';
 import { collectOrphanBlobs, createStorage, type Storage } from './storage/create-storage.js';
+import { DeferredLog } from './storage/deferred-log.js';
+
+const SHARED_ORPHAN_GRACE_MS = 60 * 60 * 1000;
 
 /** What `serve` writes to besides its log, and the signals that stop it (tests pass their own). */
 export interface ServeIo {
@@ -64,9 +67,10 @@ export async function serve(argv: string[], io: ServeIo = processServeIo): Promi
     throw err;
   }
 
+  const storageLog = new DeferredLog();
   let storage: Storage;
   try {
-    storage = await createStorage(config);
+    storage = await createStorage(config, { log: storageLog });
   } catch (err) {
     io.stderr.write(`Error: ${(err as Error).message}\n`);
     return err instanceof ConfigError ? 2 : 1;
@@ -82,7 +86,10 @@ export async function serve(argv: string[], io: ServeIo = processServeIo): Promi
     return tls ? 2 : 1;
   }
   const { app } = built;
-  const removed = await collectOrphanBlobs(storage, 0);
+  storageLog.attach(app.log);
+  // Alone, every unreferenced tarball is a crash leftover; sharing storage with other nodes,
+  // a young one may be another node's publish that has not committed yet.
+  const removed = await collectOrphanBlobs(storage, storage.shared ? SHARED_ORPHAN_GRACE_MS : 0);
   if (removed > 0) app.log.info({ removed }, 'removed orphan tarballs left by an interrupted publish');
 
   let stopping: Promise<void> | undefined;

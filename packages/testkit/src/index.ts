@@ -12,3 +12,4 @@ export * from './documents.js';
 export * from './issued-tokens.js';
 export * from './unity.js';
 export * from './publish.js';
+export * from './backing-services.js';

@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { dropAbandonedSchemas, freshPostgresSchema, freshRedisPrefix, startS3Server } from './backing-services.js';
 import { leakedTokens } from './issued-tokens.js';
 import {
   buildApp,
@@ -38,6 +39,68 @@ export interface StartRegistryOptions {
    * when a token a test received through this kit appears in it.
    */
   captureLogs?: boolean;
+  /**
+   * Which storage the registry runs on: `embedded` (SQLite + files) or `scale-out` (PostgreSQL,
+   * S3 and Redis, each fresh for this registry). Default: PKG_TEST_PROFILE, else `embedded`.
+   */
+  profile?: TestProfile;
+}
+
+export type TestProfile = 'embedded' | 'scale-out';
+
+/** The profile suites run on unless they choose: `PKG_TEST_PROFILE=scale-out` runs them all on PostgreSQL + S3 + Redis. */
+export function testProfile(): TestProfile {
+  const value = process.env.PKG_TEST_PROFILE ?? 'embedded';
+  if (value !== 'embedded' && value !== 'scale-out')
+    throw new Error(`PKG_TEST_PROFILE must be embedded or scale-out, got '${value}'`);
+  return value;
+}
+
+/** Fresh PostgreSQL schema, S3 server and Redis prefix for one registry (or several sharing them). */
+export interface ScaleOutBacking {
+  /** `database`, `storage` and (unless left out) `redis`. */
+  settings: Record<string, string>;
+  /** Variables a spawned server process needs (AWS credentials of the S3 test server). */
+  env: Record<string, string>;
+  close(): Promise<void>;
+}
+
+export async function startScaleOutBacking(options: { redis?: boolean } = {}): Promise<ScaleOutBacking> {
+  await dropAbandonedSchemas();
+  const postgres = freshPostgresSchema();
+  const redis = freshRedisPrefix();
+  const s3 = await startS3Server();
+  return {
+    settings: { database: postgres.url, storage: s3.url, ...(options.redis === false ? {} : { redis: redis.url }) },
+    env: s3.env,
+    async close() {
+      await s3.close();
+      await postgres.drop();
+      await redis.drop();
+    },
+  };
+}
+
+const backingsByDataDir = new Map<string, Promise<ScaleOutBacking>>();
+
+/**
+ * The scale-out backing of a data directory a test reuses across restarts: kept until the
+ * test that made it finishes.
+ */
+async function backingOfDataDir(dataDir: string): Promise<ScaleOutBacking> {
+  let backing = backingsByDataDir.get(dataDir);
+  if (!backing) {
+    const started = startScaleOutBacking();
+    backing = started;
+    backingsByDataDir.set(dataDir, started);
+    // Imported here, not at the top: testkit is also used outside vitest (bench/).
+    const { onTestFinished } = await import('vitest');
+    onTestFinished(async () => {
+      backingsByDataDir.delete(dataDir);
+      await (await started).close();
+    });
+  }
+  return backing;
 }
 
 /**
@@ -56,6 +119,15 @@ export async function startRegistry(options: StartRegistryOptions = {}): Promise
     rateLimitAuthenticated: '0',
     rateLimitPublish: '0',
   };
+  const scaleOut = (options.profile ?? testProfile()) === 'scale-out';
+  // A restart test passes its data directory again: on scale-out it gets the same backing.
+  const backing = !scaleOut
+    ? undefined
+    : options.dataDir
+      ? await backingOfDataDir(options.dataDir)
+      : await startScaleOutBacking();
+  const ownsBacking = scaleOut && !options.dataDir;
+  Object.assign(flags, backing?.settings);
   for (const [key, value] of Object.entries(options.settings ?? {})) flags[key] = String(value);
   const config = loadConfig({ flags, env: {} });
   const storage = await createStorage(config, options.now ? { now: options.now } : {});
@@ -82,6 +154,7 @@ export async function startRegistry(options: StartRegistryOptions = {}): Promise
     async close() {
       await built.app.close();
       await storage.close();
+      if (ownsBacking) await backing?.close();
       if (ownsDir) await rm(dataDir, { recursive: true, force: true });
       const leaked = leakedTokens(logLines.join(''));
       if (leaked.length > 0) throw new Error(`${leaked.length} issued token(s) appear in the registry's log`);

@@ -10,6 +10,7 @@ import { rateLimitHeaders, type RateLimitService } from '../services/rate-limits
  */
 export function installRateLimits(app: FastifyInstance, limits: RateLimitService): void {
   app.addHook('onRequest', async (request, reply) => {
+    if (request.routeOptions.config?.unmetered === true) return;
     const { tenant, caller, settings } = request.ctx;
     const state = caller
       ? await limits.count('authenticated', tenant, caller.user, settings.rateLimitAuthenticated)

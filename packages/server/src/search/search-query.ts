@@ -85,6 +85,10 @@ export function parseSearchText(text: string): SearchQuery {
     }
     if (parts > MAX_TERMS) throw new ProtocolError('BAD_REQUEST', `The search text may hold at most ${MAX_TERMS} terms`);
   }
+  const filters = query.deprecated !== undefined || query.unstable !== undefined || query.insecure !== undefined;
+  if (parts === 0 && !filters) {
+    throw new ProtocolError('BAD_REQUEST', 'The search text holds nothing to search for (no word of a letter or digit)');
+  }
   return query;
 }
 

@@ -18,10 +18,23 @@ interface Entry {
   /** null: the package does not exist (a 404 answered from memory until a write creates it). */
   cached: CachedValue<unknown> | null;
   size: number;
+  /** The clock when its build started. */
+  builtAt: number;
+}
+
+export interface DocumentCacheOptions {
+  /**
+   * Entries older than this are rebuilt. Set when other nodes write to the same store: the bus
+   * tells at once, and this bounds staleness even if a message is lost without a disconnect.
+   */
+  maxAgeMs?: number;
+  /** Milliseconds on a monotonic clock (tests move it). */
+  clock?: () => number;
 }
 
 interface Flight {
   pending: Promise<CachedValue<unknown> | undefined>;
+  /** Set by an invalidation (or clear) after the build started: its result is not stored. */
   stale: boolean;
 }
 
@@ -36,7 +49,9 @@ const OBJECT_OVERHEAD = 3;
  * bounded by bytes with least-recently-used eviction. Every write to a package is announced on
  * the invalidation bus; the cache then drops all variants of that package. A build that started
  * before an invalidation is not stored, so a stale document never sticks. Only packages with a
- * build in flight are tracked, so the cache's bookkeeping does not grow with the registry.
+ * build in flight are tracked besides the entries, so the bookkeeping does not grow with the
+ * registry. Shared by several nodes, the cache is bypassed while the bus cannot hear the others,
+ * emptied when the bus may have missed messages, and (with `maxAgeMs`) never older than that.
  */
 export class DocumentCache {
   readonly #maxBytes: number;
@@ -45,15 +60,29 @@ export class DocumentCache {
   /** Builds in flight by key; an invalidation marks them stale and forgets them. */
   readonly #inflight = new Map<string, Flight>();
   readonly #flightsByPackage = new Map<string, Set<string>>();
+  readonly #bus: InvalidationBus;
+  readonly #maxAgeMs: number;
+  readonly #clock: () => number;
   #bytes = 0;
+  #hits = 0;
+  #misses = 0;
 
-  constructor(bus: InvalidationBus, maxBytes: number) {
+  constructor(bus: InvalidationBus, maxBytes: number, options: DocumentCacheOptions = {}) {
     this.#maxBytes = maxBytes;
+    this.#bus = bus;
+    this.#maxAgeMs = options.maxAgeMs ?? Infinity;
+    this.#clock = options.clock ?? (() => performance.now());
     bus.subscribe((tenant, name) => this.invalidate(tenant, name));
+    bus.subscribeReset(() => this.clear());
   }
 
   get size(): { entries: number; bytes: number } {
     return { entries: this.#entries.size, bytes: this.#bytes };
+  }
+
+  /** Lookups answered from memory and built anew, since start. */
+  get stats(): { hits: number; misses: number } {
+    return { hits: this.#hits, misses: this.#misses };
   }
 
   /**
@@ -70,18 +99,21 @@ export class DocumentCache {
     const pkg = packageKey(tenant, name);
     const key = `${pkg}\0${variant}`;
     const hit = this.#entries.get(key);
-    if (hit) {
+    if (hit && (this.#maxAgeMs === Infinity || this.#clock() - hit.builtAt <= this.#maxAgeMs)) {
       // Re-insert: Map iteration order is the LRU order.
       this.#entries.delete(key);
       this.#entries.set(key, hit);
+      this.#hits++;
       return (hit.cached ?? undefined) as CachedValue<T> | undefined;
     }
+    this.#misses++;
     let flight = this.#inflight.get(key);
     if (!flight) {
+      const builtAt = this.#clock();
       const started: Flight = { stale: false, pending: undefined! };
       started.pending = build().then(
         (built) => {
-          if (!started.stale) this.#store(pkg, key, built ?? null);
+          if (!started.stale && this.#bus.connected) this.#store(pkg, key, built ?? null, builtAt);
           this.#land(pkg, key, started);
           return built;
         },
@@ -99,6 +131,32 @@ export class DocumentCache {
     return (await flight.pending) as CachedValue<T> | undefined;
   }
 
+  /** Drops every cached variant of a package. */
+  invalidate(tenant: TenantId, name: string): void {
+    const pkg = packageKey(tenant, name);
+    // Builds already under way may have read the old document: they answer their own callers
+    // but are not stored, and the next request starts a fresh build.
+    for (const key of this.#flightsByPackage.get(pkg) ?? []) this.#forgetFlight(key);
+    this.#flightsByPackage.delete(pkg);
+    for (const key of this.#keysByPackage.get(pkg) ?? []) this.#remove(key);
+    this.#keysByPackage.delete(pkg);
+  }
+
+  /** Drops everything (the bus may have missed messages). */
+  clear(): void {
+    for (const key of [...this.#inflight.keys()]) this.#forgetFlight(key);
+    this.#flightsByPackage.clear();
+    this.#entries.clear();
+    this.#keysByPackage.clear();
+    this.#bytes = 0;
+  }
+
+  #forgetFlight(key: string): void {
+    const flight = this.#inflight.get(key);
+    if (flight) flight.stale = true;
+    this.#inflight.delete(key);
+  }
+
   #land(pkg: string, key: string, flight: Flight): void {
     if (this.#inflight.get(key) !== flight) return;
     this.#inflight.delete(key);
@@ -107,25 +165,10 @@ export class DocumentCache {
     if (keys?.size === 0) this.#flightsByPackage.delete(pkg);
   }
 
-  /** Drops every cached variant of a package. */
-  invalidate(tenant: TenantId, name: string): void {
-    const pkg = packageKey(tenant, name);
-    // Builds already under way may have read the old document: they answer their own callers
-    // but are not stored, and the next request starts a fresh build.
-    for (const key of this.#flightsByPackage.get(pkg) ?? []) {
-      const flight = this.#inflight.get(key);
-      if (flight) flight.stale = true;
-      this.#inflight.delete(key);
-    }
-    this.#flightsByPackage.delete(pkg);
-    for (const key of this.#keysByPackage.get(pkg) ?? []) this.#remove(key);
-    this.#keysByPackage.delete(pkg);
-  }
-
-  #store(pkg: string, key: string, cached: CachedValue<unknown> | null): void {
+  #store(pkg: string, key: string, cached: CachedValue<unknown> | null, builtAt: number): void {
+    this.#remove(key);
     if (cached === null) {
-      this.#remove(key);
-      this.#insert(pkg, key, { pkg, cached: null, size: ABSENT_SIZE + key.length });
+      this.#insert(key, { pkg, cached: null, size: ABSENT_SIZE + key.length, builtAt });
       this.#evict();
       return;
     }
@@ -134,9 +177,8 @@ export class DocumentCache {
     const size = cached.representation.body.length * (keep ? 1 + OBJECT_OVERHEAD : 1);
     // One huge document must not flush everything else.
     if (size > this.#maxBytes / 2) return;
-    this.#remove(key);
-    const entry: Entry = { pkg, cached: stored, size };
-    this.#insert(pkg, key, entry);
+    const entry: Entry = { pkg, cached: stored, size, builtAt };
+    this.#insert(key, entry);
     // Compressed forms are made on first request and count against the bound from then on.
     cached.representation.onEncoded = (bytes) => {
       if (this.#entries.get(key) !== entry) return;
@@ -147,10 +189,10 @@ export class DocumentCache {
     this.#evict();
   }
 
-  #insert(pkg: string, key: string, entry: Entry): void {
+  #insert(key: string, entry: Entry): void {
     this.#entries.set(key, entry);
-    let keys = this.#keysByPackage.get(pkg);
-    if (!keys) this.#keysByPackage.set(pkg, (keys = new Set()));
+    let keys = this.#keysByPackage.get(entry.pkg);
+    if (!keys) this.#keysByPackage.set(entry.pkg, (keys = new Set()));
     keys.add(key);
     this.#bytes += entry.size;
   }

@@ -2,6 +2,7 @@ import type { ServerDeps } from '../deps.js';
 import { AuthService } from './auth-service.js';
 import { DistTagService } from './dist-tags.js';
 import { DocumentCache } from './document-cache.js';
+import { HealthService } from './health-service.js';
 import { PackageReadService } from './package-reads.js';
 import { PackageUpdateService } from './package-updates.js';
 import { PublishService } from './publish-service.js';
@@ -14,6 +15,8 @@ import { createMemoryCounterStore } from '../storage/counter-store.js';
 
 /** Bytes of pre-serialized package documents kept in memory. */
 const DOCUMENT_CACHE_BYTES = 64 * 1024 * 1024;
+/** With other nodes writing to the same database, no cached document is older than this. */
+const SHARED_DOCUMENT_MAX_AGE_MS = 1000;
 
 /** The use cases of the registry, free of HTTP types; routes call exactly one of them each. */
 export interface Services {
@@ -26,6 +29,9 @@ export interface Services {
   packageUpdates: PackageUpdateService;
   distTags: DistTagService;
   search: SearchService;
+  health: HealthService;
+  /** Package documents kept in memory (its hit counts feed /-/metrics). */
+  documentCache: DocumentCache;
   /** Stops background work and writes buffered download counts (the app's onClose). */
   close(): Promise<void>;
 }
@@ -41,7 +47,8 @@ export function createServices(deps: ServerDeps, options: ServicesOptions = {}):
   const tenants = new TenantService(deps);
   const auth = new AuthService(deps, counters);
   const rateLimits = new RateLimitService(counters);
-  const documents = new DocumentCache(deps.bus, DOCUMENT_CACHE_BYTES);
+  const shared = !deps.config.database.startsWith('sqlite:');
+  const documents = new DocumentCache(deps.bus, DOCUMENT_CACHE_BYTES, shared ? { maxAgeMs: SHARED_DOCUMENT_MAX_AGE_MS } : {});
   const downloads = new BatchingDownloadRecorder(
     { counts: deps.downloadCounts, search: deps.search, now: deps.now },
     { onError: (err) => onError(err, 'writing download counts') },
@@ -57,6 +64,8 @@ export function createServices(deps: ServerDeps, options: ServicesOptions = {}):
     publish: new PublishService(deps),
     packageUpdates: new PackageUpdateService(deps),
     distTags: new DistTagService(deps),
+    health: new HealthService(deps),
+    documentCache: documents,
     search,
     async close() {
       await scores.close();

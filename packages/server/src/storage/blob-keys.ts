@@ -21,3 +21,10 @@ export function sigstoreKeyFor(tenant: TenantId, name: string, version: string):
 export function blobKeysOfVersion(tenant: TenantId, name: string, version: string): string[] {
   return [blobKeyFor(tenant, name, version), sigstoreKeyFor(tenant, name, version)];
 }
+
+/** Refuses a key that could name something outside the store (`..`, empty segments, NUL). */
+export function assertValidBlobKey(key: string): void {
+  if (key.split('/').some((part) => part === '' || part === '.' || part === '..') || key.includes('\\') || key.includes('\0')) {
+    throw new Error(`invalid blob key: ${key}`);
+  }
+}

@@ -68,6 +68,8 @@ export interface MetadataStore {
   /** Creates or upgrades the schema; safe when several processes start at once. */
   migrate(): Promise<void>;
   close(): Promise<void>;
+  /** Readiness: resolves when the database answers a query. */
+  ping(): Promise<void>;
 
   getTenant(name: TenantId): Promise<TenantRecord | undefined>;
   listTenants(): Promise<TenantRecord[]>;
@@ -85,6 +87,8 @@ export interface MetadataStore {
 
   createToken(tenant: TenantId, token: TokenRecord): Promise<void>;
   getToken(tenant: TenantId, hash: string): Promise<TokenRecord | undefined>;
+  /** Every token of a tenant, ordered by hash (copying a registry). */
+  listTokens(tenant: TenantId): Promise<TokenRecord[]>;
   deleteToken(tenant: TenantId, hash: string): Promise<boolean>;
   /** Revokes every token of a user (disable, password reset). */
   deleteUserTokens(tenant: TenantId, user: string): Promise<number>;
@@ -98,16 +102,18 @@ export interface MetadataStore {
   getPackage(tenant: TenantId, name: string): Promise<StoredPackage | undefined>;
   /**
    * Read-modify-write of one package, atomic and serialized per package across processes.
-   * `mutate` may run more than once when another writer got there first, so it must have no
-   * effects besides idempotent ones (writing a blob under a content-derived key is fine).
+   * While `mutate` runs, no other mutation of that package runs in this process, nor, on
+   * PostgreSQL, on any node (SQLite serves one process). `mutate` may still run more than once
+   * when another writer got there first, so it must have no effects besides idempotent ones
+   * (writing a blob under a content-derived key is fine).
    */
   updatePackage<T>(
     tenant: TenantId,
     name: string,
     mutate: (current: StoredPackage | undefined) => Promise<PackageMutation<T>> | PackageMutation<T>,
   ): Promise<T>;
-  /** Names of all packages of a tenant (tombstones excluded), sorted. */
-  listPackageNames(tenant: TenantId): Promise<string[]>;
+  /** Names of all packages of a tenant, sorted; tombstones only with `includeUnpublished`. */
+  listPackageNames(tenant: TenantId, options?: { includeUnpublished?: boolean }): Promise<string[]>;
   /** Every blob key referenced by any package of any tenant (orphan collection). */
   referencedBlobKeys(): Promise<Set<string>>;
 }
@@ -130,6 +136,8 @@ export interface BlobStore {
   readSmall?(key: string): Promise<Buffer | undefined>;
   delete(key: string): Promise<void>;
   list(): AsyncIterable<{ key: string } & BlobInfo>;
+  /** Readiness: resolves when the store can be reached (directory present, bucket answering). */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -138,8 +146,20 @@ export interface BlobStore {
  * The embedded default has one process: its bus only calls local subscribers.
  */
 export interface InvalidationBus {
+  /**
+   * Tells every process (this one included) that a package changed. Never fails: when the
+   * shared channel is down the change is still committed, and the others learn of it through
+   * `subscribeReset` once the channel is back.
+   */
   publish(tenant: TenantId, name: string): Promise<void>;
   subscribe(listener: (tenant: TenantId, name: string) => void): void;
+  /**
+   * Called when messages from other processes may have been missed (the channel dropped or
+   * came back): drop everything cached.
+   */
+  subscribeReset(listener: () => void): void;
+  /** False while messages from other processes cannot arrive: a cache must not serve from memory then. */
+  readonly connected: boolean;
   close(): Promise<void>;
 }
 
@@ -205,4 +225,8 @@ export interface DownloadCountStore {
   add(increments: readonly DownloadIncrement[]): Promise<void>;
   /** Downloads of a package per day, all versions summed, days without downloads left out, sorted. */
   perDay(tenant: TenantId, name: string, startDay: string, endDay: string): Promise<{ day: string; downloads: number }[]>;
+  /** Every count of a tenant, one entry per package, day and version (copying a registry). */
+  list(tenant: TenantId): Promise<DownloadIncrement[]>;
+  /** Sets these counts to exactly the values given (copying a registry: re-running changes nothing). */
+  replace(counts: readonly DownloadIncrement[]): Promise<void>;
 }

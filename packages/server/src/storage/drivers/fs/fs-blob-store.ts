@@ -2,6 +2,7 @@ import { createReadStream } from 'node:fs';
 import { mkdir, open, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { assertValidBlobKey } from '../../blob-keys.js';
 import type { BlobInfo, BlobStore } from '../../ports.js';
 import { OpenFileCache } from './open-files.js';
 
@@ -28,12 +29,25 @@ export class FsBlobStore implements BlobStore {
     await mkdir(path.join(this.root, TEMP_DIR), { recursive: true });
   }
 
-  /** Removes partial writes left by a crash. */
-  async cleanTemporary(): Promise<number> {
+  /**
+   * Removes partial writes left by a crash. On a directory shared by several nodes, give an age:
+   * a younger file may be another node's upload in progress.
+   */
+  async cleanTemporary(olderThanMs = 0, now = new Date()): Promise<number> {
     const dir = path.join(this.root, TEMP_DIR);
     const entries = await readdir(dir).catch(() => [] as string[]);
-    await Promise.all(entries.map((entry) => rm(path.join(dir, entry), { force: true })));
-    return entries.length;
+    let removed = 0;
+    for (const entry of entries) {
+      const file = path.join(dir, entry);
+      const modified = await stat(file).then(
+        (s) => s.mtimeMs,
+        () => undefined,
+      );
+      if (modified === undefined || now.getTime() - modified < olderThanMs) continue;
+      await rm(file, { force: true });
+      removed++;
+    }
+    return removed;
   }
 
   async put(key: string, data: Buffer): Promise<void> {
@@ -109,6 +123,12 @@ export class FsBlobStore implements BlobStore {
     yield* this.#walk('');
   }
 
+  async ping(): Promise<void> {
+    // The temporary directory exists exactly when the store's directory is there and set up.
+    const info = await stat(path.join(this.root, TEMP_DIR));
+    if (!info.isDirectory()) throw new Error(`${TEMP_DIR} is not a directory`);
+  }
+
   async close(): Promise<void> {
     await this.#openFiles.close();
   }
@@ -129,9 +149,7 @@ export class FsBlobStore implements BlobStore {
 
   #pathOf(key: string): string {
     // Keys are built by blobKeyFor from validated names; refuse anything that could escape anyway.
-    if (key.split('/').some((part) => part === '' || part === '.' || part === '..') || key.includes('\\') || key.includes('\0')) {
-      throw new Error(`invalid blob key: ${key}`);
-    }
+    assertValidBlobKey(key);
     return path.join(this.root, key);
   }
 }

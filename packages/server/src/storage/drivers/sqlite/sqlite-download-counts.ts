@@ -61,6 +61,25 @@ export class SqliteDownloadCounts implements DownloadCountStore {
     ).all(tenant, name, startDay, endDay) as { day: string; downloads: number }[];
   }
 
+  async list(tenant: TenantId): Promise<DownloadIncrement[]> {
+    return this.#stmt(
+      `SELECT tenant, name, day, version, count FROM download_counts WHERE tenant = ? ORDER BY name, day, version`,
+    ).all(tenant) as DownloadIncrement[];
+  }
+
+  async replace(counts: readonly DownloadIncrement[]): Promise<void> {
+    if (counts.length === 0) return;
+    const upsert = this.#stmt(
+      `INSERT INTO download_counts (tenant, name, day, version, count) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (tenant, name, day, version) DO UPDATE SET count = excluded.count`,
+    );
+    this.#requireDb()
+      .transaction(() => {
+        for (const c of counts) upsert.run(c.tenant, c.name, c.day, c.version, c.count);
+      })
+      .immediate();
+  }
+
   #stmt(sql: string): Statement {
     let statement = this.#statements.get(sql);
     if (!statement) {

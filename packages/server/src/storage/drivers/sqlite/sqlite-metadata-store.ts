@@ -85,6 +85,10 @@ export class SqliteMetadataStore implements MetadataStore {
     if (this.db.open) this.db.close();
   }
 
+  async ping(): Promise<void> {
+    this.#statement('SELECT 1').get();
+  }
+
   async getTenant(name: TenantId): Promise<TenantRecord | undefined> {
     const row = this.#statement('SELECT name, created_at, settings FROM tenants WHERE name = ?').get(name) as
       { name: string; created_at: string; settings: string } | undefined;
@@ -178,17 +182,14 @@ export class SqliteMetadataStore implements MetadataStore {
 
   async getToken(tenant: TenantId, hash: string): Promise<TokenRecord | undefined> {
     const row = this.#statement('SELECT hash, user, created_at, expires_at, readonly FROM tokens WHERE tenant = ? AND hash = ?')
-      .get(tenant, hash) as
-      { hash: string; user: string; created_at: string; expires_at: string | null; readonly: number } | undefined;
-    return (
-      row && {
-        hash: row.hash,
-        user: row.user,
-        createdAt: row.created_at,
-        expiresAt: row.expires_at,
-        readonly: row.readonly === 1,
-      }
-    );
+      .get(tenant, hash) as TokenRow | undefined;
+    return row && toToken(row);
+  }
+
+  async listTokens(tenant: TenantId): Promise<TokenRecord[]> {
+    const rows = this.#statement('SELECT hash, user, created_at, expires_at, readonly FROM tokens WHERE tenant = ? ORDER BY hash')
+      .all(tenant) as TokenRow[];
+    return rows.map(toToken);
   }
 
   async deleteToken(tenant: TenantId, hash: string): Promise<boolean> {
@@ -256,8 +257,9 @@ export class SqliteMetadataStore implements MetadataStore {
     });
   }
 
-  async listPackageNames(tenant: TenantId): Promise<string[]> {
-    const rows = this.#statement('SELECT name FROM packages WHERE tenant = ? AND unpublished = 0 ORDER BY name').all(tenant) as {
+  async listPackageNames(tenant: TenantId, options: { includeUnpublished?: boolean } = {}): Promise<string[]> {
+    const filter = options.includeUnpublished ? '' : ' AND unpublished = 0';
+    const rows = this.#statement(`SELECT name FROM packages WHERE tenant = ?${filter} ORDER BY name`).all(tenant) as {
       name: string;
     }[];
     return rows.map((row) => row.name);
@@ -282,7 +284,7 @@ export class SqliteMetadataStore implements MetadataStore {
   #statement(sql: string): Database.Statement {
     let statement = this.#statements.get(sql);
     if (!statement) {
-      statement = this.db.prepare(sql);
+      statement = this.#statement(sql);
       this.#statements.set(sql, statement);
     }
     return statement;
@@ -309,6 +311,24 @@ function toUser(row: UserRow): UserRecord {
     passwordHash: row.password_hash,
     createdAt: row.created_at,
     disabled: row.disabled === 1,
+  };
+}
+
+interface TokenRow {
+  hash: string;
+  user: string;
+  created_at: string;
+  expires_at: string | null;
+  readonly: number;
+}
+
+function toToken(row: TokenRow): TokenRecord {
+  return {
+    hash: row.hash,
+    user: row.user,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    readonly: row.readonly === 1,
   };
 }
 

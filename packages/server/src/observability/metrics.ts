@@ -1,0 +1,115 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** Sources of figures kept elsewhere, read when Prometheus scrapes. */
+export interface MetricSources {
+  /** Document cache lookups so far. */
+  cacheStats?: () => { hits: number; misses: number };
+  /** Whether the invalidation bus hears other nodes. */
+  busConnected?: () => boolean;
+  /** Whether Redis answers commands; undefined when none is configured. */
+  redisReady?: () => boolean | undefined;
+}
+
+/**
+ * The registry's Prometheus metrics, one registry per app (tests build several apps in one
+ * process). Route labels are route patterns, never raw URLs, so the series stay few.
+ */
+export class RegistryMetrics {
+  readonly registry = new Registry();
+  readonly #requests: Counter<'method' | 'route' | 'status'>;
+  readonly #duration: Histogram<'method' | 'route' | 'status'>;
+  readonly #publishes: Counter;
+  readonly #rateLimited: Counter<'route'>;
+  #sources: MetricSources = {};
+
+  constructor() {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry, prefix: 'pkg_registry_' });
+    this.#requests = new Counter({
+      name: 'pkg_registry_http_requests_total',
+      help: 'HTTP requests answered, by method, route pattern and status.',
+      labelNames: ['method', 'route', 'status'],
+      registers,
+    });
+    this.#duration = new Histogram({
+      name: 'pkg_registry_http_request_duration_seconds',
+      help: 'Time to answer HTTP requests, by method, route pattern and status.',
+      labelNames: ['method', 'route', 'status'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    });
+    this.#publishes = new Counter({
+      name: 'pkg_registry_publishes_total',
+      help: 'Versions published.',
+      registers,
+    });
+    this.#rateLimited = new Counter({
+      name: 'pkg_registry_rate_limit_rejections_total',
+      help: 'Requests refused with 429 because a rate limit was passed, by route pattern.',
+      labelNames: ['route'],
+      registers,
+    });
+    const sources = () => this.#sources;
+    new Counter({
+      name: 'pkg_registry_document_cache_lookups_total',
+      help: 'Package document cache lookups, by result (hit or miss).',
+      labelNames: ['result'],
+      registers,
+      collect() {
+        const stats = sources().cacheStats?.();
+        if (!stats) return;
+        this.reset();
+        this.inc({ result: 'hit' }, stats.hits);
+        this.inc({ result: 'miss' }, stats.misses);
+      },
+    });
+    new Gauge({
+      name: 'pkg_registry_document_cache_hit_ratio',
+      help: 'Share of package document lookups answered from the cache since start (0 to 1).',
+      registers,
+      collect() {
+        const stats = sources().cacheStats?.();
+        const total = stats ? stats.hits + stats.misses : 0;
+        this.set(stats && total > 0 ? stats.hits / total : 0);
+      },
+    });
+    new Gauge({
+      name: 'pkg_registry_invalidation_bus_connected',
+      help: '1 when this node hears cache invalidations from the other nodes.',
+      registers,
+      collect() {
+        this.set(sources().busConnected?.() === false ? 0 : 1);
+      },
+    });
+    new Gauge({
+      name: 'pkg_registry_redis_up',
+      help: '1 when Redis answers, 0 when it does not; absent without Redis.',
+      registers,
+      collect() {
+        const ready = sources().redisReady?.();
+        this.reset();
+        if (ready !== undefined) this.set(ready ? 1 : 0);
+      },
+    });
+  }
+
+  /** Where the scrape-time figures come from (set once the services exist). */
+  setSources(sources: MetricSources): void {
+    this.#sources = { ...this.#sources, ...sources };
+  }
+
+  observeRequest(method: string, route: string, status: number, seconds: number): void {
+    const labels = { method, route, status: String(status) };
+    this.#requests.inc(labels);
+    this.#duration.observe(labels, seconds);
+    if (status === 429) this.#rateLimited.inc({ route });
+  }
+
+  recordPublish(): void {
+    this.#publishes.inc();
+  }
+
+  async render(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}

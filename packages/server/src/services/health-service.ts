@@ -1,0 +1,72 @@
+import type { ServerDeps } from '../deps.js';
+
+export interface CheckResult {
+  ok: boolean;
+  /** Round trip in milliseconds. */
+  ms: number;
+  /** Why it failed (a short message, never a connection string). */
+  error?: string;
+}
+
+export interface HealthReport {
+  /** `ok`; `degraded` when only Redis is down (the node still serves); `unavailable` otherwise. */
+  status: 'ok' | 'degraded' | 'unavailable';
+  checks: { database: CheckResult; storage: CheckResult; redis?: CheckResult };
+}
+
+const CHECK_TIMEOUT_MS = 2000;
+
+/**
+ * Readiness for load balancers: can this node reach its database and tarball storage (and
+ * Redis, when configured)? Redis down leaves the node serving (limits count per node, caches
+ * are bypassed), so it only degrades the answer; database or storage down makes it unready.
+ */
+export class HealthService {
+  readonly #deps: ServerDeps;
+
+  constructor(deps: ServerDeps) {
+    this.#deps = deps;
+  }
+
+  async check(): Promise<HealthReport> {
+    const { metadata, blobs, redis } = this.#deps;
+    const [database, storage, redisCheck] = await Promise.all([
+      timed(() => metadata.ping()),
+      timed(() => blobs.ping()),
+      redis ? timed(() => redis.ping()) : Promise.resolve(undefined),
+    ]);
+    const status = !database.ok || !storage.ok ? 'unavailable' : redisCheck && !redisCheck.ok ? 'degraded' : 'ok';
+    return { status, checks: { database, storage, ...(redisCheck ? { redis: redisCheck } : {}) } };
+  }
+}
+
+async function timed(probe: () => Promise<void>): Promise<CheckResult> {
+  const started = performance.now();
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      probe(),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS);
+      }),
+    ]);
+    return { ok: true, ms: elapsed(started) };
+  } catch (err) {
+    return { ok: false, ms: elapsed(started), error: describe(err) };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function elapsed(started: number): number {
+  return Math.round((performance.now() - started) * 10) / 10;
+}
+
+/** A short reason; URLs in driver messages lose their credentials. */
+function describe(err: unknown): string {
+  // File system errors name paths: their code says enough.
+  const code = (err as { code?: unknown })?.code;
+  if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return code;
+  const message = err instanceof Error ? err.message || err.name : String(err);
+  return message.replace(/\/\/[^@/\s]*@/g, '//***@').slice(0, 200);
+}

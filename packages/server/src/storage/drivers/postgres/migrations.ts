@@ -1,0 +1,87 @@
+import type pg from 'pg';
+
+/**
+ * Versioned schema of the PostgreSQL metadata store. Append only: a released migration never
+ * changes; a new one is added at the end. Times are kept as the ISO strings the services
+ * write, so both drivers return exactly what was stored.
+ */
+export const POSTGRES_MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE tenants (
+    name text PRIMARY KEY,
+    created_at text NOT NULL,
+    settings json NOT NULL DEFAULT '{}'
+  );
+  CREATE TABLE users (
+    tenant text NOT NULL,
+    name text NOT NULL,
+    email text NOT NULL,
+    password_hash text NOT NULL,
+    created_at text NOT NULL,
+    disabled boolean NOT NULL DEFAULT false,
+    PRIMARY KEY (tenant, name)
+  );
+  CREATE TABLE tokens (
+    tenant text NOT NULL,
+    hash text NOT NULL,
+    user_name text NOT NULL,
+    created_at text NOT NULL,
+    expires_at text,
+    readonly boolean NOT NULL DEFAULT false,
+    PRIMARY KEY (tenant, hash)
+  );
+  CREATE INDEX tokens_by_user ON tokens (tenant, user_name);
+  -- json, not jsonb: a document keeps its key order (versions, time) exactly as written.
+  CREATE TABLE packages (
+    tenant text NOT NULL,
+    name text NOT NULL,
+    document json NOT NULL,
+    published_versions json NOT NULL,
+    unpublished boolean NOT NULL DEFAULT false,
+    write_count bigint NOT NULL,
+    updated_at timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (tenant, name)
+  );
+  `,
+];
+
+/** Advisory-lock namespace of this application ('pkgr'), so its locks never meet another's. */
+export const LOCK_NAMESPACE = 0x706b6772;
+const MIGRATION_LOCK = 1;
+
+/**
+ * Applies the migrations not yet recorded, in one transaction under an advisory lock, so
+ * several processes starting at once apply each migration exactly once and none sees a
+ * half-built schema. The lock is database-wide: creating extensions must not race either.
+ */
+export async function applyMigrations(
+  client: pg.ClientBase,
+  schema: string,
+  scopes: readonly (readonly [scope: string, migrations: readonly string[]])[],
+): Promise<void> {
+  await client.query('BEGIN');
+  try {
+    await client.query('SELECT pg_advisory_xact_lock($1, $2)', [LOCK_NAMESPACE, MIGRATION_LOCK]);
+    if (schema !== 'public') await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS "${schema}".schema_migrations (
+         scope text NOT NULL, version integer NOT NULL, applied_at timestamptz NOT NULL DEFAULT now(),
+         PRIMARY KEY (scope, version))`,
+    );
+    const { rows } = await client.query<{ scope: string; version: number }>(
+      `SELECT scope, version FROM "${schema}".schema_migrations`,
+    );
+    const applied = new Set(rows.map((row) => `${row.scope}:${row.version}`));
+    for (const [scope, migrations] of scopes) {
+      for (const [version, sql] of migrations.entries()) {
+        if (applied.has(`${scope}:${version}`)) continue;
+        await client.query(sql);
+        await client.query(`INSERT INTO "${schema}".schema_migrations (scope, version) VALUES ($1, $2)`, [scope, version]);
+      }
+    }
+    await client.query('COMMIT');
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  }
+}

@@ -1,0 +1,81 @@
+import pg from 'pg';
+import { ConfigError } from '../../../config/config.js';
+
+/** Where the PostgreSQL driver connects and which schema it owns. */
+export interface PgLocation {
+  /** The URL as pg understands it (our own `schema` parameter removed). */
+  connectionString: string;
+  /** Schema holding every table of the registry; `public` unless `?schema=` names another. */
+  schema: string;
+  /** Largest number of pooled connections (`?pool=`, default 10). */
+  poolSize: number;
+}
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/**
+ * Reads `postgres://user:pass@host:5432/db?schema=registry&pool=20`. `schema` lets several
+ * registries (or test runs) share one database; the other parameters are pg's own (sslmode, …).
+ */
+export function parsePostgresUrl(url: string): PgLocation {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new ConfigError("setting 'database' is not a valid postgres:// URL");
+  }
+  const schema = parsed.searchParams.get('schema') ?? 'public';
+  if (!SCHEMA_NAME.test(schema)) {
+    throw new ConfigError(`setting 'database': schema must match ${SCHEMA_NAME.source}, got '${schema}'`);
+  }
+  const poolParam = parsed.searchParams.get('pool');
+  const poolSize = poolParam === null ? 10 : Number(poolParam);
+  if (!Number.isSafeInteger(poolSize) || poolSize < 2 || poolSize > 1000) {
+    throw new ConfigError("setting 'database': pool must be an integer from 2 to 1000");
+  }
+  parsed.searchParams.delete('schema');
+  parsed.searchParams.delete('pool');
+  return { connectionString: parsed.toString(), schema, poolSize };
+}
+
+/** A pool whose sessions see the registry's schema first (and `public`, where extensions live). */
+export function createPool(location: PgLocation, max = location.poolSize): pg.Pool {
+  return new pg.Pool({
+    connectionString: location.connectionString,
+    options: `-c search_path=${location.schema},public`,
+    max,
+    connectionTimeoutMillis: 10_000,
+    idleTimeoutMillis: 30_000,
+    application_name: 'pkg-registry',
+  });
+}
+
+/** A single session outside the pool (LISTEN needs one that stays open). */
+export function createClient(location: PgLocation): pg.Client {
+  return new pg.Client({
+    connectionString: location.connectionString,
+    options: `-c search_path=${location.schema},public`,
+    connectionTimeoutMillis: 10_000,
+    // Named per schema, so an operator (or a test) can tell which registry a session serves.
+    application_name: `pkg-registry-listen:${location.schema}`.slice(0, 63),
+    keepAlive: true,
+  });
+}
+
+/** Runs `work` in a transaction on one pooled session; rolls back when it throws. */
+export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    // A session whose rollback fails is not given back to the pool.
+    await client.query('ROLLBACK').catch((rollbackErr: Error) => (broken = rollbackErr));
+    throw err;
+  } finally {
+    client.release(broken);
+  }
+}

@@ -1,0 +1,325 @@
+import type pg from 'pg';
+import { blobKeysOfVersion } from '../../blob-keys.js';
+import { KeyedMutex } from '../../keyed-mutex.js';
+import type {
+  MetadataStore,
+  PackageMutation,
+  StoredPackage,
+  TenantId,
+  TenantRecord,
+  TenantSettings,
+  TokenRecord,
+  UserRecord,
+} from '../../ports.js';
+import { LOCK_NAMESPACE, POSTGRES_MIGRATIONS, applyMigrations } from './migrations.js';
+import { createPool, inTransaction, type PgLocation } from './pg-connection.js';
+
+/** Work run inside the write transaction of a package (e.g. the search index), on its session. */
+export interface PostgresPackageWriteHook {
+  /** Names the hook's migrations in schema_migrations. */
+  name: string;
+  migrations?: readonly string[];
+  onWrite(client: pg.ClientBase, tenant: TenantId, name: string, pkg: StoredPackage): Promise<void>;
+  onTenantDelete?(client: pg.ClientBase, tenant: TenantId): Promise<void>;
+}
+
+interface PackageRow {
+  document: StoredPackage['document'];
+  published_versions: string[];
+  unpublished: boolean;
+  write_count: string;
+}
+
+type Mutate<T> = (current: StoredPackage | undefined) => Promise<PackageMutation<T>> | PackageMutation<T>;
+
+/**
+ * Metadata in PostgreSQL, shared by any number of server processes.
+ *
+ * A package write is one transaction holding a per-package advisory lock (a row lock cannot
+ * cover a first publish, whose row does not exist yet): read, mutate, write, commit. So
+ * publishes of one package on several nodes run one after the other and none is lost, and the
+ * mutation may write the tarball to the blob store before the commit, knowing no other writer
+ * of that package runs meanwhile. Writes take their sessions from a pool of their own, so slow
+ * publishes (a large upload inside the transaction) never starve reads; within one process,
+ * writers of one package queue on a mutex and hold at most one session.
+ */
+export class PostgresMetadataStore implements MetadataStore {
+  readonly pool: pg.Pool;
+  readonly location: PgLocation;
+  readonly #writePool: pg.Pool;
+  readonly #mutex = new KeyedMutex();
+  readonly #hooks: PostgresPackageWriteHook[];
+
+  constructor(location: PgLocation, hooks: PostgresPackageWriteHook[] = []) {
+    this.location = location;
+    this.pool = createPool(location);
+    this.#writePool = createPool(location, Math.max(2, Math.ceil(location.poolSize / 2)));
+    // An idle session dropped by the server must not crash the process; the pool replaces it.
+    this.pool.on('error', () => undefined);
+    this.#writePool.on('error', () => undefined);
+    this.#hooks = hooks;
+  }
+
+  async migrate(): Promise<void> {
+    const scopes: [string, readonly string[]][] = [['core', POSTGRES_MIGRATIONS]];
+    for (const hook of this.#hooks) if (hook.migrations) scopes.push([hook.name, hook.migrations]);
+    const client = await this.pool.connect();
+    try {
+      await applyMigrations(client, this.location.schema, scopes);
+    } finally {
+      client.release();
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.pool.end(), this.#writePool.end()]);
+  }
+
+  /** Readiness: a round trip to the database. */
+  async ping(): Promise<void> {
+    await this.pool.query('SELECT 1');
+  }
+
+  async getTenant(name: TenantId): Promise<TenantRecord | undefined> {
+    const { rows } = await this.pool.query<TenantRow>('SELECT name, created_at, settings FROM tenants WHERE name = $1', [name]);
+    return rows[0] && toTenant(rows[0]);
+  }
+
+  async listTenants(): Promise<TenantRecord[]> {
+    const { rows } = await this.pool.query<TenantRow>('SELECT name, created_at, settings FROM tenants ORDER BY name COLLATE "C"');
+    return rows.map(toTenant);
+  }
+
+  async createTenant(tenant: TenantRecord): Promise<boolean> {
+    const { rowCount } = await this.pool.query(
+      'INSERT INTO tenants (name, created_at, settings) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING',
+      [tenant.name, tenant.createdAt, JSON.stringify(tenant.settings)],
+    );
+    return rowCount === 1;
+  }
+
+  async updateTenantSettings(name: TenantId, settings: TenantSettings): Promise<boolean> {
+    const { rowCount } = await this.pool.query('UPDATE tenants SET settings = $1 WHERE name = $2', [
+      JSON.stringify(settings),
+      name,
+    ]);
+    return rowCount === 1;
+  }
+
+  async deleteTenant(name: TenantId): Promise<boolean> {
+    return inTransaction(this.pool, async (client) => {
+      const { rowCount } = await client.query('DELETE FROM tenants WHERE name = $1', [name]);
+      if (rowCount === 0) return false;
+      for (const table of ['users', 'tokens', 'packages']) await client.query(`DELETE FROM ${table} WHERE tenant = $1`, [name]);
+      for (const hook of this.#hooks) await hook.onTenantDelete?.(client, name);
+      return true;
+    });
+  }
+
+  async getUser(tenant: TenantId, name: string): Promise<UserRecord | undefined> {
+    const { rows } = await this.pool.query<UserRow>(
+      'SELECT name, email, password_hash, created_at, disabled FROM users WHERE tenant = $1 AND name = $2',
+      [tenant, name],
+    );
+    return rows[0] && toUser(rows[0]);
+  }
+
+  async createUser(tenant: TenantId, user: UserRecord): Promise<boolean> {
+    const { rowCount } = await this.pool.query(
+      `INSERT INTO users (tenant, name, email, password_hash, created_at, disabled)
+       VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
+      [tenant, user.name, user.email, user.passwordHash, user.createdAt, user.disabled],
+    );
+    return rowCount === 1;
+  }
+
+  async updateUser(tenant: TenantId, name: string, patch: Partial<Omit<UserRecord, 'name'>>): Promise<boolean> {
+    const columns: Record<string, string> = {
+      email: 'email',
+      passwordHash: 'password_hash',
+      createdAt: 'created_at',
+      disabled: 'disabled',
+    };
+    const sets: string[] = [];
+    const values: unknown[] = [];
+    for (const [key, value] of Object.entries(patch)) {
+      const column = columns[key];
+      if (column === undefined || value === undefined) continue;
+      values.push(value);
+      sets.push(`${column} = $${values.length}`);
+    }
+    if (sets.length === 0) return (await this.getUser(tenant, name)) !== undefined;
+    values.push(tenant, name);
+    const { rowCount } = await this.pool.query(
+      `UPDATE users SET ${sets.join(', ')} WHERE tenant = $${values.length - 1} AND name = $${values.length}`,
+      values,
+    );
+    return rowCount === 1;
+  }
+
+  async listUsers(tenant: TenantId): Promise<UserRecord[]> {
+    const { rows } = await this.pool.query<UserRow>(
+      'SELECT name, email, password_hash, created_at, disabled FROM users WHERE tenant = $1 ORDER BY name COLLATE "C"',
+      [tenant],
+    );
+    return rows.map(toUser);
+  }
+
+  async createToken(tenant: TenantId, token: TokenRecord): Promise<void> {
+    await this.pool.query(
+      'INSERT INTO tokens (tenant, hash, user_name, created_at, expires_at, readonly) VALUES ($1, $2, $3, $4, $5, $6)',
+      [tenant, token.hash, token.user, token.createdAt, token.expiresAt, token.readonly],
+    );
+  }
+
+  async getToken(tenant: TenantId, hash: string): Promise<TokenRecord | undefined> {
+    const { rows } = await this.pool.query<TokenRow>(
+      'SELECT hash, user_name, created_at, expires_at, readonly FROM tokens WHERE tenant = $1 AND hash = $2',
+      [tenant, hash],
+    );
+    return rows[0] && toToken(rows[0]);
+  }
+
+  async listTokens(tenant: TenantId): Promise<TokenRecord[]> {
+    const { rows } = await this.pool.query<TokenRow>(
+      'SELECT hash, user_name, created_at, expires_at, readonly FROM tokens WHERE tenant = $1 ORDER BY hash COLLATE "C"',
+      [tenant],
+    );
+    return rows.map(toToken);
+  }
+
+  async deleteToken(tenant: TenantId, hash: string): Promise<boolean> {
+    const { rowCount } = await this.pool.query('DELETE FROM tokens WHERE tenant = $1 AND hash = $2', [tenant, hash]);
+    return rowCount === 1;
+  }
+
+  async deleteUserTokens(tenant: TenantId, user: string): Promise<number> {
+    const { rowCount } = await this.pool.query('DELETE FROM tokens WHERE tenant = $1 AND user_name = $2', [tenant, user]);
+    return rowCount ?? 0;
+  }
+
+  async getPackage(tenant: TenantId, name: string): Promise<StoredPackage | undefined> {
+    const row = await readPackageRow(this.pool, tenant, name);
+    return row && toStoredPackage(row);
+  }
+
+  async updatePackage<T>(tenant: TenantId, name: string, mutate: Mutate<T>): Promise<T> {
+    return this.#mutex.run(`${tenant}\0${name}`, () => this.#updateUnderLock(tenant, name, mutate));
+  }
+
+  async listPackageNames(tenant: TenantId, options: { includeUnpublished?: boolean } = {}): Promise<string[]> {
+    const filter = options.includeUnpublished ? '' : ' AND NOT unpublished';
+    const { rows } = await this.pool.query<{ name: string }>(
+      `SELECT name FROM packages WHERE tenant = $1${filter} ORDER BY name COLLATE "C"`,
+      [tenant],
+    );
+    return rows.map((row) => row.name);
+  }
+
+  async referencedBlobKeys(): Promise<Set<string>> {
+    const { rows } = await this.pool.query<{ tenant: string; name: string; version: string }>(
+      `SELECT tenant, name, json_object_keys(document -> 'versions') AS version FROM packages
+       WHERE json_typeof(document -> 'versions') = 'object'`,
+    );
+    return new Set(rows.flatMap((row) => blobKeysOfVersion(row.tenant, row.name, row.version)));
+  }
+
+  /** Read, mutate and write in one transaction holding the package's lock. */
+  async #updateUnderLock<T>(tenant: TenantId, name: string, mutate: Mutate<T>): Promise<T> {
+    const client = await this.#writePool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      await client.query('SELECT pg_advisory_xact_lock($1, hashtext(current_schema() || $2 || $3))', [
+        LOCK_NAMESPACE,
+        `\n${tenant}\n`,
+        name,
+      ]);
+      const current = await readPackageRow(client, tenant, name, true);
+      const { next, result } = await mutate(current && toStoredPackage(current));
+      if (next === null) {
+        await client.query('ROLLBACK');
+        return result;
+      }
+      await this.#write(client, tenant, name, next, Number(current?.write_count ?? 0) + 1);
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      await client.query('ROLLBACK').catch((rollbackErr: Error) => (broken = rollbackErr));
+      throw err;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  async #write(client: pg.ClientBase, tenant: TenantId, name: string, pkg: StoredPackage, writeCount: number): Promise<void> {
+    await client.query(
+      `INSERT INTO packages (tenant, name, document, published_versions, unpublished, write_count, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, now())
+       ON CONFLICT (tenant, name) DO UPDATE SET document = EXCLUDED.document,
+         published_versions = EXCLUDED.published_versions, unpublished = EXCLUDED.unpublished,
+         write_count = EXCLUDED.write_count, updated_at = EXCLUDED.updated_at`,
+      [tenant, name, JSON.stringify(pkg.document), JSON.stringify(pkg.publishedVersions), pkg.unpublished, writeCount],
+    );
+    for (const hook of this.#hooks) await hook.onWrite(client, tenant, name, pkg);
+  }
+}
+
+async function readPackageRow(
+  db: pg.Pool | pg.ClientBase,
+  tenant: TenantId,
+  name: string,
+  forUpdate = false,
+): Promise<PackageRow | undefined> {
+  const { rows } = await db.query<PackageRow>(
+    `SELECT document, published_versions, unpublished, write_count FROM packages WHERE tenant = $1 AND name = $2${
+      forUpdate ? ' FOR UPDATE' : ''
+    }`,
+    [tenant, name],
+  );
+  return rows[0];
+}
+
+interface TenantRow {
+  name: string;
+  created_at: string;
+  settings: TenantSettings;
+}
+
+function toTenant(row: TenantRow): TenantRecord {
+  return { name: row.name, createdAt: row.created_at, settings: row.settings };
+}
+
+interface UserRow {
+  name: string;
+  email: string;
+  password_hash: string;
+  created_at: string;
+  disabled: boolean;
+}
+
+function toUser(row: UserRow): UserRecord {
+  return {
+    name: row.name,
+    email: row.email,
+    passwordHash: row.password_hash,
+    createdAt: row.created_at,
+    disabled: row.disabled,
+  };
+}
+
+interface TokenRow {
+  hash: string;
+  user_name: string;
+  created_at: string;
+  expires_at: string | null;
+  readonly: boolean;
+}
+
+function toToken(row: TokenRow): TokenRecord {
+  return { hash: row.hash, user: row.user_name, createdAt: row.created_at, expiresAt: row.expires_at, readonly: row.readonly };
+}
+
+function toStoredPackage(row: PackageRow): StoredPackage {
+  return { document: row.document, publishedVersions: row.published_versions, unpublished: row.unpublished };
+}

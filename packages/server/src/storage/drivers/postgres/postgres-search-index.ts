@@ -1,0 +1,324 @@
+import type pg from 'pg';
+import { deriveSearchFields, maintainerKeys } from '../../../search/search-fields.js';
+import { allPackagesSummary, searchPackageObject } from '../../../search/search-documents.js';
+import type { SearchQuery } from '../../../search/search-query.js';
+import { scorePackage } from '../../../search/scoring.js';
+import { addDays, utcDay } from '../../../search/utc-days.js';
+import type { PackageSummary, SearchHit, SearchIndex, SearchPage, StoredPackage, TenantId } from '../../ports.js';
+import { listKey, partsKey } from '../sqlite/sqlite-search-sql.js';
+import { inTransaction } from './pg-connection.js';
+import type { PostgresPackageWriteHook } from './postgres-metadata-store.js';
+import { compileSearch, FIELD_MARK, searchWords } from './postgres-search-sql.js';
+
+/**
+ * One row per package: ranking columns, the stored keys the tiers are computed from, the
+ * searchable texts twice indexed (trigrams for substrings, words for short prefixes), and what
+ * results show, serialized at index time. pg_trgm lives in `public`, shared by every schema.
+ */
+export const POSTGRES_SEARCH_MIGRATIONS: readonly string[] = [
+  `
+  CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA public;
+  CREATE TABLE search_packages (
+    tenant text NOT NULL,
+    name text NOT NULL,
+    display_lc text NOT NULL,
+    parts_key text NOT NULL,
+    keywords_key text NOT NULL,
+    author_lc text NOT NULL,
+    maintainers_key text NOT NULL,
+    search_text text NOT NULL,
+    words tsvector NOT NULL,
+    deprecated boolean NOT NULL,
+    unstable boolean NOT NULL,
+    final double precision NOT NULL,
+    quality double precision NOT NULL,
+    popularity double precision NOT NULL,
+    maintenance double precision NOT NULL,
+    downloads_week bigint NOT NULL DEFAULT 0,
+    downloads_month bigint NOT NULL DEFAULT 0,
+    deprecated_message text,
+    updated text NOT NULL,
+    modified text NOT NULL,
+    release_times json NOT NULL,
+    package_json text NOT NULL,
+    summary_json text NOT NULL,
+    PRIMARY KEY (tenant, name)
+  );
+  CREATE INDEX search_packages_trigrams ON search_packages USING gin (search_text public.gin_trgm_ops);
+  CREATE INDEX search_packages_words ON search_packages USING gin (words);
+  CREATE INDEX search_packages_by_rank ON search_packages (tenant, deprecated, final DESC, (name COLLATE "C"));
+  CREATE INDEX search_packages_by_name ON search_packages (tenant, (name COLLATE "C"));
+  `,
+];
+
+export interface PostgresSearchIndexOptions {
+  /** Clock for the scores computed when a package is written. */
+  now?: () => Date;
+}
+
+const REFRESH_CHUNK = 2000;
+
+interface PageRow {
+  tier: number;
+  name: string;
+  deprecated_message: string | null;
+  unstable: boolean;
+  final: number;
+  quality: number;
+  popularity: number;
+  maintenance: number;
+  downloads_week: string;
+  downloads_month: string;
+  updated: string;
+  modified: string;
+  package_json: string;
+}
+
+interface ScoreRow {
+  name: string;
+  quality: number;
+  release_times: number[];
+  deprecated: boolean;
+  downloads_month: string;
+  final: number;
+  popularity: number;
+  maintenance: number;
+}
+
+/**
+ * The search index in PostgreSQL. Its write hook keeps the index in the package's own write
+ * transaction (so every node sees a publish in search as soon as it commits); the queries
+ * follow search/relevance.ts, checked against it by the same tests as the SQLite index.
+ */
+export class PostgresSearchIndex implements SearchIndex {
+  #pool: pg.Pool | undefined;
+  readonly #now: () => Date;
+
+  readonly writeHook: PostgresPackageWriteHook = {
+    name: 'search',
+    migrations: POSTGRES_SEARCH_MIGRATIONS,
+    onWrite: (client, tenant, name, pkg) => this.#index(client, tenant, name, pkg),
+    onTenantDelete: async (client, tenant) => {
+      await client.query('DELETE FROM search_packages WHERE tenant = $1', [tenant]);
+    },
+  };
+
+  constructor(options: PostgresSearchIndexOptions = {}) {
+    this.#now = options.now ?? (() => new Date());
+  }
+
+  attach(pool: pg.Pool): void {
+    this.#pool = pool;
+  }
+
+  async search(tenant: TenantId, query: SearchQuery, page: { size: number; from: number }): Promise<SearchPage> {
+    if (query.insecure) return { total: 0, hits: [] };
+    const pool = this.#requirePool();
+    const compiled = compileSearch(tenant, query);
+    const n = compiled.params.length;
+    const rows =
+      page.size > 0
+        ? (
+            await pool.query<PageRow>(`${compiled.pageSql} LIMIT $${n + 1} OFFSET $${n + 2}`, [
+              ...compiled.params,
+              page.size,
+              page.from,
+            ])
+          ).rows
+        : [];
+    // A page that is neither full nor empty ends the matches: it tells the total by itself.
+    const total =
+      rows.length > 0 && rows.length < page.size
+        ? page.from + rows.length
+        : Number((await pool.query<{ total: string }>(compiled.countSql, compiled.countParams)).rows[0]!.total);
+    return { total, hits: rows.map(toHit) };
+  }
+
+  async listSummaries(tenant: TenantId, after: string | null, limit: number): Promise<PackageSummary[]> {
+    const { rows } = await this.#requirePool().query<{ name: string; summary_json: string }>(
+      `SELECT name, summary_json FROM search_packages
+       WHERE tenant = $1 AND name COLLATE "C" > $2 ORDER BY name COLLATE "C" LIMIT $3`,
+      [tenant, after ?? '', limit],
+    );
+    return rows.map((row) => ({ name: row.name, summaryJson: row.summary_json }));
+  }
+
+  async refreshScores(tenant: TenantId, names: readonly string[] | null, now: Date): Promise<void> {
+    const pool = this.#requirePool();
+    const today = utcDay(now);
+    const window = [tenant, addDays(today, -6), addDays(today, -29), today];
+    const sums = `SELECT name, coalesce(sum(CASE WHEN day >= $2 THEN count ELSE 0 END), 0) AS week, coalesce(sum(count), 0) AS month
+      FROM download_counts WHERE tenant = $1 AND day BETWEEN $3 AND $4`;
+    if (names === null) {
+      await inTransaction(pool, async (client) => {
+        await client.query(
+          `UPDATE search_packages SET downloads_week = 0, downloads_month = 0
+           WHERE tenant = $1 AND (downloads_week <> 0 OR downloads_month <> 0)`,
+          [tenant],
+        );
+        await client.query(
+          `UPDATE search_packages p SET downloads_week = s.week, downloads_month = s.month
+           FROM (${sums} GROUP BY name) s WHERE p.tenant = $1 AND p.name = s.name`,
+          window,
+        );
+      });
+      let after = '';
+      for (;;) {
+        const { rows } = await pool.query<ScoreRow>(
+          `SELECT name, quality, release_times, deprecated, downloads_month, final, popularity, maintenance
+           FROM search_packages WHERE tenant = $1 AND name COLLATE "C" > $2 ORDER BY name COLLATE "C" LIMIT $3`,
+          [tenant, after, REFRESH_CHUNK],
+        );
+        if (rows.length === 0) break;
+        await inTransaction(pool, (client) => this.#rescore(client, tenant, rows, now));
+        after = rows[rows.length - 1]!.name;
+      }
+      return;
+    }
+    for (let i = 0; i < names.length; i += REFRESH_CHUNK) {
+      const chunk = names.slice(i, i + REFRESH_CHUNK);
+      await inTransaction(pool, async (client) => {
+        await client.query(
+          `UPDATE search_packages p SET downloads_week = coalesce(s.week, 0), downloads_month = coalesce(s.month, 0)
+           FROM unnest($5::text[]) AS n(name) LEFT JOIN (${sums} AND name = ANY($5) GROUP BY name) s ON s.name = n.name
+           WHERE p.tenant = $1 AND p.name = n.name`,
+          [...window, chunk],
+        );
+        const { rows } = await client.query<ScoreRow>(
+          `SELECT name, quality, release_times, deprecated, downloads_month, final, popularity, maintenance
+           FROM search_packages WHERE tenant = $1 AND name = ANY($2)`,
+          [tenant, chunk],
+        );
+        await this.#rescore(client, tenant, rows, now);
+      });
+    }
+  }
+
+  async #rescore(client: pg.ClientBase, tenant: TenantId, rows: ScoreRow[], now: Date): Promise<void> {
+    const max = await maxMonthlyDownloads(client, tenant);
+    const changed: { name: string; final: number; popularity: number; maintenance: number }[] = [];
+    for (const row of rows) {
+      const scores = scorePackage(
+        {
+          quality: row.quality,
+          releaseTimes: row.release_times,
+          deprecated: row.deprecated,
+          monthlyDownloads: Number(row.downloads_month),
+          maxMonthlyDownloads: max,
+        },
+        now,
+      );
+      const { popularity, maintenance } = scores.detail;
+      if (scores.final !== row.final || popularity !== row.popularity || maintenance !== row.maintenance) {
+        changed.push({ name: row.name, final: scores.final, popularity, maintenance });
+      }
+    }
+    if (changed.length === 0) return;
+    await client.query(
+      `UPDATE search_packages p SET final = c.final, popularity = c.popularity, maintenance = c.maintenance
+       FROM unnest($2::text[], $3::float8[], $4::float8[], $5::float8[]) AS c(name, final, popularity, maintenance)
+       WHERE p.tenant = $1 AND p.name = c.name`,
+      [
+        tenant,
+        changed.map((c) => c.name),
+        changed.map((c) => c.final),
+        changed.map((c) => c.popularity),
+        changed.map((c) => c.maintenance),
+      ],
+    );
+  }
+
+  async #index(client: pg.ClientBase, tenant: TenantId, name: string, pkg: StoredPackage): Promise<void> {
+    const fields = deriveSearchFields(pkg);
+    if (fields === null) {
+      await client.query('DELETE FROM search_packages WHERE tenant = $1 AND name = $2', [tenant, name]);
+      return;
+    }
+    const existing = await client.query<{ downloads_month: string }>(
+      'SELECT downloads_month FROM search_packages WHERE tenant = $1 AND name = $2',
+      [tenant, name],
+    );
+    const monthly = Number(existing.rows[0]?.downloads_month ?? 0);
+    const max = await maxMonthlyDownloads(client, tenant);
+    const scores = scorePackage(
+      {
+        quality: fields.quality,
+        releaseTimes: fields.releaseTimes,
+        deprecated: fields.deprecated !== undefined,
+        monthlyDownloads: monthly,
+        maxMonthlyDownloads: Math.max(max, monthly),
+      },
+      this.#now(),
+    );
+    const { texts } = fields;
+    const termTexts = [texts.name, texts.displayName, texts.keywords, texts.description, texts.author];
+    await client.query(
+      `INSERT INTO search_packages (tenant, name, display_lc, parts_key, keywords_key, author_lc, maintainers_key,
+         search_text, words, deprecated, unstable, final, quality, popularity, maintenance, deprecated_message,
+         updated, modified, release_times, package_json, summary_json)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, array_to_tsvector($9::text[]), $10, $11, $12, $13, $14, $15, $16,
+         $17, $18, $19, $20, $21)
+       ON CONFLICT (tenant, name) DO UPDATE SET display_lc = EXCLUDED.display_lc, parts_key = EXCLUDED.parts_key,
+         keywords_key = EXCLUDED.keywords_key, author_lc = EXCLUDED.author_lc,
+         maintainers_key = EXCLUDED.maintainers_key, search_text = EXCLUDED.search_text, words = EXCLUDED.words,
+         deprecated = EXCLUDED.deprecated, unstable = EXCLUDED.unstable, final = EXCLUDED.final,
+         quality = EXCLUDED.quality, popularity = EXCLUDED.popularity, maintenance = EXCLUDED.maintenance,
+         deprecated_message = EXCLUDED.deprecated_message, updated = EXCLUDED.updated, modified = EXCLUDED.modified,
+         release_times = EXCLUDED.release_times, package_json = EXCLUDED.package_json,
+         summary_json = EXCLUDED.summary_json`,
+      [
+        tenant,
+        name,
+        texts.displayName,
+        partsKey(texts.name, texts.displayName),
+        listKey(fields.keywords.map((k) => k.toLowerCase())),
+        texts.author,
+        listKey(maintainerKeys(fields)),
+        termTexts.join(FIELD_MARK),
+        searchWords(termTexts),
+        fields.deprecated !== undefined,
+        fields.unstable,
+        scores.final,
+        scores.detail.quality,
+        scores.detail.popularity,
+        scores.detail.maintenance,
+        fields.deprecated ?? null,
+        fields.updated,
+        fields.modified,
+        JSON.stringify(fields.releaseTimes),
+        JSON.stringify(searchPackageObject(fields)),
+        JSON.stringify(allPackagesSummary(fields)),
+      ],
+    );
+  }
+
+  #requirePool(): pg.Pool {
+    if (!this.#pool) throw new Error('PostgresSearchIndex is not attached to a database');
+    return this.#pool;
+  }
+}
+
+async function maxMonthlyDownloads(client: pg.ClientBase, tenant: TenantId): Promise<number> {
+  const { rows } = await client.query<{ max: string | null }>(
+    'SELECT max(downloads_month) AS max FROM search_packages WHERE tenant = $1',
+    [tenant],
+  );
+  return Number(rows[0]?.max ?? 0);
+}
+
+function toHit(row: PageRow): SearchHit {
+  return {
+    name: row.name,
+    tier: row.tier,
+    ...(row.deprecated_message !== null ? { deprecated: row.deprecated_message } : {}),
+    unstable: row.unstable,
+    scores: {
+      final: row.final,
+      detail: { quality: row.quality, popularity: row.popularity, maintenance: row.maintenance },
+    },
+    downloads: { weekly: Number(row.downloads_week), monthly: Number(row.downloads_month) },
+    updated: row.updated,
+    modified: row.modified,
+    packageJson: row.package_json,
+  };
+}

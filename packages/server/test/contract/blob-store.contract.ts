@@ -1,0 +1,143 @@
+import { randomBytes } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { blobKeyFor } from '../../src/storage/blob-keys.js';
+import type { BlobStore } from '../../src/storage/ports.js';
+
+/** A place for blobs for one test: `open` may be called several times (nodes sharing it). */
+export interface BlobStoreLocation {
+  open(): Promise<BlobStore>;
+  destroy(): Promise<void>;
+}
+
+/** The definition of "a blob store works": every driver runs this suite on a fresh location. */
+export function blobStoreContract(driver: string, freshLocation: () => Promise<BlobStoreLocation>): void {
+  describe(`BlobStore contract: ${driver}`, () => {
+    let location: BlobStoreLocation;
+    let opened: BlobStore[];
+    let store: BlobStore;
+
+    async function open(): Promise<BlobStore> {
+      const instance = await location.open();
+      opened.push(instance);
+      return instance;
+    }
+
+    beforeEach(async () => {
+      location = await freshLocation();
+      opened = [];
+      store = await open();
+    });
+
+    afterEach(async () => {
+      for (const instance of opened) await instance.close();
+      await location.destroy();
+    });
+
+    it('stores and returns the exact bytes, with their size', async () => {
+      const data = Buffer.concat([Buffer.from([0, 1, 2, 255, 0]), randomBytes(300_000)]);
+      const key = blobKeyFor('', 'com.acme.tool', '1.0.0');
+      await store.put(key, data);
+      const blob = await store.get(key);
+      expect(blob?.size).toBe(data.length);
+      expect((await readAll(blob!.stream)).equals(data)).toBe(true);
+      const info = await store.stat(key);
+      expect(info?.size).toBe(data.length);
+      expect(info?.modified).toBeInstanceOf(Date);
+      expect(Number.isNaN(info!.modified.getTime())).toBe(false);
+    });
+
+    it('stores an empty blob', async () => {
+      await store.put('t/empty.tgz', Buffer.alloc(0));
+      const blob = await store.get('t/empty.tgz');
+      expect(blob?.size).toBe(0);
+      expect((await readAll(blob!.stream)).length).toBe(0);
+    });
+
+    it('answers undefined for a blob that is not there', async () => {
+      expect(await store.get('_global/com.acme.none/com.acme.none-1.0.0.tgz')).toBeUndefined();
+      expect(await store.stat('_global/com.acme.none/com.acme.none-1.0.0.tgz')).toBeUndefined();
+    });
+
+    it('replaces a blob whole when put again', async () => {
+      await store.put('t/a.tgz', Buffer.from('first version, long content'));
+      await store.put('t/a.tgz', Buffer.from('second'));
+      const blob = await store.get('t/a.tgz');
+      expect((await readAll(blob!.stream)).toString()).toBe('second');
+      expect((await store.stat('t/a.tgz'))?.size).toBe(6);
+    });
+
+    it('deletes a blob; deleting a missing one is no error', async () => {
+      await store.put('t/a.tgz', Buffer.from('x'));
+      await store.delete('t/a.tgz');
+      expect(await store.get('t/a.tgz')).toBeUndefined();
+      await store.delete('t/a.tgz');
+      await store.delete('t/never.tgz');
+      expect(await keys(store)).toEqual([]);
+    });
+
+    it('lists every blob with its key and size, nothing else', async () => {
+      expect(await keys(store)).toEqual([]);
+      const blobs = {
+        [blobKeyFor('', 'com.acme.tool', '1.0.0')]: 3,
+        [blobKeyFor('', 'com.acme.tool', '1.0.1-beta.1')]: 5,
+        [blobKeyFor('acme', 'com.acme.tool', '1.0.0')]: 7,
+        [blobKeyFor('acme', 'com.other.x', '0.0.1')]: 1,
+      };
+      for (const [key, size] of Object.entries(blobs)) await store.put(key, randomBytes(size));
+      const listed: Record<string, number> = {};
+      for await (const blob of store.list()) {
+        listed[blob.key] = blob.size;
+        expect(blob.modified).toBeInstanceOf(Date);
+      }
+      expect(listed).toEqual(blobs);
+    });
+
+    it('refuses keys that could escape the store, writing nothing', async () => {
+      for (const key of ['', '../outside.tgz', 'a/../../b.tgz', 'a//b.tgz', './a.tgz', '/abs.tgz', 'a\\..\\b', 'a/b\0.tgz']) {
+        await expect(store.put(key, Buffer.from('x')), key).rejects.toThrow();
+      }
+      await expect(store.get('../outside.tgz')).rejects.toThrow();
+      expect(await keys(store)).toEqual([]);
+    });
+
+    it('shares blobs between instances on the same location', async () => {
+      const second = await open();
+      await store.put('t/shared.tgz', Buffer.from('shared bytes'));
+      const blob = await second.get('t/shared.tgz');
+      expect((await readAll(blob!.stream)).toString()).toBe('shared bytes');
+      await second.delete('t/shared.tgz');
+      expect(await store.stat('t/shared.tgz')).toBeUndefined();
+    });
+
+    it('concurrent puts of many blobs from two instances all land', async () => {
+      const second = await open();
+      const written = Array.from({ length: 30 }, (_, i) => [`t/p${i}/p${i}-1.0.0.tgz`, randomBytes(100 + i)] as const);
+      await Promise.all(written.map(([key, data], i) => (i % 2 ? second : store).put(key, data)));
+      expect(await keys(store)).toEqual(written.map(([key]) => key).sort());
+      for (const [key, data] of written) {
+        expect((await readAll((await store.get(key))!.stream)).equals(data)).toBe(true);
+      }
+    });
+
+    it('concurrent puts of the same bytes under one key leave that blob whole', async () => {
+      const second = await open();
+      const data = randomBytes(200_000);
+      await Promise.all(Array.from({ length: 6 }, (_, i) => (i % 2 ? second : store).put('t/same.tgz', data)));
+      expect((await readAll((await store.get('t/same.tgz'))!.stream)).equals(data)).toBe(true);
+      expect(await keys(store)).toEqual(['t/same.tgz']);
+    });
+  });
+}
+
+async function readAll(stream: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(Buffer.from(chunk as Uint8Array));
+  return Buffer.concat(chunks);
+}
+
+async function keys(store: BlobStore): Promise<string[]> {
+  const found: string[] = [];
+  for await (const blob of store.list()) found.push(blob.key);
+  return found.sort();
+}

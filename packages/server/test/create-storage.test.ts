@@ -1,0 +1,159 @@
+import { mkdtemp, rm, utimes } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  freePort,
+  freshPostgresSchema,
+  freshRedisPrefix,
+  startS3Server,
+  testPostgresUrl,
+  testRedisUrl,
+  type TestS3,
+} from '@pkg/testkit';
+import { ConfigError, loadConfig } from '../src/config/config.js';
+import { collectOrphanBlobs, createStorage } from '../src/storage/create-storage.js';
+import { blobKeyFor } from '../src/storage/blob-keys.js';
+import { FsBlobStore } from '../src/storage/drivers/fs/fs-blob-store.js';
+import { PostgresInvalidationBus } from '../src/storage/drivers/postgres/postgres-invalidation-bus.js';
+import { PostgresMetadataStore } from '../src/storage/drivers/postgres/postgres-metadata-store.js';
+import { RedisInvalidationBus } from '../src/storage/drivers/redis/redis-invalidation-bus.js';
+import { S3BlobStore } from '../src/storage/drivers/s3/s3-blob-store.js';
+import { SqliteMetadataStore } from '../src/storage/drivers/sqlite/sqlite-metadata-store.js';
+import { LocalInvalidationBus } from '../src/storage/memory-invalidation-bus.js';
+import { stored } from './contract/metadata-store.contract.js';
+
+let dataDir: string;
+beforeAll(async () => {
+  dataDir = await mkdtemp(path.join(tmpdir(), 'pkg-create-storage-'));
+});
+afterAll(async () => {
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+function config(settings: Record<string, string>) {
+  return loadConfig({ flags: { data: dataDir, ...settings }, env: {} });
+}
+
+describe('createStorage picks drivers from the configuration', () => {
+  it('embedded default: SQLite, files, a one-process bus', async () => {
+    const storage = await createStorage(config({}));
+    try {
+      expect(storage.metadata).toBeInstanceOf(SqliteMetadataStore);
+      expect(storage.blobs).toBeInstanceOf(FsBlobStore);
+      expect(storage.bus).toBeInstanceOf(LocalInvalidationBus);
+      expect(storage.shared).toBe(false);
+      expect(storage.redis).toBeUndefined();
+    } finally {
+      await storage.close();
+    }
+  });
+
+  it.each([
+    ['database', 'mysql://localhost/db'],
+    ['database', 'postgres://127.0.0.1/test?schema=Bad-Name'],
+    ['database', 'postgres://127.0.0.1/test?pool=1'],
+    ['storage', 's3://Bad_Bucket'],
+    ['storage', 'gs://bucket'],
+    ['redis', 'http://127.0.0.1:6379'],
+  ])('refuses %s=%s with a configuration error, opening nothing', async (key, value) => {
+    const attempt = async () => createStorage(config({ [key]: value }));
+    await expect(attempt()).rejects.toThrow(ConfigError);
+  });
+});
+
+describe.skipIf(!testPostgresUrl || !testRedisUrl)('createStorage with PostgreSQL, S3 and Redis', () => {
+  let s3: TestS3;
+  beforeAll(async () => {
+    s3 = await startS3Server();
+  });
+  afterAll(async () => {
+    await s3.close();
+  });
+
+  it('scale-out: PostgreSQL, S3, invalidation over Redis', async () => {
+    const postgres = freshPostgresSchema();
+    const redis = freshRedisPrefix();
+    const storage = await createStorage(config({ database: postgres.url, storage: s3.url, redis: redis.url }));
+    try {
+      expect(storage.metadata).toBeInstanceOf(PostgresMetadataStore);
+      expect(storage.blobs).toBeInstanceOf(S3BlobStore);
+      expect(storage.bus).toBeInstanceOf(RedisInvalidationBus);
+      expect(storage.bus.connected).toBe(true);
+      expect(storage.shared).toBe(true);
+      // Migrated at start: usable at once.
+      expect(await storage.metadata.listTenants()).toEqual([]);
+    } finally {
+      await storage.close();
+      await postgres.drop();
+      await redis.drop();
+    }
+  });
+
+  it('without Redis, invalidations go over PostgreSQL LISTEN/NOTIFY', async () => {
+    const postgres = freshPostgresSchema();
+    const storage = await createStorage(config({ database: postgres.url, storage: path.join(dataDir, 'shared') }));
+    try {
+      expect(storage.bus).toBeInstanceOf(PostgresInvalidationBus);
+      expect(storage.bus.connected).toBe(true);
+      expect(storage.blobs).toBeInstanceOf(FsBlobStore);
+    } finally {
+      await storage.close();
+      await postgres.drop();
+    }
+  });
+
+  it('starts without Redis when it is unreachable, saying so once', async () => {
+    const postgres = freshPostgresSchema();
+    const warnings: string[] = [];
+    const log = { info() {}, warn: (_details: object, message: string) => warnings.push(message) };
+    const deadPort = await freePort();
+    const storage = await createStorage(
+      config({ database: postgres.url, storage: s3.url, redis: `redis://127.0.0.1:${deadPort}` }),
+      { log, redisWaitMs: 300 },
+    );
+    try {
+      expect(storage.bus.connected).toBe(false);
+      await expect(storage.bus.publish('', 'com.acme.tool')).resolves.toBeUndefined();
+      await storage.metadata.updatePackage('', 'com.acme.tool', () => ({
+        next: stored('com.acme.tool', ['1.0.0']),
+        result: null,
+      }));
+      expect(await storage.metadata.listPackageNames('')).toEqual(['com.acme.tool']);
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toMatch(/Redis is unreachable/);
+    } finally {
+      await storage.close();
+      await postgres.drop();
+    }
+  });
+});
+
+describe('collectOrphanBlobs', () => {
+  it('removes unreferenced tarballs older than the grace period, keeps referenced and young ones', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'pkg-orphans-'));
+    const storage = await createStorage(loadConfig({ flags: { data: dir }, env: {} }));
+    try {
+      await storage.metadata.updatePackage('', 'com.acme.tool', () => ({
+        next: stored('com.acme.tool', ['1.0.0']),
+        result: null,
+      }));
+      const referenced = blobKeyFor('', 'com.acme.tool', '1.0.0');
+      const old = blobKeyFor('', 'com.acme.tool', '0.9.0');
+      const young = blobKeyFor('', 'com.acme.tool', '1.1.0');
+      for (const key of [referenced, old, young]) await storage.blobs.put(key, Buffer.from(key));
+      const now = new Date('2030-01-01T12:00:00Z');
+      const fs = storage.blobs as FsBlobStore;
+      await utimes(fs.filePath(old), new Date('2030-01-01T10:00:00Z'), new Date('2030-01-01T10:00:00Z'));
+      await utimes(fs.filePath(referenced), new Date('2030-01-01T10:00:00Z'), new Date('2030-01-01T10:00:00Z'));
+      await utimes(fs.filePath(young), new Date('2030-01-01T11:30:00Z'), new Date('2030-01-01T11:30:00Z'));
+      expect(await collectOrphanBlobs(storage, 60 * 60 * 1000, now)).toBe(1);
+      expect(await storage.blobs.stat(old)).toBeUndefined();
+      expect(await storage.blobs.stat(referenced)).toBeDefined();
+      expect(await storage.blobs.stat(young)).toBeDefined();
+    } finally {
+      await storage.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,214 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  buildTarball,
+  freshPostgresSchema,
+  sha1Hex,
+  sha512Integrity,
+  startS3Server,
+  testPostgresUrl,
+  type TestPostgres,
+  type TestS3,
+} from '@pkg/testkit';
+import { migrateCommand } from '../src/admin/migrate-command.js';
+import { loadConfig } from '../src/config/config.js';
+import { blobKeyFor, sigstoreKeyFor } from '../src/storage/blob-keys.js';
+import { createStorage, type Storage } from '../src/storage/create-storage.js';
+import { FsBlobStore } from '../src/storage/drivers/fs/fs-blob-store.js';
+import type { StoredPackage, TenantId } from '../src/storage/ports.js';
+import { stored, tenant, token, user } from './contract/metadata-store.contract.js';
+
+function runMigrate(args: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const io = { stdout: { write: (t: string) => void (stdout += t) }, stderr: { write: (t: string) => void (stderr += t) } };
+  return migrateCommand(args, io).then((code) => ({ code, stdout, stderr }));
+}
+
+async function openEmbedded(dir: string): Promise<Storage> {
+  return createStorage(loadConfig({ flags: { data: dir }, env: {} }));
+}
+
+/** A package whose versions carry real tarballs with their integrity, as publish leaves them. */
+async function publishDirectly(storage: Storage, tenantId: TenantId, name: string, versions: string[]): Promise<void> {
+  const pkg = stored(name, versions);
+  for (const version of versions) {
+    const tarball = buildTarball({ name, version, description: `${name} ${version}` }, [
+      { path: 'Runtime/Code.cs', content: `// ${name}@${version}\n` },
+    ]);
+    pkg.document.versions[version]!.dist = {
+      tarball: `${name}/-/${name}-${version}.tgz`,
+      integrity: sha512Integrity(tarball),
+      shasum: sha1Hex(tarball),
+    };
+    await storage.blobs.put(blobKeyFor(tenantId, name, version), tarball);
+    await storage.blobs.put(sigstoreKeyFor(tenantId, name, version), Buffer.from(`{"bundle":"${name}@${version}"}`));
+  }
+  await storage.metadata.updatePackage(tenantId, name, () => ({ next: pkg, result: null }));
+}
+
+/** Everything a registry holds, in a comparable form. */
+async function snapshot(storage: Storage) {
+  const tenants = await storage.metadata.listTenants();
+  const out: Record<string, unknown> = { tenants };
+  for (const t of ['', ...tenants.map((x) => x.name)]) {
+    const packages: Record<string, StoredPackage | undefined> = {};
+    for (const name of await storage.metadata.listPackageNames(t, { includeUnpublished: true })) {
+      packages[name] = await storage.metadata.getPackage(t, name);
+    }
+    out[`tenant:${t}`] = {
+      downloads: await storage.downloadCounts.list(t),
+      users: await storage.metadata.listUsers(t),
+      tokens: await storage.metadata.listTokens(t),
+      packages,
+    };
+  }
+  const blobs: Record<string, number> = {};
+  for await (const blob of storage.blobs.list()) blobs[blob.key] = blob.size;
+  out.blobs = blobs;
+  return out;
+}
+
+let sourceDir: string;
+let expected: Awaited<ReturnType<typeof snapshot>>;
+beforeAll(async () => {
+  sourceDir = await mkdtemp(path.join(tmpdir(), 'pkg-migrate-src-'));
+  const source = await openEmbedded(sourceDir);
+  try {
+    await source.metadata.createTenant(tenant('acme', { signup: false, readAccess: 'token' }));
+    for (const t of ['', 'acme']) {
+      await source.metadata.createUser(t, user('ada'));
+      await source.metadata.createUser(t, user('eve', { disabled: true }));
+      await source.metadata.createToken(t, token(`${t}h1`, 'ada'));
+      await source.metadata.createToken(t, { ...token(`${t}h2`, 'eve'), expiresAt: '2031-01-01T00:00:00.000Z' });
+      await publishDirectly(source, t, 'com.acme.tool', ['1.0.0', '1.1.0']);
+      await publishDirectly(source, t, 'com.acme.other', ['0.1.0']);
+    }
+    // An unpublished package: its tombstone must travel, so its versions stay unusable.
+    await source.metadata.updatePackage('', 'com.acme.gone', () => ({
+      next: { ...stored('com.acme.gone', []), publishedVersions: ['1.0.0'], unpublished: true },
+      result: null,
+    }));
+    await source.downloadCounts.add([
+      { tenant: '', name: 'com.acme.tool', version: '1.0.0', day: '2025-01-02', count: 7 },
+      { tenant: '', name: 'com.acme.tool', version: '1.1.0', day: '2025-01-02', count: 3 },
+      { tenant: 'acme', name: 'com.acme.other', version: '0.1.0', day: '2025-01-03', count: 5 },
+    ]);
+    expected = await snapshot(source);
+  } finally {
+    await source.close();
+  }
+});
+afterAll(async () => {
+  await rm(sourceDir, { recursive: true, force: true });
+});
+
+describe('pkg-registry migrate: wrong usage', () => {
+  it.each([
+    [['--from', 'x'], 'both --from and --to are required'],
+    [['--from', 'x', '--to', 'x'], 'same database'],
+    [['--from', 'x', '--to', 'postgres://127.0.0.1/db'], '--to-storage'],
+    [['--from', 'nowhere/at/all', '--to', 'y'], 'no registry database'],
+    [['--from', 'x', '--to', 'y', '--colour'], "Unknown option '--colour'"],
+  ])('%j answers exit 2 with a message', async (args, message) => {
+    const result = await runMigrate(args);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(message);
+    expect(result.stderr).toContain('Usage: pkg-registry migrate');
+  });
+
+  it('prints its help with --help', async () => {
+    const result = await runMigrate(['--help']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('--from-storage');
+  });
+});
+
+describe('pkg-registry migrate between two embedded registries', () => {
+  it('copies everything, re-runs without copying again, and stops on a corrupt tarball', async () => {
+    const targetDir = await mkdtemp(path.join(tmpdir(), 'pkg-migrate-dst-'));
+    try {
+      const first = await runMigrate(['--from', sourceDir, '--to', targetDir]);
+      expect(first.stderr).toBe('');
+      expect(first.code).toBe(0);
+      expect(first.stdout).toContain(
+        '1 tenants, 4 users, 4 tokens, 5 packages, 3 download counts; 6 tarballs copied, 0 already there',
+      );
+      const target = await openEmbedded(targetDir);
+      expect(await snapshot(target)).toEqual(expected);
+      await target.close();
+
+      const again = await runMigrate(['--from', sourceDir, '--to', targetDir]);
+      expect(again.code).toBe(0);
+      expect(again.stdout).toContain('0 tarballs copied, 6 already there');
+
+      // A tarball whose bytes no longer match its integrity is reported, and its package left out.
+      const corruptDir = await mkdtemp(path.join(tmpdir(), 'pkg-migrate-dst2-'));
+      const source = new FsBlobStore(path.join(sourceDir, 'tarballs'));
+      const key = blobKeyFor('acme', 'com.acme.other', '0.1.0');
+      const original = await readFileOf(source, key);
+      await writeFile(source.filePath(key), Buffer.concat([original, Buffer.from('x')]));
+      try {
+        const broken = await runMigrate(['--from', sourceDir, '--to', corruptDir]);
+        expect(broken.code).toBe(1);
+        expect(broken.stderr).toContain('acme/com.acme.other@0.1.0: the source tarball does not match its integrity');
+        const partial = await openEmbedded(corruptDir);
+        expect(await partial.metadata.getPackage('acme', 'com.acme.other')).toBeUndefined();
+        expect(await partial.metadata.listPackageNames('acme')).toEqual(['com.acme.tool']);
+        await partial.close();
+      } finally {
+        await writeFile(source.filePath(key), original);
+        await rm(corruptDir, { recursive: true, force: true });
+      }
+    } finally {
+      await rm(targetDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe.skipIf(!testPostgresUrl)('pkg-registry migrate to PostgreSQL + S3 and back', () => {
+  let postgres: TestPostgres;
+  let s3: TestS3;
+  beforeAll(async () => {
+    postgres = freshPostgresSchema();
+    s3 = await startS3Server();
+  });
+  afterAll(async () => {
+    await s3.close();
+    await postgres.drop();
+  });
+
+  it('copies the embedded registry to PostgreSQL + S3, and from there to a new embedded one, losing nothing', async () => {
+    const out = await runMigrate(['--from', sourceDir, '--to', postgres.url, '--to-storage', s3.url]);
+    expect(out.stderr).toBe('');
+    expect(out.code).toBe(0);
+    expect(out.stdout).not.toContain(postgres.url.split('?')[0]!.replace('postgres@', ''));
+    const scaled = await createStorage(loadConfig({ flags: { database: postgres.url, storage: s3.url }, env: {} }));
+    expect(await snapshot(scaled)).toEqual(expected);
+    await scaled.close();
+
+    const rerun = await runMigrate(['--from', sourceDir, '--to', postgres.url, '--to-storage', s3.url]);
+    expect(rerun.code).toBe(0);
+    expect(rerun.stdout).toContain('0 tarballs copied, 6 already there');
+
+    const backDir = await mkdtemp(path.join(tmpdir(), 'pkg-migrate-back-'));
+    try {
+      const back = await runMigrate(['--from', postgres.url, '--from-storage', s3.url, '--to', backDir]);
+      expect(back.code).toBe(0);
+      const embedded = await openEmbedded(backDir);
+      expect(await snapshot(embedded)).toEqual(expected);
+      await embedded.close();
+    } finally {
+      await rm(backDir, { recursive: true, force: true });
+    }
+  });
+});
+
+async function readFileOf(store: FsBlobStore, key: string): Promise<Buffer> {
+  const blob = await store.get(key);
+  const chunks: Buffer[] = [];
+  for await (const chunk of blob!.stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}

@@ -1,0 +1,187 @@
+/**
+ * The search index of a metadata driver against the reference rules (search/relevance.ts):
+ * random corpora and queries, the driver's matches, tiers, order and totals must equal the
+ * reference's. The PostgreSQL driver runs this same file (vitest project scale-out).
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createStorage, loadConfig, type Storage } from '@pkg/server';
+import { buildStoredPackage, seedPackage, startScaleOutBacking, testProfile, type ScaleOutBacking } from '@pkg/testkit';
+import { deriveSearchFields, maintainerKeys } from '../src/search/search-fields.js';
+import { parseSearchText, type SearchQuery } from '../src/search/search-query.js';
+import { rankPackages, relevanceTier, type RankedPackage } from '../src/search/relevance.js';
+import { scorePackage } from '../src/search/scoring.js';
+
+const NOW = new Date('2025-06-01T12:00:00Z');
+let storage: Storage;
+let dataDir: string;
+let run = 0;
+// PKG_TEST_PROFILE=scale-out (the scale-out test project) runs this file on PostgreSQL.
+let backing: ScaleOutBacking | undefined;
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(path.join(tmpdir(), 'pkg-registry-search-contract-'));
+  backing = testProfile() === 'scale-out' ? await startScaleOutBacking({ redis: false }) : undefined;
+  const config = loadConfig({ flags: { data: dataDir, logLevel: 'silent', ...backing?.settings }, env: {} });
+  storage = await createStorage(config, { now: () => NOW });
+});
+afterAll(async () => {
+  await storage.close();
+  await backing?.close();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+// A small alphabet, so that names, keywords and texts collide often.
+const WORDS = ['a', 'ab', 'abc', 'bca', 'in', 'inp', 'input', 'put', 'ui', 'sys', 'system', 'x1', 'tem'];
+const SEGMENTS = ['ab', 'abc', 'in', 'input', 'sys', 'ui', 'a1', 'b-c', 'x_y', 'input-sys', 'put'];
+const word = fc.constantFrom(...WORDS);
+const text = fc.array(word, { maxLength: 5 }).map((w) => w.join(' '));
+
+const packageArb = fc.record({
+  name: fc.tuple(fc.constantFrom(...SEGMENTS), fc.constantFrom(...SEGMENTS)).map(([a, b]) => `com.${a}.${b}`),
+  description: text,
+  displayName: fc.option(
+    fc.array(word, { minLength: 1, maxLength: 2 }).map((w) => w.join(' ').toUpperCase()),
+    {
+      nil: undefined,
+    },
+  ),
+  keywords: fc.uniqueArray(word, { maxLength: 3 }),
+  author: fc.option(
+    fc.tuple(word, word).map(([n, m]) => `${n} <${m}@mail.ex>`),
+    { nil: undefined },
+  ),
+  maintainers: fc.uniqueArray(fc.constantFrom('al', 'bob', 'carol'), { minLength: 1, maxLength: 2 }),
+  deprecated: fc.boolean(),
+  unstable: fc.boolean(),
+  readme: fc.constantFrom('', 'short', 'long '.repeat(50)),
+  repository: fc.option(fc.constant('https://git.example/r'), { nil: undefined }),
+  ageDays: fc.integer({ min: 0, max: 800 }),
+});
+
+/** Absent four times in five: with every qualifier often present, nearly no query would match. */
+const rare = <T>(arb: fc.Arbitrary<T>) =>
+  fc.oneof({ arbitrary: fc.constant(undefined), weight: 4 }, { arbitrary: arb, weight: 1 });
+const queryText = fc
+  .record({
+    terms: fc.array(fc.oneof(word, fc.constantFrom('com.ab', 'input-sys', 'a1', 'x_y', 'INPUT')), { maxLength: 2 }),
+    keywords: rare(
+      fc.array(
+        fc.oneof(
+          word,
+          word.map((w) => `-${w}`),
+        ),
+        { minLength: 1, maxLength: 2 },
+      ),
+    ),
+    author: rare(word),
+    maintainer: rare(fc.constantFrom('al', 'bob', 'carol@example.com', 'zed')),
+    flag: rare(fc.constantFrom('is:deprecated', 'not:deprecated', 'is:unstable', 'not:unstable')),
+  })
+  .map((q) =>
+    [
+      ...q.terms,
+      ...(q.keywords ? [`keywords:${q.keywords.join(',')}`] : []),
+      ...(q.author ? [`author:${q.author}`] : []),
+      ...(q.maintainer ? [`maintainer:${q.maintainer}`] : []),
+      ...(q.flag ? [q.flag] : []),
+    ].join(' '),
+  );
+
+type PackageSpec = typeof packageArb extends fc.Arbitrary<infer T> ? T : never;
+
+function build(spec: PackageSpec) {
+  return buildStoredPackage(spec.name, {
+    description: spec.description,
+    ...(spec.displayName !== undefined ? { displayName: spec.displayName } : {}),
+    keywords: spec.keywords,
+    ...(spec.author !== undefined ? { author: spec.author } : {}),
+    maintainers: spec.maintainers,
+    ...(spec.deprecated ? { deprecated: 'do not use' } : {}),
+    versions: [spec.unstable ? '0.3.0' : '1.2.0'],
+    readme: spec.readme,
+    ...(spec.repository !== undefined ? { repository: spec.repository } : {}),
+    lastPublish: new Date(NOW.getTime() - spec.ageDays * 86_400_000),
+  });
+}
+
+function reference(pkg: ReturnType<typeof build>): RankedPackage {
+  const fields = deriveSearchFields(pkg)!;
+  const deprecated = fields.deprecated !== undefined;
+  const { final } = scorePackage(
+    { quality: fields.quality, releaseTimes: fields.releaseTimes, deprecated, monthlyDownloads: 0, maxMonthlyDownloads: 0 },
+    NOW,
+  );
+  return {
+    name: fields.name,
+    texts: fields.texts,
+    keywords: fields.keywords.map((k) => k.toLowerCase()),
+    maintainers: maintainerKeys(fields),
+    deprecated,
+    unstable: fields.unstable,
+    final,
+  };
+}
+
+function tryParse(text: string): SearchQuery | undefined {
+  try {
+    return parseSearchText(text);
+  } catch {
+    return undefined;
+  }
+}
+
+describe(`search index contract (${testProfile() === 'scale-out' ? 'PostgreSQL' : 'SQLite'})`, () => {
+  it('matches, ranks, counts and pages exactly as the reference rules', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.uniqueArray(packageArb, { minLength: 1, maxLength: 25, selector: (p) => p.name }),
+        fc.array(queryText, { minLength: 1, maxLength: 6 }),
+        async (specs, texts) => {
+          const tenant = `contract${run++}`;
+          const packages = specs.map(build);
+          for (const pkg of packages) await seedPackage(storage, pkg, tenant);
+          const ranked = packages.map(reference);
+          for (const text of texts) {
+            const query = tryParse(text);
+            if (!query) continue;
+            const expected = rankPackages(ranked, query);
+            const page = await storage.search.search(tenant, query, { size: 250, from: 0 });
+            expect(
+              page.hits.map((h) => h.name),
+              text,
+            ).toEqual(expected.map((p) => p.name));
+            expect(page.total, text).toBe(expected.length);
+            for (const hit of page.hits) {
+              expect(hit.tier, `${text}: ${hit.name}`).toBe(
+                relevanceTier(
+                  ranked.find((p) => p.name === hit.name)!,
+                  query.terms,
+                ),
+              );
+            }
+            const middle = await storage.search.search(tenant, query, { size: 3, from: 2 });
+            expect(
+              middle.hits.map((h) => h.name),
+              text,
+            ).toEqual(expected.slice(2, 5).map((p) => p.name));
+            expect(middle.total, text).toBe(expected.length);
+          }
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it('keeps tenants apart', async () => {
+    const pkg = buildStoredPackage('com.tenant.only', { description: 'isolated input' });
+    await seedPackage(storage, pkg, 'tenant-a');
+    const query = parseSearchText('isolated');
+    expect((await storage.search.search('tenant-a', query, { size: 20, from: 0 })).total).toBe(1);
+    expect((await storage.search.search('tenant-b', query, { size: 20, from: 0 })).total).toBe(0);
+    expect((await storage.search.search('', query, { size: 20, from: 0 })).total).toBe(0);
+  });
+});
