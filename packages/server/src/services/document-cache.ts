@@ -98,6 +98,11 @@ export class DocumentCache {
   ): Promise<CachedValue<T> | undefined> {
     const pkg = packageKey(tenant, name);
     const key = `${pkg}\0${variant}`;
+    if (!this.#bus.connected) {
+      // Deaf to other nodes' writes: whatever is in memory may be stale.
+      this.#misses++;
+      return build();
+    }
     const hit = this.#entries.get(key);
     if (hit && (this.#maxAgeMs === Infinity || this.#clock() - hit.builtAt <= this.#maxAgeMs)) {
       // Re-insert: Map iteration order is the LRU order.

@@ -92,9 +92,22 @@ describe('DocumentCache', () => {
     expect(cache.size.bytes).toBeLessThanOrEqual(before + gz.length);
   });
 
-  it('does not cache a missing package', async () => {
-    const cache = new DocumentCache(new LocalInvalidationBus(), 1_000_000);
-    expect(await cache.get('', 'com.a.none', 'full', async () => undefined)).toBeUndefined();
-    expect(cache.size.entries).toBe(0);
+  it('remembers a missing package until a write to it is announced', async () => {
+    const bus = new LocalInvalidationBus();
+    const cache = new DocumentCache(bus, 1_000_000);
+    let builds = 0;
+    const missing = async () => {
+      builds++;
+      return undefined;
+    };
+    expect(await cache.get('', 'com.a.none', 'full', missing)).toBeUndefined();
+    expect(await cache.get('', 'com.a.none', 'full', missing)).toBeUndefined();
+    expect(builds).toBe(1);
+    await bus.publish('', 'com.a.none');
+    const created = await cache.get('', 'com.a.none', 'full', async () => ({
+      representation: Representation.json({}, 'application/json'),
+      value: {},
+    }));
+    expect(created?.value).toEqual({});
   });
 });

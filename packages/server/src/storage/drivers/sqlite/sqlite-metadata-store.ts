@@ -284,7 +284,7 @@ export class SqliteMetadataStore implements MetadataStore {
   #statement(sql: string): Database.Statement {
     let statement = this.#statements.get(sql);
     if (!statement) {
-      statement = this.#statement(sql);
+      statement = this.db.prepare(sql);
       this.#statements.set(sql, statement);
     }
     return statement;
