@@ -247,7 +247,11 @@ async function main() {
       targets.unshift(first);
       seedTarget = first;
     } else {
-      const ours = await startOurs({ dataDir: args.data ? path.resolve(args.data) : path.join(workDir, 'data'), workDir, cpuProfileDir: profileDir });
+      const ours = await startOurs({
+        dataDir: args.data ? path.resolve(args.data) : path.join(workDir, 'data'),
+        workDir,
+        cpuProfileDir: profileDir,
+      });
       targets.push(ours);
       seedTarget = ours;
     }
@@ -255,7 +259,11 @@ async function main() {
     log('seeding our registry through the publish API…');
     const token = await login(seedTarget.url);
     for (const t of targets) t.token = token;
-    const seedParameters = JSON.stringify({ packages: options.packages, versions: options.versions, tarballSize: options.tarballSize });
+    const seedParameters = JSON.stringify({
+      packages: options.packages,
+      versions: options.versions,
+      tarballSize: options.tarballSize,
+    });
     const marker = args.data && !args['scale-out'] ? path.join(path.resolve(args.data), 'bench-seed.json') : undefined;
     let seeded;
     if (marker && existsSync(marker) && JSON.stringify(JSON.parse(readFileSync(marker, 'utf8')).parameters) === seedParameters) {
@@ -263,7 +271,9 @@ async function main() {
       log(`  reusing the registry seeded before in ${args.data}`);
     } else {
       seeded = await seedRegistry(seedTarget.url, token, { ...options, log });
-      log(`  ${seeded.publishes} publishes in ${seeded.seconds.toFixed(1)} s (${Math.round(seeded.publishes / seeded.seconds)}/s, 8 concurrent)`);
+      log(
+        `  ${seeded.publishes} publishes in ${seeded.seconds.toFixed(1)} s (${Math.round(seeded.publishes / seeded.seconds)}/s, 8 concurrent)`,
+      );
       if (marker) writeFileSync(marker, JSON.stringify({ parameters: JSON.parse(seedParameters), seeded }));
     }
     const workloads = benchWorkloads({ corpusNames: seeded.names }).filter((w) => !wanted || wanted.has(w.id));

@@ -22,7 +22,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { UNITY_SCOPE, corpusPackages, prng, queries } from './lib/corpus.js';
+import { UNITY_SCOPE, prng, queries, storedCorpus as corpus } from './lib/corpus.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({
@@ -43,28 +43,6 @@ const VERSIONS = Number(args.versions);
 const CONNECTIONS = Number(args.connections);
 const DURATION_MS = Number(args.duration) * 1000;
 const MAX_REQUESTS = Number(args['max-requests']);
-
-/** The shared corpus as stored packages of VERSIONS versions each (what a publish would store). */
-function* corpus(count, versions, buildStoredPackage) {
-  for (const { name, maintainer, displayName, repository, deprecated, ...spec } of corpusPackages(count)) {
-    yield buildStoredPackage(name, {
-      versions: Array.from({ length: versions }, (_, v) => `${1 + Math.floor(v / 3)}.${v % 3}.0`),
-      description: spec.description,
-      keywords: spec.keywords,
-      author: spec.author,
-      maintainers: [maintainer],
-      ...(displayName !== undefined ? { displayName } : {}),
-      ...(repository !== undefined ? { repository } : {}),
-      readme: spec.readme,
-      unity: spec.unity,
-      ...(deprecated !== undefined ? { deprecated } : {}),
-      lastPublish: spec.lastPublish,
-      versionIntervalDays: spec.versionIntervalDays,
-    });
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
 
 async function seed(dataDir) {
   const { createStorage, loadConfig } = await import('@pkg/server');

@@ -136,3 +136,25 @@ export function queries(random) {
   });
   return { oneWord, fragment };
 }
+
+/** The shared corpus as stored packages of VERSIONS versions each (what a publish would store). */
+export function* storedCorpus(count, versions, buildStoredPackage) {
+  for (const { name, maintainer, displayName, repository, deprecated, ...spec } of corpusPackages(count)) {
+    yield buildStoredPackage(name, {
+      versions: Array.from({ length: versions }, (_, v) => `${1 + Math.floor(v / 3)}.${v % 3}.0`),
+      description: spec.description,
+      keywords: spec.keywords,
+      author: spec.author,
+      maintainers: [maintainer],
+      ...(displayName !== undefined ? { displayName } : {}),
+      ...(repository !== undefined ? { repository } : {}),
+      readme: spec.readme,
+      unity: spec.unity,
+      ...(deprecated !== undefined ? { deprecated } : {}),
+      lastPublish: spec.lastPublish,
+      versionIntervalDays: spec.versionIntervalDays,
+    });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------

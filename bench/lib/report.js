@@ -102,3 +102,12 @@ export function formatTable(rows) {
     ...lines.map(row),
   ].join('\n');
 }
+
+/** A Markdown table of `rows`, one column per entry of `columns` (header → cell function). */
+export function formatRows(rows, columns) {
+  const header = Object.keys(columns);
+  const lines = rows.map((r) => Object.values(columns).map((cell) => String(cell(r))));
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
+  const row = (cells) => `| ${cells.map((c, i) => c.padStart(widths[i])).join(' | ')} |`;
+  return [row(header), `|${widths.map((w) => '-'.repeat(w + 1) + ':').join('|')}|`, ...lines.map(row)].join('\n');
+}

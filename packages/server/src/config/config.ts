@@ -33,6 +33,7 @@ export interface Config {
   loginFailureLimit: number;
   loginFailureWindow: number;
   searchCache: number;
+  documentCache: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   shutdownTimeout: number;
 }

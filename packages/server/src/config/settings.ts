@@ -191,6 +191,15 @@ export const SETTINGS = [
       'Search results kept in memory to answer repeated searches at once (each result of a cached page counts one); dropped whenever the index changes. 0 disables the cache.',
   },
   {
+    key: 'documentCache',
+    type: 'integer',
+    default: 16 * MiB,
+    min: 0,
+    flag: '--document-cache',
+    description:
+      'Bytes of serialized package documents (and their gzip/brotli forms) kept in memory; the least recently used go first. 0 disables the cache.',
+  },
+  {
     key: 'logLevel',
     type: 'enum',
     default: 'info',

@@ -1,6 +1,6 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isPublishBody } from '../services/publish-request.js';
-import { rateLimitHeaders, type RateLimitService } from '../services/rate-limits.js';
+import type { LimitState, RateLimitService } from '../services/rate-limits.js';
 
 /**
  * Counts every request against the caller's hourly limit (per user with a valid token, else per
@@ -9,21 +9,49 @@ import { rateLimitHeaders, type RateLimitService } from '../services/rate-limits
  * parsed, because only the body tells a publish from other writes to `PUT /<package>`.
  */
 export function installRateLimits(app: FastifyInstance, limits: RateLimitService): void {
-  app.addHook('onRequest', async (request, reply) => {
-    if (request.routeOptions.config?.unmetered === true) return;
+  // Callback-style: with counters in memory a request is counted without a promise.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (request.routeOptions.config?.unmetered === true) return done();
     const { tenant, caller, settings } = request.ctx;
-    const state = caller
-      ? await limits.count('authenticated', tenant, caller.user, settings.rateLimitAuthenticated)
-      : await limits.count('anonymous', tenant, request.ip, settings.rateLimitAnonymous);
-    if (state) reply.headers(rateLimitHeaders(state));
+    let counted;
+    try {
+      counted = caller
+        ? limits.count('authenticated', tenant, caller.user, settings.rateLimitAuthenticated)
+        : limits.count('anonymous', tenant, request.ip, settings.rateLimitAnonymous);
+    } catch (err) {
+      return done(err as Error);
+    }
+    if (counted instanceof Promise) {
+      counted.then((state) => {
+        if (state) setHeaders(reply, state);
+        done();
+      }, done);
+      return;
+    }
+    if (counted) setHeaders(reply, counted);
+    done();
   });
 
-  app.addHook('preValidation', async (request, reply) => {
+  app.addHook('preValidation', (request, reply, done) => {
     const { tenant, caller, settings } = request.ctx;
-    if (!caller || !isPublish(request)) return;
-    const state = await limits.count('publish', tenant, caller.user, settings.rateLimitPublish);
-    if (state) reply.headers(rateLimitHeaders(state));
+    if (!caller || !isPublish(request)) return done();
+    let counted;
+    try {
+      counted = limits.count('publish', tenant, caller.user, settings.rateLimitPublish);
+    } catch (err) {
+      return done(err as Error);
+    }
+    Promise.resolve(counted).then((state) => {
+      if (state) setHeaders(reply, state);
+      done();
+    }, done);
   });
+}
+
+function setHeaders(reply: FastifyReply, state: LimitState): void {
+  reply.header('X-RateLimit-Limit', state.limit);
+  reply.header('X-RateLimit-Remaining', state.remaining);
+  reply.header('X-RateLimit-Reset', state.reset);
 }
 
 /**

@@ -2,7 +2,9 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../config/config.js';
 import type { RequestContext } from '../context.js';
 import type { Services } from '../services/services.js';
-import { GLOBAL_TENANT } from '../storage/ports.js';
+import type { Caller } from '../context.js';
+import type { EffectiveSettings } from '../services/tenant-service.js';
+import { GLOBAL_TENANT, type TenantId } from '../storage/ports.js';
 
 /**
  * Resolves, before any route runs, which registry a request is for (tenant from the Host),
@@ -11,14 +13,40 @@ import { GLOBAL_TENANT } from '../storage/ports.js';
  */
 export function installRequestContext(app: FastifyInstance, config: Config, services: Services): void {
   app.decorateRequest('ctx', null as unknown as RequestContext);
-  app.addHook('onRequest', async (request) => {
-    const host = hostOf(request);
-    const tenant = await services.tenants.resolve(host);
+  const contextOf = (
+    request: FastifyRequest,
+    host: string,
+    tenant: TenantId,
+    settings: EffectiveSettings,
+    caller: Caller | null,
+  ) => {
     const baseUrl = baseUrlOf(request, config, tenant, host);
     const tarballBaseUrl = tenant === GLOBAL_TENANT && config.cdnUrl ? config.cdnUrl : baseUrl;
+    return { tenant, baseUrl, tarballBaseUrl, caller, settings };
+  };
+  const resolve = async (request: FastifyRequest, host: string, token: string | undefined): Promise<RequestContext> => {
+    const tenant = await services.tenants.resolve(host);
     const settings = await services.tenants.settingsOf(tenant);
-    const caller = await services.auth.authenticate(tenant, bearerToken(request));
-    request.ctx = { tenant, baseUrl, tarballBaseUrl, caller, settings };
+    const caller = await services.auth.authenticate(tenant, token);
+    return contextOf(request, host, tenant, settings, caller);
+  };
+  // Callback-style, with a synchronous path for the common case (the global registry, no token
+  // or one the token cache knows): most requests build their context without a promise.
+  app.addHook('onRequest', (request, _reply, done) => {
+    const host = hostOf(request);
+    const token = bearerToken(request);
+    const tenant = services.tenants.globalOf(host);
+    if (tenant !== undefined) {
+      const caller = token === undefined ? null : services.auth.cachedCaller(tenant, token);
+      if (caller !== undefined) {
+        request.ctx = contextOf(request, host, tenant, services.tenants.globalSettings, caller);
+        return done();
+      }
+    }
+    resolve(request, host, token).then((ctx) => {
+      request.ctx = ctx;
+      done();
+    }, done);
   });
 }
 

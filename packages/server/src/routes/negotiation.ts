@@ -28,6 +28,10 @@ function parseQualityList(header: string | string[] | undefined): { value: strin
  * application/json; q=0.8, *\/*`).
  */
 export function wantsAbbreviated(accept: string | string[] | undefined): boolean {
+  return memoized(abbreviatedAnswers, accept, decideAbbreviated);
+}
+
+function decideAbbreviated(accept: string | string[] | undefined): boolean {
   const items = parseQualityList(accept);
   const abbreviated = items.find((item) => item.value === ABBREVIATED_ACCEPT);
   if (!abbreviated || abbreviated.q === 0) return false;
@@ -37,6 +41,33 @@ export function wantsAbbreviated(accept: string | string[] | undefined): boolean
 
 /** The best content coding the client accepts, or undefined for identity. */
 export function negotiateCoding(acceptEncoding: string | string[] | undefined): ContentCoding | undefined {
+  return memoized(codingAnswers, acceptEncoding, decideCoding);
+}
+
+/**
+ * Clients send a handful of distinct Accept and Accept-Encoding values, each on every request:
+ * the answer for each is kept (a bounded number of them) instead of parsing it again.
+ */
+const MEMO_SIZE = 256;
+const abbreviatedAnswers = new Map<string, boolean>();
+const codingAnswers = new Map<string, ContentCoding | undefined>();
+
+function memoized<T>(
+  answers: Map<string, T>,
+  header: string | string[] | undefined,
+  decide: (header: string | string[] | undefined) => T,
+): T {
+  if (typeof header !== 'string') return decide(header);
+  if (answers.has(header)) return answers.get(header) as T;
+  const answer = decide(header);
+  if (header.length <= 512) {
+    if (answers.size >= MEMO_SIZE) answers.clear();
+    answers.set(header, answer);
+  }
+  return answer;
+}
+
+function decideCoding(acceptEncoding: string | string[] | undefined): ContentCoding | undefined {
   const items = parseQualityList(acceptEncoding);
   const wildcard = items.find((item) => item.value === '*');
   let best: { coding: ContentCoding; q: number } | undefined;

@@ -4,8 +4,17 @@ import { negotiateCoding } from './negotiation.js';
 
 export interface SendOptions {
   cacheControl: string;
-  /** Request headers the response depends on besides Accept-Encoding. */
-  vary?: string[];
+  /** Request headers the response depends on besides Accept-Encoding (a constant array). */
+  vary?: readonly string[];
+}
+
+const varyHeaders = new WeakMap<readonly string[], string>();
+
+function varyHeaderOf(vary: readonly string[] | undefined): string {
+  if (vary === undefined) return 'Accept-Encoding';
+  let header = varyHeaders.get(vary);
+  if (header === undefined) varyHeaders.set(vary, (header = [...vary, 'Accept-Encoding'].join(', ')));
+  return header;
 }
 
 /**
@@ -22,9 +31,10 @@ export async function sendRepresentation(
   const coding =
     representation.body.length >= MIN_COMPRESS_SIZE ? negotiateCoding(request.headers['accept-encoding']) : undefined;
   reply.header('Cache-Control', options.cacheControl);
-  reply.header('Vary', [...(options.vary ?? []), 'Accept-Encoding'].join(', '));
+  reply.header('Vary', varyHeaderOf(options.vary));
   reply.header('ETag', representation.etagFor(coding));
-  if (representation.lastModified) reply.header('Last-Modified', representation.lastModified.toUTCString());
+  const lastModified = representation.lastModifiedHeader;
+  if (lastModified !== undefined) reply.header('Last-Modified', lastModified);
 
   if (isNotModified(request, representation)) return reply.code(304).send();
 

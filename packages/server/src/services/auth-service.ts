@@ -142,12 +142,8 @@ export class AuthService {
     const key = `${tenant}\0${hash}`;
     const { metadata } = this.#deps;
     const version = metadata.credentialsVersion?.();
-    const cached = this.#callers.get(key);
-    if (cached && (version === undefined ? cached.recheckAt > performance.now() : cached.version === version)) {
-      if (cached.expiresAt === null || cached.expiresAt > this.#deps.now().getTime()) return cached.caller;
-      this.#callers.delete(key);
-      return null;
-    }
+    const known = this.#known(key, version);
+    if (known !== undefined) return known;
     const record = await metadata.getToken(tenant, hash);
     if (!record) return null;
     const expiresAt = record.expiresAt === null ? null : Date.parse(record.expiresAt);
@@ -159,6 +155,23 @@ export class AuthService {
     if (this.#callers.size >= TOKEN_CACHE_SIZE) this.#callers.delete(this.#callers.keys().next().value!);
     this.#callers.set(key, { caller, expiresAt, version, recheckAt: performance.now() + TOKEN_CACHE_MS });
     return caller;
+  }
+
+  /**
+   * The caller behind `token` when the token cache can tell without a read (null: expired),
+   * else undefined; `authenticate` gives the full answer.
+   */
+  cachedCaller(tenant: TenantId, token: string): Caller | null | undefined {
+    if (token.length === 0 || token.length > 512) return null;
+    return this.#known(`${tenant}\0${hashToken(token)}`, this.#deps.metadata.credentialsVersion?.());
+  }
+
+  #known(key: string, version: number | undefined): Caller | null | undefined {
+    const cached = this.#callers.get(key);
+    if (!cached || (version === undefined ? cached.recheckAt <= performance.now() : cached.version !== version)) return undefined;
+    if (cached.expiresAt === null || cached.expiresAt > this.#deps.now().getTime()) return cached.caller;
+    this.#callers.delete(key);
+    return null;
   }
 
   /**

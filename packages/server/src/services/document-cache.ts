@@ -20,6 +20,8 @@ interface Entry {
   size: number;
   /** The clock when its build started. */
   builtAt: number;
+  /** Read since eviction last passed it: it gets a second chance (see #evict). */
+  referenced: boolean;
 }
 
 export interface DocumentCacheOptions {
@@ -46,7 +48,7 @@ const OBJECT_OVERHEAD = 3;
 
 /**
  * Pre-serialized package documents, keyed by package and variant (form, tarball base URL),
- * bounded by bytes with least-recently-used eviction. Every write to a package is announced on
+ * bounded by bytes with second-chance (approximately least-recently-used) eviction. Every write to a package is announced on
  * the invalidation bus; the cache then drops all variants of that package. A build that started
  * before an invalidation is not stored, so a stale document never sticks. Only packages with a
  * build in flight are tracked besides the entries, so the bookkeeping does not grow with the
@@ -105,9 +107,9 @@ export class DocumentCache {
     }
     const hit = this.#entries.get(key);
     if (hit && (this.#maxAgeMs === Infinity || this.#clock() - hit.builtAt <= this.#maxAgeMs)) {
-      // Re-insert: Map iteration order is the LRU order.
-      this.#entries.delete(key);
-      this.#entries.set(key, hit);
+      // Marked, not moved: deleting and re-adding one key of a large Map on every hit makes V8
+      // walk a chain of its deleted copies, costing time in proportion to the cache's size.
+      hit.referenced = true;
       this.#hits++;
       return (hit.cached ?? undefined) as CachedValue<T> | undefined;
     }
@@ -173,7 +175,7 @@ export class DocumentCache {
   #store(pkg: string, key: string, cached: CachedValue<unknown> | null, builtAt: number): void {
     this.#remove(key);
     if (cached === null) {
-      this.#insert(key, { pkg, cached: null, size: ABSENT_SIZE + key.length, builtAt });
+      this.#insert(key, { pkg, cached: null, size: ABSENT_SIZE + key.length, builtAt, referenced: false });
       this.#evict();
       return;
     }
@@ -182,7 +184,7 @@ export class DocumentCache {
     const size = cached.representation.body.length * (keep ? 1 + OBJECT_OVERHEAD : 1);
     // One huge document must not flush everything else.
     if (size > this.#maxBytes / 2) return;
-    const entry: Entry = { pkg, cached: stored, size, builtAt };
+    const entry: Entry = { pkg, cached: stored, size, builtAt, referenced: false };
     this.#insert(key, entry);
     // Compressed forms are made on first request and count against the bound from then on.
     cached.representation.onEncoded = (bytes) => {
@@ -202,9 +204,19 @@ export class DocumentCache {
     this.#bytes += entry.size;
   }
 
+  /**
+   * Second-chance (clock) eviction, in insertion order: an entry read since the last pass moves
+   * to the back once instead of going; the others go until the cache fits its bound.
+   */
   #evict(): void {
-    for (const [key] of this.#entries) {
+    for (const [key, entry] of this.#entries) {
       if (this.#bytes <= this.#maxBytes) break;
+      if (entry.referenced) {
+        entry.referenced = false;
+        this.#entries.delete(key);
+        this.#entries.set(key, entry);
+        continue;
+      }
       this.#remove(key);
     }
   }

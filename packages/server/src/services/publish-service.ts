@@ -46,28 +46,20 @@ export class PublishService {
   }
 
   async publish(tenant: TenantId, caller: Caller, name: string, body: unknown): Promise<PublishResult> {
-    const { config } = this.#deps;
-    // Refuse non-maintainers before reading a possibly large tarball; re-checked under the lock.
-    requireMaintainer(await this.#deps.metadata.getPackage(tenant, name), caller.user, name);
-    const request = parsePublishBody(name, body, { maxTarballSize: config.maxTarballSize });
-    const facts = await inspectTarball(request.tarball, { maxUnpackedSize: config.maxTarballSize * MAX_UNPACK_RATIO });
-    if (facts.manifest.name !== name || facts.manifest.version !== request.version) {
-      throw new ProtocolError(
-        'VALIDATION_ERROR',
-        `package/package.json in the tarball names ${String(facts.manifest.name)}@${String(facts.manifest.version)}, not ${name}@${request.version}`,
-      );
-    }
-    const user = await this.#deps.metadata.getUser(tenant, caller.user);
-    const publisher: Person = { name: caller.user, email: user?.email ?? '' };
-
-    const { metadata, blobs } = this.#deps;
-    const blobKey = blobKeyFor(tenant, name, request.version);
-    const sigstoreKey = sigstoreKeyFor(tenant, name, request.version);
-    let wroteBlobs = false;
+    const { config, metadata, blobs } = this.#deps;
+    const blobKey = (version: string) => blobKeyFor(tenant, name, version);
+    const sigstoreKey = (version: string) => sigstoreKeyFor(tenant, name, version);
+    // Checked and inspected once, under the package's lock, after the maintainer check: the
+    // stored document is read (and parsed) once per publish, which is what a publish costs
+    // for a package of many versions. The mutation may run again after a concurrent writer.
+    let checked: { request: PublishRequest; facts: TarballFacts; publisher: Person } | undefined;
+    let wroteBlobs: string | undefined;
     let result: PublishResult;
     try {
       result = await metadata.updatePackage<PublishResult>(tenant, name, async (current) => {
         requireMaintainer(current, caller.user, name);
+        checked ??= await this.#check(tenant, caller, name, body, config.maxTarballSize);
+        const { request, facts, publisher } = checked;
         if (current?.publishedVersions.includes(request.version)) {
           const existing = current.unpublished ? undefined : current.document.versions[request.version];
           if (existing?.dist.integrity === request.integrity) {
@@ -81,24 +73,44 @@ export class PublishService {
           );
         }
         // Inside the lock: no other publish of this package can write the same key meanwhile.
-        if (!wroteBlobs) {
-          await blobs.put(blobKey, request.tarball);
-          if (request.sigstore) await blobs.put(sigstoreKey, request.sigstore);
-          wroteBlobs = true;
+        if (wroteBlobs === undefined) {
+          await blobs.put(blobKey(request.version), request.tarball);
+          if (request.sigstore) await blobs.put(sigstoreKey(request.version), request.sigstore);
+          wroteBlobs = request.version;
         }
         const next = this.#withVersion(current, name, request, facts, publisher);
         return { next, result: { created: true, rev: next.document._rev } };
       });
     } catch (err) {
-      if (wroteBlobs && !(err instanceof ProtocolError)) {
+      if (wroteBlobs !== undefined && !(err instanceof ProtocolError)) {
         // The version was not committed: its blobs are orphans (start-up would collect them).
-        await blobs.delete(blobKey).catch(() => undefined);
-        await blobs.delete(sigstoreKey).catch(() => undefined);
+        await blobs.delete(blobKey(wroteBlobs)).catch(() => undefined);
+        await blobs.delete(sigstoreKey(wroteBlobs)).catch(() => undefined);
       }
       throw err;
     }
     if (result.created) await this.#deps.bus.publish(tenant, name);
     return result;
+  }
+
+  /** The publish body and its tarball, checked; the publisher's name and e-mail. */
+  async #check(
+    tenant: TenantId,
+    caller: Caller,
+    name: string,
+    body: unknown,
+    maxTarballSize: number,
+  ): Promise<{ request: PublishRequest; facts: TarballFacts; publisher: Person }> {
+    const request = parsePublishBody(name, body, { maxTarballSize });
+    const facts = await inspectTarball(request.tarball, { maxUnpackedSize: maxTarballSize * MAX_UNPACK_RATIO });
+    if (facts.manifest.name !== name || facts.manifest.version !== request.version) {
+      throw new ProtocolError(
+        'VALIDATION_ERROR',
+        `package/package.json in the tarball names ${String(facts.manifest.name)}@${String(facts.manifest.version)}, not ${name}@${request.version}`,
+      );
+    }
+    const email = caller.email ?? (await this.#deps.metadata.getUser(tenant, caller.user))?.email ?? '';
+    return { request, facts, publisher: { name: caller.user, email } };
   }
 
   #withVersion(

@@ -1,5 +1,5 @@
 import { ProtocolError } from '@pkg/protocol';
-import type { CounterStore } from '../storage/counter-store.js';
+import type { CounterState, CounterStore } from '../storage/counter-store.js';
 import type { TenantId } from '../storage/ports.js';
 
 export type LimitKind = 'anonymous' | 'authenticated' | 'publish';
@@ -34,26 +34,38 @@ export class RateLimitService {
 
   /**
    * Counts one request of `subject` (an IP or a user) against `limit`; undefined when the limit
-   * is 0 (disabled). Past the limit: 429 RATE_LIMIT_EXCEEDED with Retry-After.
+   * is 0 (disabled). Past the limit: 429 RATE_LIMIT_EXCEEDED with Retry-After. Answers at once
+   * (no promise) when the counters are in process memory.
    */
-  async count(kind: LimitKind, tenant: TenantId, subject: string, limit: number): Promise<LimitState | undefined> {
+  count(
+    kind: LimitKind,
+    tenant: TenantId,
+    subject: string,
+    limit: number,
+  ): LimitState | undefined | Promise<LimitState | undefined> {
     if (limit <= 0) return undefined;
-    const counter = await this.#counters.increment(`${kind}\0${tenant}\0${subject}`, WINDOW_SECONDS);
-    const state: LimitState = {
-      kind,
-      limit,
-      remaining: Math.max(0, limit - counter.count),
-      reset: Math.ceil(counter.resetAt / 1000),
-    };
-    if (counter.count > limit) {
-      const retryAfter = Math.max(1, Math.ceil((counter.resetAt - Date.now()) / 1000));
-      throw new ProtocolError('RATE_LIMIT_EXCEEDED', `${DESCRIPTION[kind](limit)} exceeded; retry in ${retryAfter} s`, {
-        'Retry-After': String(retryAfter),
-        ...rateLimitHeaders(state),
-      });
-    }
-    return state;
+    const key = `${kind}\0${tenant}\0${subject}`;
+    const counters = this.#counters;
+    if (counters.incrementNow) return judge(kind, limit, counters.incrementNow(key, WINDOW_SECONDS));
+    return counters.increment(key, WINDOW_SECONDS).then((counter) => judge(kind, limit, counter));
   }
+}
+
+function judge(kind: LimitKind, limit: number, counter: CounterState): LimitState {
+  const state: LimitState = {
+    kind,
+    limit,
+    remaining: Math.max(0, limit - counter.count),
+    reset: Math.ceil(counter.resetAt / 1000),
+  };
+  if (counter.count > limit) {
+    const retryAfter = Math.max(1, Math.ceil((counter.resetAt - Date.now()) / 1000));
+    throw new ProtocolError('RATE_LIMIT_EXCEEDED', `${DESCRIPTION[kind](limit)} exceeded; retry in ${retryAfter} s`, {
+      'Retry-After': String(retryAfter),
+      ...rateLimitHeaders(state),
+    });
+  }
+  return state;
 }
 
 export function rateLimitHeaders(state: LimitState): Record<string, string> {

@@ -25,6 +25,8 @@ export class Representation {
   /** Told the size of each compressed form once it exists (the cache counts those bytes). */
   onEncoded: ((bytes: number) => void) | undefined;
   readonly #encoded = new Map<ContentCoding, Promise<Buffer>>();
+  readonly #etags = new Map<ContentCoding, string>();
+  #lastModifiedHeader: string | undefined;
 
   constructor(body: Buffer, contentType: string, lastModified: Date | undefined) {
     this.body = body;
@@ -35,7 +37,7 @@ export class Representation {
 
   /** Compact JSON of `value`. */
   static json(value: unknown, contentType: string, lastModified?: Date): Representation {
-    return new Representation(Buffer.from(JSON.stringify(value)), contentType, lastModified);
+    return new Representation(unpooled(Buffer.from(JSON.stringify(value))), contentType, lastModified);
   }
 
   /** The body in `coding`; computed once, then shared. */
@@ -54,18 +56,40 @@ export class Representation {
 
   /** ETag of the body in `coding`: a different byte sequence needs a different strong validator. */
   etagFor(coding: ContentCoding | undefined): string {
-    return coding ? `${this.etag.slice(0, -1)}-${coding}"` : this.etag;
+    if (coding === undefined) return this.etag;
+    let etag = this.#etags.get(coding);
+    if (etag === undefined) this.#etags.set(coding, (etag = `${this.etag.slice(0, -1)}-${coding}"`));
+    return etag;
+  }
+
+  /** `lastModified` as an HTTP date, formatted once. */
+  get lastModifiedHeader(): string | undefined {
+    if (this.lastModified === undefined) return undefined;
+    return (this.#lastModifiedHeader ??= this.lastModified.toUTCString());
   }
 }
 
-function compress(body: Buffer, coding: ContentCoding): Promise<Buffer> {
-  if (coding === 'gzip') return gzipAsync(body, { level: 9 });
-  return brotliAsync(body, {
-    params: {
-      [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
-      // Quality 11 costs seconds on a large document; 9 keeps most of the gain.
-      [constants.BROTLI_PARAM_QUALITY]: 9,
-      [constants.BROTLI_PARAM_SIZE_HINT]: body.length,
-    },
-  });
+/**
+ * Small buffers are cut from Buffer's shared 8 KiB pool: a cached one would keep its whole slab
+ * alive. Bodies that stay in the document cache get their own memory.
+ */
+function unpooled(bytes: Buffer): Buffer {
+  if (bytes.byteLength === bytes.buffer.byteLength) return bytes;
+  const copy = Buffer.allocUnsafeSlow(bytes.byteLength);
+  bytes.copy(copy);
+  return copy;
+}
+
+async function compress(body: Buffer, coding: ContentCoding): Promise<Buffer> {
+  if (coding === 'gzip') return unpooled(await gzipAsync(body, { level: 9 }));
+  return unpooled(
+    await brotliAsync(body, {
+      params: {
+        [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+        // Quality 11 costs seconds on a large document; 9 keeps most of the gain.
+        [constants.BROTLI_PARAM_QUALITY]: 9,
+        [constants.BROTLI_PARAM_SIZE_HINT]: body.length,
+      },
+    }),
+  );
 }

@@ -13,8 +13,6 @@ import { TenantService } from './tenant-service.js';
 import { RateLimitService } from './rate-limits.js';
 import { createMemoryCounterStore } from '../storage/counter-store.js';
 
-/** Bytes of pre-serialized package documents kept in memory. */
-const DOCUMENT_CACHE_BYTES = 64 * 1024 * 1024;
 /** With other nodes writing to the same database, no cached document is older than this. */
 const SHARED_DOCUMENT_MAX_AGE_MS = 1000;
 
@@ -48,7 +46,11 @@ export function createServices(deps: ServerDeps, options: ServicesOptions = {}):
   const auth = new AuthService(deps, counters);
   const rateLimits = new RateLimitService(counters);
   const shared = !deps.config.database.startsWith('sqlite:');
-  const documents = new DocumentCache(deps.bus, DOCUMENT_CACHE_BYTES, shared ? { maxAgeMs: SHARED_DOCUMENT_MAX_AGE_MS } : {});
+  const documents = new DocumentCache(
+    deps.bus,
+    deps.config.documentCache,
+    shared ? { maxAgeMs: SHARED_DOCUMENT_MAX_AGE_MS } : {},
+  );
   const downloads = new BatchingDownloadRecorder(
     { counts: deps.downloadCounts, search: deps.search, now: deps.now },
     { onError: (err) => onError(err, 'writing download counts') },

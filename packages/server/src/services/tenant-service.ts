@@ -35,6 +35,7 @@ export class TenantService {
   readonly #cache = new Map<TenantId, CacheEntry>();
   readonly #pending = new Map<TenantId, Promise<TenantRecord | undefined>>();
   readonly #suffix: string | undefined;
+  #globalSettings: EffectiveSettings | undefined;
 
   constructor(deps: ServerDeps, options: TenantServiceOptions = {}) {
     this.#deps = deps;
@@ -66,9 +67,26 @@ export class TenantService {
     return label.length > 0 ? label : undefined;
   }
 
+  /**
+   * The global registry when `host` names no tenant (decided without any lookup), else
+   * undefined: the caller then needs `resolve`.
+   */
+  globalOf(host: string): TenantId | undefined {
+    return this.tenantLabelOf(host) === undefined ? GLOBAL_TENANT : undefined;
+  }
+
+  /** The global registry's settings: the server configuration, computed once. */
+  get globalSettings(): EffectiveSettings {
+    return (this.#globalSettings ??= Object.freeze(this.#effective({})));
+  }
+
   async settingsOf(tenant: TenantId): Promise<EffectiveSettings> {
+    if (tenant === GLOBAL_TENANT) return this.globalSettings;
+    return this.#effective((await this.#lookup(tenant))?.settings ?? {});
+  }
+
+  #effective(own: TenantSettings): EffectiveSettings {
     const { config } = this.#deps;
-    const own: TenantSettings = tenant === GLOBAL_TENANT ? {} : ((await this.#lookup(tenant))?.settings ?? {});
     return {
       signup: own.signup ?? config.signup,
       readAccess: own.readAccess ?? config.readAccess,

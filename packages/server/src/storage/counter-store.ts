@@ -1,5 +1,3 @@
-import { RateLimiterMemory, type RateLimiterLike } from 'rate-limiter-flexible';
-
 /** A counter in its current window. */
 export interface CounterState {
   count: number;
@@ -15,6 +13,11 @@ export interface CounterState {
 export interface CounterStore {
   /** Adds one to `key`'s counter, opening a window of `windowSeconds` when none is open. */
   increment(key: string, windowSeconds: number): Promise<CounterState>;
+  /**
+   * Optional: `increment` answered synchronously, for stores that count in process memory. The
+   * rate limit counts every request with it, so a request needs no promise for it.
+   */
+  incrementNow?(key: string, windowSeconds: number): CounterState;
   /** The counter without counting; undefined when no window is open. */
   peek(key: string, windowSeconds: number): Promise<CounterState | undefined>;
   /** Forgets the counter (a successful login clears the account's failures). */
@@ -22,60 +25,73 @@ export interface CounterStore {
   close(): Promise<void>;
 }
 
-/** Never reached: the store only counts, the rate-limit service compares against the limit. */
-const UNLIMITED = Number.MAX_SAFE_INTEGER;
+interface Window {
+  count: number;
+  resetAt: number;
+}
+
+/** How often windows that have ended are dropped. */
+const SWEEP_INTERVAL_MS = 60_000;
 
 /**
- * A CounterStore on rate-limiter-flexible limiters, one per window length, built by a factory:
- * `RateLimiterMemory` here; for Redis, `RateLimiterRedis` with a `RateLimiterMemory` as its
- * `insuranceLimiter`, which keeps counting in process while Redis is unreachable.
- * Limiters are given UNLIMITED points so that they never reject; limits are per tenant and
- * compared by the caller.
+ * The embedded default: fixed windows in a map per window length, opened by the first count
+ * and dropped by a periodic sweep once they have ended (so one-off clients do not accumulate).
  */
-export class RateLimiterCounterStore implements CounterStore {
-  readonly #limiters = new Map<number, RateLimiterLike>();
-  readonly #makeLimiter: (windowSeconds: number, points: number) => RateLimiterLike;
+export class MemoryCounterStore implements CounterStore {
+  readonly #windows = new Map<number, Map<string, Window>>();
+  readonly #sweeper: NodeJS.Timeout;
 
-  constructor(makeLimiter: (windowSeconds: number, points: number) => RateLimiterLike) {
-    this.#makeLimiter = makeLimiter;
+  constructor() {
+    this.#sweeper = setInterval(() => this.#sweep(), SWEEP_INTERVAL_MS);
+    this.#sweeper.unref();
+  }
+
+  incrementNow(key: string, windowSeconds: number): CounterState {
+    const windows = this.#of(windowSeconds);
+    const now = Date.now();
+    let window = windows.get(key);
+    if (window === undefined || window.resetAt <= now) {
+      window = { count: 0, resetAt: now + windowSeconds * 1000 };
+      windows.set(key, window);
+    }
+    window.count++;
+    return { count: window.count, resetAt: window.resetAt };
   }
 
   async increment(key: string, windowSeconds: number): Promise<CounterState> {
-    const res = await this.#limiter(windowSeconds).penalty(key, 1);
-    return { count: res.consumedPoints, resetAt: resetAtOf(res.msBeforeNext, windowSeconds) };
+    return this.incrementNow(key, windowSeconds);
   }
 
   async peek(key: string, windowSeconds: number): Promise<CounterState | undefined> {
-    const res = await this.#limiter(windowSeconds).get(key);
-    if (!res || res.msBeforeNext === 0) return undefined;
-    return { count: res.consumedPoints, resetAt: resetAtOf(res.msBeforeNext, windowSeconds) };
+    const window = this.#windows.get(windowSeconds)?.get(key);
+    if (window === undefined || window.resetAt <= Date.now()) return undefined;
+    return { count: window.count, resetAt: window.resetAt };
   }
 
   async reset(key: string, windowSeconds: number): Promise<void> {
-    await this.#limiter(windowSeconds).delete(key);
+    this.#windows.get(windowSeconds)?.delete(key);
   }
 
   async close(): Promise<void> {
-    this.#limiters.clear();
+    clearInterval(this.#sweeper);
+    this.#windows.clear();
   }
 
-  #limiter(windowSeconds: number): RateLimiterLike {
-    let limiter = this.#limiters.get(windowSeconds);
-    if (!limiter) {
-      limiter = this.#makeLimiter(windowSeconds, UNLIMITED);
-      this.#limiters.set(windowSeconds, limiter);
+  #of(windowSeconds: number): Map<string, Window> {
+    let windows = this.#windows.get(windowSeconds);
+    if (windows === undefined) this.#windows.set(windowSeconds, (windows = new Map()));
+    return windows;
+  }
+
+  #sweep(): void {
+    const now = Date.now();
+    for (const windows of this.#windows.values()) {
+      for (const [key, window] of windows) if (window.resetAt <= now) windows.delete(key);
     }
-    return limiter;
   }
-}
-
-function resetAtOf(msBeforeNext: number, windowSeconds: number): number {
-  return Date.now() + (msBeforeNext >= 0 ? msBeforeNext : windowSeconds * 1000);
 }
 
 /** The embedded default: counters in this process's memory. */
 export function createMemoryCounterStore(): CounterStore {
-  return new RateLimiterCounterStore(
-    (windowSeconds, points) => new RateLimiterMemory({ points, duration: windowSeconds, keyPrefix: `w${windowSeconds}` }),
-  );
+  return new MemoryCounterStore();
 }

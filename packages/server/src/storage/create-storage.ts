@@ -1,17 +1,9 @@
 import { ConfigError, type Config } from '../config/config.js';
 import { silentLog, type StorageLog } from './bus-fanout.js';
 import { FsBlobStore } from './drivers/fs/fs-blob-store.js';
-import { parsePostgresUrl } from './drivers/postgres/pg-connection.js';
-import { PostgresInvalidationBus } from './drivers/postgres/postgres-invalidation-bus.js';
-import { PostgresMetadataStore } from './drivers/postgres/postgres-metadata-store.js';
-import { createRedisCounterStore } from './drivers/redis/redis-counter-store.js';
-import { RedisConnection } from './drivers/redis/redis-connection.js';
-import { RedisInvalidationBus } from './drivers/redis/redis-invalidation-bus.js';
-import { parseRedisUrl } from './drivers/redis/redis-location.js';
-import { S3BlobStore } from './drivers/s3/s3-blob-store.js';
-import { parseS3Url } from './drivers/s3/s3-location.js';
-import { PostgresDownloadCounts } from './drivers/postgres/postgres-download-counts.js';
-import { PostgresSearchIndex } from './drivers/postgres/postgres-search-index.js';
+import type { PostgresInvalidationBus } from './drivers/postgres/postgres-invalidation-bus.js';
+import type { PostgresMetadataStore } from './drivers/postgres/postgres-metadata-store.js';
+import type { RedisConnection } from './drivers/redis/redis-connection.js';
 import { SqliteDownloadCounts } from './drivers/sqlite/sqlite-download-counts.js';
 import { SqliteMetadataStore } from './drivers/sqlite/sqlite-metadata-store.js';
 import { SqliteSearchIndex } from './drivers/sqlite/sqlite-search-index.js';
@@ -63,6 +55,12 @@ export async function createStorage(config: Config, options: CreateStorageOption
       search = searchIndex;
       downloadCounts = counts;
     } else if (/^postgres(ql)?:\/\//.test(config.database)) {
+      // The scale-out drivers (pg, ioredis, the AWS SDK) are loaded only when configured: the
+      // embedded default does not pay their memory (tens of MiB).
+      const { parsePostgresUrl } = await import('./drivers/postgres/pg-connection.js');
+      const { PostgresMetadataStore } = await import('./drivers/postgres/postgres-metadata-store.js');
+      const { PostgresSearchIndex } = await import('./drivers/postgres/postgres-search-index.js');
+      const { PostgresDownloadCounts } = await import('./drivers/postgres/postgres-download-counts.js');
       const searchIndex = new PostgresSearchIndex(clock);
       const counts = new PostgresDownloadCounts();
       postgres = new PostgresMetadataStore(parsePostgresUrl(config.database), [searchIndex.writeHook, counts.writeHook]);
@@ -78,6 +76,8 @@ export async function createStorage(config: Config, options: CreateStorageOption
 
     let blobs: BlobStore;
     if (config.storage.startsWith('s3://')) {
+      const { S3BlobStore } = await import('./drivers/s3/s3-blob-store.js');
+      const { parseS3Url } = await import('./drivers/s3/s3-location.js');
       blobs = new S3BlobStore(parseS3Url(config.storage));
     } else {
       const fsBlobs = new FsBlobStore(config.storage);
@@ -88,25 +88,33 @@ export async function createStorage(config: Config, options: CreateStorageOption
 
     let redis: RedisConnection | undefined;
     let bus: InvalidationBus;
+    let pgBus: PostgresInvalidationBus | undefined;
+    let counters: CounterStore;
     if (config.redis !== undefined) {
+      const { RedisConnection } = await import('./drivers/redis/redis-connection.js');
+      const { RedisInvalidationBus } = await import('./drivers/redis/redis-invalidation-bus.js');
+      const { parseRedisUrl } = await import('./drivers/redis/redis-location.js');
+      const { createRedisCounterStore } = await import('./drivers/redis/redis-counter-store.js');
       redis = new RedisConnection(parseRedisUrl(config.redis), log);
       opened.push(redis);
       const redisBus = new RedisInvalidationBus(redis);
       bus = redisBus;
       // Start-up does not depend on Redis: without it the node serves, counting limits itself.
       await redisBus.waitUntilConnected(options.redisWaitMs ?? 3000);
+      counters = createRedisCounterStore(redis);
     } else if (postgres !== undefined) {
-      const pgBus = new PostgresInvalidationBus(postgres.location, postgres.pool, log);
+      const { PostgresInvalidationBus } = await import('./drivers/postgres/postgres-invalidation-bus.js');
+      pgBus = new PostgresInvalidationBus(postgres.location, postgres.pool, log);
       bus = pgBus;
       opened.push(pgBus);
+      counters = createMemoryCounterStore();
     } else {
       bus = new LocalInvalidationBus();
+      counters = createMemoryCounterStore();
     }
 
-    const counters = redis ? createRedisCounterStore(redis) : createMemoryCounterStore();
-
     await metadata.migrate();
-    if (bus instanceof PostgresInvalidationBus) await bus.start();
+    if (pgBus) await pgBus.start();
     return {
       metadata,
       search,

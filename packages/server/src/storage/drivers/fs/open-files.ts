@@ -9,14 +9,19 @@ export interface OpenFile {
   evicted: boolean;
 }
 
+interface Slot {
+  pending: Promise<OpenFile | undefined>;
+  referenced: boolean;
+}
+
 /**
- * Recently read files kept open (least recently used first out), so that serving an immutable
+ * Recently read files kept open (approximately least recently used first out), so that serving an immutable
  * blob again costs one positional read instead of open, stat, reads and close. Each entry is
  * reference-counted: eviction never closes a file a read is still using.
  */
 export class OpenFileCache {
   readonly #max: number;
-  readonly #files = new Map<string, Promise<OpenFile | undefined>>();
+  readonly #files = new Map<string, Slot>();
 
   constructor(max: number) {
     this.#max = max;
@@ -25,23 +30,21 @@ export class OpenFileCache {
   /** The open file at `path` with one more reader (release it), or undefined when absent. */
   async acquire(path: string): Promise<OpenFile | undefined> {
     for (;;) {
-      let pending = this.#files.get(path);
-      if (pending) {
-        this.#files.delete(path);
-        this.#files.set(path, pending);
-      } else {
-        const opening = openFile(path);
-        pending = opening;
-        this.#files.set(path, opening);
-        opening.catch(() => {
-          if (this.#files.get(path) === opening) this.#files.delete(path);
+      let slot = this.#files.get(path);
+      if (slot) slot.referenced = true;
+      else {
+        const opened: Slot = { pending: openFile(path), referenced: false };
+        slot = opened;
+        this.#files.set(path, opened);
+        opened.pending.catch(() => {
+          if (this.#files.get(path) === opened) this.#files.delete(path);
         });
         this.#trim();
       }
-      const file = await pending;
+      const file = await slot.pending;
       if (!file) {
         // Absent files are not remembered: a publish may create one at any time.
-        if (this.#files.get(path) === pending) this.#files.delete(path);
+        if (this.#files.get(path) === slot) this.#files.delete(path);
         return undefined;
       }
       // Evicted while this reader waited: open it afresh.
@@ -58,10 +61,10 @@ export class OpenFileCache {
 
   /** Forgets `path` (its blob is being deleted or replaced). */
   evict(path: string): void {
-    const pending = this.#files.get(path);
-    if (!pending) return;
+    const slot = this.#files.get(path);
+    if (!slot) return;
     this.#files.delete(path);
-    void pending.then((file) => {
+    void slot.pending.then((file) => {
       if (!file || file.evicted) return;
       file.evicted = true;
       if (file.readers === 0) void file.handle.close().catch(() => undefined);
@@ -69,18 +72,28 @@ export class OpenFileCache {
   }
 
   async close(): Promise<void> {
-    const files = [...this.#files.values()];
+    const slots = [...this.#files.values()];
     this.#files.clear();
-    for (const pending of files) {
-      const file = await pending.catch(() => undefined);
+    for (const slot of slots) {
+      const file = await slot.pending.catch(() => undefined);
       if (!file || file.evicted) continue;
       file.evicted = true;
       if (file.readers === 0) await file.handle.close().catch(() => undefined);
     }
   }
 
+  /** Second chance: a file read since the last pass moves to the back once (see BudgetLru). */
   #trim(): void {
-    while (this.#files.size > this.#max) this.evict(this.#files.keys().next().value!);
+    for (const [path, slot] of this.#files) {
+      if (this.#files.size <= this.#max) break;
+      if (slot.referenced) {
+        slot.referenced = false;
+        this.#files.delete(path);
+        this.#files.set(path, slot);
+        continue;
+      }
+      this.evict(path);
+    }
   }
 }
 

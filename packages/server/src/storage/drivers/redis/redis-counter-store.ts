@@ -1,5 +1,6 @@
 import { RateLimiterMemory, RateLimiterRedis } from 'rate-limiter-flexible';
-import { RateLimiterCounterStore, type CounterStore } from '../../counter-store.js';
+import type { CounterStore } from '../../counter-store.js';
+import { RateLimiterCounterStore } from '../../rate-limiter-counter-store.js';
 import type { RedisConnection } from './redis-connection.js';
 
 /**

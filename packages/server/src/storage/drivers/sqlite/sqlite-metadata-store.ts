@@ -109,8 +109,11 @@ export class SqliteMetadataStore implements MetadataStore {
   }
 
   async createTenant(tenant: TenantRecord): Promise<boolean> {
-    const info = this.#statement('INSERT INTO tenants (name, created_at, settings) VALUES (?, ?, ?) ON CONFLICT DO NOTHING')
-      .run(tenant.name, tenant.createdAt, JSON.stringify(tenant.settings));
+    const info = this.#statement('INSERT INTO tenants (name, created_at, settings) VALUES (?, ?, ?) ON CONFLICT DO NOTHING').run(
+      tenant.name,
+      tenant.createdAt,
+      JSON.stringify(tenant.settings),
+    );
     return info.changes === 1;
   }
 
@@ -134,16 +137,16 @@ export class SqliteMetadataStore implements MetadataStore {
   }
 
   async getUser(tenant: TenantId, name: string): Promise<UserRecord | undefined> {
-    const row = this.#statement('SELECT name, email, password_hash, created_at, disabled FROM users WHERE tenant = ? AND name = ?')
-      .get(tenant, name) as UserRow | undefined;
+    const row = this.#statement(
+      'SELECT name, email, password_hash, created_at, disabled FROM users WHERE tenant = ? AND name = ?',
+    ).get(tenant, name) as UserRow | undefined;
     return row && toUser(row);
   }
 
   async createUser(tenant: TenantId, user: UserRecord): Promise<boolean> {
     const info = this.#statement(
-        'INSERT INTO users (tenant, name, email, password_hash, created_at, disabled) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
-      )
-      .run(tenant, user.name, user.email, user.passwordHash, user.createdAt, user.disabled ? 1 : 0);
+      'INSERT INTO users (tenant, name, email, password_hash, created_at, disabled) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
+    ).run(tenant, user.name, user.email, user.passwordHash, user.createdAt, user.disabled ? 1 : 0);
     return info.changes === 1;
   }
 
@@ -164,31 +167,43 @@ export class SqliteMetadataStore implements MetadataStore {
       values.push(typeof value === 'boolean' ? (value ? 1 : 0) : value);
     }
     if (sets.length === 0) return (await this.getUser(tenant, name)) !== undefined;
-    const info = this.#statement(`UPDATE users SET ${sets.join(', ')} WHERE tenant = ? AND name = ?`)
-      .run(...values, tenant, name);
+    const info = this.#statement(`UPDATE users SET ${sets.join(', ')} WHERE tenant = ? AND name = ?`).run(
+      ...values,
+      tenant,
+      name,
+    );
     return info.changes === 1;
   }
 
   async listUsers(tenant: TenantId): Promise<UserRecord[]> {
-    const rows = this.#statement('SELECT name, email, password_hash, created_at, disabled FROM users WHERE tenant = ? ORDER BY name')
-      .all(tenant) as UserRow[];
+    const rows = this.#statement(
+      'SELECT name, email, password_hash, created_at, disabled FROM users WHERE tenant = ? ORDER BY name',
+    ).all(tenant) as UserRow[];
     return rows.map(toUser);
   }
 
   async createToken(tenant: TenantId, token: TokenRecord): Promise<void> {
-    this.#statement('INSERT INTO tokens (tenant, hash, user, created_at, expires_at, readonly) VALUES (?, ?, ?, ?, ?, ?)')
-      .run(tenant, token.hash, token.user, token.createdAt, token.expiresAt, token.readonly ? 1 : 0);
+    this.#statement('INSERT INTO tokens (tenant, hash, user, created_at, expires_at, readonly) VALUES (?, ?, ?, ?, ?, ?)').run(
+      tenant,
+      token.hash,
+      token.user,
+      token.createdAt,
+      token.expiresAt,
+      token.readonly ? 1 : 0,
+    );
   }
 
   async getToken(tenant: TenantId, hash: string): Promise<TokenRecord | undefined> {
-    const row = this.#statement('SELECT hash, user, created_at, expires_at, readonly FROM tokens WHERE tenant = ? AND hash = ?')
-      .get(tenant, hash) as TokenRow | undefined;
+    const row = this.#statement(
+      'SELECT hash, user, created_at, expires_at, readonly FROM tokens WHERE tenant = ? AND hash = ?',
+    ).get(tenant, hash) as TokenRow | undefined;
     return row && toToken(row);
   }
 
   async listTokens(tenant: TenantId): Promise<TokenRecord[]> {
-    const rows = this.#statement('SELECT hash, user, created_at, expires_at, readonly FROM tokens WHERE tenant = ? ORDER BY hash')
-      .all(tenant) as TokenRow[];
+    const rows = this.#statement(
+      'SELECT hash, user, created_at, expires_at, readonly FROM tokens WHERE tenant = ? ORDER BY hash',
+    ).all(tenant) as TokenRow[];
     return rows.map(toToken);
   }
 
@@ -229,24 +244,25 @@ export class SqliteMetadataStore implements MetadataStore {
         const committed = this.db
           .transaction(() => {
             // Another process (sharing this file) may have written since we read.
-            const now = this.#readPackageRow(tenant, name);
-            if ((now?.write_count ?? 0) !== (row?.write_count ?? 0)) return false;
+            const now = this.#statement('SELECT write_count FROM packages WHERE tenant = ? AND name = ?')
+              .pluck()
+              .get(tenant, name) as number | undefined;
+            if ((now ?? 0) !== (row?.write_count ?? 0)) return false;
             this.#statement(
-                `INSERT INTO packages (tenant, name, document, published_versions, unpublished, write_count, updated_at)
+              `INSERT INTO packages (tenant, name, document, published_versions, unpublished, write_count, updated_at)
                  VALUES (?, ?, ?, ?, ?, ?, ?)
                  ON CONFLICT (tenant, name) DO UPDATE SET document = excluded.document,
                    published_versions = excluded.published_versions, unpublished = excluded.unpublished,
                    write_count = excluded.write_count, updated_at = excluded.updated_at`,
-              )
-              .run(
-                tenant,
-                name,
-                JSON.stringify(next.document),
-                JSON.stringify(next.publishedVersions),
-                next.unpublished ? 1 : 0,
-                (row?.write_count ?? 0) + 1,
-                new Date().toISOString(),
-              );
+            ).run(
+              tenant,
+              name,
+              JSON.stringify(next.document),
+              JSON.stringify(next.publishedVersions),
+              next.unpublished ? 1 : 0,
+              (row?.write_count ?? 0) + 1,
+              new Date().toISOString(),
+            );
             for (const hook of this.#hooks) hook.onWrite(this.db, tenant, name, next);
             return true;
           })
@@ -291,8 +307,9 @@ export class SqliteMetadataStore implements MetadataStore {
   }
 
   #readPackageRow(tenant: TenantId, name: string): PackageRow | undefined {
-    return this.#statement('SELECT document, published_versions, unpublished, write_count FROM packages WHERE tenant = ? AND name = ?')
-      .get(tenant, name) as PackageRow | undefined;
+    return this.#statement(
+      'SELECT document, published_versions, unpublished, write_count FROM packages WHERE tenant = ? AND name = ?',
+    ).get(tenant, name) as PackageRow | undefined;
   }
 }
 
