@@ -2,7 +2,7 @@ import { ProtocolError, type SearchResponse } from '@pkg/protocol';
 import type { ServerDeps } from '../deps.js';
 import { fillDays, parseDownloadPeriod } from '../search/download-periods.js';
 import type { SearchRequest } from '../search/search-query.js';
-import { toSearchResponse } from '../search/search-results.js';
+import { searchResponseJson, toSearchResponse } from '../search/search-results.js';
 import type { TenantId } from '../storage/ports.js';
 
 /** `/-/all` is written in slices of this many packages, so a large registry streams. */
@@ -33,6 +33,12 @@ export class SearchService {
   async search(tenant: TenantId, request: SearchRequest): Promise<SearchResponse> {
     const page = await this.#deps.search.search(tenant, request.query, { size: request.size, from: request.from });
     return toSearchResponse(page, this.#deps.now());
+  }
+
+  /** `search` as the JSON text of the response (what the HTTP route sends). */
+  async searchJson(tenant: TenantId, request: SearchRequest): Promise<string> {
+    const page = await this.#deps.search.search(tenant, request.query, { size: request.size, from: request.from });
+    return searchResponseJson(page, this.#deps.now());
   }
 
   /**
