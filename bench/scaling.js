@@ -13,7 +13,7 @@
 //   node bench/scaling.js [--part packages|versions|both] [--levels 1000,10000,100000]
 //                         [--version-levels 20,100,300,1000] [--duration 3] [--data <dir>] [--keep]
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -88,20 +88,25 @@ async function startTimed(dataDir, workDir, flags = []) {
 async function packagesPart(levels, root) {
   const dataDir = path.join(root, 'packages-data');
   const rows = [];
-  let seeded = 0;
+  // A data directory kept from an earlier run (--data) is topped up, not seeded again.
+  const marker = path.join(dataDir, 'scaling-seeded.json');
+  let seeded = existsSync(marker) ? JSON.parse(readFileSync(marker, 'utf8')).packages : 0;
   let token;
   const { oneWord, fragment } = queries(prng(7));
   const searchPath = (q) => `/-/v1/search?text=${encodeURIComponent(q)}&size=20&from=0`;
   for (const level of levels) {
     log(`\n${level} packages`);
-    await seedStore(dataDir, seeded, level);
-    seeded = level;
+    if (level > seeded) {
+      await seedStore(dataDir, seeded, level);
+      seeded = level;
+      writeFileSync(marker, JSON.stringify({ packages: seeded }));
+    }
     const server = await startTimed(dataDir, root, ['--search-cache', '0']);
     try {
       const idle = memoryMiB(server.pids[0]);
       log(`  start-up ${server.startupSeconds.toFixed(1)} s, RSS ${idle.rss.toFixed(0)} MiB (peak ${idle.peak.toFixed(0)})`);
       token ??= await login(server.url);
-      if (rows.length === 0) {
+      if ((await request(`${server.url}/${SPECIAL.doc20}`)).status === 404) {
         for (let v = 0; v < 20; v++) {
           const manifest = manifestOf(
             { name: SPECIAL.doc20, description: 'twenty versions', keywords: ['bench'], author: 'Bench' },

@@ -87,10 +87,9 @@ export async function serve(argv: string[], io: ServeIo = processServeIo): Promi
   }
   const { app } = built;
   storageLog.attach(app.log);
-  // Alone, every unreferenced tarball is a crash leftover; sharing storage with other nodes,
-  // a young one may be another node's publish that has not committed yet.
-  const removed = await collectOrphanBlobs(storage, storage.shared ? SHARED_ORPHAN_GRACE_MS : 0);
-  if (removed > 0) app.log.info({ removed }, 'removed orphan tarballs left by an interrupted publish');
+  const startedAt = new Date();
+  const sweep = new AbortController();
+  let sweeping: Promise<void> = Promise.resolve();
 
   let stopping: Promise<void> | undefined;
   const stop = (signal: string): Promise<void> => {
@@ -107,6 +106,8 @@ export async function serve(argv: string[], io: ServeIo = processServeIo): Promi
       app.log.info('no longer accepting connections');
       await closing;
       clearTimeout(timer);
+      sweep.abort();
+      await sweeping;
       // After the last request: closing the last SQLite connection checkpoints the WAL.
       await storage.close();
       app.log.info('stopped');
@@ -118,6 +119,19 @@ export async function serve(argv: string[], io: ServeIo = processServeIo): Promi
   try {
     const address = await app.listen({ host: config.host, port: config.port });
     app.log.info({ address, database: config.database.startsWith('sqlite:') ? 'sqlite' : 'postgres' }, 'pkg-registry listening');
+    // Orphan tarballs are collected in the background once serving: walking every tarball takes
+    // a time in proportion to the registry (half a minute at 100,000 packages), and an orphan
+    // is never served meanwhile (only versions in a document are). Alone, every unreferenced
+    // tarball older than this start is a crash leftover (newer ones may be publishes in flight);
+    // sharing storage with other nodes, a young one may be another node's uncommitted publish.
+    sweeping = collectOrphanBlobs(storage, storage.shared ? SHARED_ORPHAN_GRACE_MS : 0, startedAt, sweep.signal).then(
+      (removed) => {
+        if (removed > 0) app.log.info({ removed }, 'removed orphan tarballs left by an interrupted publish');
+      },
+      (err: unknown) => {
+        if (!sweep.signal.aborted) app.log.error({ err }, 'collecting orphan tarballs failed');
+      },
+    );
   } catch (err) {
     io.stderr.write(`Error: cannot listen on ${config.host}:${config.port}: ${(err as Error).message}\n`);
     await app.close();

@@ -22,6 +22,13 @@ export function blobKeysOfVersion(tenant: TenantId, name: string, version: strin
   return [blobKeyFor(tenant, name, version), sigstoreKeyFor(tenant, name, version)];
 }
 
+/** The package whose directory holds a blob key, or undefined for a key of no package. */
+export function packageOfBlobKey(key: string): { tenant: TenantId; name: string; dir: string } | undefined {
+  const [prefix, name, file] = key.split('/');
+  if (!prefix || !name || !file) return undefined;
+  return { tenant: prefix === '_global' ? '' : prefix, name, dir: `${prefix}/${name}` };
+}
+
 /** Refuses a key that could name something outside the store (`..`, empty segments, NUL). */
 export function assertValidBlobKey(key: string): void {
   if (key.split('/').some((part) => part === '' || part === '.' || part === '..') || key.includes('\\') || key.includes('\0')) {

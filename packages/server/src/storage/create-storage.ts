@@ -8,7 +8,8 @@ import { SqliteDownloadCounts } from './drivers/sqlite/sqlite-download-counts.js
 import { SqliteMetadataStore } from './drivers/sqlite/sqlite-metadata-store.js';
 import { SqliteSearchIndex } from './drivers/sqlite/sqlite-search-index.js';
 import { LocalInvalidationBus } from './memory-invalidation-bus.js';
-import type { BlobStore, DownloadCountStore, InvalidationBus, MetadataStore, SearchIndex } from './ports.js';
+import { blobKeysOfVersion, packageOfBlobKey } from './blob-keys.js';
+import type { BlobStore, DownloadCountStore, InvalidationBus, MetadataStore, SearchIndex, TenantId } from './ports.js';
 import { createMemoryCounterStore, type CounterStore } from './counter-store.js';
 
 export interface Storage {
@@ -139,17 +140,38 @@ export async function createStorage(config: Config, options: CreateStorageOption
 }
 
 /** Removes tarballs no package references (a crash between blob write and metadata commit). */
-export async function collectOrphanBlobs(storage: Storage, olderThanMs: number, now = new Date()): Promise<number> {
+export async function collectOrphanBlobs(
+  storage: Storage,
+  olderThanMs: number,
+  now = new Date(),
+  signal?: AbortSignal,
+): Promise<number> {
   if (storage.blobs instanceof FsBlobStore) await storage.blobs.cleanTemporary(olderThanMs, now);
-  const referenced = await storage.metadata.referencedBlobKeys();
+  // Blob stores list a package's blobs together (a directory, a key prefix): the keys of one
+  // package are held at a time, not every key of the registry (millions of strings at scale).
+  let current: { dir: string | undefined; keys: Set<string> } | undefined;
   let removed = 0;
   for await (const blob of storage.blobs.list()) {
-    if (referenced.has(blob.key)) continue;
+    if (signal?.aborted) break;
+    const owner = packageOfBlobKey(blob.key);
+    if (current === undefined || current.dir !== owner?.dir) {
+      current = { dir: owner?.dir, keys: owner ? await referencedKeysOf(storage.metadata, owner.tenant, owner.name) : new Set() };
+    }
+    if (current.keys.has(blob.key)) continue;
     if (now.getTime() - blob.modified.getTime() < olderThanMs) continue;
     await storage.blobs.delete(blob.key);
     removed++;
   }
   return removed;
+}
+
+async function referencedKeysOf(metadata: MetadataStore, tenant: TenantId, name: string): Promise<Set<string>> {
+  const stored = await metadata.getPackage(tenant, name);
+  const keys = new Set<string>();
+  for (const version of Object.keys(stored?.document.versions ?? {})) {
+    for (const key of blobKeysOfVersion(tenant, name, version)) keys.add(key);
+  }
+  return keys;
 }
 
 export function redactUrlCredentials(url: string): string {

@@ -98,7 +98,8 @@ describe('crash safety', () => {
     await writeFile(path.join(dataDir, 'tarballs', '.incoming', 'deadbeef.tmp'), randomBytes(1000));
 
     const second = await start();
-    const removed = second.logEntries().find((line) => line.msg === 'removed orphan tarballs left by an interrupted publish');
+    // Collected in the background once the server listens.
+    const removed = await second.waitForLog((line) => line.msg === 'removed orphan tarballs left by an interrupted publish');
     expect(removed?.removed).toBeGreaterThanOrEqual(1);
 
     const referenced = new Set<string>();
