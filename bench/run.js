@@ -337,7 +337,7 @@ async function main() {
           (results[workload.id][target.name] ??= []).push(run);
           log(
             `  round ${round} ${target.name.padEnd(13)} ${run.rps.toFixed(0).padStart(7)} req/s  p50 ${run.p50.toFixed(2)} ms  p99 ${run.p99.toFixed(2)} ms  ` +
-              `CPU ${((run.cpuSeconds / run.requests) * 1e6).toFixed(0)} µs/req  RSS ${run.rssMiB.toFixed(0)} MiB` +
+              `CPU ${run.requests > 0 ? ((run.cpuSeconds / run.requests) * 1e6).toFixed(0) : '–'} µs/req  RSS ${run.rssMiB.toFixed(0)} MiB` +
               (run.badStatus + run.socketErrors > 0
                 ? `  errors ${run.badStatus + run.socketErrors} ${run.firstError ?? ''}`
                 : ''),
