@@ -153,6 +153,13 @@ describe('pkg-registry user', () => {
     expect(JSON.stringify(acmeList)).not.toContain('scrypt');
   });
 
+  it('a token the server has just used (and keeps in memory) stops working at once when another process revokes it', async () => {
+    const token = await loginOn(global, 'cached', 'cached-password');
+    for (let i = 0; i < 3; i++) expect((await global.request('/-/whoami', { token })).status).toBe(200);
+    expect((await admin(['user', 'reset-password', 'cached', '--password-stdin'], 'another-password\n')).code).toBe(0);
+    expect((await global.request('/-/whoami', { token })).status).toBe(401);
+  });
+
   it('disable refuses logins and revokes tokens at once; enable lets the user log in again', async () => {
     const token = await loginOn(global, 'suspect', 'suspect-password');
     const disabled = await admin(['user', 'disable', 'suspect']);

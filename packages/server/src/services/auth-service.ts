@@ -25,8 +25,9 @@ const USER_NAME = /^[a-z0-9][a-z0-9._-]{0,127}$/i;
 /**
  * Authenticated tokens kept in memory, so a request with a token costs one sha256 and a map
  * lookup instead of two database reads. An entry is trusted while the store's
- * credentialsVersion() is unchanged (any logout, revocation or user change, by this process or
- * another, changes it); stores without one are asked again after TOKEN_CACHE_MS.
+ * credentialsVersion() is unchanged (a logout, revocation or user change through this store
+ * changes it; on SQLite, one by another process too); what the version cannot see (another
+ * node's writes on PostgreSQL, or a store without a version) is re-read after TOKEN_CACHE_MS.
  */
 const TOKEN_CACHE_MS = 1000;
 const TOKEN_CACHE_SIZE = 10_000;
@@ -168,7 +169,9 @@ export class AuthService {
 
   #known(key: string, version: number | undefined): Caller | null | undefined {
     const cached = this.#callers.get(key);
-    if (!cached || (version === undefined ? cached.recheckAt <= performance.now() : cached.version !== version)) return undefined;
+    if (!cached || cached.version !== version) return undefined;
+    // A version that only sees this process's writes: other nodes' revocations need a re-read.
+    if (!this.#deps.metadata.credentialsVersionCoversOthers && cached.recheckAt <= performance.now()) return undefined;
     if (cached.expiresAt === null || cached.expiresAt > this.#deps.now().getTime()) return cached.caller;
     this.#callers.delete(key);
     return null;

@@ -94,10 +94,12 @@ export interface MetadataStore {
   deleteUserTokens(tenant: TenantId, user: string): Promise<number>;
   /**
    * Optional: a number, read cheaply and synchronously, that changes whenever a user or token
-   * may have changed, written by this process or another. Lets the server keep authenticated
-   * tokens in memory without missing a revocation; without it, it asks again every second.
+   * changed through this store object, and also (when `credentialsVersionCoversOthers`) when
+   * another process wrote them. Lets the server keep authenticated tokens in memory without
+   * missing a revocation; what the version cannot see, it asks again about every second.
    */
   credentialsVersion?(): number;
+  readonly credentialsVersionCoversOthers?: boolean;
 
   getPackage(tenant: TenantId, name: string): Promise<StoredPackage | undefined>;
   /**

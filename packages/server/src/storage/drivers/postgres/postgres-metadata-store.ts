@@ -49,6 +49,10 @@ export class PostgresMetadataStore implements MetadataStore {
   readonly #writePool: pg.Pool;
   readonly #mutex = new KeyedMutex();
   readonly #hooks: PostgresPackageWriteHook[];
+  /** Writes of users, tokens or tenants through this store object (see credentialsVersion). */
+  #credentialWrites = 0;
+  /** Only this process's writes: other nodes' revocations are seen when the cache rechecks. */
+  readonly credentialsVersionCoversOthers = false;
 
   constructor(location: PgLocation, hooks: PostgresPackageWriteHook[] = []) {
     this.location = location;
@@ -107,6 +111,19 @@ export class PostgresMetadataStore implements MetadataStore {
   }
 
   async deleteTenant(name: TenantId): Promise<boolean> {
+    try {
+      return await this.#deleteTenant(name);
+    } finally {
+      this.#credentialWrites++;
+    }
+  }
+
+  /** Changes after each write of users, tokens or tenants made through this store object. */
+  credentialsVersion(): number {
+    return this.#credentialWrites;
+  }
+
+  async #deleteTenant(name: TenantId): Promise<boolean> {
     return inTransaction(this.pool, async (client) => {
       const { rowCount } = await client.query('DELETE FROM tenants WHERE name = $1', [name]);
       if (rowCount === 0) return false;
@@ -134,6 +151,14 @@ export class PostgresMetadataStore implements MetadataStore {
   }
 
   async updateUser(tenant: TenantId, name: string, patch: Partial<Omit<UserRecord, 'name'>>): Promise<boolean> {
+    try {
+      return await this.#updateUser(tenant, name, patch);
+    } finally {
+      this.#credentialWrites++;
+    }
+  }
+
+  async #updateUser(tenant: TenantId, name: string, patch: Partial<Omit<UserRecord, 'name'>>): Promise<boolean> {
     const columns: Record<string, string> = {
       email: 'email',
       passwordHash: 'password_hash',
@@ -189,11 +214,27 @@ export class PostgresMetadataStore implements MetadataStore {
   }
 
   async deleteToken(tenant: TenantId, hash: string): Promise<boolean> {
+    try {
+      return await this.#deleteToken(tenant, hash);
+    } finally {
+      this.#credentialWrites++;
+    }
+  }
+
+  async #deleteToken(tenant: TenantId, hash: string): Promise<boolean> {
     const { rowCount } = await this.pool.query('DELETE FROM tokens WHERE tenant = $1 AND hash = $2', [tenant, hash]);
     return rowCount === 1;
   }
 
   async deleteUserTokens(tenant: TenantId, user: string): Promise<number> {
+    try {
+      return await this.#deleteUserTokens(tenant, user);
+    } finally {
+      this.#credentialWrites++;
+    }
+  }
+
+  async #deleteUserTokens(tenant: TenantId, user: string): Promise<number> {
     const { rowCount } = await this.pool.query('DELETE FROM tokens WHERE tenant = $1 AND user_name = $2', [tenant, user]);
     return rowCount ?? 0;
   }

@@ -48,6 +48,8 @@ export class SqliteMetadataStore implements MetadataStore {
   readonly #statements = new Map<string, Database.Statement>();
   /** Writes of users, tokens or tenants through this connection (see credentialsVersion). */
   #credentialWrites = 0;
+  /** data_version moves when another connection commits: revocations anywhere are seen. */
+  readonly credentialsVersionCoversOthers = true;
 
   constructor(file: string, hooks: SqlitePackageWriteHook[] = []) {
     if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
