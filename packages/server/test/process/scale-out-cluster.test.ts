@@ -85,6 +85,9 @@ describe.skipIf(!testPostgresUrl || !testRedisUrl)('two nodes on PostgreSQL + S3
     expect(download.status).toBe(200);
     expect(Buffer.from(await download.arrayBuffer()).equals(tarball)).toBe(true);
 
+    const search = await request(`${b.url}/-/v1/search?text=shared`);
+    expect(search.body.objects.map((o: { package: { name: string } }) => o.package.name)).toEqual(['com.acme.shared']);
+
     // B now has the document cached; a second publish on A must reach B's readers at once.
     expect((await publishVersion(a.url, token, 'com.acme.shared', '1.1.0')).status).toBe(201);
     const updated = await readWithin(
@@ -141,6 +144,25 @@ describe.skipIf(!testPostgresUrl || !testRedisUrl)('two nodes on PostgreSQL + S3
       (res) => res.body['dist-tags']?.latest === '1.3.0',
     );
     expect(after.body['dist-tags'].latest).toBe('1.3.0');
+  });
+
+  it('publishes of one package on both nodes at once all land', async () => {
+    const [a, b] = nodes as [SpawnedRegistry, SpawnedRegistry];
+    const token = await loginUser(a.url, 'ada');
+    const versions = Array.from({ length: 12 }, (_, i) => `0.1.${i}`);
+    const results = await Promise.all(
+      versions.map((version, i) => publishVersion((i % 2 ? b : a).url, token, 'com.acme.together', version)),
+    );
+    expect(results.map((res) => res.status)).toEqual(versions.map(() => 201));
+    for (const node of [a, b]) {
+      const doc = await readWithin(
+        () => request(`${node.url}/com.acme.together`),
+        (res) => Object.keys(res.body.versions ?? {}).length === versions.length,
+      );
+      expect(Object.keys(doc.body.versions).sort()).toEqual([...versions].sort());
+    }
+    const search = await request(`${b.url}/-/v1/search?text=together`);
+    expect(search.body.objects.map((o: { package: { name: string } }) => o.package.name)).toEqual(['com.acme.together']);
   });
 
   it('after kill -9 of A during a stream of publishes, B serves every version whole or not at all', async () => {
