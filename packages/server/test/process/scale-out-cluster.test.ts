@@ -112,6 +112,33 @@ describe.skipIf(!testPostgresUrl || !testRedisUrl)('two nodes on PostgreSQL + S3
     expect(seenOnA.body['dist-tags']).toEqual({ latest: '1.1.0', stable: '1.0.0' });
   });
 
+  it('a deprecation on one node and an unpublish on the other reach the other at once', async () => {
+    const [a, b] = nodes as [SpawnedRegistry, SpawnedRegistry];
+    const token = await loginUser(a.url, 'ada');
+    const name = 'com.acme.lifecycle';
+    for (const version of ['1.0.0', '2.0.0']) expect((await publishVersion(a.url, token, name, version)).status).toBe(201);
+    await request(`${b.url}/${name}`); // cached on B
+
+    const doc = (await request(`${a.url}/${name}?write=true`)).body;
+    doc.versions['1.0.0'].deprecated = 'Use 2.x';
+    expect((await request(`${a.url}/${name}`, { method: 'PUT', token, body: doc })).status).toBe(200);
+    const deprecated = await readWithin(
+      () => request(`${b.url}/${name}`),
+      (res) => res.body.versions?.['1.0.0']?.deprecated === 'Use 2.x',
+    );
+    expect(deprecated.body.versions['1.0.0'].deprecated).toBe('Use 2.x');
+
+    await request(`${a.url}/${name}`); // cached on A
+    const fresh = (await request(`${b.url}/${name}?write=true`)).body;
+    expect((await request(`${b.url}/${name}/-rev/${fresh._rev}`, { method: 'DELETE', token })).status).toBe(200);
+    const gone = await readWithin(
+      () => request(`${a.url}/${name}`),
+      (res) => res.status === 404,
+    );
+    expect(gone.status).toBe(404);
+    expect((await fetch(`${a.url}/${name}/-/${name}-2.0.0.tgz`)).status).toBe(404);
+  });
+
   it('keeps serving and publishing while Redis is down, and resumes invalidation when it is back', async () => {
     const a = nodes[0]!;
     const b = nodes[1]!;
