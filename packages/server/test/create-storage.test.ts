@@ -90,6 +90,37 @@ describe.skipIf(!testPostgresUrl || !testRedisUrl)('createStorage with PostgreSQ
     }
   });
 
+  it('several nodes starting at once on an empty database all migrate it, once', async () => {
+    const postgres = freshPostgresSchema();
+    const starting = Array.from({ length: 3 }, () =>
+      createStorage(config({ database: postgres.url, storage: path.join(dataDir, 'shared') })),
+    );
+    const nodes = await Promise.all(starting);
+    try {
+      const versions = await (nodes[0]!.metadata as PostgresMetadataStore).pool.query<{ scope: string; n: string }>(
+        'SELECT scope, count(*) AS n FROM schema_migrations GROUP BY scope ORDER BY scope',
+      );
+      expect(versions.rows).toEqual([
+        { scope: 'core', n: '1' },
+        { scope: 'downloads', n: '1' },
+        { scope: 'search', n: '1' },
+      ]);
+      await nodes[1]!.metadata.updatePackage('', 'com.acme.tool', () => ({
+        next: stored('com.acme.tool', ['1.0.0']),
+        result: null,
+      }));
+      const page = await nodes[2]!.search.search(
+        '',
+        { terms: ['tool'], keywords: { include: [], exclude: [] }, authors: [], maintainers: [] },
+        { size: 10, from: 0 },
+      );
+      expect(page.hits.map((hit) => hit.name)).toEqual(['com.acme.tool']);
+    } finally {
+      for (const node of nodes) await node.close();
+      await postgres.drop();
+    }
+  });
+
   it('without Redis, invalidations go over PostgreSQL LISTEN/NOTIFY', async () => {
     const postgres = freshPostgresSchema();
     const storage = await createStorage(config({ database: postgres.url, storage: path.join(dataDir, 'shared') }));
