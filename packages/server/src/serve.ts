@@ -87,10 +87,19 @@ export async function serve(argv: string[], io: ServeIo = processServeIo): Promi
   }
   const { app } = built;
   storageLog.attach(app.log);
-  // Alone, every unreferenced tarball is a crash leftover; sharing storage with other nodes,
-  // a young one may be another node's publish that has not committed yet.
-  const removed = await collectOrphanBlobs(storage, storage.shared ? SHARED_ORPHAN_GRACE_MS : 0);
-  if (removed > 0) app.log.info({ removed }, 'removed orphan tarballs left by an interrupted publish');
+  // Alone, every unreferenced tarball is a crash leftover, removed before serving; sharing
+  // storage with other nodes, a young one may be another node's publish that has not committed
+  // yet, and listing a whole bucket must not delay start-up: collect in the background.
+  const collecting = collectOrphanBlobs(storage, storage.shared ? SHARED_ORPHAN_GRACE_MS : 0).then(
+    (removed) => {
+      if (removed > 0) app.log.info({ removed }, 'removed orphan tarballs left by an interrupted publish');
+    },
+    (err: Error) => {
+      // Shutting down closes the storage under a collection still listing: not worth a warning.
+      if (stopping === undefined) app.log.warn({ err: { message: err.message } }, 'could not collect orphan tarballs');
+    },
+  );
+  if (!storage.shared) await collecting;
 
   let stopping: Promise<void> | undefined;
   const stop = (signal: string): Promise<void> => {
