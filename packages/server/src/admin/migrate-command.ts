@@ -74,7 +74,8 @@ export async function migrateCommand(argv: string[], io: CommandIo): Promise<num
     const report = await copyRegistry(source, target, (line) => io.stdout.write(`  ${line}\n`));
     // A bulk import leaves PostgreSQL without statistics of the new rows until autovacuum
     // runs: without them it may scan instead of using the search indexes.
-    if (target.metadata instanceof PostgresMetadataStore) await target.metadata.pool.query('ANALYZE');
+    if (target.metadata instanceof PostgresMetadataStore)
+      await target.metadata.pool.query('ANALYZE packages, search_packages, download_counts');
     io.stdout.write(
       `Copied ${report.tenants} tenants, ${report.users} users, ${report.tokens} tokens, ${report.packages} packages, ` +
         `${report.downloadCounts} download counts; ` +
