@@ -15,6 +15,9 @@ export interface RegistrySettings {
   signup: boolean;
 }
 
+/** Characters of a token kept in clear so its owner can recognise it in a list. */
+const TOKEN_PREFIX_LENGTH = 6;
+
 const USER_NAME = /^[a-z0-9][a-z0-9._-]{0,127}$/i;
 
 /** Accounts and tokens: login (with sign-up), token authentication, logout. */
@@ -34,6 +37,23 @@ export class AuthService {
     input: LoginInput,
     settings: RegistrySettings,
   ): Promise<{ created: boolean; response: LoginResponse }> {
+    const { user, created } = await this.checkCredentials(tenant, input, settings);
+    const token = await this.issueToken(tenant, user.name);
+    return {
+      created,
+      response: { ok: true, id: `org.registry.user:${user.name}`, rev: `1-${token.slice(0, 16)}`, token },
+    };
+  }
+
+  /**
+   * `login` without the token: checks name and password (creating the account as `login`
+   * does). The web interface signs in with it and issues a token only when npm collects one.
+   */
+  async checkCredentials(
+    tenant: TenantId,
+    input: LoginInput,
+    settings: RegistrySettings,
+  ): Promise<{ user: UserRecord; created: boolean }> {
     const { metadata } = this.#deps;
     if (!USER_NAME.test(input.name)) {
       throw new ProtocolError('VALIDATION_ERROR', 'user name must be 1-128 characters of letters, digits, ".", "_" and "-"');
@@ -67,12 +87,7 @@ export class AuthService {
       throw invalidCredentials();
     }
     if (user!.disabled) throw invalidCredentials();
-
-    const token = await this.issueToken(tenant, user!.name);
-    return {
-      created,
-      response: { ok: true, id: `org.registry.user:${user!.name}`, rev: `1-${token.slice(0, 16)}`, token },
-    };
+    return { user: user!, created };
   }
 
   /** Creates a token for a user and returns it; the store keeps only its hash. */
@@ -86,6 +101,7 @@ export class AuthService {
       createdAt: now.toISOString(),
       expiresAt: ttl > 0 ? new Date(now.getTime() + ttl * 1000).toISOString() : null,
       readonly,
+      prefix: token.slice(0, TOKEN_PREFIX_LENGTH),
     });
     return token;
   }
