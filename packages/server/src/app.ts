@@ -7,6 +7,7 @@ import { installRequestLog, loggerOptions } from './plugins/logging.js';
 import { createServices, type Services } from './services/services.js';
 import { pingRoutes } from './routes/ping.js';
 import { userAuthRoutes } from './routes/user-auth.js';
+import { webRoutes } from './web/index.js';
 
 export interface BuiltApp {
   app: FastifyInstance;
@@ -46,5 +47,6 @@ export async function buildApp(deps: ServerDeps, options: BuildOptions = {}): Pr
 
   await app.register(pingRoutes, { services });
   await app.register(userAuthRoutes, { services });
+  await app.register(webRoutes, { deps, services });
   return { app, services };
 }

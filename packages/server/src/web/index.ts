@@ -1,0 +1,30 @@
+import type { FastifyInstance } from 'fastify';
+import type { ServerDeps } from '../deps.js';
+import type { Services } from '../services/services.js';
+import { loadAssets } from './assets.js';
+import { installHtmlResponses } from './html-responses.js';
+import { accountRoutes } from './routes/account-routes.js';
+import { assetRoutes } from './routes/asset-routes.js';
+import { browseRoutes } from './routes/browse-routes.js';
+import { npmLoginApiRoutes } from './routes/npm-login-api-routes.js';
+import { npmLoginPageRoutes } from './routes/npm-login-page-routes.js';
+import { createWebServices } from './web-services.js';
+
+/**
+ * The web interface and npm's web login. Pages live at `/` and under `/-/web/`, which no
+ * reverse-DNS package name can reach; the login API is npm's `/-/v1/login`.
+ */
+export async function webRoutes(
+  app: FastifyInstance,
+  { deps, services }: { deps: ServerDeps; services: Services },
+): Promise<void> {
+  const web = createWebServices(deps, services, await loadAssets());
+  await app.register(npmLoginApiRoutes, { web });
+  await app.register(async (pages) => {
+    installHtmlResponses(pages, web);
+    await pages.register(assetRoutes, { assets: web.assets });
+    await pages.register(browseRoutes, { web });
+    await pages.register(accountRoutes, { web });
+    await pages.register(npmLoginPageRoutes, { web });
+  });
+}
