@@ -15,7 +15,12 @@ const SAFE_DATA_IMAGE = /^data:image\/(gif|png|jpeg|webp);/;
 const md = new MarkdownIt({ html: false, linkify: true, typographer: false });
 
 md.validateLink = (url: string): boolean => {
-  const value = url.trim().toLowerCase();
+  // Judge the URL as a browser would read it: percent-decoded, without the tabs, newlines and
+  // control characters browsers drop (`jav&#x09;ascript:` must not slip through).
+  const value = decodePercent(url)
+    // eslint-disable-next-line no-control-regex -- matching control characters is the point
+    .replace(/[\u0000-\u0020\u007f]/g, '')
+    .toLowerCase();
   const scheme = /^([a-z][a-z0-9+.-]*):/.exec(value)?.[1];
   if (scheme === undefined) return true;
   if (scheme === 'data') return SAFE_DATA_IMAGE.test(value);
@@ -30,6 +35,14 @@ md.core.ruler.push('demote_headings', (state) => {
     }
   }
 });
+
+function decodePercent(url: string): string {
+  try {
+    return decodeURIComponent(url);
+  } catch {
+    return url;
+  }
+}
 
 const renderLinkOpen =
   md.renderer.rules.link_open ?? ((tokens, idx, options, _env, self) => self.renderToken(tokens, idx, options));
