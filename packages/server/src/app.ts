@@ -1,12 +1,19 @@
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { ServerDeps } from './deps.js';
-import { installErrorHandler } from './plugins/error-handler.js';
+import { answerFrameworkError, installErrorHandler } from './plugins/error-handler.js';
 import { installRequestContext } from './plugins/request-context.js';
 import { installBodyParsing } from './plugins/body-parsing.js';
-import { installRequestLog, loggerOptions } from './plugins/logging.js';
+import { installConnectionDraining } from './plugins/connection-draining.js';
+import { installRequestLog, loggerOptions, type LogStream } from './plugins/logging.js';
 import { createServices, type Services } from './services/services.js';
 import { pingRoutes } from './routes/ping.js';
 import { userAuthRoutes } from './routes/user-auth.js';
+import { packageRoutes } from './routes/packages.js';
+import { versionRoutes } from './routes/versions.js';
+import { tarballRoutes } from './routes/tarballs.js';
+import { publishRoutes } from './routes/publish.js';
+import { packageChangeRoutes } from './routes/package-changes.js';
+import { distTagRoutes } from './routes/dist-tags.js';
 import { webRoutes } from './web/index.js';
 
 export interface BuiltApp {
@@ -14,17 +21,19 @@ export interface BuiltApp {
   services: Services;
 }
 
-/** Builds the registry as a Fastify instance. Never listens: main.ts (or a test) does that. */
 export interface BuildOptions {
   /** PEM certificate and key: serve HTTPS. */
   tls?: { cert: Buffer; key: Buffer };
+  /** Write the JSON-lines log here instead of stdout. */
+  logStream?: LogStream;
 }
 
+/** Builds the registry as a Fastify instance. Never listens: main.ts (or a test) does that. */
 export async function buildApp(deps: ServerDeps, options: BuildOptions = {}): Promise<BuiltApp> {
   const { config } = deps;
   const app = Fastify({
     ...(options.tls ? { https: options.tls } : {}),
-    logger: loggerOptions(config.logLevel),
+    logger: loggerOptions(config.logLevel, options.logStream),
     // A hop count is accepted by fastify (proxy-addr) though its types omit it.
     trustProxy: config.trustProxy as boolean | string[],
     bodyLimit: config.maxBodySize,
@@ -32,7 +41,9 @@ export async function buildApp(deps: ServerDeps, options: BuildOptions = {}): Pr
     onConstructorPoisoning: 'error',
     // npm packument names and tarball files may carry `%2f`; keep routing on the decoded path.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
-    return503OnClosing: true,
+    // connection-draining.ts answers requests that arrive while closing, in our error shape.
+    return503OnClosing: false,
+    frameworkErrors: answerFrameworkError,
     // Wrong types are a 400, not silently coerced ("wrong types" must change nothing).
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
     forceCloseConnections: false,
@@ -41,12 +52,19 @@ export async function buildApp(deps: ServerDeps, options: BuildOptions = {}): Pr
   }) as unknown as FastifyInstance;
   const services = createServices(deps);
   installErrorHandler(app);
+  installConnectionDraining(app);
   installBodyParsing(app);
   installRequestContext(app, config, services);
   installRequestLog(app);
 
   await app.register(pingRoutes, { services });
   await app.register(userAuthRoutes, { services });
+  await app.register(packageRoutes, { services });
+  await app.register(versionRoutes, { services });
+  await app.register(tarballRoutes, { services });
+  await app.register(publishRoutes, { services, config });
+  await app.register(packageChangeRoutes, { services, config });
+  await app.register(distTagRoutes, { services });
   await app.register(webRoutes, { deps, services });
   return { app, services };
 }

@@ -39,6 +39,7 @@ describe('loadConfig', () => {
     [{ flags: { signup: 'maybe' } }, 'true or false'],
     [{ flags: { database: 'mysql://x' } }, 'sqlite:<path> or a postgres:// URL'],
     [{ flags: { tlsCert: 'a.pem' } }, 'together'],
+    [{ env: { PKG_REGISTRY_PROT: '1' } }, 'unknown environment variable PKG_REGISTRY_PROT'],
   ])('rejects %j', (sources, message) => {
     expect(() => loadConfig({ env: {}, ...sources })).toThrow(ConfigError);
     expect(() => loadConfig({ env: {}, ...sources })).toThrow(message);

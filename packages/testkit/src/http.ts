@@ -43,3 +43,30 @@ export async function loginUser(
   if (res.status !== 201) throw new Error(`login of ${name} failed: ${res.status} ${res.text}`);
   return res.body.token;
 }
+
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+}
+
+/**
+ * A request over node:http that neither adds headers nor decodes the body (fetch adds
+ * Accept-Encoding and decompresses): for tests of compression and conditional requests.
+ */
+export async function rawRequest(
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: Buffer | string } = {},
+): Promise<RawResponse> {
+  const { request: httpRequest } = await import('node:http');
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: init.method ?? 'GET', headers: init.headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(init.body);
+  });
+}

@@ -1,15 +1,17 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { buildApp, createStorage, loadConfig, type BuiltApp, type Config, type Storage } from '@pkg/server';
+import { buildApp, createStorage, loadConfig, readTlsFiles, type BuiltApp, type Config, type Storage } from '@pkg/server';
 
 export interface TestRegistry extends BuiltApp {
-  /** Base URL, e.g. `http://127.0.0.1:39211`. */
+  /** Base URL, e.g. `http://127.0.0.1:39211` (`https://` when tlsCert/tlsKey are set). */
   url: string;
   port: number;
   config: Config;
   storage: Storage;
   dataDir: string;
+  /** Log lines written so far, when started with `captureLogs`. */
+  logLines: string[];
   close(): Promise<void>;
 }
 
@@ -20,6 +22,8 @@ export interface StartRegistryOptions {
   dataDir?: string;
   /** Injected clock. */
   now?: () => Date;
+  /** Collect the JSON-lines log (level `info` unless settings say otherwise) into `logLines`. */
+  captureLogs?: boolean;
 }
 
 /**
@@ -32,7 +36,7 @@ export async function startRegistry(options: StartRegistryOptions = {}): Promise
     data: dataDir,
     host: '127.0.0.1',
     port: '0',
-    logLevel: process.env.PKG_TEST_LOG_LEVEL ?? 'silent',
+    logLevel: options.captureLogs ? 'info' : (process.env.PKG_TEST_LOG_LEVEL ?? 'silent'),
     rateLimitAnonymous: '0',
     rateLimitAuthenticated: '0',
     rateLimitPublish: '0',
@@ -40,24 +44,33 @@ export async function startRegistry(options: StartRegistryOptions = {}): Promise
   for (const [key, value] of Object.entries(options.settings ?? {})) flags[key] = String(value);
   const config = loadConfig({ flags, env: {} });
   const storage = await createStorage(config);
-  const built = await buildApp({
-    config,
-    metadata: storage.metadata,
-    blobs: storage.blobs,
-    bus: storage.bus,
-    now: options.now ?? (() => new Date()),
-  });
+  const logLines: string[] = [];
+  const tls = readTlsFiles(config);
+  const built = await buildApp(
+    {
+      config,
+      metadata: storage.metadata,
+      blobs: storage.blobs,
+      bus: storage.bus,
+      now: options.now ?? (() => new Date()),
+    },
+    {
+      ...(tls ? { tls } : {}),
+      ...(options.captureLogs ? { logStream: { write: (line: string) => void logLines.push(line) } } : {}),
+    },
+  );
   await built.app.listen({ host: '127.0.0.1', port: 0 });
   const address = built.app.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
   const ownsDir = options.dataDir === undefined;
   return {
     ...built,
-    url: `http://127.0.0.1:${port}`,
+    url: `${tls ? 'https' : 'http'}://127.0.0.1:${port}`,
     port,
     config,
     storage,
     dataDir,
+    logLines,
     async close() {
       await built.app.close();
       await storage.close();

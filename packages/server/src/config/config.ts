@@ -2,6 +2,10 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { SETTINGS, envName, type SettingSpec } from './settings.js';
 
+const ENV_PREFIX = 'PKG_REGISTRY_';
+/** The one variable that is not a setting: where the config file is. */
+export const CONFIG_ENV = 'PKG_REGISTRY_CONFIG';
+
 /** The validated server configuration. */
 export interface Config {
   host: string;
@@ -52,10 +56,15 @@ export function loadConfig(sources: ConfigSources = {}): Config {
   const raw: Record<string, unknown> = {};
   for (const spec of SETTINGS) raw[spec.key] = spec.default;
 
-  const configFile = sources.configFile ?? env.PKG_REGISTRY_CONFIG;
+  const configFile = sources.configFile ?? env[CONFIG_ENV];
   if (configFile) {
     const fileValues = readConfigFile(path.resolve(cwd, configFile));
     for (const [key, value] of Object.entries(fileValues)) raw[key] = value;
+  }
+  const knownEnv = new Set<string>([CONFIG_ENV, ...SETTINGS.map((s: SettingSpec) => envName(s))]);
+  for (const name of Object.keys(env)) {
+    // A misspelt variable would otherwise be ignored without a word and leave a default in force.
+    if (name.startsWith(ENV_PREFIX) && !knownEnv.has(name)) throw new ConfigError(`unknown environment variable ${name}`);
   }
   for (const spec of SETTINGS as readonly SettingSpec[]) {
     const value = env[envName(spec)];

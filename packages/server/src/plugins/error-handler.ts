@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ProtocolError, errorBody, type ErrorCode } from '@pkg/protocol';
+import { logRequestLine } from './logging.js';
 
 /**
  * The one place failures become responses: `{error, code, details}`, never a stack trace or an
@@ -41,6 +42,10 @@ function mapFrameworkError(err: FastifyError): { status: number; code: ErrorCode
     default:
       break;
   }
+  // zlib's codes (Z_DATA_ERROR, Z_BUF_ERROR): a Content-Encoding: gzip body that does not inflate.
+  if (typeof err.code === 'string' && err.code.startsWith('Z_')) {
+    return { status: 400, code: 'BAD_REQUEST', details: 'The request body is not valid gzip or deflate data' };
+  }
   if (err instanceof SyntaxError || err.statusCode === 400) {
     return { status: 400, code: 'BAD_REQUEST', details: 'The request body is not valid JSON' };
   }
@@ -58,4 +63,16 @@ function safePath(url: string): string {
   const pathOnly = url.split('?')[0] ?? '';
   const redacted = pathOnly.replace(/\/-\/user\/token\/[^/]+/, '/-/user/token/[redacted]');
   return redacted.length > 200 ? `${redacted.slice(0, 200)}…` : redacted;
+}
+
+/**
+ * Fastify's `frameworkErrors`: URLs it rejects before routing (bad percent-encoding, a path
+ * segment over maxParamLength). Its default answer echoes the URL, which may hold a token.
+ */
+export function answerFrameworkError(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const details =
+    err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path segment is too long' : 'The URL is not valid (bad percent-encoding)';
+  // No route, so no onResponse hook: write the request's log line here.
+  reply.raw.once('finish', () => logRequestLine(request, reply));
+  void reply.code(400).send(errorBody('BAD_REQUEST', details));
 }

@@ -1,14 +1,20 @@
-import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
+
+/** Where log lines go instead of stdout (tests capture them). */
+export interface LogStream {
+  write(line: string): void;
+}
 
 /**
  * JSON-lines request logs. Fastify logs one line per request on completion; the serializers
  * below keep what helps operators and drop what could carry a secret: no headers at all
  * (Authorization), and URLs of the token endpoint are redacted.
  */
-export function loggerOptions(level: string): FastifyServerOptions['logger'] {
+export function loggerOptions(level: string, stream?: LogStream): FastifyServerOptions['logger'] {
   if (level === 'silent') return false;
   return {
     level,
+    ...(stream ? { stream } : {}),
     redact: { paths: ['req.headers.authorization', 'headers.authorization', 'password', 'token'], remove: true },
     serializers: {
       // Never log headers (Authorization) or bodies (passwords, tarballs).
@@ -32,18 +38,21 @@ export function redactUrl(url: string): string {
 
 /** One JSON line per request: what was asked, by whom, the outcome and the time taken. */
 export function installRequestLog(app: FastifyInstance): void {
-  app.addHook('onResponse', async (request, reply) => {
-    request.log.info(
-      {
-        method: request.method,
-        url: redactUrl(request.url),
-        status: reply.statusCode,
-        ms: Math.round(reply.elapsedTime * 100) / 100,
-        tenant: request.ctx?.tenant || undefined,
-        user: request.ctx?.caller?.user,
-        ip: request.ip,
-      },
-      'request',
-    );
-  });
+  app.addHook('onResponse', async (request, reply) => logRequestLine(request, reply));
+}
+
+/** Writes the request's line; also called for requests fastify answers before routing. */
+export function logRequestLine(request: FastifyRequest, reply: FastifyReply): void {
+  request.log.info(
+    {
+      method: request.method,
+      url: redactUrl(request.url),
+      status: reply.statusCode,
+      ms: Math.round(reply.elapsedTime * 100) / 100,
+      tenant: request.ctx?.tenant || undefined,
+      user: request.ctx?.caller?.user,
+      ip: request.ip,
+    },
+    'request',
+  );
 }

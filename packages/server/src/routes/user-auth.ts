@@ -3,21 +3,40 @@ import { ProtocolError, USER_ID_PREFIXES, type WhoamiResponse } from '@pkg/proto
 import type { Services } from '../services/services.js';
 import { requireCaller } from './guards.js';
 
+/** The CouchDB user document npm, pnpm and yarn send; anything else in it is a 400. */
 const loginBody = {
   type: 'object',
   required: ['name', 'password'],
+  additionalProperties: false,
   properties: {
     name: { type: 'string', minLength: 1, maxLength: 128 },
     password: { type: 'string', minLength: 1, maxLength: 1024 },
     email: { type: 'string', maxLength: 254 },
+    _id: { type: 'string', maxLength: 200 },
+    _rev: { type: 'string', maxLength: 200 },
+    type: { type: 'string', maxLength: 32 },
+    roles: { type: 'array', maxItems: 32, items: { type: 'string', maxLength: 128 } },
+    date: { type: 'string', maxLength: 64 },
   },
+} as const;
+
+const userIdParams = {
+  type: 'object',
+  required: ['id'],
+  properties: { id: { type: 'string', minLength: 1, maxLength: 200 } },
+} as const;
+
+const tokenParams = {
+  type: 'object',
+  required: ['token'],
+  properties: { token: { type: 'string', minLength: 1, maxLength: 512 } },
 } as const;
 
 /** Login (`PUT /-/user/<id>`), user lookup, logout by token, whoami. */
 export async function userAuthRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
   app.put<{ Params: { id: string }; Body: { name: string; password: string; email?: string } }>(
     '/-/user/:id',
-    { schema: { body: loginBody } },
+    { schema: { params: userIdParams, body: loginBody } },
     async (request, reply) => {
       const name = userNameOfId(request.params.id);
       if (request.body.name !== name) {
@@ -34,14 +53,14 @@ export async function userAuthRoutes(app: FastifyInstance, { services }: { servi
   );
 
   // npm owner add/ls reads this to find a user's e-mail.
-  app.get<{ Params: { id: string } }>('/-/user/:id', async (request) => {
+  app.get<{ Params: { id: string } }>('/-/user/:id', { schema: { params: userIdParams } }, async (request) => {
     const name = userNameOfId(request.params.id);
     const user = await services.auth.getUser(request.ctx.tenant, name);
     if (!user || user.disabled) throw new ProtocolError('NOT_FOUND', `User '${name}' not found`);
     return { _id: `org.couchdb.user:${user.name}`, name: user.name, email: user.email };
   });
 
-  app.delete<{ Params: { token: string } }>('/-/user/token/:token', async (request) => {
+  app.delete<{ Params: { token: string } }>('/-/user/token/:token', { schema: { params: tokenParams } }, async (request) => {
     await services.auth.logout(request.ctx.tenant, request.params.token);
     return { ok: true };
   });

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { ProtocolError, type LoginResponse } from '@pkg/protocol';
 import type { Caller } from '../context.js';
 import type { ServerDeps } from '../deps.js';
@@ -41,7 +42,8 @@ export class AuthService {
     const token = await this.issueToken(tenant, user.name);
     return {
       created,
-      response: { ok: true, id: `org.registry.user:${user.name}`, rev: `1-${token.slice(0, 16)}`, token },
+      // The revision is random: deriving it from the token would hand out part of the secret.
+      response: { ok: true, id: `org.registry.user:${user.name}`, rev: `1-${randomBytes(16).toString('hex')}`, token },
     };
   }
 
@@ -68,12 +70,13 @@ export class AuthService {
         await verifyPassword(input.password, await dummyPasswordHash());
         throw invalidCredentials();
       }
-      if (input.email === undefined || !isEmail(input.email)) {
-        throw new ProtocolError('VALIDATION_ERROR', 'a valid e-mail address is required to create an account');
+      // `npm login` sends no e-mail (only `npm adduser` does); one given must be valid.
+      if (input.email !== undefined && input.email !== '' && !isEmail(input.email)) {
+        throw new ProtocolError('VALIDATION_ERROR', `'${truncate(input.email, 60)}' is not a valid e-mail address`);
       }
       const candidate: UserRecord = {
         name: input.name,
-        email: input.email,
+        email: input.email ?? '',
         passwordHash: await hashPassword(input.password),
         createdAt: this.#deps.now().toISOString(),
         disabled: false,
@@ -134,6 +137,10 @@ export class AuthService {
 
 function invalidCredentials(): ProtocolError {
   return new ProtocolError('UNAUTHORIZED', 'Invalid credentials');
+}
+
+function truncate(value: string, max: number): string {
+  return value.length > max ? `${value.slice(0, max)}…` : value;
 }
 
 function isEmail(value: string): boolean {

@@ -111,7 +111,7 @@ export interface MetadataStore {
   /** Revokes every token of a user (disable, password reset). */
   deleteUserTokens(tenant: TenantId, user: string): Promise<number>;
   /** The tokens of one user, newest first. */
-  listTokens(tenant: TenantId, user: string): Promise<TokenRecord[]>;
+  listUserTokens(tenant: TenantId, user: string): Promise<TokenRecord[]>;
 
   createSession(tenant: TenantId, session: SessionRecord): Promise<void>;
   /** The session, unless it does not exist or has expired at `now` (ISO time). */

@@ -13,7 +13,7 @@ export class AccountTokens {
   }
 
   async list(tenant: TenantId, user: string): Promise<TokenRow[]> {
-    const tokens = await this.#metadata.listTokens(tenant, user);
+    const tokens = await this.#metadata.listUserTokens(tenant, user);
     return tokens.map((t) => ({
       id: t.hash.slice(0, ID_LENGTH),
       prefix: t.prefix,
@@ -26,7 +26,7 @@ export class AccountTokens {
   /** Revokes the user's token with that id; false when the user has no such token. */
   async revoke(tenant: TenantId, user: string, id: string): Promise<boolean> {
     if (!/^[0-9a-f]{16}$/.test(id)) return false;
-    const matches = (await this.#metadata.listTokens(tenant, user)).filter((t) => t.hash.startsWith(id));
+    const matches = (await this.#metadata.listUserTokens(tenant, user)).filter((t) => t.hash.startsWith(id));
     if (matches.length !== 1) return false;
     return this.#metadata.deleteToken(tenant, matches[0]!.hash);
   }

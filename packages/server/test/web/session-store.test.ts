@@ -85,7 +85,7 @@ describe('SQLite token listing', () => {
     await store.createToken('', { ...base, hash: 'a2', createdAt: '2025-01-02T00:00:00.000Z' });
     await store.createToken('', { ...base, user: 'bob', hash: 'b1', createdAt: '2025-01-03T00:00:00.000Z' });
     await store.createToken('acme', { ...base, hash: 'c1', createdAt: '2025-01-03T00:00:00.000Z' });
-    const list = await store.listTokens('', 'alice');
+    const list = await store.listUserTokens('', 'alice');
     expect(list).toEqual([
       { ...base, hash: 'a2', createdAt: '2025-01-02T00:00:00.000Z' },
       { ...base, hash: 'a1', createdAt: '2025-01-01T00:00:00.000Z', prefix: 'AAAAAA' },

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { blobKeyFor } from '../../blob-keys.js';
+import { blobKeysOfVersion } from '../../blob-keys.js';
 import type {
   MetadataStore,
   PackageMutation,
@@ -191,7 +191,7 @@ export class SqliteMetadataStore implements MetadataStore {
     return this.db.prepare('DELETE FROM tokens WHERE tenant = ? AND user = ?').run(tenant, user).changes;
   }
 
-  async listTokens(tenant: TenantId, user: string): Promise<TokenRecord[]> {
+  async listUserTokens(tenant: TenantId, user: string): Promise<TokenRecord[]> {
     const rows = this.db
       .prepare(
         'SELECT hash, user, created_at, expires_at, readonly, prefix FROM tokens WHERE tenant = ? AND user = ? ORDER BY created_at DESC, hash',
@@ -302,7 +302,9 @@ export class SqliteMetadataStore implements MetadataStore {
     }>;
     for (const row of rows) {
       const doc = JSON.parse(row.document) as { versions?: Record<string, unknown> };
-      for (const version of Object.keys(doc.versions ?? {})) keys.add(blobKeyFor(row.tenant, row.name, version));
+      for (const version of Object.keys(doc.versions ?? {})) {
+        for (const key of blobKeysOfVersion(row.tenant, row.name, version)) keys.add(key);
+      }
     }
     return keys;
   }

@@ -1,0 +1,59 @@
+import path from 'node:path';
+import type { FileSystem, KeyringBinding } from '../deps.js';
+import { ClientError } from '../output/errors.js';
+import { EncryptedFileTokenStore } from './encrypted-file.js';
+import { EnvTokenOverride } from './env.js';
+import { KeychainTokenStore } from './keychain.js';
+import type { TokenStore } from './token-store.js';
+
+export interface SelectTokenStoreOptions {
+  /** The `tokenStore` setting: auto, keychain or file. */
+  setting: string;
+  env: Readonly<Record<string, string | undefined>>;
+  platform: NodeJS.Platform;
+  dataDir: string;
+  fs: FileSystem;
+  loadKeyring(): Promise<KeyringBinding>;
+  sleep(ms: number): Promise<void>;
+  now(): Date;
+  /** Told why the keychain was not used, for --verbose. */
+  debug?(message: string): void;
+}
+
+/**
+ * The one place that decides where tokens live: the OS keychain when one answers (or when
+ * the setting demands it), otherwise the encrypted file; PKG_TOKEN, when set, overrides reads.
+ */
+export async function selectTokenStore(options: SelectTokenStoreOptions): Promise<TokenStore> {
+  const base = await baseStore(options);
+  const envToken = options.env.PKG_TOKEN?.trim();
+  return envToken ? new EnvTokenOverride(envToken, base) : base;
+}
+
+async function baseStore(options: SelectTokenStoreOptions): Promise<TokenStore> {
+  const file = () =>
+    new EncryptedFileTokenStore({
+      fs: options.fs,
+      dir: path.join(options.dataDir, 'credentials'),
+      sleep: options.sleep,
+      now: options.now,
+    });
+  if (options.setting === 'file') return file();
+
+  let keychain: KeychainTokenStore | null = null;
+  try {
+    keychain = new KeychainTokenStore(await options.loadKeyring(), options.platform);
+  } catch (err) {
+    options.debug?.(`keychain binding unavailable: ${(err as Error).message}`);
+  }
+  if (keychain && (await keychain.available())) return keychain;
+
+  if (options.setting === 'keychain') {
+    throw new ClientError('TOKEN_STORE_FAILED', {
+      message: 'Failed to store authentication token: no OS keychain answers',
+      hint: 'Unlock or start your keychain (on Linux, a Secret Service such as GNOME Keyring), or run `pkg config set tokenStore auto`.',
+    });
+  }
+  options.debug?.('no OS keychain answers: using the encrypted token file');
+  return file();
+}

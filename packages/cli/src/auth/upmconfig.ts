@@ -1,0 +1,65 @@
+import path from 'node:path';
+import type { FileSystem } from '../deps.js';
+import { readTextIfExists, writeFileAtomic } from '../io/fs.js';
+
+/**
+ * Unity's user config (`~/.upmconfig.toml`, or `UPM_USER_CONFIG_FILE`): the Unity Editor cannot
+ * log in by itself and reads registry tokens from `[npmAuth."<registry url>"]` tables here.
+ * Edits keep every other table and key; comments are not preserved (TOML is re-serialized).
+ */
+export function upmConfigPath(
+  env: Readonly<Record<string, string | undefined>>,
+  homedir: string,
+  platform: NodeJS.Platform,
+): string {
+  if (env.UPM_USER_CONFIG_FILE) return env.UPM_USER_CONFIG_FILE;
+  return (platform === 'win32' ? path.win32 : path.posix).join(homedir, '.upmconfig.toml');
+}
+
+type Table = Record<string, unknown>;
+
+async function readToml(fs: FileSystem, file: string): Promise<Table> {
+  const text = await readTextIfExists(fs, file);
+  if (text === null || text.trim() === '') return {};
+  const { parse } = await import('smol-toml');
+  return parse(text) as Table;
+}
+
+async function writeToml(fs: FileSystem, file: string, doc: Table): Promise<void> {
+  const { stringify } = await import('smol-toml');
+  // The file holds tokens: readable by its owner only.
+  await writeFileAtomic(fs, file, `${stringify(doc)}\n`, { mode: 0o600 });
+}
+
+const sameRegistry = (a: string, b: string) => a.replace(/\/+$/, '') === b.replace(/\/+$/, '');
+
+/** Sets `[npmAuth."<registry>"] token` (and `alwaysAuth = true`), replacing any entry for that URL. */
+export async function writeUpmToken(fs: FileSystem, file: string, registry: string, token: string): Promise<void> {
+  const doc = await readToml(fs, file);
+  const npmAuth = (typeof doc.npmAuth === 'object' && doc.npmAuth !== null ? doc.npmAuth : {}) as Table;
+  for (const key of Object.keys(npmAuth)) if (sameRegistry(key, registry)) delete npmAuth[key];
+  npmAuth[registry] = { token, alwaysAuth: true };
+  doc.npmAuth = npmAuth;
+  await writeToml(fs, file, doc);
+}
+
+/**
+ * Removes the entry for `registry` that holds `token` (what `pkg login --upmconfig` wrote);
+ * an entry holding another token was put there by someone else and stays. True when removed.
+ */
+export async function removeUpmToken(fs: FileSystem, file: string, registry: string, token: string): Promise<boolean> {
+  const doc = await readToml(fs, file);
+  const npmAuth = doc.npmAuth as Table | undefined;
+  if (typeof npmAuth !== 'object' || npmAuth === null) return false;
+  let removed = false;
+  for (const [key, entry] of Object.entries(npmAuth)) {
+    if (sameRegistry(key, registry) && (entry as Table)?.token === token) {
+      delete npmAuth[key];
+      removed = true;
+    }
+  }
+  if (!removed) return false;
+  if (Object.keys(npmAuth).length === 0) delete doc.npmAuth;
+  await writeToml(fs, file, doc);
+  return true;
+}

@@ -1,0 +1,12 @@
+import { ClientError } from './output/errors.js';
+
+/** A positive integer option value (`--limit 5`), or a usage error naming the flag. */
+export function positiveInteger(flag: string, max = Number.MAX_SAFE_INTEGER): (value: string) => number {
+  return (value: string) => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value.trim()) || n < 1 || n > max) {
+      throw new ClientError('USAGE', { message: `Invalid ${flag} '${value}': expected an integer from 1 to ${max}`, hint: null });
+    }
+    return n;
+  };
+}

@@ -1,0 +1,41 @@
+import { ClientError } from '../output/errors.js';
+import { REGISTRY_OPTION, type Command } from './types.js';
+
+interface InfoOptions {
+  registry?: string;
+}
+
+export const info: Command<InfoOptions> = {
+  name: 'info',
+  summary: "Show a package's metadata, versions and dist-tags",
+  description:
+    'Show description, latest and other dist-tags, versions, license, author, minimum Unity version, dependencies, tarball and integrity of a package version (default: latest).',
+  arguments: [{ name: 'package', description: 'package name, optionally with @<version> or @<dist-tag>', required: true }],
+  options: [REGISTRY_OPTION],
+  examples: ['pkg info com.vendor.input', 'pkg info com.vendor.input@1.2.0', 'pkg info com.vendor.input@beta --json'],
+  async run(ctx, { args, options }) {
+    const spec = String(args.package);
+    const at = spec.lastIndexOf('@');
+    const name = at > 0 ? spec.slice(0, at) : spec;
+    const wanted = at > 0 ? spec.slice(at + 1) : '';
+    const { checkPackageName, sortVersions } = await import('@pkg/protocol');
+    const check = checkPackageName(name);
+    if (!check.ok) throw new ClientError('INVALID_PACKAGE_NAME', { message: `Invalid package name '${name}': ${check.rule}` });
+    if (at > 0 && wanted === '') throw new ClientError('USAGE', { message: `Missing version after '@' in '${spec}'` });
+
+    const registry = await ctx.registryUrl(options.registry);
+    const client = await ctx.registry(registry);
+    const doc = await client.packument(name);
+    const distTags = doc['dist-tags'] ?? {};
+    const version = wanted === '' ? distTags.latest : (distTags[wanted] ?? wanted);
+    const record = version ? doc.versions?.[version] : undefined;
+    if (!record) {
+      throw new ClientError('VERSION_NOT_FOUND', {
+        message: wanted ? `Version '${wanted}' of ${name} not found` : `${name} has no latest version`,
+        hint: `Run \`pkg info ${name}\` to see its versions and dist-tags.`,
+      });
+    }
+    const { infoReport } = await import('../output/info-report.js');
+    return infoReport(doc, record, sortVersions(Object.keys(doc.versions ?? {})));
+  },
+};

@@ -1,0 +1,130 @@
+import type { Deps, HttpTransport } from './deps.js';
+import { ClientConfig } from './config/client-config.js';
+import { DEFAULT_REGISTRY } from './config/keys.js';
+import { clientPaths, type ClientPaths } from './config/paths.js';
+import { parseRegistryUrl, registryHostKey, type RegistryUrl } from './http/registry-url.js';
+import type { RegistryClient } from './http/registry-client.js';
+import { Prompter } from './io/prompt.js';
+import type { TokenStore } from './auth/token-store.js';
+import type { Reporter } from './output/reporter.js';
+import { ClientError } from './output/errors.js';
+
+export interface RegistryClientRequest {
+  /** Token to send; by default the host's stored token (or PKG_TOKEN), when there is one. */
+  token?: string | null;
+}
+
+/**
+ * What a command works with: the injected IO, the reporter, and lazily built services
+ * (config file, token store, registry clients). Nothing here touches real IO by itself;
+ * it all goes through `deps`.
+ */
+export class CommandContext {
+  readonly deps: Deps;
+  readonly reporter: Reporter;
+  readonly paths: ClientPaths;
+  #config: Promise<ClientConfig> | null = null;
+  #tokens: Promise<TokenStore> | null = null;
+  #transport: Promise<HttpTransport> | null = null;
+  #prompter: Prompter | null = null;
+
+  constructor(deps: Deps, reporter: Reporter) {
+    this.deps = deps;
+    this.reporter = reporter;
+    this.paths = clientPaths(deps.env, deps.platform, deps.homedir);
+  }
+
+  /** The per-user config file, read once. */
+  config(): Promise<ClientConfig> {
+    this.#config ??= ClientConfig.load(this.deps.fs, this.paths.configDir);
+    return this.#config;
+  }
+
+  /**
+   * The registry in effect: `--registry`, else PKG_REGISTRY, else the `registry` setting,
+   * else the default. Validated (https://, or http:// to loopback only).
+   */
+  async registryUrl(flag?: string): Promise<RegistryUrl> {
+    if (flag !== undefined) return parseRegistryUrl(flag);
+    const fromEnv = this.deps.env.PKG_REGISTRY?.trim();
+    if (fromEnv) return parseRegistryUrl(fromEnv);
+    const config = await this.config();
+    return parseRegistryUrl(String(config.get('registry') ?? DEFAULT_REGISTRY));
+  }
+
+  /** Where tokens are kept, chosen once per run (keychain, encrypted file; PKG_TOKEN overrides). */
+  tokens(): Promise<TokenStore> {
+    this.#tokens ??= (async () => {
+      const { selectTokenStore } = await import('./auth/select.js');
+      const config = await this.config();
+      const { deps } = this;
+      return selectTokenStore({
+        setting: String(config.get('tokenStore')),
+        env: deps.env,
+        platform: deps.platform,
+        dataDir: this.paths.dataDir,
+        fs: deps.fs,
+        loadKeyring: deps.loadKeyring,
+        sleep: deps.sleep,
+        now: deps.now,
+        debug: (message) => this.reporter.debug(message),
+      });
+    })();
+    return this.#tokens;
+  }
+
+  /** The stored token of `registry`'s host (or PKG_TOKEN), registered as a secret to mask. */
+  async storedToken(registry: RegistryUrl): Promise<string | null> {
+    const store = await this.tokens();
+    let token: string | null;
+    try {
+      token = await store.get(registryHostKey(registry));
+    } catch (err) {
+      throw new ClientError('TOKEN_READ_FAILED', {
+        message: `Failed to read the stored authentication token: ${(err as Error).message}`,
+        cause: err,
+      });
+    }
+    if (token) this.reporter.addSecret(token);
+    return token;
+  }
+
+  /** A client for `registry`, sending the host's token unless told otherwise. */
+  async registry(registry: RegistryUrl, request: RegistryClientRequest = {}): Promise<RegistryClient> {
+    const [{ RegistryClient }, transport, token] = await Promise.all([
+      import('./http/registry-client.js'),
+      this.#openTransport(),
+      request.token === undefined ? this.storedToken(registry) : Promise.resolve(request.token),
+    ]);
+    if (token) this.reporter.addSecret(token);
+    return new RegistryClient({
+      registry,
+      transport,
+      token,
+      userAgent: `pkg/${this.deps.version}`,
+      sleep: this.deps.sleep,
+      now: this.deps.now,
+      debug: (message) => this.reporter.debug(message),
+    });
+  }
+
+  /** Interactive questions (or answers piped on stdin). */
+  get prompter(): Prompter {
+    this.#prompter ??= new Prompter(this.deps.stdin, this.reporter.promptOutput);
+    return this.#prompter;
+  }
+
+  /** Releases what the run opened (sockets, stdin). */
+  async close(): Promise<void> {
+    this.#prompter?.close();
+    if (this.#transport) await (await this.#transport.catch(() => null))?.close();
+  }
+
+  async #openTransport(): Promise<HttpTransport> {
+    this.#transport ??= (async () => {
+      const config = await this.config();
+      return this.deps.createTransport({ timeoutMs: Number(config.get('timeout')) * 1000 });
+    })();
+    return this.#transport;
+  }
+}

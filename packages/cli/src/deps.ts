@@ -1,0 +1,108 @@
+import type * as fsp from 'node:fs/promises';
+
+/**
+ * Every piece of real IO the client uses, constructed only in main.ts (the composition root)
+ * and handed to commands as one object. Tests build their own.
+ */
+export interface Deps {
+  /** Environment variables (read-only view). */
+  env: Readonly<Record<string, string | undefined>>;
+  platform: NodeJS.Platform;
+  homedir: string;
+  cwd: string;
+  /** This process's id; lock files record it. */
+  pid: number;
+  /** Version of the client, shown by `pkg --version` and sent as User-Agent. */
+  version: string;
+  stdin: InputStream;
+  stdout: OutputStream;
+  stderr: OutputStream;
+  fs: FileSystem;
+  now(): Date;
+  sleep(ms: number): Promise<void>;
+  /** Opens the HTTP transport (undici, loaded on first use so `pkg --help` stays fast). */
+  createTransport(options: TransportOptions): Promise<HttpTransport>;
+  /** Loads the OS keychain binding (a native module, loaded on first use). */
+  loadKeyring(): Promise<KeyringBinding>;
+}
+
+/** The subset of `node:fs/promises` the client uses. */
+export type FileSystem = Pick<
+  typeof fsp,
+  | 'readFile'
+  | 'writeFile'
+  | 'appendFile'
+  | 'mkdir'
+  | 'mkdtemp'
+  | 'rename'
+  | 'rm'
+  | 'unlink'
+  | 'stat'
+  | 'lstat'
+  | 'open'
+  | 'chmod'
+  | 'readdir'
+  | 'copyFile'
+  | 'cp'
+  | 'utimes'
+>;
+
+export interface OutputStream {
+  write(chunk: string): unknown;
+  isTTY?: boolean;
+  columns?: number;
+}
+
+export interface InputStream {
+  isTTY?: boolean;
+  setRawMode?(mode: boolean): unknown;
+  setEncoding(encoding: BufferEncoding): unknown;
+  on(event: 'data', listener: (chunk: string | Buffer) => void): unknown;
+  on(event: 'end' | 'close', listener: () => void): unknown;
+  on(event: 'error', listener: (err: Error) => void): unknown;
+  removeListener(event: string, listener: (...args: any[]) => void): unknown;
+  pause(): unknown;
+  resume(): unknown;
+}
+
+export interface TransportOptions {
+  /** Connect, headers and idle-body timeout, in milliseconds. */
+  timeoutMs: number;
+}
+
+/** One HTTP exchange, fully buffered. */
+export interface HttpRequest {
+  method: string;
+  url: URL;
+  headers: Record<string, string>;
+  body?: string | Buffer;
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: Record<string, string | undefined>;
+  body: Buffer;
+}
+
+/**
+ * Sends requests. Implementations enforce the transport rules (HTTPS only except loopback,
+ * proxies from the environment, timeouts) and reject with errors carrying a `code`
+ * (`ECONNREFUSED`, `ENOTFOUND`, `UND_ERR_HEADERS_TIMEOUT`, TLS codes, ...).
+ */
+export interface HttpTransport {
+  send(request: HttpRequest): Promise<HttpResponse>;
+  close(): Promise<void>;
+}
+
+/** The shape of `@napi-rs/keyring` the keychain store needs; tests fake exactly this. */
+export interface KeyringBinding {
+  AsyncEntry: new (
+    service: string,
+    account: string,
+    options?: { linux?: { store?: 'secret-service' | 'keyutils' } },
+  ) => {
+    getPassword(): Promise<string | null | undefined>;
+    setPassword(password: string): Promise<void>;
+    deleteCredential(): Promise<boolean>;
+  };
+}

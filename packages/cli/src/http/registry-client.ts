@@ -1,0 +1,284 @@
+import {
+  isErrorBody,
+  type DistTags,
+  type LoginResponse,
+  type PackageDocument,
+  type SearchResponse,
+  type VersionRecord,
+  type WhoamiResponse,
+} from '@pkg/protocol';
+import type { HttpResponse, HttpTransport } from '../deps.js';
+import { ClientError } from '../output/errors.js';
+import { DEFAULT_RETRY, retryDelay, type RetryPolicy } from './retry.js';
+import { registryEndpoint, registryHostKey, type RegistryUrl } from './registry-url.js';
+import { errorCode, transportError } from './transport-errors.js';
+
+export interface RegistryClientOptions {
+  registry: RegistryUrl;
+  transport: HttpTransport;
+  /** Sent as `Authorization: Bearer` to the registry's own host, never to another host. */
+  token?: string | null;
+  userAgent: string;
+  sleep(ms: number): Promise<void>;
+  now(): Date;
+  /** --verbose traces; tokens never reach it. */
+  debug(message: string): void;
+  retry?: RetryPolicy;
+}
+
+interface CallOptions {
+  body?: unknown;
+  /** Safe to repeat after a 5xx or a dropped connection. */
+  idempotent: boolean;
+  /** Token to send instead of the client's own (null: send none). */
+  token?: string | null;
+  accept?: string;
+}
+
+/** A non-2xx answer, with the registry's `{error, code, details}` when it sent one. */
+export class RegistryHttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string | undefined,
+    readonly details: string,
+    readonly headers: Record<string, string | undefined>,
+  ) {
+    super(`HTTP ${status}${code ? ` ${code}` : ''}: ${details}`);
+    this.name = 'RegistryHttpError';
+  }
+}
+
+/**
+ * Typed calls to one registry. Every call goes through `#send`, which applies the retry
+ * policy, keeps tokens on the registry's host, traces with secrets redacted, and turns
+ * transport failures into the spec's client errors. Status-specific meaning (wrong password,
+ * unknown package) is decided by each method.
+ */
+export class RegistryClient {
+  readonly registry: RegistryUrl;
+  readonly host: string;
+  readonly #options: RegistryClientOptions;
+
+  constructor(options: RegistryClientOptions) {
+    this.#options = options;
+    this.registry = options.registry;
+    this.host = registryHostKey(options.registry);
+  }
+
+  /** Whether calls carry a token. */
+  get authenticated(): boolean {
+    return Boolean(this.#options.token);
+  }
+
+  /** `PUT /-/user/org.registry.user:<name>`: a new token, or INVALID_CREDENTIALS. */
+  async login(name: string, password: string, email: string): Promise<LoginResponse> {
+    const id = `org.registry.user:${name}`;
+    try {
+      const body = await this.#json<LoginResponse>('PUT', `/-/user/${encodeURIComponent(id)}`, {
+        body: { _id: id, name, password, email, type: 'user', roles: [], date: this.#options.now().toISOString() },
+        idempotent: false,
+        token: null,
+      });
+      if (typeof body?.token !== 'string' || body.token.length === 0) {
+        throw new ClientError('INVALID_RESPONSE', { message: 'The registry accepted the login but sent no token' });
+      }
+      return body;
+    } catch (err) {
+      if (err instanceof RegistryHttpError && (err.status === 401 || err.status === 403 || err.status === 409)) {
+        throw new ClientError('INVALID_CREDENTIALS');
+      }
+      throw this.#statusError(err, 'login');
+    }
+  }
+
+  /** `GET /-/whoami` with `token` (or the client's own). */
+  async whoami(token?: string): Promise<WhoamiResponse> {
+    try {
+      const body = await this.#json<WhoamiResponse>('GET', '/-/whoami', { idempotent: true, ...(token ? { token } : {}) });
+      if (typeof body?.username !== 'string') throw new ClientError('INVALID_RESPONSE');
+      return body;
+    } catch (err) {
+      if (err instanceof RegistryHttpError && err.status === 401) {
+        throw this.authenticated || token
+          ? new ClientError('TOKEN_REJECTED')
+          : new ClientError('NOT_LOGGED_IN', { message: `Not logged in to ${this.registry}` });
+      }
+      throw this.#statusError(err, 'whoami');
+    }
+  }
+
+  /** `DELETE /-/user/token/<token>`: the token stops working. */
+  async revokeToken(token: string): Promise<void> {
+    try {
+      await this.#json('DELETE', `/-/user/token/${encodeURIComponent(token)}`, { idempotent: true, token });
+    } catch (err) {
+      throw this.#statusError(err, 'logout');
+    }
+  }
+
+  /** `GET /-/v1/search?text=&size=&from=`. */
+  async search(text: string, size: number, from = 0): Promise<SearchResponse> {
+    const query = new URLSearchParams({ text, size: String(size), from: String(from) });
+    try {
+      const body = await this.#json<SearchResponse>('GET', `/-/v1/search?${query}`, { idempotent: true });
+      if (!Array.isArray(body?.objects))
+        throw new ClientError('INVALID_RESPONSE', { message: 'The registry sent a search answer without results' });
+      return body;
+    } catch (err) {
+      throw this.#statusError(err, 'search');
+    }
+  }
+
+  /** `GET /<name>`: the full package document. */
+  async packument(name: string): Promise<PackageDocument> {
+    try {
+      return await this.#json<PackageDocument>('GET', `/${encodeURIComponent(name)}`, { idempotent: true });
+    } catch (err) {
+      throw this.#statusError(err, 'package', name);
+    }
+  }
+
+  /** `GET /<name>/<version>`: one version record (a dist-tag works as the version too). */
+  async versionRecord(name: string, version: string): Promise<VersionRecord> {
+    try {
+      return await this.#json<VersionRecord>('GET', `/${encodeURIComponent(name)}/${encodeURIComponent(version)}`, {
+        idempotent: true,
+      });
+    } catch (err) {
+      if (err instanceof RegistryHttpError && err.status === 404) {
+        throw new ClientError('VERSION_NOT_FOUND', {
+          message: `Version '${version}' of ${name} not found`,
+          hint: `Run \`pkg info ${name}\` to see its versions.`,
+        });
+      }
+      throw this.#statusError(err, 'package', name);
+    }
+  }
+
+  /** `GET /-/package/<name>/dist-tags`. */
+  async distTags(name: string): Promise<DistTags> {
+    try {
+      return await this.#json<DistTags>('GET', `/-/package/${encodeURIComponent(name)}/dist-tags`, { idempotent: true });
+    } catch (err) {
+      throw this.#statusError(err, 'package', name);
+    }
+  }
+
+  /** Downloads a tarball (`dist.tarball`, possibly on a CDN host: it then gets no token). */
+  async tarball(url: string): Promise<Buffer> {
+    const target = new URL(url);
+    const response = await this.#send('GET', target, { idempotent: true, accept: 'application/octet-stream' });
+    if (response.status !== 200) throw this.#statusError(httpError(response), 'tarball', target.pathname);
+    return response.body;
+  }
+
+  async #json<T>(method: string, pathname: string, options: CallOptions): Promise<T> {
+    const response = await this.#send(method, registryEndpoint(this.registry, pathname), options);
+    if (response.status < 200 || response.status >= 300) throw httpError(response);
+    if (response.body.length === 0) return undefined as T;
+    try {
+      return JSON.parse(response.body.toString('utf8')) as T;
+    } catch {
+      throw new ClientError('INVALID_RESPONSE', {
+        hint: `The answer to ${method} ${redactPath(pathname)} is not JSON. Is ${this.registry} a pkg registry?`,
+      });
+    }
+  }
+
+  async #send(method: string, url: URL, options: CallOptions): Promise<HttpResponse> {
+    const { transport, userAgent, sleep, now, debug } = this.#options;
+    const policy = this.#options.retry ?? DEFAULT_RETRY;
+    const headers: Record<string, string> = { accept: options.accept ?? 'application/json', 'user-agent': userAgent };
+    const token = options.token === undefined ? this.#options.token : options.token;
+    // Never hand the registry's token to another host (a CDN, a redirect target).
+    if (token && url.host.toLowerCase() === this.host) headers.authorization = `Bearer ${token}`;
+    let body: string | undefined;
+    if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers['content-type'] = 'application/json';
+    }
+    const shown = `${method} ${url.origin}${redactPath(url.pathname)}${url.search}`;
+    for (let attempt = 1; ; attempt++) {
+      const started = now().getTime();
+      debug(`→ ${shown}${attempt > 1 ? ` (attempt ${attempt})` : ''}`);
+      let response: HttpResponse;
+      try {
+        response = await transport.send({ method, url, headers, ...(body !== undefined ? { body } : {}) });
+      } catch (err) {
+        if (err instanceof ClientError) throw err;
+        const wait = retryDelay(policy, attempt, { error: { code: errorCode(err) } }, options.idempotent, now());
+        debug(`✗ ${shown}: ${errorCode(err) ?? (err as Error).message}`);
+        if (wait === null) throw transportError(err, url.host);
+        await sleep(wait);
+        continue;
+      }
+      debug(`← ${response.status} ${shown} (${now().getTime() - started} ms)`);
+      const wait =
+        response.status >= 200 && response.status < 400
+          ? null
+          : retryDelay(
+              policy,
+              attempt,
+              { status: response.status, retryAfter: response.headers['retry-after'] },
+              options.idempotent,
+              now(),
+            );
+      if (wait === null) return response;
+      debug(`  retrying in ${wait} ms`);
+      await sleep(wait);
+    }
+  }
+
+  #statusError(err: unknown, call: 'login' | 'whoami' | 'logout' | 'search' | 'package' | 'tarball', subject?: string): unknown {
+    if (!(err instanceof RegistryHttpError)) return err;
+    if (err.status === 404) {
+      if (call === 'package' && subject) {
+        return new ClientError('PACKAGE_NOT_FOUND', {
+          message: `Package '${subject}' not found`,
+          hint: `Check the name, or search with \`pkg search <term>\`.`,
+        });
+      }
+      return new ClientError('REGISTRY_UNREACHABLE', {
+        hint: `${this.registry} answered 404 for the ${call} endpoint: is this the URL of a pkg registry?`,
+      });
+    }
+    if (err.status === 429) {
+      const retry = err.headers['retry-after'];
+      return new ClientError('RATE_LIMITED', {
+        message: `Rate limit exceeded${err.details ? `: ${err.details}` : ''}`,
+        ...(retry ? { hint: `Try again in ${retry} seconds.` } : {}),
+      });
+    }
+    if (err.status === 401) {
+      return this.authenticated
+        ? new ClientError('TOKEN_REJECTED')
+        : new ClientError('NOT_LOGGED_IN', { message: `Authentication required by ${this.registry}` });
+    }
+    if (err.status === 403) return new ClientError('FORBIDDEN', { message: `Forbidden: ${err.details}` });
+    return new ClientError('REGISTRY_ERROR', {
+      message: `The registry answered HTTP ${err.status}${err.details ? `: ${err.details}` : ''}`,
+    });
+  }
+}
+
+function httpError(response: HttpResponse): RegistryHttpError {
+  let code: string | undefined;
+  let details = '';
+  try {
+    const parsed: unknown = JSON.parse(response.body.toString('utf8'));
+    if (isErrorBody(parsed)) {
+      code = parsed.code;
+      details = parsed.details || parsed.error;
+    } else if (typeof (parsed as { error?: unknown })?.error === 'string') {
+      details = (parsed as { error: string }).error;
+    }
+  } catch {
+    // not JSON: the status says enough
+  }
+  return new RegistryHttpError(response.status, code, details, response.headers);
+}
+
+/** The logout path carries a token: it never appears in traces or messages. */
+export function redactPath(pathname: string): string {
+  return pathname.replace(/(\/-\/user\/token\/)[^/?#]+/, '$1***');
+}

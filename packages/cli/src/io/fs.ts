@@ -1,0 +1,98 @@
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import type { FileSystem } from '../deps.js';
+
+/** The file's text, or null when it does not exist. */
+export async function readTextIfExists(fs: FileSystem, file: string): Promise<string | null> {
+  try {
+    return await fs.readFile(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
+}
+
+/**
+ * Replaces `file` atomically: the data goes to a temporary file in the same directory, is
+ * flushed, then renamed over the target, so readers see the old or the new content, never a
+ * mix, and a crash leaves the old file intact.
+ */
+export async function writeFileAtomic(
+  fs: FileSystem,
+  file: string,
+  data: string | Buffer,
+  options: { mode?: number; dirMode?: number } = {},
+): Promise<void> {
+  const dir = path.dirname(file);
+  await fs.mkdir(dir, { recursive: true, ...(options.dirMode !== undefined ? { mode: options.dirMode } : {}) });
+  const temp = path.join(dir, `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
+  const handle = await fs.open(temp, 'wx', options.mode ?? 0o666);
+  try {
+    await handle.writeFile(data);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    // The umask may have narrowed the mode at creation; a secret file must end exactly 0600.
+    if (options.mode !== undefined) await fs.chmod(temp, options.mode);
+    await fs.rename(temp, file);
+  } catch (err) {
+    await fs.rm(temp, { force: true });
+    throw err;
+  }
+}
+
+export interface LockOptions {
+  sleep(ms: number): Promise<void>;
+  now(): Date;
+  /** Give up after this long (ms). */
+  timeoutMs?: number;
+  /** A lock file older than this (ms) is from a crashed process and is taken over. */
+  staleMs?: number;
+}
+
+/**
+ * Runs `fn` while holding an exclusive lock file (created with O_EXCL), so read-modify-write
+ * cycles of several processes on one file do not lose each other's updates.
+ */
+export async function withFileLock<T>(fs: FileSystem, lockFile: string, options: LockOptions, fn: () => Promise<T>): Promise<T> {
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const staleMs = options.staleMs ?? 30_000;
+  const started = options.now().getTime();
+  await fs.mkdir(path.dirname(lockFile), { recursive: true, mode: 0o700 });
+  let delay = 5;
+  for (;;) {
+    try {
+      const handle = await fs.open(lockFile, 'wx', 0o600);
+      await handle.close();
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    const age = await lockAge(fs, lockFile, options.now());
+    if (age !== null && age > staleMs) {
+      await fs.rm(lockFile, { force: true });
+      continue;
+    }
+    if (options.now().getTime() - started > timeoutMs) {
+      throw new Error(`timed out waiting for the lock ${path.basename(lockFile)}`);
+    }
+    await options.sleep(delay + Math.floor(Math.random() * delay));
+    delay = Math.min(delay * 2, 100);
+  }
+  try {
+    return await fn();
+  } finally {
+    await fs.rm(lockFile, { force: true });
+  }
+}
+
+async function lockAge(fs: FileSystem, lockFile: string, now: Date): Promise<number | null> {
+  try {
+    const stat = await fs.stat(lockFile);
+    return now.getTime() - stat.mtimeMs;
+  } catch {
+    return null;
+  }
+}

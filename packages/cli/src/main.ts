@@ -1,0 +1,48 @@
+import { readFileSync } from 'node:fs';
+import * as fs from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Deps, KeyringBinding } from './deps.js';
+import { runCli } from './cli.js';
+
+/**
+ * The composition root: the only place real IO is constructed. Everything below receives it
+ * through `deps`; heavy modules (undici, the keychain binding) load only when a command asks.
+ */
+export async function main(argv: string[]): Promise<number> {
+  // `pkg search x | head` closes the pipe early: that is not a failure of pkg.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EPIPE') throw err;
+    });
+  }
+  const deps: Deps = {
+    env: process.env,
+    platform: process.platform,
+    homedir: homedir(),
+    cwd: process.cwd(),
+    pid: process.pid,
+    version: readVersion(),
+    stdin: process.stdin,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    fs,
+    now: () => new Date(),
+    sleep: (ms) => sleep(ms),
+    createTransport: async (options) => {
+      const { createUndiciTransport } = await import('./http/undici-transport.js');
+      return createUndiciTransport(process.env, options);
+    },
+    loadKeyring: async () => (await import('@napi-rs/keyring')) as unknown as KeyringBinding,
+  };
+  return runCli(argv, deps);
+}
+
+function readVersion(): string {
+  try {
+    const packageJson = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version?: string };
+    return packageJson.version ?? '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
+}

@@ -1,0 +1,132 @@
+/**
+ * The client's one error catalogue: every failure a command reports, its message, an optional
+ * hint and its exit code (0 success, 1 the operation failed, 2 wrong usage). Commands and
+ * library code throw `ClientError`s; the reporter prints `Error: <message>` and `Hint: <hint>`
+ * (or `{"success": false, ...}` with --json), and runCli returns the exit code.
+ * docs/cli.md lists these messages.
+ */
+export const EXIT = { OK: 0, FAILED: 1, USAGE: 2 } as const;
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+interface CatalogueEntry {
+  exit: ExitCode;
+  message: string;
+  hint?: string;
+}
+
+export const CLIENT_ERRORS = {
+  USAGE: { exit: EXIT.USAGE, message: 'Invalid usage' },
+  INVALID_REGISTRY_URL: {
+    exit: EXIT.USAGE,
+    message: 'Invalid registry URL',
+    hint: 'Give a full URL such as https://registry.example.com.',
+  },
+  INSECURE_REGISTRY: {
+    exit: EXIT.USAGE,
+    message: 'Refusing to use plain http:// for a registry that is not on this machine',
+    hint: 'Use https://. Plain http:// is accepted only for localhost, *.localhost, 127.0.0.0/8 and ::1.',
+  },
+  INVALID_CREDENTIALS: {
+    exit: EXIT.FAILED,
+    message: 'Authentication failed: Invalid credentials',
+    hint: 'Check your username and password, or contact the registry administrator.',
+  },
+  CONNECT_FAILED: {
+    exit: EXIT.FAILED,
+    message: 'Failed to connect to registry',
+    hint: 'Check that the registry URL is right and that the registry is running.',
+  },
+  REGISTRY_UNREACHABLE: {
+    exit: EXIT.FAILED,
+    message: 'Registry not found or unreachable',
+    hint: 'Check the registry URL (host name and port) and your network.',
+  },
+  TOKEN_STORE_FAILED: {
+    exit: EXIT.FAILED,
+    message: 'Failed to store authentication token',
+    hint: 'Check that the client data directory is writable, or set tokenStore with `pkg config set tokenStore file`.',
+  },
+  TOKEN_READ_FAILED: {
+    exit: EXIT.FAILED,
+    message: 'Failed to read the stored authentication token',
+    hint: 'Run `pkg login` again to replace it.',
+  },
+  NOT_LOGGED_IN: {
+    exit: EXIT.FAILED,
+    message: 'Not logged in',
+    hint: 'Run `pkg login` (with --registry <url> for another registry).',
+  },
+  TOKEN_REJECTED: {
+    exit: EXIT.FAILED,
+    message: 'Authentication failed: the registry rejected the stored token',
+    hint: 'The token was revoked or has expired. Run `pkg login` again.',
+  },
+  FORBIDDEN: { exit: EXIT.FAILED, message: 'Forbidden' },
+  PACKAGE_NOT_FOUND: { exit: EXIT.FAILED, message: 'Package not found' },
+  VERSION_NOT_FOUND: { exit: EXIT.FAILED, message: 'Version not found' },
+  INVALID_PACKAGE_NAME: { exit: EXIT.USAGE, message: 'Invalid package name' },
+  SEARCH_TERM_EMPTY: {
+    exit: EXIT.USAGE,
+    message: 'Search term cannot be empty',
+    hint: 'Give a package name, description word or keyword: pkg search <term>.',
+  },
+  NO_PACKAGES_FOUND: { exit: EXIT.FAILED, message: 'No packages found' },
+  RATE_LIMITED: {
+    exit: EXIT.FAILED,
+    message: 'Rate limit exceeded',
+    hint: 'Wait a while before trying again; logged-in users have a higher limit.',
+  },
+  REGISTRY_ERROR: { exit: EXIT.FAILED, message: 'The registry answered with an error' },
+  INVALID_RESPONSE: { exit: EXIT.FAILED, message: 'The registry sent a response the client cannot read' },
+  CONFIG_UNKNOWN_KEY: { exit: EXIT.USAGE, message: 'Unknown configuration key' },
+  CONFIG_INVALID_VALUE: { exit: EXIT.USAGE, message: 'Invalid configuration value' },
+  CONFIG_UNREADABLE: { exit: EXIT.FAILED, message: 'Cannot read the configuration file' },
+  CONFIG_WRITE_FAILED: { exit: EXIT.FAILED, message: 'Cannot write the configuration file' },
+  UPMCONFIG_FAILED: { exit: EXIT.FAILED, message: 'Failed to update the Unity user configuration file' },
+  INPUT_ENDED: {
+    exit: EXIT.USAGE,
+    message: 'Input ended before every answer was given',
+    hint: 'Pipe the username, password and e-mail on separate lines, or run in a terminal.',
+  },
+  CANCELLED: { exit: EXIT.FAILED, message: 'Cancelled' },
+} as const satisfies Record<string, CatalogueEntry>;
+
+export type ClientErrorCode = keyof typeof CLIENT_ERRORS;
+
+/** A failure the client knows how to report. `message` overrides the catalogue's text when given. */
+export class ClientError extends Error {
+  readonly code: ClientErrorCode;
+  readonly exitCode: ExitCode;
+  readonly hint: string | undefined;
+
+  constructor(code: ClientErrorCode, options: { message?: string; hint?: string | null; cause?: unknown } = {}) {
+    const entry: CatalogueEntry = CLIENT_ERRORS[code];
+    super(options.message ?? entry.message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'ClientError';
+    this.code = code;
+    this.exitCode = entry.exit;
+    this.hint = options.hint === null ? undefined : (options.hint ?? entry.hint);
+  }
+}
+
+/** What the reporter prints for a failure. */
+export interface ErrorReport {
+  code: ClientErrorCode | 'INTERNAL';
+  message: string;
+  hint?: string;
+  exitCode: ExitCode;
+}
+
+/** Turns anything thrown into a report; unknown errors are our bug and say so, without a stack. */
+export function toErrorReport(err: unknown): ErrorReport {
+  if (err instanceof ClientError) {
+    return { code: err.code, message: err.message, exitCode: err.exitCode, ...(err.hint ? { hint: err.hint } : {}) };
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return {
+    code: 'INTERNAL',
+    message: `Unexpected error: ${message}`,
+    hint: 'This is a bug in pkg; run again with --verbose and report it.',
+    exitCode: EXIT.FAILED,
+  };
+}

@@ -1,0 +1,58 @@
+import type { PackageDocument, VersionRecord } from '@pkg/protocol';
+import type { CommandResult } from './reporter.js';
+import { personText, SEPARATOR } from './format.js';
+
+/** Versions listed in text; --json always has them all. */
+const VERSIONS_SHOWN = 30;
+
+/** `pkg info` output for one version of a package document. */
+export function infoReport(doc: PackageDocument, record: VersionRecord, versions: string[]): CommandResult {
+  const distTags = doc['dist-tags'] ?? {};
+  const dependencies = record.dependencies ?? {};
+  const unity = typeof record.unity === 'string' ? `${record.unity}${record.unityRelease ? `.${record.unityRelease}` : ''}` : '';
+  const published = doc.time?.[record.version] ?? '';
+  const json = {
+    name: record.name ?? doc.name,
+    version: record.version,
+    description: record.description ?? doc.description ?? '',
+    displayName: record.displayName ?? '',
+    license: record.license ?? '',
+    author: personText(record.author),
+    unity: record.unity ?? null,
+    unityRelease: record.unityRelease ?? null,
+    distTags,
+    versions,
+    dependencies,
+    keywords: record.keywords ?? [],
+    tarball: record.dist?.tarball ?? '',
+    integrity: record.dist?.integrity ?? '',
+    published,
+    ...(record.deprecated ? { deprecated: record.deprecated } : {}),
+  };
+
+  const shownVersions = versions.length > VERSIONS_SHOWN ? versions.slice(-VERSIONS_SHOWN) : versions;
+  const text = [
+    `${json.name}@${json.version}${json.displayName ? ` (${json.displayName})` : ''}`,
+    SEPARATOR,
+    json.description || '(no description)',
+    '',
+    `Latest: ${distTags.latest ?? '(none)'}`,
+    `Dist-tags: ${
+      Object.entries(distTags)
+        .map(([tag, v]) => `${tag}: ${v}`)
+        .join(', ') || '(none)'
+    }`,
+    `Versions: ${versions.length > VERSIONS_SHOWN ? `... ${versions.length - VERSIONS_SHOWN} older, ` : ''}${shownVersions.join(', ')}`,
+    `License: ${json.license || '(none)'}`,
+    `Author: ${json.author || '(unknown)'}`,
+    `Minimum Unity version: ${unity || '(any)'}`,
+    ...(json.keywords.length ? [`Keywords: ${json.keywords.join(', ')}`] : []),
+    ...(published ? [`Published: ${published}`] : []),
+    ...(record.deprecated ? [`Deprecated: ${record.deprecated}`] : []),
+    'Dependencies:',
+    ...(Object.keys(dependencies).length ? Object.entries(dependencies).map(([n, v]) => `  ${n}@${v}`) : ['  (none)']),
+    `Tarball: ${json.tarball}`,
+    `Integrity: ${json.integrity}`,
+  ];
+  return { json, text };
+}

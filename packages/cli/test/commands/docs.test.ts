@@ -1,0 +1,34 @@
+import { readFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import { COMMANDS } from '../../src/commands/index.js';
+import { CONFIG_KEYS } from '../../src/config/keys.js';
+import { CLIENT_ERRORS } from '../../src/output/errors.js';
+
+const doc = await readFile(new URL('../../../../docs/cli.md', import.meta.url), 'utf8');
+
+/** The text of `### pkg <name>` up to the next heading of the same or a higher level. */
+function section(name: string): string {
+  const start = doc.indexOf(`### pkg ${name}\n`);
+  if (start < 0) return '';
+  const rest = doc.slice(start + 1);
+  const end = rest.search(/\n#{2,3} /);
+  return end < 0 ? rest : rest.slice(0, end);
+}
+
+describe('docs/cli.md', () => {
+  for (const command of COMMANDS) {
+    it(`documents pkg ${command.name} and each of its flags`, () => {
+      const text = section(command.name);
+      expect(text, `a "### pkg ${command.name}" section`).not.toBe('');
+      for (const option of command.options ?? []) {
+        const long = /--[a-z][a-z-]*/.exec(option.flags)![0];
+        expect(text, `${command.name} ${long}`).toContain(long);
+      }
+    });
+  }
+
+  it('documents every config key and every client error code', () => {
+    for (const key of CONFIG_KEYS) expect(doc).toContain(`| \`${key.key}\` |`);
+    for (const code of Object.keys(CLIENT_ERRORS)) expect(doc, code).toContain(`| \`${code}\` |`);
+  });
+});

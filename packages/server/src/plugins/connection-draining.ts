@@ -1,0 +1,22 @@
+import type { FastifyInstance } from 'fastify';
+import { ProtocolError } from '@pkg/protocol';
+
+/**
+ * Lets `app.close()` finish as soon as the in-flight requests have: once closing starts, every
+ * response says `Connection: close`, so keep-alive sockets end with their last response instead
+ * of holding the shutdown until the timeout. A request that still arrives on an open connection
+ * gets 503 in the registry's error shape (fastify's own 503 has another body).
+ */
+export function installConnectionDraining(app: FastifyInstance): void {
+  let draining = false;
+  app.addHook('preClose', async () => {
+    draining = true;
+  });
+  app.addHook('onRequest', async () => {
+    if (draining) throw new ProtocolError('SERVICE_UNAVAILABLE', 'The server is shutting down; retry shortly');
+  });
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (draining) reply.header('connection', 'close');
+    return payload;
+  });
+}

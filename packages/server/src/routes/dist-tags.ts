@@ -1,0 +1,31 @@
+import type { FastifyInstance } from 'fastify';
+import { JSON_TYPE } from '../services/package-reads.js';
+import { Representation } from '../services/representation.js';
+import type { Services } from '../services/services.js';
+import { packageNameParam, requireWriter } from './guards.js';
+import { sendRepresentation } from './send-representation.js';
+
+/** `GET /-/package/<name>/dist-tags`, `PUT` and `DELETE /-/package/<name>/dist-tags/<tag>`. */
+export async function distTagRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
+  app.get<{ Params: { name: string } }>('/-/package/:name/dist-tags', async (request, reply) => {
+    const name = packageNameParam(request.params.name);
+    const tags = await services.distTags.list(request.ctx.tenant, name);
+    // npm reads tags right before changing them: always revalidate.
+    return sendRepresentation(request, reply, Representation.json(tags, JSON_TYPE), { cacheControl: 'no-cache' });
+  });
+
+  // The body is a JSON string holding the version, e.g. "1.2.0".
+  app.put<{ Params: { name: string; tag: string }; Body: unknown }>('/-/package/:name/dist-tags/:tag', async (request) => {
+    const name = packageNameParam(request.params.name);
+    const caller = requireWriter(request);
+    await services.distTags.set(request.ctx.tenant, caller, name, request.params.tag, request.body);
+    return { ok: true };
+  });
+
+  app.delete<{ Params: { name: string; tag: string } }>('/-/package/:name/dist-tags/:tag', async (request) => {
+    const name = packageNameParam(request.params.name);
+    const caller = requireWriter(request);
+    await services.distTags.remove(request.ctx.tenant, caller, name, request.params.tag);
+    return { ok: true };
+  });
+}

@@ -1,0 +1,44 @@
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../config/config.js';
+import type { Services } from '../services/services.js';
+import { packageNameParam, requireWriter } from './guards.js';
+import { documentBodyLimit } from './publish.js';
+
+/**
+ * The revision-addressed writes npm uses to unpublish and change owners:
+ * `PUT /<name>/-rev/<rev>` (edited document: versions removed, or new `maintainers`),
+ * `DELETE /<name>/-/<file>/-rev/<rev>` (the file of a removed version) and
+ * `DELETE /<name>/-rev/<rev>` (the whole package).
+ */
+export async function packageChangeRoutes(
+  app: FastifyInstance,
+  { services, config }: { services: Services; config: Config },
+): Promise<void> {
+  app.put<{ Params: { name: string; rev: string }; Body: unknown }>(
+    '/:name/-rev/:rev',
+    { bodyLimit: documentBodyLimit(config) },
+    async (request) => {
+      const name = packageNameParam(request.params.name);
+      const caller = requireWriter(request);
+      const { rev } = await services.packageUpdates.update(request.ctx.tenant, caller, name, request.body, {
+        rev: request.params.rev,
+        allowRemoval: true,
+      });
+      return { ok: true, id: name, rev };
+    },
+  );
+
+  app.delete<{ Params: { name: string; rev: string } }>('/:name/-rev/:rev', async (request) => {
+    const name = packageNameParam(request.params.name);
+    const caller = requireWriter(request);
+    await services.packageUpdates.unpublishPackage(request.ctx.tenant, caller, name, request.params.rev);
+    return { ok: true };
+  });
+
+  app.delete<{ Params: { name: string; file: string; rev: string } }>('/:name/-/:file/-rev/:rev', async (request) => {
+    const name = packageNameParam(request.params.name);
+    const caller = requireWriter(request);
+    await services.packageUpdates.deleteFile(request.ctx.tenant, caller, name, request.params.file);
+    return { ok: true };
+  });
+}

@@ -1,0 +1,18 @@
+import type { FastifyInstance } from 'fastify';
+import { JSON_TYPE } from '../services/package-reads.js';
+import { Representation } from '../services/representation.js';
+import type { Services } from '../services/services.js';
+import { packageNameParam } from './guards.js';
+import { DOCUMENT_CACHE_CONTROL } from './packages.js';
+import { sendRepresentation } from './send-representation.js';
+
+/** `GET /<name>/<version | dist-tag | range>`: one version record. */
+export async function versionRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
+  app.get<{ Params: { name: string; version: string } }>('/:name/:version', async (request, reply) => {
+    const name = packageNameParam(request.params.name);
+    const scope = { tenant: request.ctx.tenant, tarballBaseUrl: request.ctx.tarballBaseUrl };
+    const record = await services.packageReads.version(scope, name, request.params.version);
+    // A tag or range may point elsewhere after the next write: same caching as the document.
+    return sendRepresentation(request, reply, Representation.json(record, JSON_TYPE), { cacheControl: DOCUMENT_CACHE_CONTROL });
+  });
+}

@@ -1,0 +1,149 @@
+import type { Readable } from 'node:stream';
+import semver from 'semver';
+import { ABBREVIATED_ACCEPT, ProtocolError, type PackageDocument, type VersionRecord } from '@pkg/protocol';
+import type { ServerDeps } from '../deps.js';
+import { blobKeyFor, sigstoreKeyFor } from '../storage/blob-keys.js';
+import type { StoredPackage, TenantId } from '../storage/ports.js';
+import type { CachedValue, DocumentCache } from './document-cache.js';
+import { renderAbbreviated, renderFull, type DocumentForm } from './package-document.js';
+import { Representation } from './representation.js';
+
+export const JSON_TYPE = 'application/json';
+
+/** A stored file of a version, ready to stream. */
+export interface TarballFile {
+  version: string;
+  kind: 'tarball' | 'sigstore';
+  size: number;
+  /** Strong validator: the version's integrity for tarballs (their bytes never change). */
+  etag: string;
+  open(): Promise<Readable>;
+}
+
+/** Which registry and which public tarball URL a read is for. */
+export interface ReadScope {
+  tenant: TenantId;
+  tarballBaseUrl: string;
+}
+
+/**
+ * The read side of packages: documents (served from the document cache), version records and
+ * tarball files. A package that does not exist, or was unpublished as a whole, is 404.
+ */
+export class PackageReadService {
+  readonly #deps: ServerDeps;
+  readonly #cache: DocumentCache;
+
+  constructor(deps: ServerDeps, cache: DocumentCache) {
+    this.#deps = deps;
+    this.#cache = cache;
+  }
+
+  /** The serialized document in `form`, from the cache when it is there. */
+  async document(scope: ReadScope, name: string, form: DocumentForm): Promise<Representation> {
+    return (await this.#cached(scope, name, form)).representation;
+  }
+
+  /** The full document read from the store now, bypassing the cache (`?write=true`). */
+  async freshDocument(scope: ReadScope, name: string): Promise<Representation> {
+    const stored = visible(await this.#deps.metadata.getPackage(scope.tenant, name), name);
+    return build(stored, scope.tarballBaseUrl, 'full').representation;
+  }
+
+  /** A version record by exact version, dist-tag or semver range (highest match). */
+  async version(scope: ReadScope, name: string, spec: string): Promise<VersionRecord> {
+    const doc = (await this.#cached(scope, name, 'full')).value as PackageDocument;
+    const version = resolveVersion(doc, spec);
+    const record = version === undefined ? undefined : doc.versions[version];
+    if (!record) throw new ProtocolError('NOT_FOUND', `Version '${truncate(spec)}' of '${name}' not found`);
+    return record;
+  }
+
+  /**
+   * A file of a published version: `<name>-<version>.tgz`, or the `.sigstore` bundle kept from
+   * its publish. Any other file name, or a version that is not published, is 404.
+   */
+  async file(scope: ReadScope, name: string, fileName: string): Promise<TarballFile> {
+    const parsed = parseFileName(name, fileName);
+    const notFound = () => new ProtocolError('NOT_FOUND', `File '${truncate(fileName)}' of '${name}' not found`);
+    if (!parsed) throw notFound();
+    const doc = (await this.#cached(scope, name, 'full')).value as PackageDocument;
+    const record = doc.versions[parsed.version];
+    if (!record) throw notFound();
+    const key =
+      parsed.kind === 'tarball'
+        ? blobKeyFor(scope.tenant, name, parsed.version)
+        : sigstoreKeyFor(scope.tenant, name, parsed.version);
+    const info = await this.#deps.blobs.stat(key);
+    if (!info) throw notFound();
+    const blobs = this.#deps.blobs;
+    return {
+      version: parsed.version,
+      kind: parsed.kind,
+      size: info.size,
+      etag: parsed.kind === 'tarball' ? `"${record.dist.integrity}"` : `"sigstore-${record.dist.integrity}"`,
+      async open() {
+        const blob = await blobs.get(key);
+        if (!blob) throw notFound();
+        return blob.stream;
+      },
+    };
+  }
+
+  async #cached(scope: ReadScope, name: string, form: DocumentForm): Promise<CachedValue<unknown>> {
+    const found = await this.#cache.get(scope.tenant, name, `${form}\0${scope.tarballBaseUrl}`, async () => {
+      const stored = await this.#deps.metadata.getPackage(scope.tenant, name);
+      if (!stored || stored.unpublished) return undefined;
+      return build(stored, scope.tarballBaseUrl, form);
+    });
+    if (!found) throw packageNotFound(name);
+    return found;
+  }
+}
+
+function build(stored: StoredPackage, tarballBaseUrl: string, form: DocumentForm): CachedValue<unknown> {
+  const doc = stored.document;
+  const modified = doc.time.modified ? new Date(doc.time.modified) : undefined;
+  const value = form === 'full' ? renderFull(doc, tarballBaseUrl) : renderAbbreviated(doc, tarballBaseUrl);
+  const representation = Representation.json(value, form === 'full' ? JSON_TYPE : ABBREVIATED_ACCEPT, modified);
+  return { representation, value };
+}
+
+function visible(stored: StoredPackage | undefined, name: string): StoredPackage {
+  if (!stored || stored.unpublished) throw packageNotFound(name);
+  return stored;
+}
+
+function packageNotFound(name: string): ProtocolError {
+  return new ProtocolError('NOT_FOUND', `Package '${name}' not found`);
+}
+
+/** Exact version first, then dist-tag, then the highest version a semver range accepts. */
+export function resolveVersion(doc: PackageDocument, spec: string): string | undefined {
+  if (Object.hasOwn(doc.versions, spec)) return spec;
+  const tagged = Object.hasOwn(doc['dist-tags'], spec) ? doc['dist-tags'][spec] : undefined;
+  if (tagged !== undefined) return tagged;
+  if (spec.length <= 256 && semver.validRange(spec) !== null) {
+    return semver.maxSatisfying(Object.keys(doc.versions), spec) ?? undefined;
+  }
+  return undefined;
+}
+
+/** `<name>-<version>.tgz` or `<name>-<version>.sigstore`, with a strict semver version. */
+export function parseFileName(name: string, fileName: string): { version: string; kind: 'tarball' | 'sigstore' } | undefined {
+  if (!fileName.startsWith(`${name}-`)) return undefined;
+  const rest = fileName.slice(name.length + 1);
+  for (const [suffix, kind] of [
+    ['.tgz', 'tarball'],
+    ['.sigstore', 'sigstore'],
+  ] as const) {
+    if (!rest.endsWith(suffix)) continue;
+    const version = rest.slice(0, -suffix.length);
+    return semver.valid(version) === version ? { version, kind } : undefined;
+  }
+  return undefined;
+}
+
+function truncate(value: string, max = 80): string {
+  return value.length > max ? `${value.slice(0, max)}…` : value;
+}

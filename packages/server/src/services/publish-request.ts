@@ -1,0 +1,220 @@
+import { createHash } from 'node:crypto';
+import { ProtocolError, isSemver, isUnityMinVersion, isUnityRelease } from '@pkg/protocol';
+import { checkTagName } from './dist-tag-rules.js';
+import { isObject } from './json-shapes.js';
+
+/** A publish body, checked: one version, its tarball bytes and the tags to point at it. */
+export interface PublishRequest {
+  name: string;
+  version: string;
+  /** The version's package.json as the client sent it (its `dist` is rebuilt by the server). */
+  manifest: Record<string, unknown>;
+  tarball: Buffer;
+  /** `sha512-<base64>` of the tarball bytes. */
+  integrity: string;
+  /** sha1 hex of the tarball bytes (npm's legacy `dist.shasum`). */
+  shasum: string;
+  /** Tags of the body that point at this version. */
+  tags: string[];
+  readme: string | undefined;
+  readmeFilename: string | undefined;
+  /** The `.sigstore` provenance attachment, kept as it came. */
+  sigstore: Buffer | undefined;
+}
+
+export interface PublishLimits {
+  maxTarballSize: number;
+}
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+const MAX_SIGSTORE_SIZE = 1024 * 1024;
+const MAX_README_SIZE = 1024 * 1024;
+
+/** True when a `PUT /<name>` body carries attachments, i.e. is a publish rather than an edit. */
+export function isPublishBody(body: unknown): boolean {
+  if (!isObject(body)) return false;
+  const attachments = body._attachments;
+  return attachments !== undefined && attachments !== null && !(isObject(attachments) && Object.keys(attachments).length === 0);
+}
+
+/**
+ * Checks npm's publish body (`_attachments` with base64 `data` and `length`, `versions`,
+ * `dist-tags`): wrong shapes are 400, broken rules 422, an oversized tarball 413. The body may
+ * hold more versions than the attached one (npm's retry after a 409 sends the merged document);
+ * only the attached version is published.
+ */
+export function parsePublishBody(name: string, body: unknown, limits: PublishLimits): PublishRequest {
+  if (!isObject(body)) throw badRequest('the publish body must be a JSON object');
+  for (const field of ['name', '_id'] as const) {
+    if (body[field] !== undefined && body[field] !== name) {
+      throw badRequest(`'${field}' in the body does not match the package name in the URL`);
+    }
+  }
+  const attachments = body._attachments;
+  if (!isObject(attachments)) throw badRequest("'_attachments' must be an object");
+
+  let tarballEntry: [string, unknown] | undefined;
+  let sigstoreEntry: [string, unknown] | undefined;
+  for (const entry of Object.entries(attachments)) {
+    if (entry[0].endsWith('.tgz')) {
+      if (tarballEntry) throw invalid('a publish carries exactly one tarball attachment');
+      tarballEntry = entry;
+    } else if (entry[0].endsWith('.sigstore')) {
+      if (sigstoreEntry) throw invalid('a publish carries at most one .sigstore attachment');
+      sigstoreEntry = entry;
+    } else {
+      throw invalid(`unexpected attachment '${short(entry[0])}': only <name>-<version>.tgz and .sigstore are accepted`);
+    }
+  }
+  if (!tarballEntry) throw invalid('the publish body has no tarball attachment (<name>-<version>.tgz)');
+
+  const [fileName, attachment] = tarballEntry;
+  const prefix = `${name}-`;
+  const version = fileName.startsWith(prefix) ? fileName.slice(prefix.length, -'.tgz'.length) : '';
+  if (!isSemver(version)) {
+    throw invalid(`the attachment '${short(fileName)}' must be named ${name}-<version>.tgz with a valid semver version`);
+  }
+  const versions = body.versions;
+  if (!isObject(versions)) throw badRequest("'versions' must be an object");
+  const manifest = versions[version];
+  if (!isObject(manifest)) throw invalid(`'versions' has no record for the attached version ${version}`);
+  checkManifest(name, version, manifest);
+
+  if (sigstoreEntry && sigstoreEntry[0] !== `${name}-${version}.sigstore`) {
+    throw invalid(`the provenance attachment must be named ${name}-${version}.sigstore`);
+  }
+
+  const tarball = decodeAttachment(attachment, limits);
+  const integrity = `sha512-${createHash('sha512').update(tarball).digest('base64')}`;
+  const shasum = createHash('sha1').update(tarball).digest('hex');
+  checkDigests(manifest.dist, tarball, integrity, shasum);
+
+  const tags = tagsFor(body['dist-tags'], version);
+  const readme = pickString(manifest.readme, body.readme, 'readme');
+  if (readme !== undefined && readme.length > MAX_README_SIZE) throw invalid('the readme is larger than 1 MiB');
+  return {
+    name,
+    version,
+    manifest,
+    tarball,
+    integrity,
+    shasum,
+    tags,
+    readme,
+    readmeFilename: pickString(manifest.readmeFilename, body.readmeFilename, 'readmeFilename'),
+    sigstore: sigstoreEntry ? decodeSigstore(sigstoreEntry[1]) : undefined,
+  };
+}
+
+function checkManifest(name: string, version: string, manifest: Record<string, unknown>): void {
+  if (manifest.name !== name) throw invalid(`versions['${version}'].name must be '${name}'`);
+  if (manifest.version !== version) throw invalid(`versions['${version}'].version must be '${version}'`);
+  if (manifest.unity !== undefined && !isUnityMinVersion(manifest.unity)) {
+    throw invalid(`'unity' must be a minimum editor version of the form <major>.<minor>, e.g. 2021.3`);
+  }
+  if (manifest.unityRelease !== undefined) {
+    if (manifest.unity === undefined) throw invalid(`'unityRelease' needs a 'unity' field`);
+    if (!isUnityRelease(manifest.unityRelease)) {
+      throw invalid(`'unityRelease' must look like <patch><a|b|f|p><build>, e.g. 0f1`);
+    }
+  }
+  if (manifest.dependencies !== undefined && !isStringMap(manifest.dependencies)) {
+    throw invalid(`'dependencies' must map package names to version strings`);
+  }
+}
+
+function decodeAttachment(attachment: unknown, limits: PublishLimits): Buffer {
+  if (!isObject(attachment)) throw badRequest('the tarball attachment must be an object with data and length');
+  const { data, length } = attachment;
+  if (typeof data !== 'string') throw badRequest("the tarball attachment's 'data' must be a base64 string");
+  if (typeof length !== 'number' || !Number.isSafeInteger(length) || length < 0) {
+    throw badRequest("the tarball attachment's 'length' must be a non-negative integer");
+  }
+  const tooLarge = () =>
+    new ProtocolError('PAYLOAD_TOO_LARGE', `the tarball is larger than the limit of ${limits.maxTarballSize} bytes`);
+  if (length > limits.maxTarballSize) throw tooLarge();
+  if (data.length % 4 !== 0 || !BASE64.test(data)) throw badRequest("the tarball attachment's 'data' is not valid base64");
+  const decodedLength = (data.length / 4) * 3 - (data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0);
+  if (decodedLength > limits.maxTarballSize) throw tooLarge();
+  if (decodedLength !== length) {
+    throw invalid(`the attachment's length is ${length} but its data decodes to ${decodedLength} bytes`);
+  }
+  if (length === 0) throw invalid('the tarball is empty');
+  return Buffer.from(data, 'base64');
+}
+
+/**
+ * `dist.integrity` (every sha512/sha384/sha256/sha1 hash it lists) or, without it, `dist.shasum`
+ * must match the bytes: a publish that names neither is refused too.
+ */
+function checkDigests(dist: unknown, tarball: Buffer, sha512: string, sha1: string): void {
+  if (dist !== undefined && !isObject(dist)) throw badRequest("'dist' must be an object");
+  const integrity = dist?.integrity;
+  const shasum = dist?.shasum;
+  if (integrity !== undefined && typeof integrity !== 'string') throw badRequest("'dist.integrity' must be a string");
+  if (shasum !== undefined && typeof shasum !== 'string') throw badRequest("'dist.shasum' must be a string");
+  if (integrity) {
+    let checked = 0;
+    for (const entry of integrity.trim().split(/\s+/)) {
+      const match = /^(sha512|sha384|sha256|sha1)-([A-Za-z0-9+/=]+)(\?.*)?$/.exec(entry);
+      if (!match) continue;
+      const algorithm = match[1]!;
+      const expected = algorithm === 'sha512' ? sha512 : `${algorithm}-${createHash(algorithm).update(tarball).digest('base64')}`;
+      if (`${algorithm}-${match[2]}` !== expected) {
+        throw invalid(`dist.integrity does not match the tarball (${algorithm} differs)`);
+      }
+      checked++;
+    }
+    if (checked === 0) throw invalid('dist.integrity names no supported hash (sha512, sha384, sha256, sha1)');
+  } else if (shasum) {
+    if (shasum.toLowerCase() !== sha1) throw invalid('dist.shasum does not match the tarball');
+  } else {
+    throw invalid('dist.integrity (or dist.shasum) is required');
+  }
+}
+
+function tagsFor(distTags: unknown, version: string): string[] {
+  if (distTags === undefined) return [];
+  if (!isObject(distTags)) throw badRequest("'dist-tags' must be an object");
+  const tags: string[] = [];
+  for (const [tag, target] of Object.entries(distTags)) {
+    if (typeof target !== 'string') throw badRequest(`dist-tag '${short(tag)}' must name a version string`);
+    if (target === version) tags.push(checkTagName(tag));
+  }
+  return tags;
+}
+
+function decodeSigstore(attachment: unknown): Buffer {
+  if (!isObject(attachment) || typeof attachment.data !== 'string') {
+    throw badRequest("the .sigstore attachment's 'data' must be a string");
+  }
+  // npm sends the bundle as JSON text, not base64.
+  const bytes = Buffer.from(attachment.data, 'utf8');
+  if (bytes.length > MAX_SIGSTORE_SIZE) throw invalid('the .sigstore attachment is larger than 1 MiB');
+  return bytes;
+}
+
+function pickString(first: unknown, second: unknown, field: string): string | undefined {
+  for (const value of [first, second]) {
+    if (value === undefined || value === null) continue;
+    if (typeof value !== 'string') throw badRequest(`'${field}' must be a string`);
+    return value;
+  }
+  return undefined;
+}
+
+function isStringMap(value: unknown): boolean {
+  return isObject(value) && Object.values(value).every((v) => typeof v === 'string');
+}
+
+function badRequest(details: string): ProtocolError {
+  return new ProtocolError('BAD_REQUEST', details);
+}
+
+function invalid(details: string): ProtocolError {
+  return new ProtocolError('VALIDATION_ERROR', details);
+}
+
+function short(value: string): string {
+  return value.length > 80 ? `${value.slice(0, 80)}…` : value;
+}

@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import { DocumentCache } from '../../src/services/document-cache.js';
+import { Representation } from '../../src/services/representation.js';
+import { LocalInvalidationBus } from '../../src/storage/memory-invalidation-bus.js';
+
+function value(text: string) {
+  return { representation: Representation.json({ text }, 'application/json'), value: { text } };
+}
+
+describe('DocumentCache', () => {
+  it('builds once and then serves the same bytes', async () => {
+    const cache = new DocumentCache(new LocalInvalidationBus(), 1_000_000);
+    let builds = 0;
+    const build = async () => {
+      builds++;
+      return value('a');
+    };
+    const first = await cache.get('', 'com.a.b', 'full', build);
+    const second = await cache.get('', 'com.a.b', 'full', build);
+    expect(builds).toBe(1);
+    expect(second?.representation).toBe(first?.representation);
+  });
+
+  it('shares one build between concurrent misses', async () => {
+    const cache = new DocumentCache(new LocalInvalidationBus(), 1_000_000);
+    let builds = 0;
+    const build = async () => {
+      builds++;
+      await new Promise((resolve) => setImmediate(resolve));
+      return value('a');
+    };
+    await Promise.all([1, 2, 3].map(() => cache.get('', 'com.a.b', 'full', build)));
+    expect(builds).toBe(1);
+  });
+
+  it('drops every variant of a package when the bus announces a write to it', async () => {
+    const bus = new LocalInvalidationBus();
+    const cache = new DocumentCache(bus, 1_000_000);
+    await cache.get('', 'com.a.b', 'full', async () => value('full'));
+    await cache.get('', 'com.a.b', 'abbreviated', async () => value('abbr'));
+    await cache.get('', 'com.a.other', 'full', async () => value('other'));
+    await cache.get('tenant', 'com.a.b', 'full', async () => value('tenant'));
+    expect(cache.size.entries).toBe(4);
+    await bus.publish('', 'com.a.b');
+    expect(cache.size.entries).toBe(2);
+    const rebuilt = await cache.get('', 'com.a.b', 'full', async () => value('new'));
+    expect(rebuilt?.value).toEqual({ text: 'new' });
+  });
+
+  it('does not keep a build that started before an invalidation', async () => {
+    const bus = new LocalInvalidationBus();
+    const cache = new DocumentCache(bus, 1_000_000);
+    let release!: () => void;
+    const slow = cache.get('', 'com.a.b', 'full', async () => {
+      await new Promise<void>((resolve) => (release = resolve));
+      return value('stale');
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    await bus.publish('', 'com.a.b');
+    release();
+    expect((await slow)?.value).toEqual({ text: 'stale' });
+    const next = await cache.get('', 'com.a.b', 'full', async () => value('fresh'));
+    expect(next?.value).toEqual({ text: 'fresh' });
+  });
+
+  it('evicts the least recently used entries beyond its byte bound, counting compressed forms', async () => {
+    const big = (tag: string) => value(`${tag}:${'x'.repeat(2000)}`);
+    const oneEntry = big('a').representation.body.length * 4;
+    const bound = oneEntry * 4 + 200;
+    const cache = new DocumentCache(new LocalInvalidationBus(), bound);
+    for (const name of ['com.a.one', 'com.a.two', 'com.a.three', 'com.a.four'])
+      await cache.get('', name, 'full', async () => big(name));
+    expect(cache.size.entries).toBe(4);
+    // Touch the first so that the second is now the least recently used.
+    await cache.get('', 'com.a.one', 'full', async () => big('rebuilt'));
+    await cache.get('', 'com.a.five', 'full', async () => big('five'));
+    expect(cache.size.entries).toBe(4);
+    expect(cache.size.bytes).toBeLessThanOrEqual(bound);
+    const builtAgain: string[] = [];
+    for (const name of ['com.a.one', 'com.a.two']) {
+      await cache.get('', name, 'full', async () => {
+        builtAgain.push(name);
+        return big(name);
+      });
+    }
+    // com.a.two was evicted; com.a.one, used recently, was kept.
+    expect(builtAgain[0]).toBe('com.a.two');
+
+    const before = cache.size.bytes;
+    const entry = await cache.get('', 'com.a.one', 'full', async () => big('x'));
+    const gz = await entry!.representation.encode('gzip');
+    expect(cache.size.bytes).toBeLessThanOrEqual(before + gz.length);
+  });
+
+  it('does not cache a missing package', async () => {
+    const cache = new DocumentCache(new LocalInvalidationBus(), 1_000_000);
+    expect(await cache.get('', 'com.a.none', 'full', async () => undefined)).toBeUndefined();
+    expect(cache.size.entries).toBe(0);
+  });
+});
