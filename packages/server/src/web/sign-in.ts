@@ -27,7 +27,9 @@ export async function checkSignIn(
   }
   const tenant = request.ctx.tenant;
   try {
-    const settings = await web.registry.tenants.settingsOf(tenant);
+    const { signup } = await web.registry.tenants.settingsOf(tenant);
+    // On a web form an account is only created on purpose (an e-mail given), never by a typo.
+    const settings = { signup: signup && email !== '' };
     const { user } = await web.registry.auth.checkCredentials(tenant, { name, password, email: email || undefined }, settings);
     return { ok: true, user: user.name };
   } catch (err) {

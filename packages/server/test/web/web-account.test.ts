@@ -54,6 +54,22 @@ describe('signing in to the web interface', () => {
     expect(client.cookies.has('pkg_session')).toBe(false);
   });
 
+  it('creates an account only when an e-mail is given, never from a mistyped name', async () => {
+    const client = new WebClient(registry.url);
+    await client.get('/-/web/signin');
+    const typo = await client.post('/-/web/signin', { csrf: client.csrf(), name: 'alcie', password: 'pw-alice' });
+    expect(typo.status).toBe(401);
+    expect(await registry.storage.metadata.getUser('', 'alcie')).toBeUndefined();
+    const signup = await client.post('/-/web/signin', {
+      csrf: client.csrf(),
+      name: 'dora',
+      password: 'pw-dora',
+      email: 'dora@example.com',
+    });
+    expect(signup.status).toBe(303);
+    expect(await registry.storage.metadata.getUser('', 'dora')).toMatchObject({ email: 'dora@example.com' });
+  });
+
   it('signs in with an HttpOnly session cookie and goes back to a local page only', async () => {
     const client = new WebClient(registry.url);
     await client.get('/-/web/signin');
