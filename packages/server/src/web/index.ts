@@ -19,6 +19,11 @@ export async function webRoutes(
   { deps, services }: { deps: ServerDeps; services: Services },
 ): Promise<void> {
   const web = createWebServices(deps, services, await loadAssets());
+  // A registry that requires a token for reads still serves these to browsers, which carry no
+  // token: the pages check their own sign-in session, and the login steps must work signed out.
+  app.addHook('onRoute', (route) => {
+    route.config = { ...(route.config as object), openAccess: true } as typeof route.config;
+  });
   await app.register(npmLoginApiRoutes, { web });
   await app.register(async (pages) => {
     installHtmlResponses(pages, web);

@@ -90,7 +90,7 @@ afterAll(async () => {
 
 /** A page in a fresh context; fails the test on any dialog (an alert would mean script ran). */
 async function openPage(options: Parameters<Browser['newContext']>[0] = {}): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...options });
+  const context = await browser.newContext({ viewport: { width: 1100, height: 780 }, ...options });
   const page = await context.newPage();
   page.on('dialog', (dialog) => {
     throw new Error(`unexpected dialog: ${dialog.message()}`);
