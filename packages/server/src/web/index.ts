@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { ProtocolError } from '@pkg/protocol';
 import type { ServerDeps } from '../deps.js';
 import type { Services } from '../services/services.js';
 import { loadAssets } from './assets.js';
@@ -31,5 +32,9 @@ export async function webRoutes(
     await pages.register(browseRoutes, { web });
     await pages.register(accountRoutes, { web });
     await pages.register(npmLoginPageRoutes, { web });
+    // Any other path under /-/web/ is a web page that does not exist: an HTML 404.
+    pages.get('/-/web/*', async () => {
+      throw new ProtocolError('NOT_FOUND', 'There is no such page');
+    });
   });
 }

@@ -195,6 +195,8 @@ describe('package page', () => {
     ['/-/web/package/com.acme.widgets?version=latest%3Cb%3E', 400, 'is not a version'],
     ['/-/web/package/Not_A.Name', 422, 'must be lowercase'],
     ['/-/web/package/..%2F..%2Fetc%2Fpasswd', 422, 'scoped names are not supported'],
+    ['/-/web/nothing-here', 404, 'There is no such page'],
+    ['/-/web/package/com.acme.widgets/extra', 404, 'There is no such page'],
   ])('answers %s with a %i HTML page', async (path, status, message) => {
     const page = await web.get(path);
     expect(page.status).toBe(status);

@@ -2,14 +2,13 @@ import type { FastifyInstance } from 'fastify';
 import { ProtocolError } from '@pkg/protocol';
 import { clearCookie, readCookie } from '../cookies.js';
 import { checkCsrf } from '../csrf.js';
+import { formOf, type Form } from '../forms.js';
 import { sendPage } from '../html-responses.js';
 import { accountPage } from '../pages/account-page.js';
 import { signInPage } from '../pages/sign-in-page.js';
 import { checkSignIn, localPath, startBrowserSession } from '../sign-in.js';
 import { pageContext } from '../viewer.js';
 import type { WebServices } from '../web-services.js';
-
-type Form = Record<string, string>;
 
 const ACCOUNT = '/-/web/account';
 
@@ -75,14 +74,4 @@ export async function accountRoutes(app: FastifyInstance, { web }: { web: WebSer
     }
     return reply.redirect(`${ACCOUNT}?revoked=1`, 303);
   });
-}
-
-/** The parsed form, or a 400 when the body was something else (JSON, nothing). */
-export function formOf(body: unknown): Form {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new ProtocolError('BAD_REQUEST', 'Send the form as application/x-www-form-urlencoded');
-  }
-  const form: Form = {};
-  for (const [key, value] of Object.entries(body)) if (typeof value === 'string') form[key] = value;
-  return form;
 }

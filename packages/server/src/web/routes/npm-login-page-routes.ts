@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { checkCsrf } from '../csrf.js';
+import { formOf } from '../forms.js';
 import { sendPage } from '../html-responses.js';
 import { html } from '../html.js';
 import { messagePage } from '../pages/message-page.js';
@@ -8,7 +9,6 @@ import type { PageContext } from '../pages/page-context.js';
 import { checkSignIn, startBrowserSession } from '../sign-in.js';
 import { pageContext } from '../viewer.js';
 import type { WebServices } from '../web-services.js';
-import { formOf } from './account-routes.js';
 
 const COMPLETE = '/-/web/login-complete';
 
