@@ -82,6 +82,12 @@ export interface PublishResponse {
   rev: string;
 }
 
+/** A person in npm's search results. */
+export interface SearchPerson {
+  username: string;
+  email: string;
+}
+
 export interface SearchObject {
   package: {
     name: string;
@@ -91,16 +97,20 @@ export interface SearchObject {
     author: string;
     date: string;
     displayName?: string;
-    links?: Record<string, string>;
-    publisher?: Person;
-    maintainers?: Person[];
+    license?: string;
+    links: { homepage?: string; repository?: string; bugs?: string };
+    publisher?: SearchPerson;
+    maintainers: SearchPerson[];
+    /** Read by the Unity Editor (as Verdaccio serves it). */
+    time: { modified: string };
   };
   score: { final: number; detail: { quality: number; popularity: number; maintenance: number } };
   searchScore: number;
   downloads: { weekly: number; monthly: number };
+  /** Last publish of any version (ISO). */
   updated: string;
-  flags?: Record<string, unknown>;
-  time?: { modified: string };
+  flags: { insecure: 0; unstable?: true; deprecated?: string };
+  time: { modified: string };
 }
 
 export interface SearchResponse {

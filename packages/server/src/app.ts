@@ -14,6 +14,8 @@ import { tarballRoutes } from './routes/tarballs.js';
 import { publishRoutes } from './routes/publish.js';
 import { packageChangeRoutes } from './routes/package-changes.js';
 import { distTagRoutes } from './routes/dist-tags.js';
+import { searchRoutes } from './routes/search.js';
+import { downloadCountRoutes } from './routes/download-counts.js';
 import { webRoutes } from './web/index.js';
 
 export interface BuiltApp {
@@ -50,7 +52,11 @@ export async function buildApp(deps: ServerDeps, options: BuildOptions = {}): Pr
     // One log line per request, written by installRequestLog when the response is sent.
     logController: new LogController({ disableRequestLogging: true }),
   }) as unknown as FastifyInstance;
-  const services = createServices(deps);
+  const services = createServices(deps, {
+    onError: (err, task) => app.log.error({ err }, `background task failed: ${task}`),
+  });
+  // Buffered download counts are written before the storage closes (main and tests close the app first).
+  app.addHook('onClose', async () => services.close());
   installErrorHandler(app);
   installConnectionDraining(app);
   installBodyParsing(app);
@@ -65,6 +71,8 @@ export async function buildApp(deps: ServerDeps, options: BuildOptions = {}): Pr
   await app.register(publishRoutes, { services, config });
   await app.register(packageChangeRoutes, { services, config });
   await app.register(distTagRoutes, { services });
+  await app.register(searchRoutes, { services });
+  await app.register(downloadCountRoutes, { services });
   await app.register(webRoutes, { deps, services });
   return { app, services };
 }

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { buildApp } from './app.js';
+import { serverDeps } from './deps.js';
 import { ConfigError, loadConfig, type Config } from './config/config.js';
 import { SETTINGS } from './config/settings.js';
 import { readTlsFiles } from './config/tls.js';
@@ -73,10 +74,7 @@ export async function serve(argv: string[], io: ServeIo = processServeIo): Promi
 
   let built;
   try {
-    built = await buildApp(
-      { config, metadata: storage.metadata, blobs: storage.blobs, bus: storage.bus, now: () => new Date() },
-      tls ? { tls } : {},
-    );
+    built = await buildApp(serverDeps(config, storage), tls ? { tls } : {});
   } catch (err) {
     // A certificate and key that do not belong together, or a key that does not parse.
     await storage.close();

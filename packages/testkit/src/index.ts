@@ -7,3 +7,4 @@ export * from './clients.js';
 export * from './spawn-registry.js';
 export * from './proxy.js';
 export * from './certificates.js';
+export * from './documents.js';

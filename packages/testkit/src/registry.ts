@@ -1,7 +1,16 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { buildApp, createStorage, loadConfig, readTlsFiles, type BuiltApp, type Config, type Storage } from '@pkg/server';
+import {
+  buildApp,
+  createStorage,
+  serverDeps,
+  loadConfig,
+  readTlsFiles,
+  type BuiltApp,
+  type Config,
+  type Storage,
+} from '@pkg/server';
 
 export interface TestRegistry extends BuiltApp {
   /** Base URL, e.g. `http://127.0.0.1:39211` (`https://` when tlsCert/tlsKey are set). */
@@ -43,22 +52,13 @@ export async function startRegistry(options: StartRegistryOptions = {}): Promise
   };
   for (const [key, value] of Object.entries(options.settings ?? {})) flags[key] = String(value);
   const config = loadConfig({ flags, env: {} });
-  const storage = await createStorage(config);
+  const storage = await createStorage(config, options.now ? { now: options.now } : {});
   const logLines: string[] = [];
   const tls = readTlsFiles(config);
-  const built = await buildApp(
-    {
-      config,
-      metadata: storage.metadata,
-      blobs: storage.blobs,
-      bus: storage.bus,
-      now: options.now ?? (() => new Date()),
-    },
-    {
-      ...(tls ? { tls } : {}),
-      ...(options.captureLogs ? { logStream: { write: (line: string) => void logLines.push(line) } } : {}),
-    },
-  );
+  const built = await buildApp(serverDeps(config, storage, options.now), {
+    ...(tls ? { tls } : {}),
+    ...(options.captureLogs ? { logStream: { write: (line: string) => void logLines.push(line) } } : {}),
+  });
   await built.app.listen({ host: '127.0.0.1', port: 0 });
   const address = built.app.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;

@@ -30,6 +30,7 @@ export interface Config {
   rateLimitAnonymous: number;
   rateLimitAuthenticated: number;
   rateLimitPublish: number;
+  searchCache: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   shutdownTimeout: number;
 }

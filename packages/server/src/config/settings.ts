@@ -165,6 +165,15 @@ export const SETTINGS = [
     description: 'Publishes per hour per user; 0 disables the limit.',
   },
   {
+    key: 'searchCache',
+    type: 'integer',
+    default: 20_000,
+    min: 0,
+    flag: '--search-cache',
+    description:
+      'Search results kept in memory to answer repeated searches at once (each result of a cached page counts one); dropped whenever the index changes. 0 disables the cache.',
+  },
+  {
     key: 'logLevel',
     type: 'enum',
     default: 'info',

@@ -1,4 +1,5 @@
-import type { TenantId } from '../storage/ports.js';
+import { utcDay } from '../search/utc-days.js';
+import type { DownloadCountStore, DownloadIncrement, SearchIndex, TenantId } from '../storage/ports.js';
 
 /**
  * Counts tarball downloads. The tarball route calls `record` for every successful GET; an
@@ -10,8 +11,101 @@ export interface DownloadRecorder {
   flush(): Promise<void>;
 }
 
-/** Counts nothing: the placeholder until a store-backed recorder is wired in. */
+/** Counts nothing: for tools that build an app without counting. */
 export class NoDownloadRecorder implements DownloadRecorder {
   record(): void {}
   async flush(): Promise<void> {}
+}
+
+export interface BatchingDownloadRecorderOptions {
+  /** How often buffered counts are written. */
+  flushIntervalMs?: number;
+  /** Buffered (package, version, day) entries that trigger a write before the interval ends. */
+  maxPending?: number;
+  onError?: (err: unknown) => void;
+}
+
+/**
+ * Buffers counts in memory (`record` is a map increment, no IO) and writes them in one
+ * transaction per interval, then refreshes the download windows and scores of the packages
+ * that were downloaded. A failed write keeps the counts for the next attempt.
+ */
+export class BatchingDownloadRecorder implements DownloadRecorder {
+  readonly #counts: DownloadCountStore;
+  readonly #search: SearchIndex;
+  readonly #now: () => Date;
+  readonly #maxPending: number;
+  readonly #onError: (err: unknown) => void;
+  #pending = new Map<string, DownloadIncrement>();
+  #flushing: Promise<void> = Promise.resolve();
+  #timer: NodeJS.Timeout | undefined;
+  #soon = false;
+
+  constructor(
+    deps: { counts: DownloadCountStore; search: SearchIndex; now: () => Date },
+    options: BatchingDownloadRecorderOptions = {},
+  ) {
+    this.#counts = deps.counts;
+    this.#search = deps.search;
+    this.#now = deps.now;
+    this.#maxPending = options.maxPending ?? 10_000;
+    this.#onError = options.onError ?? (() => undefined);
+    this.#timer = setInterval(() => void this.flush(), options.flushIntervalMs ?? 1000);
+    this.#timer.unref();
+  }
+
+  record(tenant: TenantId, name: string, version: string): void {
+    const day = utcDay(this.#now());
+    const key = `${tenant}\0${name}\0${version}\0${day}`;
+    const entry = this.#pending.get(key);
+    if (entry) entry.count++;
+    else this.#pending.set(key, { tenant, name, version, day, count: 1 });
+    if (this.#pending.size >= this.#maxPending && !this.#soon) {
+      this.#soon = true;
+      setImmediate(() => void this.flush());
+    }
+  }
+
+  /** Writes everything recorded so far; resolves once it is stored (errors go to onError). */
+  flush(): Promise<void> {
+    this.#flushing = this.#flushing.then(() => this.#write());
+    return this.#flushing;
+  }
+
+  /** Stops the interval and writes what is left. */
+  async close(): Promise<void> {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+    await this.flush();
+  }
+
+  async #write(): Promise<void> {
+    this.#soon = false;
+    if (this.#pending.size === 0) return;
+    const batch = this.#pending;
+    this.#pending = new Map();
+    try {
+      await this.#counts.add([...batch.values()]);
+    } catch (err) {
+      for (const [key, entry] of batch) {
+        const newer = this.#pending.get(key);
+        if (newer) newer.count += entry.count;
+        else this.#pending.set(key, entry);
+      }
+      this.#onError(err);
+      return;
+    }
+    const touched = new Map<TenantId, Set<string>>();
+    for (const { tenant, name } of batch.values()) {
+      let names = touched.get(tenant);
+      if (!names) touched.set(tenant, (names = new Set()));
+      names.add(name);
+    }
+    try {
+      for (const [tenant, names] of touched) await this.#search.refreshScores(tenant, [...names], this.#now());
+    } catch (err) {
+      // The counts are stored; the scores catch up at the next refresh.
+      this.#onError(err);
+    }
+  }
 }

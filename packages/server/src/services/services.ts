@@ -2,10 +2,12 @@ import type { ServerDeps } from '../deps.js';
 import { AuthService } from './auth-service.js';
 import { DistTagService } from './dist-tags.js';
 import { DocumentCache } from './document-cache.js';
-import { NoDownloadRecorder, type DownloadRecorder } from './downloads.js';
 import { PackageReadService } from './package-reads.js';
 import { PackageUpdateService } from './package-updates.js';
 import { PublishService } from './publish-service.js';
+import { BatchingDownloadRecorder, type DownloadRecorder } from './downloads.js';
+import { ScoreRefresher } from './score-refresher.js';
+import { SearchService } from './search-service.js';
 import { TenantService } from './tenant-service.js';
 
 /** Bytes of pre-serialized package documents kept in memory. */
@@ -20,13 +22,27 @@ export interface Services {
   publish: PublishService;
   packageUpdates: PackageUpdateService;
   distTags: DistTagService;
+  search: SearchService;
+  /** Stops background work and writes buffered download counts (the app's onClose). */
+  close(): Promise<void>;
 }
 
-export function createServices(deps: ServerDeps): Services {
+export interface ServicesOptions {
+  /** Where background failures go (buffered count writes, score refreshes). */
+  onError?: (err: unknown, task: string) => void;
+}
+
+export function createServices(deps: ServerDeps, options: ServicesOptions = {}): Services {
+  const onError = options.onError ?? (() => undefined);
   const tenants = new TenantService(deps);
   const auth = new AuthService(deps);
-  const downloads = new NoDownloadRecorder();
   const documents = new DocumentCache(deps.bus, DOCUMENT_CACHE_BYTES);
+  const downloads = new BatchingDownloadRecorder(
+    { counts: deps.downloadCounts, search: deps.search, now: deps.now },
+    { onError: (err) => onError(err, 'writing download counts') },
+  );
+  const scores = new ScoreRefresher(deps, { onError: (err) => onError(err, 'refreshing search scores') });
+  const search = new SearchService(deps);
   return {
     tenants,
     auth,
@@ -35,5 +51,10 @@ export function createServices(deps: ServerDeps): Services {
     publish: new PublishService(deps),
     packageUpdates: new PackageUpdateService(deps),
     distTags: new DistTagService(deps),
+    search,
+    async close() {
+      await scores.close();
+      await downloads.close();
+    },
   };
 }

@@ -1,21 +1,43 @@
 import { ConfigError, type Config } from '../config/config.js';
 import { FsBlobStore } from './drivers/fs/fs-blob-store.js';
+import { SqliteDownloadCounts } from './drivers/sqlite/sqlite-download-counts.js';
 import { SqliteMetadataStore } from './drivers/sqlite/sqlite-metadata-store.js';
+import { SqliteSearchIndex } from './drivers/sqlite/sqlite-search-index.js';
 import { LocalInvalidationBus } from './memory-invalidation-bus.js';
-import type { BlobStore, InvalidationBus, MetadataStore } from './ports.js';
+import type { BlobStore, DownloadCountStore, InvalidationBus, MetadataStore, SearchIndex } from './ports.js';
 
 export interface Storage {
   metadata: MetadataStore;
+  /** Written by `metadata` in each package's write transaction; read here. */
+  search: SearchIndex;
+  downloadCounts: DownloadCountStore;
   blobs: BlobStore;
   bus: InvalidationBus;
   close(): Promise<void>;
 }
 
+export interface StorageOptions {
+  /** Clock of the scores computed when a package is written (tests move it). */
+  now?: () => Date;
+}
+
 /** Picks the drivers the configuration names; the only place that knows them all. */
-export async function createStorage(config: Config): Promise<Storage> {
+export async function createStorage(config: Config, options: StorageOptions = {}): Promise<Storage> {
   let metadata: MetadataStore;
+  let search: SearchIndex;
+  let downloadCounts: DownloadCountStore;
   if (config.database.startsWith('sqlite:')) {
-    metadata = new SqliteMetadataStore(config.database.slice('sqlite:'.length));
+    const searchIndex = new SqliteSearchIndex({
+      cacheHits: config.searchCache,
+      ...(options.now ? { now: options.now } : {}),
+    });
+    const counts = new SqliteDownloadCounts();
+    const store = new SqliteMetadataStore(config.database.slice('sqlite:'.length), [searchIndex.writeHook, counts.writeHook]);
+    searchIndex.attach(store.db);
+    counts.attach(store.db);
+    metadata = store;
+    search = searchIndex;
+    downloadCounts = counts;
   } else {
     throw new ConfigError(`database '${redactUrlCredentials(config.database)}' is not supported by this build`);
   }
@@ -31,6 +53,8 @@ export async function createStorage(config: Config): Promise<Storage> {
   await metadata.migrate();
   return {
     metadata,
+    search,
+    downloadCounts,
     blobs,
     bus,
     async close() {

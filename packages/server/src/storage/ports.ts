@@ -5,6 +5,8 @@
  */
 import type { Readable } from 'node:stream';
 import type { PackageDocument } from '@pkg/protocol';
+import type { SearchQuery } from '../search/search-query.js';
+import type { Scores } from '../search/scoring.js';
 
 /** Tenant id: `''` is the global registry, anything else a tenant's DNS label. */
 export type TenantId = string;
@@ -167,4 +169,68 @@ export interface InvalidationBus {
   publish(tenant: TenantId, name: string): Promise<void>;
   subscribe(listener: (tenant: TenantId, name: string) => void): void;
   close(): Promise<void>;
+}
+
+/** One result of a search, with what the response shows of it. */
+export interface SearchHit {
+  name: string;
+  /** Relevance tier (search/relevance.ts TIER). */
+  tier: number;
+  /** Deprecation message of the shown version, when deprecated. */
+  deprecated?: string;
+  unstable: boolean;
+  scores: Scores;
+  downloads: { weekly: number; monthly: number };
+  /** Last publish of any version (ISO). */
+  updated: string;
+  /** Last change of the document (ISO). */
+  modified: string;
+  /** The result's `package` object, serialized when the package was indexed. */
+  packageJson: string;
+}
+
+export interface SearchPage {
+  /** Number of all matches, not the page length. */
+  total: number;
+  hits: SearchHit[];
+}
+
+/** A `/-/all` entry: the package name and its summary (latest version), serialized at index time. */
+export interface PackageSummary {
+  name: string;
+  summaryJson: string;
+}
+
+/**
+ * The search index of a metadata store. It is written by the store itself, in the transaction
+ * that writes a package (so a publish is searchable at once); this port only reads it and
+ * refreshes the time- and download-dependent scores. Matching and order follow
+ * search/relevance.ts exactly.
+ */
+export interface SearchIndex {
+  search(tenant: TenantId, query: SearchQuery, page: { size: number; from: number }): Promise<SearchPage>;
+  /** Summaries sorted by name, the first `limit` after `after` (null: from the start). */
+  listSummaries(tenant: TenantId, after: string | null, limit: number): Promise<PackageSummary[]>;
+  /**
+   * Recomputes download windows (last 7 and 30 UTC days up to `now`) and scores, of the named
+   * packages or (null) of every package of the tenant.
+   */
+  refreshScores(tenant: TenantId, names: readonly string[] | null, now: Date): Promise<void>;
+}
+
+/** Downloads of one version on one UTC day (`YYYY-MM-DD`). */
+export interface DownloadIncrement {
+  tenant: TenantId;
+  name: string;
+  version: string;
+  day: string;
+  count: number;
+}
+
+/** Download counts per tenant, package, version and UTC day. */
+export interface DownloadCountStore {
+  /** Adds the increments (one transaction); safe from several processes at once. */
+  add(increments: readonly DownloadIncrement[]): Promise<void>;
+  /** Downloads of a package per day, all versions summed, days without downloads left out, sorted. */
+  perDay(tenant: TenantId, name: string, startDay: string, endDay: string): Promise<{ day: string; downloads: number }[]>;
 }

@@ -20,6 +20,8 @@ type Db = Database.Database;
 
 /** Hooks run inside the write transaction of a package (e.g. the search index). */
 export interface SqlitePackageWriteHook {
+  /** Names the hook's migration scope; keep it stable (hooks without one are scoped by position). */
+  name?: string;
   migrations?: readonly string[];
   onWrite(db: Db, tenant: TenantId, name: string, pkg: StoredPackage): void;
   onTenantDelete?(db: Db, tenant: TenantId): void;
@@ -61,7 +63,7 @@ export class SqliteMetadataStore implements MetadataStore {
     );
     const scopes: [string, readonly string[]][] = [['core', SQLITE_MIGRATIONS]];
     this.#hooks.forEach((hook, i) => {
-      if (hook.migrations) scopes.push([`hook${i}`, hook.migrations]);
+      if (hook.migrations) scopes.push([hook.name ?? `hook${i}`, hook.migrations]);
     });
     const applied = db.prepare('SELECT 1 FROM schema_migrations WHERE scope = ? AND version = ?');
     const record = db.prepare('INSERT INTO schema_migrations (scope, version) VALUES (?, ?)');

@@ -1,0 +1,349 @@
+#!/usr/bin/env node
+// Search benchmark: seeds a fresh embedded data directory (SQLite + files) with a synthetic
+// registry, starts the real `pkg-registry` binary on 127.0.0.1 and measures /-/v1/search
+// latency at a fixed number of concurrent connections. See bench/README.md ("Search").
+//
+// Seeding goes through the metadata store (MetadataStore.updatePackage, the same write path
+// and search-index hook a publish uses) rather than the HTTP publish route: 100,000 publishes
+// with tarballs would take hours and measure tarball handling, not search.
+//
+// Usage (after `npm run build` at the root):
+//   node bench/search.js [--packages 100000] [--versions 5] [--connections 20]
+//                        [--duration 10] [--max-requests 200000] [--data <dir>] [--keep]
+//                        [--scenarios one-word,fragment,...] [--json <file>]
+// With --data of a directory seeded before (and --keep), seeding is skipped.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parseArgs } from 'node:util';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const { values: args } = parseArgs({
+  options: {
+    packages: { type: 'string', default: '100000' },
+    versions: { type: 'string', default: '5' },
+    connections: { type: 'string', default: '20' },
+    duration: { type: 'string', default: '10' },
+    'max-requests': { type: 'string', default: '200000' },
+    data: { type: 'string' },
+    keep: { type: 'boolean', default: false },
+    scenarios: { type: 'string' },
+    json: { type: 'string' },
+  },
+});
+const PACKAGES = Number(args.packages);
+const VERSIONS = Number(args.versions);
+const CONNECTIONS = Number(args.connections);
+const DURATION_MS = Number(args.duration) * 1000;
+const MAX_REQUESTS = Number(args['max-requests']);
+const UNITY_SCOPE = 'com.acme';
+const UNITY_SCOPE_PACKAGES = 300;
+
+// ---------------------------------------------------------------------------------------------
+// Corpus: deterministic, shaped like a large Unity registry. Words are drawn with a Zipf
+// distribution (s = 1) over 20,000 words: made-up product words, with the 300 real domain words
+// placed from rank 16 on (rank 16 × 1.0175^i), so the commonest domain word appears in about
+// 5 % of packages and the median one in a few hundred, as words do in a real registry.
+
+function prng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const DOMAIN_WORDS = `input system physics audio render shader network ui camera animation terrain particle editor
+tools utility core math json http save data localization addressables pooling tween inventory dialogue quest ai
+pathfinding navmesh procedural noise mesh texture sprite tilemap lighting post process volumetric fog water ocean sky
+weather vehicle character controller ragdoll cloth hair skin toon outline bloom dof motion blur lens flare decal
+foliage grass tree rock cave dungeon generator voxel marching cubes spline curve bezier rope chain joint spring
+inspector attribute serialization reflection dependency injection event bus signal state machine behaviour tree
+goap utility scheduler timer coroutine async task thread job burst compute gpu instancing batching culling lod
+occlusion streaming bundle asset loader cache memory profiler debug console log analytics telemetry crash reporter
+ads purchase store leaderboard achievement cloud multiplayer lobby matchmaking relay voice chat replication
+prediction rollback lockstep physics2d collider trigger raycast layer mask tag scene loader transition fade menu
+button slider toggle dropdown scroll list grid layout canvas font text rich markdown emoji icon cursor tooltip
+notification toast modal window panel tab dock gizmo handle grid snap measure ruler align distribute selection
+hierarchy prefab variant nested override material shadergraph vfx graph timeline cinemachine playable director
+recorder capture screenshot video stream encoder decoder codec compression zip crypto hash random seed name
+generator localization i18n translation currency number format date time calendar clock stopwatch countdown
+health damage weapon projectile bullet shooter platformer runner puzzle match3 card deck board chess turn
+strategy rts rpg roguelike stats level experience skill tree talent buff debuff effect status loot drop craft
+recipe economy shop trade farm crop animal pet mount horse flight drone car race track lap checkpoint minimap
+radar compass waypoint marker fog-of-war vision stealth sound footstep reverb occlusion spatial ambisonic midi
+synth sequencer beat rhythm lipsync facial blendshape ik retarget mocap humanoid avatar vr xr ar hand tracking
+haptics controller gamepad keyboard mouse touch gesture swipe pinch accelerometer gyro vibration`.split(/\s+/);
+
+const VOCABULARY_SIZE = 20_000;
+
+function makeVocabulary(random) {
+  const syllables = 'ka lo mi ne ru sa to vi xe zu bra cle dri fro gla kri plo sta tre vor'.split(' ');
+  const domain = new Set(DOMAIN_WORDS);
+  const made = new Set();
+  while (made.size < VOCABULARY_SIZE - domain.size) {
+    let word = '';
+    const n = 2 + Math.floor(random() * 3);
+    for (let i = 0; i < n; i++) word += syllables[Math.floor(random() * syllables.length)];
+    if (!domain.has(word)) made.add(word);
+  }
+  const words = [...made];
+  [...domain].forEach((word, i) => words.splice(Math.min(words.length, Math.floor(16 * Math.pow(1.0175, i))), 0, word));
+  return words;
+}
+
+function zipfSampler(size, s, random) {
+  const cumulative = new Float64Array(size);
+  let sum = 0;
+  for (let r = 0; r < size; r++) cumulative[r] = sum += 1 / Math.pow(r + 1, s);
+  return () => {
+    const x = random() * sum;
+    let lo = 0;
+    let hi = size - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (cumulative[mid] < x) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+}
+
+function* corpus(count, versions, buildStoredPackage) {
+  const random = prng(42);
+  const vocabulary = makeVocabulary(random);
+  const zipf = zipfSampler(vocabulary.length, 1, random);
+  const word = () => vocabulary[zipf()];
+  const vendors = Array.from({ length: 3000 }, (_, i) => `${vocabulary[5000 + i]}${i % 7 === 0 ? 'games' : ''}`);
+  const firstNames = 'ana ben chen dara eli fatima goro hana ivan jonas kim lea mateo nora omar pia quinn rosa sven tara'.split(
+    ' ',
+  );
+  const now = Date.now();
+  const seen = new Set();
+  for (let i = 0; i < count; i++) {
+    const vendor = i < UNITY_SCOPE_PACKAGES ? 'acme' : vendors[Math.floor(random() * vendors.length)];
+    const productWords = [word(), ...(random() < 0.6 ? [word()] : [])];
+    let name = `com.${vendor}.${productWords.join('-')}`;
+    if (seen.has(name)) name = `${name}-${i.toString(36)}`;
+    seen.add(name);
+    const first = firstNames[Math.floor(random() * firstNames.length)];
+    const title = productWords.map((w) => w[0].toUpperCase() + w.slice(1)).join(' ');
+    const keywords = Array.from({ length: 2 + Math.floor(random() * 4) }, word);
+    const description = `${title}: a ${word()} ${word()} package for Unity with ${word()} and ${word()} support.`;
+    yield buildStoredPackage(name, {
+      versions: Array.from({ length: versions }, (_, v) => `${1 + Math.floor(v / 3)}.${v % 3}.0`),
+      description,
+      keywords,
+      author: `${first} ${vendor} <${first}@${vendor}.example>`,
+      maintainers: [first],
+      ...(random() < 0.7 ? { displayName: title } : {}),
+      ...(random() < 0.6 ? { repository: `https://git.example/${vendor}/${productWords.join('-')}` } : {}),
+      readme: `# ${title}\n\n${description}\n\n${'Usage notes. '.repeat(Math.floor(random() * 40))}`,
+      unity: '2021.3',
+      ...(random() < 0.02 ? { deprecated: 'No longer maintained' } : {}),
+      lastPublish: new Date(now - Math.floor(random() * 900) * 86_400_000),
+      versionIntervalDays: 20 + Math.floor(random() * 60),
+    });
+  }
+}
+
+/** 200 one-word queries (domain words) and a 3–5 letter fragment of each. */
+function queries(random) {
+  const pick = (list) => list[Math.floor(random() * list.length)];
+  const oneWord = Array.from({ length: 200 }, () => pick(DOMAIN_WORDS));
+  const fragment = oneWord.map((w) => {
+    if (w.length <= 4) return w;
+    const length = Math.min(w.length - 1, 3 + Math.floor(random() * 3));
+    const start = Math.floor(random() * (w.length - length + 1));
+    return w.slice(start, start + length);
+  });
+  return { oneWord, fragment };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function seed(dataDir) {
+  const { createStorage, loadConfig } = await import('@pkg/server');
+  const { buildStoredPackage } = await import('@pkg/testkit');
+  const config = loadConfig({ flags: { data: dataDir }, env: {} });
+  const storage = await createStorage(config);
+  const existing = (await storage.metadata.listPackageNames('')).length;
+  if (existing >= PACKAGES) {
+    console.log(`data directory already holds ${existing} packages: not seeding`);
+    await storage.close();
+    return;
+  }
+  const started = performance.now();
+  let n = 0;
+  for (const pkg of corpus(PACKAGES, VERSIONS, buildStoredPackage)) {
+    await storage.metadata.updatePackage('', pkg.document.name, () => ({ next: pkg, result: undefined }));
+    if (++n % 10_000 === 0) console.log(`  seeded ${n} packages (${((performance.now() - started) / 1000).toFixed(0)} s)`);
+  }
+  console.log(`seeded ${n} packages × ${VERSIONS} versions in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  await storage.close();
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function startServer(dataDir, extraFlags) {
+  const port = await freePort();
+  const child = spawn(
+    process.execPath,
+    [
+      path.join(root, 'packages/server/bin/pkg-registry.js'),
+      'serve',
+      ...['--data', dataDir, '--host', '127.0.0.1', '--port', String(port)],
+      ...['--log-level', 'warn', '--rate-limit-anonymous', '0'],
+      ...extraFlags,
+    ],
+    { stdio: ['ignore', 'inherit', 'inherit'] },
+  );
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 300; i++) {
+    if ((await get(`${url}/-/ping`).catch(() => 0)) === 200) return { url, child };
+    await sleep(100);
+  }
+  child.kill();
+  throw new Error('the registry did not start');
+}
+
+function get(url, agent) {
+  return new Promise((resolve, reject) => {
+    const req = http.get(url, { agent }, (res) => {
+      res.on('data', () => undefined);
+      res.on('end', () => resolve(res.statusCode));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+  });
+}
+
+function getJson(url) {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, (res) => {
+        let body = '';
+        res.on('data', (chunk) => (body += chunk));
+        res.on('end', () => resolve(JSON.parse(body)));
+      })
+      .on('error', reject);
+  });
+}
+
+/** CONNECTIONS workers, each sending its next request when the last one finished (closed loop). */
+async function load(url, paths) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+  const latencies = new Float64Array(MAX_REQUESTS);
+  let n = 0;
+  let errors = 0;
+  let next = 0;
+  const started = performance.now();
+  const end = started + DURATION_MS;
+  async function worker() {
+    while (performance.now() < end && n < MAX_REQUESTS) {
+      const target = paths[next++ % paths.length];
+      const t0 = performance.now();
+      const status = await get(url + target, agent).catch(() => 0);
+      if (n < MAX_REQUESTS) latencies[n++] = performance.now() - t0;
+      if (status !== 200) errors++;
+    }
+  }
+  await Promise.all(Array.from({ length: CONNECTIONS }, worker));
+  const elapsed = (performance.now() - started) / 1000;
+  agent.destroy();
+  const sorted = latencies.slice(0, n).sort();
+  const at = (p) => sorted[Math.min(n - 1, Math.floor((p / 100) * n))];
+  return { requests: n, errors, rps: Math.round(n / elapsed), p50: at(50), p90: at(90), p99: at(99), max: sorted[n - 1] };
+}
+
+function searchPath(text, size = 20, from = 0) {
+  return `/-/v1/search?text=${encodeURIComponent(text)}&size=${size}&from=${from}`;
+}
+
+async function main() {
+  if (!existsSync(path.join(root, 'packages/server/dist/index.js'))) throw new Error('run `npm run build` first');
+  const dataDir = args.data ?? mkdtempSync(path.join(os.tmpdir(), 'pkg-registry-bench-'));
+  mkdirSync(dataDir, { recursive: true });
+  console.log(`search benchmark: ${PACKAGES} packages × ${VERSIONS} versions, ${CONNECTIONS} connections`);
+  await seed(dataDir);
+
+  const { oneWord, fragment } = queries(prng(7));
+  const unity = [searchPath(UNITY_SCOPE, 250, 0), searchPath(UNITY_SCOPE, 250, 250)];
+  const scenarios = [
+    { name: 'one-word', cache: true, paths: oneWord.map((q) => searchPath(q)) },
+    { name: 'fragment', cache: true, paths: fragment.map((q) => searchPath(q)) },
+    { name: 'unity scope listing', cache: true, paths: unity },
+    { name: 'one-word, no cache', cache: false, paths: oneWord.map((q) => searchPath(q)) },
+    { name: 'fragment, no cache', cache: false, paths: fragment.map((q) => searchPath(q)) },
+    { name: 'unity scope listing, no cache', cache: false, paths: unity },
+    { name: 'every package matches (com.), no cache', cache: false, paths: [searchPath('com.')] },
+  ].filter((s) => !args.scenarios || args.scenarios.split(',').some((want) => s.name.startsWith(want.trim())));
+
+  const results = [];
+  for (const cache of [true, false]) {
+    const group = scenarios.filter((s) => s.cache === cache);
+    if (group.length === 0) continue;
+    const server = await startServer(dataDir, cache ? [] : ['--search-cache', '0']);
+    try {
+      // Start-up refreshes every score once; let it finish before measuring.
+      await sleep(3000);
+      if (cache) {
+        const [first, second] = await Promise.all(unity.map((p) => getJson(server.url + p)));
+        console.log(`unity listing: total ${first.total}, pages of ${first.objects.length} + ${second.objects.length}`);
+      }
+      for (const scenario of group) {
+        // One pass over the queries first (fills the cache where there is one; warms SQLite's pages).
+        for (const p of scenario.paths) await get(server.url + p);
+        const result = await load(server.url, scenario.paths);
+        results.push({ scenario: scenario.name, ...result });
+        console.log(
+          `${scenario.name.padEnd(40)} ${String(result.requests).padStart(7)} req ${String(result.rps).padStart(6)}/s` +
+            `  p50 ${result.p50.toFixed(2)}  p90 ${result.p90.toFixed(2)}  p99 ${result.p99.toFixed(2)}` +
+            `  max ${result.max.toFixed(1)} ms  errors ${result.errors}`,
+        );
+      }
+    } finally {
+      server.child.kill('SIGTERM');
+      await new Promise((r) => server.child.once('exit', r));
+    }
+  }
+
+  const report = {
+    date: new Date().toISOString(),
+    machine: `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
+    loadAverage: os.loadavg().map((l) => Math.round(l * 10) / 10),
+    packages: PACKAGES,
+    versions: VERSIONS,
+    connections: CONNECTIONS,
+    durationSeconds: DURATION_MS / 1000,
+    results,
+  };
+  const out = args.json ?? path.join(root, 'bench/results', `search-${report.date.slice(0, 10)}.json`);
+  mkdirSync(path.dirname(out), { recursive: true });
+  writeFileSync(out, JSON.stringify(report, null, 2) + '\n');
+  console.log(`results written to ${path.relative(root, out)}`);
+  if (!args.keep && !args.data) rmSync(dataDir, { recursive: true, force: true });
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,140 @@
+/**
+ * The `text` of `GET /-/v1/search`, parsed: free-text terms plus npm's qualifiers
+ * (`keywords:`, `author:`, `maintainer:`, `is:`/`not:`). Pure; bad input is a 400.
+ */
+import { ProtocolError } from '@pkg/protocol';
+import { isShortTerm } from './relevance.js';
+
+export const MAX_TEXT_LENGTH = 512;
+export const MAX_TERMS = 16;
+
+export interface SearchQuery {
+  /** Lowercased free-text terms; a package matches when every term matches one of its fields. */
+  terms: string[];
+  /** `keywords:a,b,-c`: at least one of `include` is a keyword, none of `exclude` is (exact, lowercased). */
+  keywords: { include: string[]; exclude: string[] };
+  /** `author:x`: every value occurs in the author's name or e-mail. */
+  authors: string[];
+  /** `maintainer:x`: every value is a maintainer's user name or e-mail. */
+  maintainers: string[];
+  /** `is:deprecated` → true, `not:deprecated` → false. */
+  deprecated?: boolean;
+  /** `is:unstable` (below 1.0.0 or prerelease) → true, `not:unstable` → false. */
+  unstable?: boolean;
+  /** `is:insecure` → true: this registry knows no advisories, so nothing matches. */
+  insecure?: boolean;
+}
+
+const FLAGS = ['deprecated', 'unstable', 'insecure'] as const;
+
+export function parseSearchText(text: string): SearchQuery {
+  // Control characters are never part of a term (the index uses some as separators).
+  // eslint-disable-next-line no-control-regex
+  const trimmed = text.replace(/[\u0000-\u001f\u007f]/g, ' ').trim();
+  if (trimmed.length === 0) throw new ProtocolError('BAD_REQUEST', 'The search text must not be empty');
+  if (trimmed.length > MAX_TEXT_LENGTH) {
+    throw new ProtocolError('BAD_REQUEST', `The search text must be at most ${MAX_TEXT_LENGTH} characters`);
+  }
+  const query: SearchQuery = { terms: [], keywords: { include: [], exclude: [] }, authors: [], maintainers: [] };
+  let parts = 0;
+  for (const token of trimmed.split(/\s+/)) {
+    const colon = token.indexOf(':');
+    const qualifier = colon > 0 ? token.slice(0, colon).toLowerCase() : '';
+    const value = colon > 0 ? token.slice(colon + 1) : '';
+    switch (qualifier) {
+      case 'keywords':
+      case 'keyword':
+        for (const raw of requireValue(qualifier, value).split(',')) {
+          const keyword = raw.trim().toLowerCase();
+          if (keyword.startsWith('-') && keyword.length > 1) query.keywords.exclude.push(keyword.slice(1));
+          else if (keyword.length > 0 && keyword !== '-') query.keywords.include.push(keyword);
+          parts++;
+        }
+        break;
+      case 'author':
+        query.authors.push(requireValue(qualifier, value).toLowerCase());
+        parts++;
+        break;
+      case 'maintainer':
+        query.maintainers.push(requireValue(qualifier, value).toLowerCase());
+        parts++;
+        break;
+      case 'is':
+      case 'not': {
+        const flag = requireValue(qualifier, value).toLowerCase();
+        if (!(FLAGS as readonly string[]).includes(flag)) {
+          throw new ProtocolError('BAD_REQUEST', `Unknown qualifier '${qualifier}:${flag}'; known: is:/not: ${FLAGS.join(', ')}`);
+        }
+        if (flag === 'insecure') {
+          if (qualifier === 'is') query.insecure = true;
+        } else query[flag as 'deprecated' | 'unstable'] = qualifier === 'is';
+        break;
+      }
+      case 'boost-exact':
+        // npm's switch for its exact-name boost; an exact name always ranks first here.
+        break;
+      default: {
+        let term = stripQuotes(token).toLowerCase();
+        // A short term matches word starts, where only letters and digits count.
+        if (isShortTerm(term)) term = term.replace(/[^\p{L}\p{N}\p{Co}]/gu, '');
+        if (term.length > 0) {
+          query.terms.push(term);
+          parts++;
+        }
+      }
+    }
+    if (parts > MAX_TERMS) throw new ProtocolError('BAD_REQUEST', `The search text may hold at most ${MAX_TERMS} terms`);
+  }
+  return query;
+}
+
+function requireValue(qualifier: string, value: string): string {
+  const trimmed = stripQuotes(value);
+  if (trimmed.length === 0) throw new ProtocolError('BAD_REQUEST', `The qualifier '${qualifier}:' needs a value`);
+  return trimmed;
+}
+
+function stripQuotes(value: string): string {
+  return value.replace(/^["']+|["']+$/g, '').trim();
+}
+
+export const DEFAULT_SIZE = 20;
+export const MAX_SIZE = 250;
+/** Deeper pages are refused: no client pages this far, and each costs a scan of all matches. */
+export const MAX_FROM = 100_000;
+
+export interface SearchRequest {
+  query: SearchQuery;
+  size: number;
+  from: number;
+}
+
+/**
+ * The query string of `GET /-/v1/search` as fastify parsed it. A repeated parameter, a missing
+ * or empty `text`, and a `size`/`from` that is not a whole number in range are all 400s.
+ */
+export function parseSearchRequest(raw: Record<string, unknown>): SearchRequest {
+  const text = single(raw, 'text');
+  if (text === undefined) throw new ProtocolError('BAD_REQUEST', "The query parameter 'text' is required");
+  return {
+    query: parseSearchText(text),
+    size: wholeNumber(raw, 'size', DEFAULT_SIZE, MAX_SIZE),
+    from: wholeNumber(raw, 'from', 0, MAX_FROM),
+  };
+}
+
+function single(raw: Record<string, unknown>, name: string): string | undefined {
+  const value = raw[name];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') throw new ProtocolError('BAD_REQUEST', `The query parameter '${name}' must be given once`);
+  return value;
+}
+
+function wholeNumber(raw: Record<string, unknown>, name: string, fallback: number, max: number): number {
+  const value = single(raw, name);
+  if (value === undefined || value === '') return fallback;
+  if (!/^\d{1,9}$/.test(value) || Number(value) > max) {
+    throw new ProtocolError('BAD_REQUEST', `The query parameter '${name}' must be a whole number from 0 to ${max}`);
+  }
+  return Number(value);
+}

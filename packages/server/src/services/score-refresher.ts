@@ -1,0 +1,64 @@
+import { utcDay } from '../search/utc-days.js';
+import { GLOBAL_TENANT, type MetadataStore, type SearchIndex } from '../storage/ports.js';
+
+export interface ScoreRefresherOptions {
+  /** How often to look whether the UTC day changed. */
+  checkIntervalMs?: number;
+  onError?: (err: unknown) => void;
+}
+
+/**
+ * Maintenance and the download windows depend on the date, so every registry's scores are
+ * recomputed once at start-up and again whenever the UTC day changes.
+ */
+export class ScoreRefresher {
+  readonly #search: SearchIndex;
+  readonly #metadata: MetadataStore;
+  readonly #now: () => Date;
+  readonly #onError: (err: unknown) => void;
+  readonly #timer: NodeJS.Timeout;
+  #refreshedDay: string | undefined;
+  #running: Promise<void> | undefined;
+  #closed = false;
+
+  constructor(deps: { search: SearchIndex; metadata: MetadataStore; now: () => Date }, options: ScoreRefresherOptions = {}) {
+    this.#search = deps.search;
+    this.#metadata = deps.metadata;
+    this.#now = deps.now;
+    this.#onError = options.onError ?? (() => undefined);
+    this.#timer = setInterval(() => void this.refreshIfNewDay(), options.checkIntervalMs ?? 60_000);
+    this.#timer.unref();
+    setImmediate(() => void this.refreshIfNewDay());
+  }
+
+  /** Refreshes every registry when the day changed since the last refresh (or none ran yet). */
+  refreshIfNewDay(): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    if (this.#running) return this.#running;
+    const day = utcDay(this.#now());
+    if (day === this.#refreshedDay) return Promise.resolve();
+    this.#running = this.#refreshAll()
+      .then(() => {
+        this.#refreshedDay = day;
+      })
+      .catch(this.#onError)
+      .finally(() => {
+        this.#running = undefined;
+      });
+    return this.#running;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearInterval(this.#timer);
+    await this.#running;
+  }
+
+  async #refreshAll(): Promise<void> {
+    const tenants = [GLOBAL_TENANT, ...(await this.#metadata.listTenants()).map((t) => t.name)];
+    for (const tenant of tenants) {
+      if (this.#closed) return;
+      await this.#search.refreshScores(tenant, null, this.#now());
+    }
+  }
+}

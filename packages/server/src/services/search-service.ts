@@ -1,0 +1,72 @@
+import { ProtocolError, type SearchResponse } from '@pkg/protocol';
+import type { ServerDeps } from '../deps.js';
+import { fillDays, parseDownloadPeriod } from '../search/download-periods.js';
+import type { SearchRequest } from '../search/search-query.js';
+import { toSearchResponse } from '../search/search-results.js';
+import type { TenantId } from '../storage/ports.js';
+
+/** `/-/all` is written in slices of this many packages, so a large registry streams. */
+const ALL_SLICE = 1000;
+
+export interface DownloadPoint {
+  downloads: number;
+  start: string;
+  end: string;
+  package: string;
+}
+
+export interface DownloadRange {
+  downloads: { day: string; downloads: number }[];
+  start: string;
+  end: string;
+  package: string;
+}
+
+/** Search, the `/-/all` listing and download counts: the read side of discovery. */
+export class SearchService {
+  readonly #deps: ServerDeps;
+
+  constructor(deps: ServerDeps) {
+    this.#deps = deps;
+  }
+
+  async search(tenant: TenantId, request: SearchRequest): Promise<SearchResponse> {
+    const page = await this.#deps.search.search(tenant, request.query, { size: request.size, from: request.from });
+    return toSearchResponse(page, this.#deps.now());
+  }
+
+  /**
+   * `/-/all` as JSON text in slices: `{"_updated": <ms>, "<name>": <summary>, ...}`, names
+   * sorted. Each slice is one indexed range read, so memory stays flat however many packages.
+   */
+  async *allPackages(tenant: TenantId): AsyncGenerator<string> {
+    yield `{"_updated":${this.#deps.now().getTime()}`;
+    let after: string | null = null;
+    for (;;) {
+      const slice = await this.#deps.search.listSummaries(tenant, after, ALL_SLICE);
+      if (slice.length === 0) break;
+      yield slice.map((entry) => `,${JSON.stringify(entry.name)}:${entry.summaryJson}`).join('');
+      after = slice[slice.length - 1]!.name;
+      if (slice.length < ALL_SLICE) break;
+    }
+    yield '}';
+  }
+
+  async downloadPoint(tenant: TenantId, name: string, period: string): Promise<DownloadPoint> {
+    const { range, counts } = await this.#countsOf(tenant, name, period);
+    return { downloads: counts.reduce((sum, c) => sum + c.downloads, 0), start: range.start, end: range.end, package: name };
+  }
+
+  async downloadRange(tenant: TenantId, name: string, period: string): Promise<DownloadRange> {
+    const { range, counts } = await this.#countsOf(tenant, name, period);
+    return { downloads: fillDays(range, counts), start: range.start, end: range.end, package: name };
+  }
+
+  async #countsOf(tenant: TenantId, name: string, period: string) {
+    const range = parseDownloadPeriod(period, this.#deps.now());
+    const stored = await this.#deps.metadata.getPackage(tenant, name);
+    if (!stored || stored.unpublished) throw new ProtocolError('NOT_FOUND', `Package '${name}' not found`);
+    const counts = await this.#deps.downloadCounts.perDay(tenant, name, range.start, range.end);
+    return { range, counts };
+  }
+}

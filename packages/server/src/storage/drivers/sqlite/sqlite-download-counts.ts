@@ -1,0 +1,77 @@
+import type Database from 'better-sqlite3';
+import type { DownloadCountStore, DownloadIncrement, TenantId } from '../../ports.js';
+import type { SqlitePackageWriteHook } from './sqlite-metadata-store.js';
+
+type Db = Database.Database;
+type Statement = Database.Statement;
+
+/**
+ * Downloads per tenant, package, day and version. Keyed by package before day, so one
+ * package's days are one range; the by-day index serves the registry-wide daily refresh.
+ * The search index reads this table for its download windows.
+ */
+export const DOWNLOAD_MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE download_counts (
+    tenant TEXT NOT NULL,
+    name TEXT NOT NULL,
+    day TEXT NOT NULL,
+    version TEXT NOT NULL,
+    count INTEGER NOT NULL,
+    PRIMARY KEY (tenant, name, day, version)
+  ) WITHOUT ROWID;
+  CREATE INDEX download_counts_by_day ON download_counts (tenant, day);
+  `,
+];
+
+export class SqliteDownloadCounts implements DownloadCountStore {
+  #db: Db | undefined;
+  readonly #statements = new Map<string, Statement>();
+
+  /** Creates the table and drops a deleted tenant's counts; package writes do not touch counts. */
+  readonly writeHook: SqlitePackageWriteHook = {
+    name: 'downloads',
+    migrations: DOWNLOAD_MIGRATIONS,
+    onWrite: () => undefined,
+    onTenantDelete: (db, tenant) => {
+      db.prepare('DELETE FROM download_counts WHERE tenant = ?').run(tenant);
+    },
+  };
+
+  attach(db: Db): void {
+    this.#db = db;
+  }
+
+  async add(increments: readonly DownloadIncrement[]): Promise<void> {
+    if (increments.length === 0) return;
+    const db = this.#requireDb();
+    const upsert = this.#stmt(
+      `INSERT INTO download_counts (tenant, name, day, version, count) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (tenant, name, day, version) DO UPDATE SET count = count + excluded.count`,
+    );
+    db.transaction(() => {
+      for (const i of increments) upsert.run(i.tenant, i.name, i.day, i.version, i.count);
+    }).immediate();
+  }
+
+  async perDay(tenant: TenantId, name: string, startDay: string, endDay: string): Promise<{ day: string; downloads: number }[]> {
+    return this.#stmt(
+      `SELECT day, sum(count) AS downloads FROM download_counts
+       WHERE tenant = ? AND name = ? AND day BETWEEN ? AND ? GROUP BY day ORDER BY day`,
+    ).all(tenant, name, startDay, endDay) as { day: string; downloads: number }[];
+  }
+
+  #stmt(sql: string): Statement {
+    let statement = this.#statements.get(sql);
+    if (!statement) {
+      statement = this.#requireDb().prepare(sql);
+      this.#statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  #requireDb(): Db {
+    if (!this.#db) throw new Error('SqliteDownloadCounts is not attached to a database');
+    return this.#db;
+  }
+}

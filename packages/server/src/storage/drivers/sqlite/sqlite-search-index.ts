@@ -1,0 +1,418 @@
+import type Database from 'better-sqlite3';
+import { deriveSearchFields, maintainerKeys } from '../../../search/search-fields.js';
+import { allPackagesSummary, searchPackageObject } from '../../../search/search-documents.js';
+import type { SearchQuery } from '../../../search/search-query.js';
+import { scorePackage } from '../../../search/scoring.js';
+import { addDays, utcDay } from '../../../search/utc-days.js';
+import { BudgetLru } from '../../budget-lru.js';
+import type { PackageSummary, SearchHit, SearchIndex, SearchPage, StoredPackage, TenantId } from '../../ports.js';
+import type { SqlitePackageWriteHook } from './sqlite-metadata-store.js';
+import { compileSearch, listKey, partsKey, tenantIdRange } from './sqlite-search-sql.js';
+
+type Db = Database.Database;
+type Statement = Database.Statement;
+
+/**
+ * The search index: small ranking rows (`search_packages`), what results show, serialized at
+ * index time (`search_documents`), and two contentless FTS5 indexes over the searchable texts:
+ * trigrams (`search_fts`) find substrings of three characters or more, words with one- and
+ * two-character prefixes (`search_words`) find shorter terms at the start of a word.
+ */
+export const SEARCH_MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE search_tenants (
+    tenant TEXT PRIMARY KEY,
+    num INTEGER NOT NULL UNIQUE
+  );
+  INSERT INTO search_tenants (tenant, num) VALUES ('', 0);
+  CREATE TABLE search_packages (
+    -- In the tenant's id range (sqlite-search-sql.ts tenantIdRange).
+    id INTEGER PRIMARY KEY,
+    tenant TEXT NOT NULL,
+    name TEXT NOT NULL,
+    display_lc TEXT NOT NULL,
+    parts_key TEXT NOT NULL,
+    keywords_key TEXT NOT NULL,
+    author_lc TEXT NOT NULL,
+    maintainers_key TEXT NOT NULL,
+    deprecated INTEGER NOT NULL,
+    unstable INTEGER NOT NULL,
+    final REAL NOT NULL,
+    quality REAL NOT NULL,
+    popularity REAL NOT NULL,
+    maintenance REAL NOT NULL,
+    downloads_week INTEGER NOT NULL DEFAULT 0,
+    downloads_month INTEGER NOT NULL DEFAULT 0,
+    deprecated_message TEXT,
+    updated TEXT NOT NULL,
+    modified TEXT NOT NULL,
+    release_times TEXT NOT NULL,
+    UNIQUE (tenant, name)
+  );
+  CREATE INDEX search_packages_by_rank ON search_packages (tenant, deprecated, final DESC, name);
+  CREATE INDEX search_packages_by_downloads ON search_packages (tenant, downloads_month);
+  CREATE TABLE search_documents (
+    id INTEGER PRIMARY KEY,
+    package_json TEXT NOT NULL,
+    summary_json TEXT NOT NULL
+  );
+  CREATE VIRTUAL TABLE search_fts USING fts5(
+    name, display, keywords, description, author, maintainers,
+    tokenize = 'trigram', content = '', contentless_delete = 1
+  );
+  CREATE VIRTUAL TABLE search_words USING fts5(
+    name, display, keywords, description, author, maintainers,
+    tokenize = 'unicode61 remove_diacritics 0', prefix = '1 2', content = '', contentless_delete = 1
+  );
+  `,
+];
+
+export interface SqliteSearchIndexOptions {
+  /** Clock for the scores computed when a package is written. */
+  now?: () => Date;
+  /** Search hits kept in the result cache (0: no cache). */
+  cacheHits?: number;
+}
+
+const REFRESH_CHUNK = 2000;
+const MAX_PREPARED_SHAPES = 256;
+
+interface PageRow {
+  tier: number;
+  name: string;
+  deprecated_message: string | null;
+  unstable: number;
+  final: number;
+  quality: number;
+  popularity: number;
+  maintenance: number;
+  downloads_week: number;
+  downloads_month: number;
+  updated: string;
+  modified: string;
+  package_json: string;
+}
+
+interface ScoreRow {
+  id: number;
+  quality: number;
+  release_times: string;
+  deprecated: number;
+  downloads_month: number;
+  final: number;
+  popularity: number;
+  maintenance: number;
+}
+
+/**
+ * The SQLite search index. Its write hook keeps the index in the package's own write
+ * transaction; the queries follow search/relevance.ts. Pages are cached until the index
+ * changes: by a write of this process, or by any commit of another process (data_version).
+ */
+export class SqliteSearchIndex implements SearchIndex {
+  #db: Db | undefined;
+  readonly #now: () => Date;
+  readonly #statements = new Map<string, Statement>();
+  readonly #shapes = new Map<string, { page: Statement; count: Statement }>();
+  readonly #cache: BudgetLru<SearchPage> | undefined;
+  /** Tenant numbers never change once given, so they are remembered. */
+  readonly #tenantNumbers = new Map<TenantId, number>();
+  #dataVersion = -1;
+
+  readonly writeHook: SqlitePackageWriteHook = {
+    name: 'search',
+    migrations: SEARCH_MIGRATIONS,
+    onWrite: (db, tenant, name, pkg) => this.#index(db, tenant, name, pkg),
+    onTenantDelete: (db, tenant) => this.#dropTenant(db, tenant),
+  };
+
+  constructor(options: SqliteSearchIndexOptions = {}) {
+    this.#now = options.now ?? (() => new Date());
+    const budget = options.cacheHits ?? 20_000;
+    this.#cache = budget > 0 ? new BudgetLru<SearchPage>(budget) : undefined;
+  }
+
+  /** Binds the index to the metadata store's connection (the one its write hook runs on). */
+  attach(db: Db): void {
+    this.#db = db;
+  }
+
+  async search(tenant: TenantId, query: SearchQuery, page: { size: number; from: number }): Promise<SearchPage> {
+    if (query.insecure) return { total: 0, hits: [] };
+    this.#dropCacheIfOthersWrote();
+    const cacheKey = `${tenant}\0${page.size}\0${page.from}\0${JSON.stringify(query)}`;
+    const cached = this.#cache?.get(cacheKey);
+    if (cached) return cached;
+
+    const range = this.#tenantRange(tenant, false);
+    if (!range) return { total: 0, hits: [] };
+    const compiled = compileSearch(query);
+    const statements = this.#shape(compiled.key, compiled.pageSql, compiled.countSql);
+    const params = { ...compiled.params, ...range, limit: page.size, offset: page.from };
+    const rows = page.size > 0 ? (statements.page.all(params) as PageRow[]) : [];
+    // A page that is neither full nor empty ends the matches: it tells the total by itself.
+    const total = rows.length > 0 && rows.length < page.size ? page.from + rows.length : (statements.count.get(params) as number);
+    const result: SearchPage = { total, hits: rows.map(toHit) };
+    this.#cache?.set(cacheKey, result, Math.max(1, result.hits.length));
+    return result;
+  }
+
+  async listSummaries(tenant: TenantId, after: string | null, limit: number): Promise<PackageSummary[]> {
+    const rows = this.#stmt(
+      `SELECT p.name, d.summary_json FROM search_packages p JOIN search_documents d ON d.id = p.id
+       WHERE p.tenant = ? AND p.name > ? ORDER BY p.name LIMIT ?`,
+    ).all(tenant, after ?? '', limit) as { name: string; summary_json: string }[];
+    return rows.map((row) => ({ name: row.name, summaryJson: row.summary_json }));
+  }
+
+  async refreshScores(tenant: TenantId, names: readonly string[] | null, now: Date): Promise<void> {
+    const db = this.#requireDb();
+    const today = utcDay(now);
+    const window = { tenant, today, weekStart: addDays(today, -6), monthStart: addDays(today, -29) };
+    if (names === null) {
+      db.transaction(() => this.#refreshAllWindows(window)).immediate();
+      let after = 0;
+      for (;;) {
+        const rows = this.#stmt(
+          `SELECT id, quality, release_times, deprecated, downloads_month, final, popularity, maintenance
+           FROM search_packages WHERE tenant = ? AND id > ? ORDER BY id LIMIT ?`,
+        ).all(tenant, after, REFRESH_CHUNK) as ScoreRow[];
+        if (rows.length === 0) break;
+        db.transaction(() => this.#rescore(tenant, rows, now)).immediate();
+        after = rows[rows.length - 1]!.id;
+        // Let requests run between chunks: a large registry is rescored without a long pause.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    } else {
+      for (let i = 0; i < names.length; i += REFRESH_CHUNK) {
+        const chunk = names.slice(i, i + REFRESH_CHUNK);
+        db.transaction(() => {
+          const window1 = this.#stmt(
+            `SELECT coalesce(sum(CASE WHEN day >= @weekStart THEN count ELSE 0 END), 0) AS week,
+                    coalesce(sum(count), 0) AS month
+             FROM download_counts WHERE tenant = @tenant AND name = @name AND day BETWEEN @monthStart AND @today`,
+          );
+          const rows: ScoreRow[] = [];
+          for (const name of chunk) {
+            const sums = window1.get({ ...window, name }) as { week: number; month: number };
+            this.#stmt('UPDATE search_packages SET downloads_week = ?, downloads_month = ? WHERE tenant = ? AND name = ?').run(
+              sums.week,
+              sums.month,
+              tenant,
+              name,
+            );
+            const row = this.#stmt(
+              `SELECT id, quality, release_times, deprecated, downloads_month, final, popularity, maintenance
+               FROM search_packages WHERE tenant = ? AND name = ?`,
+            ).get(tenant, name) as ScoreRow | undefined;
+            if (row) rows.push(row);
+          }
+          this.#rescore(tenant, rows, now);
+        }).immediate();
+      }
+    }
+    this.#cache?.clear();
+  }
+
+  #refreshAllWindows(window: { tenant: string; today: string; weekStart: string; monthStart: string }): void {
+    this.#stmt(
+      `UPDATE search_packages SET downloads_week = 0, downloads_month = 0
+       WHERE tenant = ? AND (downloads_week != 0 OR downloads_month != 0)`,
+    ).run(window.tenant);
+    const sums = this.#stmt(
+      `SELECT name, sum(CASE WHEN day >= @weekStart THEN count ELSE 0 END) AS week, sum(count) AS month
+       FROM download_counts WHERE tenant = @tenant AND day BETWEEN @monthStart AND @today GROUP BY name`,
+    ).all(window) as { name: string; week: number; month: number }[];
+    const update = this.#stmt('UPDATE search_packages SET downloads_week = ?, downloads_month = ? WHERE tenant = ? AND name = ?');
+    for (const row of sums) update.run(row.week, row.month, window.tenant, row.name);
+  }
+
+  #rescore(tenant: TenantId, rows: ScoreRow[], now: Date): void {
+    const max =
+      (this.#stmt('SELECT max(downloads_month) FROM search_packages WHERE tenant = ?').pluck().get(tenant) as number | null) ?? 0;
+    const update = this.#stmt('UPDATE search_packages SET final = ?, popularity = ?, maintenance = ? WHERE id = ?');
+    for (const row of rows) {
+      const scores = scorePackage(
+        {
+          quality: row.quality,
+          releaseTimes: JSON.parse(row.release_times) as number[],
+          deprecated: row.deprecated === 1,
+          monthlyDownloads: row.downloads_month,
+          maxMonthlyDownloads: max,
+        },
+        now,
+      );
+      const { popularity, maintenance } = scores.detail;
+      if (scores.final !== row.final || popularity !== row.popularity || maintenance !== row.maintenance) {
+        update.run(scores.final, popularity, maintenance, row.id);
+      }
+    }
+  }
+
+  #index(db: Db, tenant: TenantId, name: string, pkg: StoredPackage): void {
+    this.#checkDb(db);
+    this.#cache?.clear();
+    const fields = deriveSearchFields(pkg);
+    const existing = this.#stmt('SELECT id, downloads_month FROM search_packages WHERE tenant = ? AND name = ?').get(
+      tenant,
+      name,
+    ) as { id: number; downloads_month: number } | undefined;
+    if (fields === null) {
+      if (existing) this.#remove(existing.id);
+      return;
+    }
+    const monthly = existing?.downloads_month ?? 0;
+    const max =
+      (this.#stmt('SELECT max(downloads_month) FROM search_packages WHERE tenant = ?').pluck().get(tenant) as number | null) ?? 0;
+    const scores = scorePackage(
+      {
+        quality: fields.quality,
+        releaseTimes: fields.releaseTimes,
+        deprecated: fields.deprecated !== undefined,
+        monthlyDownloads: monthly,
+        maxMonthlyDownloads: Math.max(max, monthly),
+      },
+      this.#now(),
+    );
+    const range = this.#tenantRange(tenant, true)!;
+    const lastId = this.#stmt('SELECT max(id) FROM search_packages WHERE id BETWEEN ? AND ?').pluck().get(range.lo, range.hi) as
+      number | null;
+    const id = this.#stmt(
+      `INSERT INTO search_packages (id, tenant, name, display_lc, parts_key, keywords_key, author_lc, maintainers_key,
+         deprecated, unstable, final, quality, popularity, maintenance, deprecated_message, updated, modified, release_times)
+       VALUES (@id, @tenant, @name, @display_lc, @parts_key, @keywords_key, @author_lc, @maintainers_key,
+         @deprecated, @unstable, @final, @quality, @popularity, @maintenance, @deprecated_message, @updated, @modified, @release_times)
+       ON CONFLICT (tenant, name) DO UPDATE SET display_lc = excluded.display_lc, parts_key = excluded.parts_key,
+         keywords_key = excluded.keywords_key, author_lc = excluded.author_lc, maintainers_key = excluded.maintainers_key,
+         deprecated = excluded.deprecated, unstable = excluded.unstable, final = excluded.final, quality = excluded.quality,
+         popularity = excluded.popularity, maintenance = excluded.maintenance,
+         deprecated_message = excluded.deprecated_message, updated = excluded.updated, modified = excluded.modified,
+         release_times = excluded.release_times
+       RETURNING id`,
+    )
+      .pluck()
+      .get({
+        id: existing?.id ?? (lastId ?? range.lo - 1) + 1,
+        tenant,
+        name,
+        display_lc: fields.texts.displayName,
+        parts_key: partsKey(fields.texts.name, fields.texts.displayName),
+        keywords_key: listKey(fields.keywords.map((k) => k.toLowerCase())),
+        author_lc: fields.texts.author,
+        maintainers_key: listKey(maintainerKeys(fields)),
+        deprecated: fields.deprecated !== undefined ? 1 : 0,
+        unstable: fields.unstable ? 1 : 0,
+        final: scores.final,
+        quality: scores.detail.quality,
+        popularity: scores.detail.popularity,
+        maintenance: scores.detail.maintenance,
+        deprecated_message: fields.deprecated ?? null,
+        updated: fields.updated,
+        modified: fields.modified,
+        release_times: JSON.stringify(fields.releaseTimes),
+      }) as number;
+    const { texts } = fields;
+    const columns = [texts.name, texts.displayName, texts.keywords, texts.description, texts.author, texts.maintainers];
+    for (const table of ['search_fts', 'search_words']) {
+      this.#stmt(`DELETE FROM ${table} WHERE rowid = ?`).run(id);
+      this.#stmt(
+        `INSERT INTO ${table} (rowid, name, display, keywords, description, author, maintainers) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      ).run(id, ...columns);
+    }
+    this.#stmt('INSERT OR REPLACE INTO search_documents (id, package_json, summary_json) VALUES (?, ?, ?)').run(
+      id,
+      JSON.stringify(searchPackageObject(fields)),
+      JSON.stringify(allPackagesSummary(fields)),
+    );
+  }
+
+  #remove(id: number): void {
+    this.#stmt('DELETE FROM search_fts WHERE rowid = ?').run(id);
+    this.#stmt('DELETE FROM search_words WHERE rowid = ?').run(id);
+    this.#stmt('DELETE FROM search_documents WHERE id = ?').run(id);
+    this.#stmt('DELETE FROM search_packages WHERE id = ?').run(id);
+  }
+
+  #dropTenant(db: Db, tenant: TenantId): void {
+    this.#checkDb(db);
+    this.#cache?.clear();
+    this.#stmt('DELETE FROM search_fts WHERE rowid IN (SELECT id FROM search_packages WHERE tenant = ?)').run(tenant);
+    this.#stmt('DELETE FROM search_words WHERE rowid IN (SELECT id FROM search_packages WHERE tenant = ?)').run(tenant);
+    this.#stmt('DELETE FROM search_documents WHERE id IN (SELECT id FROM search_packages WHERE tenant = ?)').run(tenant);
+    this.#stmt('DELETE FROM search_packages WHERE tenant = ?').run(tenant);
+  }
+
+  /** The tenant's id range; a tenant gets its number with its first indexed package. */
+  #tenantRange(tenant: TenantId, create: boolean): { lo: number; hi: number } | undefined {
+    let num = this.#tenantNumbers.get(tenant);
+    if (num === undefined) {
+      num = this.#stmt('SELECT num FROM search_tenants WHERE tenant = ?').pluck().get(tenant) as number | undefined;
+      if (num !== undefined) this.#tenantNumbers.set(tenant, num);
+      else if (create) {
+        // Inside the package's write transaction: remembered only once committed (read back later).
+        num = this.#stmt(
+          'INSERT INTO search_tenants (tenant, num) SELECT ?, coalesce(max(num), 0) + 1 FROM search_tenants RETURNING num',
+        )
+          .pluck()
+          .get(tenant) as number;
+      } else return undefined;
+    }
+    return tenantIdRange(num);
+  }
+
+  #dropCacheIfOthersWrote(): void {
+    if (!this.#cache) return;
+    // Changes only when another connection (another server process) committed.
+    const version = this.#stmt('PRAGMA data_version').pluck().get() as number;
+    if (version !== this.#dataVersion) {
+      this.#cache.clear();
+      this.#dataVersion = version;
+    }
+  }
+
+  #shape(key: string, pageSql: string, countSql: string): { page: Statement; count: Statement } {
+    let shape = this.#shapes.get(key);
+    if (!shape) {
+      const db = this.#requireDb();
+      shape = { page: db.prepare(pageSql), count: db.prepare(countSql).pluck() };
+      if (this.#shapes.size >= MAX_PREPARED_SHAPES) this.#shapes.delete(this.#shapes.keys().next().value!);
+      this.#shapes.set(key, shape);
+    }
+    return shape;
+  }
+
+  #stmt(sql: string): Statement {
+    let statement = this.#statements.get(sql);
+    if (!statement) {
+      statement = this.#requireDb().prepare(sql);
+      this.#statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  #requireDb(): Db {
+    if (!this.#db) throw new Error('SqliteSearchIndex is not attached to a database');
+    return this.#db;
+  }
+
+  #checkDb(db: Db): void {
+    if (db !== this.#db) throw new Error('SqliteSearchIndex is attached to another database');
+  }
+}
+
+function toHit(row: PageRow): SearchHit {
+  return {
+    name: row.name,
+    tier: row.tier,
+    ...(row.deprecated_message !== null ? { deprecated: row.deprecated_message } : {}),
+    unstable: row.unstable === 1,
+    scores: {
+      final: row.final,
+      detail: { quality: row.quality, popularity: row.popularity, maintenance: row.maintenance },
+    },
+    downloads: { weekly: row.downloads_week, monthly: row.downloads_month },
+    updated: row.updated,
+    modified: row.modified,
+    packageJson: row.package_json,
+  };
+}
