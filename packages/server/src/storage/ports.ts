@@ -212,6 +212,12 @@ export interface SearchIndex {
   /** Summaries sorted by name, the first `limit` after `after` (null: from the start). */
   listSummaries(tenant: TenantId, after: string | null, limit: number): Promise<PackageSummary[]>;
   /**
+   * Every package of the tenant in one order, no query (the web interface's lists): `updated`,
+   * newest publish first; `downloads`, most downloads in the last 30 days first, packages never
+   * downloaded in that window left out. Ties by name.
+   */
+  ranked(tenant: TenantId, order: 'updated' | 'downloads', page: { size: number; from: number }): Promise<SearchPage>;
+  /**
    * Recomputes download windows (last 7 and 30 UTC days up to `now`) and scores, of the named
    * packages or (null) of every package of the tenant.
    */

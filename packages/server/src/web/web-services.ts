@@ -3,7 +3,7 @@ import type { Services } from '../services/services.js';
 import { AccountTokens } from './account-tokens.js';
 import type { Assets } from './assets.js';
 import { BrowserSessions } from './browser-sessions.js';
-import { StorageCatalog, type WebCatalog } from './catalog.js';
+import { SearchCatalog, type WebCatalog } from './catalog.js';
 import { NpmWebLogin } from './npm-web-login.js';
 import { PackageViews } from './package-view.js';
 
@@ -22,7 +22,7 @@ export interface WebServices {
 export function createWebServices(deps: ServerDeps, services: Services, assets: Assets): WebServices {
   return {
     assets,
-    catalog: new StorageCatalog(deps.metadata),
+    catalog: new SearchCatalog(services.search, deps.now),
     packages: new PackageViews(deps.metadata),
     sessions: new BrowserSessions(deps.metadata, deps.now),
     npmLogin: new NpmWebLogin(deps.metadata, services.auth, deps.now),

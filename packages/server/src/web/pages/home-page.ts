@@ -21,7 +21,7 @@ export function homePage(ctx: PageContext, view: HomeView): string {
         ${packageList(view.recent, 'No packages have been published yet.')}
       </section>
       <section aria-labelledby="popular-h">
-        <h2 id="popular-h">Most downloaded</h2>
+        <h2 id="popular-h">Most downloaded <span class="muted">(30 days)</span></h2>
         ${packageList(view.popular, 'No downloads have been counted yet.')}
       </section>
     </div>`;

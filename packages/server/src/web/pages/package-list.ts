@@ -19,9 +19,8 @@ function packageItem(pkg: PackageSummary): SafeHtml {
     <span class="meta">${pkg.version}</span>
     ${pkg.description ? html`<p>${pkg.description}</p>` : ''}
     <p class="meta">
-      ${pkg.author ? html`${pkg.author} · ` : ''}${updated ? html`updated <time datetime="${pkg.updated}">${updated}</time>` : ''}${
-        pkg.weeklyDownloads !== undefined ? html` · ${pkg.weeklyDownloads.toLocaleString('en-US')} downloads this week` : ''
-      }
+      ${pkg.author ? html`${pkg.author} · ` : ''}${updated ? html`updated <time datetime="${pkg.updated}">${updated}</time>` : ''}${html` ·
+      ${pkg.weeklyDownloads.toLocaleString('en-US')} ${pkg.weeklyDownloads === 1 ? 'download' : 'downloads'} in 7 days`}
     </p>
     ${
       pkg.keywords.length > 0

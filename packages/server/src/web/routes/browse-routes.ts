@@ -15,7 +15,8 @@ const HOME_LIST_SIZE = 8;
 /** Weeks in the downloads chart. */
 const CHART_WEEKS = 12;
 const MAX_QUERY_LENGTH = 256;
-const MAX_PAGE = 10_000;
+// The search API pages at most this deep (its `from` limit is 100,000).
+const MAX_PAGE = 5_000;
 
 /** Reading: home, search results, package pages. */
 export async function browseRoutes(app: FastifyInstance, { web }: { web: WebServices }): Promise<void> {
