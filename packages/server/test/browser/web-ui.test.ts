@@ -80,6 +80,15 @@ beforeAll(async () => {
     WIDGETS_README,
   );
   await publish('com.acme.hostile', '1.0.0', { description: 'Readme with script' }, EVIL_README);
+  // Some downloads, so that the home page and the chart have something to show.
+  for (const [file, times] of [
+    ['com.acme.widgets/-/com.acme.widgets-1.1.0.tgz', 5],
+    ['com.acme.widgets/-/com.acme.widgets-1.0.0.tgz', 2],
+    ['com.acme.core/-/com.acme.core-1.2.0.tgz', 3],
+  ] as const) {
+    for (let i = 0; i < times; i++) await (await fetch(`${registry.url}/${file}`)).arrayBuffer();
+  }
+  await registry.services.downloads.flush();
   if (screenshotDir) await mkdir(screenshotDir, { recursive: true });
 });
 
@@ -118,6 +127,7 @@ describe('the web interface in Chromium', () => {
     await page.waitForURL(/\/-\/web\/package\/com\.acme\.widgets$/);
     await expect(page.locator('h1').textContent()).resolves.toBe('Acme Widgets');
     await expect(page.locator('.readme h2:not(.visually-hidden)').first().textContent()).resolves.toBe('Acme Widgets');
+    await expect(page.locator('.chart figcaption').textContent()).resolves.toBe('7 downloads in the last 12 weeks, 7 this week');
     const facts = await page.locator('dl.facts').innerText();
     expect(facts).toMatch(/Unity\s+2022\.3\.0f1 or newer/);
     expect(facts).toMatch(/License\s+MIT/);
