@@ -199,6 +199,26 @@ describe('npm web login', () => {
     expect(page.html).toContain('expired or was already used');
   });
 
+  it('works across server processes sharing one store: started on one, signed in on another, collected on a third', async () => {
+    const second = await startRegistry({ dataDir: registry.dataDir, now: () => new Date(clock) });
+    const third = await startRegistry({ dataDir: registry.dataDir, now: () => new Date(clock) });
+    try {
+      const { loginUrl, doneUrl } = await startLogin();
+      const path = (url: string) => new URL(url).pathname;
+      const client = new WebClient(second.url);
+      await client.get(path(loginUrl));
+      const signed = await client.post(path(loginUrl), { csrf: client.csrf(), name: 'alice', password: 'pw-alice' });
+      expect(signed.status).toBe(303);
+      const done = await poll(`${third.url}${path(doneUrl)}`);
+      expect(done.status).toBe(200);
+      expect((await request(`${registry.url}/-/whoami`, { token: done.body.token })).body.username).toBe('alice');
+      expect((await poll(doneUrl)).status).toBe(404);
+    } finally {
+      await third.close();
+      await second.close();
+    }
+  });
+
   it('does not accept a browser-session secret or a login-page secret at the done URL', async () => {
     const { loginUrl } = await startLogin();
     const secret = loginUrl.split('/').at(-1)!;
