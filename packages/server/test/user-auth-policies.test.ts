@@ -159,12 +159,3 @@ describe('logout', () => {
     expect(res.text).not.toContain(long);
   });
 });
-
-describe('web login', () => {
-  it('POST /-/v1/login answers 404 so that npm falls back to the legacy login', async () => {
-    registry = await startRegistry();
-    const res = await request(`${registry.url}/-/v1/login`, { method: 'POST', body: {} });
-    expect(res.status).toBe(404);
-    expect(res.body.code).toBe('NOT_FOUND');
-  });
-});
