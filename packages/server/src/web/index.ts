@@ -23,7 +23,7 @@ export async function webRoutes(
   // A registry that requires a token for reads still serves these to browsers, which carry no
   // token: the pages check their own sign-in session, and the login steps must work signed out.
   app.addHook('onRoute', (route) => {
-    route.config = { ...(route.config as object), openAccess: true } as typeof route.config;
+    route.config = { ...route.config, openAccess: true };
   });
   await app.register(npmLoginApiRoutes, { web });
   await app.register(async (pages) => {

@@ -27,10 +27,14 @@ export async function checkSignIn(
   }
   const tenant = request.ctx.tenant;
   try {
-    const { signup } = await web.registry.tenants.settingsOf(tenant);
+    const { signup } = request.ctx.settings;
     // On a web form an account is only created on purpose (an e-mail given), never by a typo.
     const settings = { signup: signup && email !== '' };
-    const { user } = await web.registry.auth.checkCredentials(tenant, { name, password, email: email || undefined }, settings);
+    const { user } = await web.registry.auth.checkCredentials(
+      tenant,
+      { name, password, email: email || undefined, clientIp: request.ip },
+      settings,
+    );
     return { ok: true, user: user.name };
   } catch (err) {
     if (!(err instanceof ProtocolError)) throw err;

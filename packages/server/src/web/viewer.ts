@@ -27,8 +27,7 @@ export async function mayRead(
   ctx: PageContext,
 ): Promise<boolean> {
   if (ctx.viewer) return true;
-  const settings = await web.registry.tenants.settingsOf(request.ctx.tenant);
-  if (settings.readAccess !== 'token') return true;
+  if (request.ctx.settings.readAccess !== 'token') return true;
   reply.redirect(`/-/web/signin?next=${encodeURIComponent(request.url)}`, 303);
   return false;
 }

@@ -103,7 +103,7 @@ describe('signing in to the web interface', () => {
   it.each([
     ['a JSON body', 'application/json', '{"name":"alice"}', 403],
     ['an oversized form', 'application/x-www-form-urlencoded', `name=${'a'.repeat(20_000)}`, 413],
-    ['a text body', 'text/plain', 'hello', 400],
+    ['a text body', 'text/plain', 'hello', 415],
     ['an unknown content type', 'application/xml', '<x/>', 415],
   ])('answers %s with a clear 4xx', async (_label, type, body, status) => {
     const res = await fetch(`${registry.url}/-/web/signin`, { method: 'POST', headers: { 'content-type': type }, body });

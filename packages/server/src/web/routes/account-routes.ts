@@ -18,7 +18,7 @@ export async function accountRoutes(app: FastifyInstance, { web }: { web: WebSer
     const next = localPath(typeof request.query.next === 'string' ? request.query.next : undefined, ACCOUNT);
     const ctx = await pageContext(request, reply, web);
     if (ctx.viewer) return reply.redirect(next, 303);
-    const { signup } = await web.registry.tenants.settingsOf(request.ctx.tenant);
+    const { signup } = request.ctx.settings;
     return sendPage(reply, signInPage(ctx, { signup, next }), 200, 'no-store');
   });
 
@@ -29,7 +29,7 @@ export async function accountRoutes(app: FastifyInstance, { web }: { web: WebSer
     const outcome = await checkSignIn(request, web, form);
     if (!outcome.ok) {
       const ctx = await pageContext(request, reply, web);
-      const { signup } = await web.registry.tenants.settingsOf(request.ctx.tenant);
+      const { signup } = request.ctx.settings;
       return sendPage(
         reply,
         signInPage(ctx, { signup, next, name: outcome.name, error: outcome.error }),

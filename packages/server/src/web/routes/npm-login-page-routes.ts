@@ -18,7 +18,7 @@ export async function npmLoginPageRoutes(app: FastifyInstance, { web }: { web: W
     const ctx = await pageContext(request, reply, web);
     const pending = await web.npmLogin.pending(request.ctx.tenant, request.params.secret);
     if (!pending) return gone(reply, ctx);
-    const { signup } = await web.registry.tenants.settingsOf(request.ctx.tenant);
+    const { signup } = request.ctx.settings;
     return sendPage(reply, npmLoginPage(ctx, { action: request.url, pending, signup }), 200, 'no-store');
   });
 
@@ -36,7 +36,7 @@ export async function npmLoginPageRoutes(app: FastifyInstance, { web }: { web: W
     } else {
       const outcome = await checkSignIn(request, web, form);
       if (!outcome.ok) {
-        const { signup } = await web.registry.tenants.settingsOf(tenant);
+        const { signup } = request.ctx.settings;
         const page = npmLoginPage(ctx, { action: request.url, pending, signup, name: outcome.name, error: outcome.error });
         return sendPage(reply, page, outcome.status, 'no-store');
       }
