@@ -2,12 +2,16 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TenantAdmin } from '@pkg/server';
 import {
   NpmClient,
   cliVersion,
   expectSuccess,
+  loginOn,
   loginUser,
+  publishBody,
   publishVersion,
+  registryHost,
   startRegistry,
   systemNpmCli,
   type TestRegistry,
@@ -49,7 +53,8 @@ const EVIL_README = `# Hostile readme
 `;
 
 beforeAll(async () => {
-  [registry, browser] = await Promise.all([startRegistry(), launchChromium()]);
+  // Tenants are `<name>.localhost`, which Chromium resolves to the loopback address by itself.
+  [registry, browser] = await Promise.all([startRegistry({ settings: { registryDomain: 'localhost' } }), launchChromium()]);
   const token = await loginUser(registry.url, 'alice', 'pw-alice');
   const publish = async (name: string, version: string, manifest: Record<string, unknown>, readme?: string) => {
     const res = await publishVersion(registry.url, token, name, version, { manifest, ...(readme ? { readme } : {}) });
@@ -205,6 +210,35 @@ describe('the web interface in Chromium', () => {
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
     expect(overflow).toBeLessThanOrEqual(0);
     await screenshot(page, 'package-phone');
+    await context.close();
+  });
+});
+
+describe('tenants in Chromium', () => {
+  it("a second tenant's pages do not show the first tenant's packages", async () => {
+    const admin = new TenantAdmin(registry.storage.metadata, registry.storage.blobs);
+    await admin.create('first', {});
+    await admin.create('second', {});
+    const first = registryHost(registry.url, 'first.localhost');
+    const token = await loginOn(first, 'fiona');
+    const { body } = publishBody('com.first.secret', '1.0.0', { manifest: { description: 'Only on the first tenant' } });
+    expect((await first.request('/com.first.secret', { method: 'PUT', token, body })).status).toBe(201);
+
+    const { context, page } = await openPage();
+    await page.goto(`http://first.localhost:${registry.port}/`);
+    await expect(page.getByRole('link', { name: 'com.first.secret' }).count()).resolves.toBe(1);
+
+    await page.goto(`http://second.localhost:${registry.port}/`);
+    await expect(page.locator('.brand').innerText()).resolves.toContain('second');
+    await expect(page.locator('main').innerText()).resolves.not.toContain('com.first.secret');
+    await page.getByLabel('Search packages').fill('secret');
+    await page.keyboard.press('Enter');
+    await page.getByText('No packages found.').waitFor();
+    const direct = await page.goto(`http://second.localhost:${registry.port}/-/web/package/com.first.secret`);
+    expect(direct?.status()).toBe(404);
+    // and the global registry does not have it either
+    await page.goto(`${registry.url}/-/web/search?q=secret`);
+    await page.getByText('No packages found.').waitFor();
     await context.close();
   });
 });

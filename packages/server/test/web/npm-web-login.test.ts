@@ -8,7 +8,7 @@ let clock: number;
 
 beforeAll(async () => {
   clock = Date.parse('2025-01-01T12:00:00.000Z');
-  registry = await startRegistry({ now: () => new Date(clock) });
+  registry = await startRegistry({ now: () => new Date(clock), captureLogs: true });
   await loginUser(registry.url, 'alice', 'pw-alice');
 });
 afterAll(async () => {
@@ -182,6 +182,17 @@ describe('npm web login', () => {
     const res = await request(`${registry.url}/-/v1/login`, { method: 'POST', ...init });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('BAD_REQUEST');
+  });
+
+  it('keeps both secrets out of the log', async () => {
+    const { loginUrl, doneUrl } = await startLogin();
+    await poll(doneUrl);
+    await signInOnPage(loginUrl, 'alice', 'pw-alice');
+    await poll(doneUrl);
+    const log = registry.logLines.join('');
+    expect(log).toContain('/-/v1/login/done/[redacted]');
+    expect(log).toContain('/-/web/login/[redacted]');
+    for (const url of [loginUrl, doneUrl]) expect(log).not.toContain(url.split('/').at(-1));
   });
 
   it('answers unknown, malformed and path-trick done URLs with a JSON 404', async () => {
