@@ -130,6 +130,33 @@ describe('signing in to the web interface', () => {
   });
 });
 
+describe('throttling', () => {
+  it('counts failed web sign-ins like failed npm logins: past the limit, 429 even with the right password', async () => {
+    const strict = await startRegistry({ settings: { loginFailureLimit: 3 } });
+    try {
+      await loginUser(strict.url, 'erin', 'pw-erin');
+      const client = new WebClient(strict.url);
+      await client.get('/-/web/signin');
+      for (let i = 0; i < 3; i++) {
+        expect((await client.post('/-/web/signin', { csrf: client.csrf(), name: 'erin', password: 'guess' })).status).toBe(401);
+      }
+      const blocked = await client.post('/-/web/signin', { csrf: client.csrf(), name: 'erin', password: 'pw-erin' });
+      expect(blocked.status).toBe(429);
+      expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(blocked.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      expect(client.cookies.has('pkg_session')).toBe(false);
+      // the API login of that account is throttled too
+      const api = await request(`${strict.url}/-/user/org.couchdb.user:erin`, {
+        method: 'PUT',
+        body: { name: 'erin', password: 'pw-erin' },
+      });
+      expect(api.status).toBe(429);
+    } finally {
+      await strict.close();
+    }
+  });
+});
+
 describe('the account page', () => {
   it("lists the user's tokens by prefix and date, never a whole token, and not other users' tokens", async () => {
     const client = await signedIn('alice', 'pw-alice');
