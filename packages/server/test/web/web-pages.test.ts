@@ -66,6 +66,7 @@ describe('home page', () => {
   it('answers non-browser clients at / with the JSON 404 of the API', async () => {
     const res = await request(`${registry.url}/`, { headers: { accept: 'application/json' } });
     expect(res.status).toBe(404);
+    expect(res.headers.get('vary')).toBe('Accept');
     expect(res.body).toMatchObject({ code: 'NOT_FOUND' });
   });
 

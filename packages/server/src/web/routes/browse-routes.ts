@@ -22,6 +22,7 @@ const MAX_PAGE = 5_000;
 export async function browseRoutes(app: FastifyInstance, { web }: { web: WebServices }): Promise<void> {
   app.get('/', async (request, reply) => {
     // npm and the Unity Editor never ask for `/`; anything but a browser gets the API's 404.
+    reply.header('vary', 'Accept');
     if (!/\btext\/html\b/.test(String(request.headers.accept ?? ''))) {
       return reply
         .code(404)
