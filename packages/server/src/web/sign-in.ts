@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ProtocolError } from '@pkg/protocol';
 import { BROWSER_SESSION_SECONDS } from './browser-sessions.js';
-import { setCookie } from './cookies.js';
+import { readCookie, setCookie } from './cookies.js';
 import type { WebServices } from './web-services.js';
 
 export type SignInOutcome = { ok: true; user: string } | { ok: false; status: number; error: string; name: string };
@@ -51,6 +51,8 @@ export async function startBrowserSession(
   web: WebServices,
   user: string,
 ): Promise<void> {
+  // A new secret at every sign-in (no session fixation); the one it replaces ends now.
+  await web.sessions.end(request.ctx.tenant, readCookie(request, 'session'));
   const secret = await web.sessions.start(request.ctx.tenant, user);
   setCookie(request, reply, 'session', secret, { sameSite: 'Lax', maxAge: BROWSER_SESSION_SECONDS });
 }

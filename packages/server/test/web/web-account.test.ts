@@ -111,6 +111,18 @@ describe('signing in to the web interface', () => {
     expect(await res.text()).not.toMatch(/at .*\.ts:\d+/);
   });
 
+  it('gives every sign-in a new session secret and ends the one it replaces', async () => {
+    const client = await signedIn('alice', 'pw-alice');
+    const before = client.cookies.get('pkg_session')!;
+    const again = await client.post('/-/web/signin', { csrf: client.csrf(), name: 'bob', password: 'pw-bob' });
+    expect(again.status).toBe(303);
+    expect(client.cookies.get('pkg_session')).not.toBe(before);
+    expect(squash((await client.get('/')).html)).toContain('<a href="/-/web/account">bob</a>');
+    const old = new WebClient(registry.url);
+    old.cookies.set('pkg_session', before);
+    expect((await old.get('/-/web/account')).status).toBe(303);
+  });
+
   it('ends the session on sign-out, server side too', async () => {
     const client = await signedIn('alice', 'pw-alice');
     const stolen = client.cookies.get('pkg_session')!;
