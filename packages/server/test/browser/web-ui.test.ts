@@ -152,7 +152,9 @@ describe('the web interface in Chromium', () => {
     await page.getByText('Copied manifest snippet to the clipboard.').waitFor();
     const copied = await page.evaluate(() => navigator.clipboard.readText());
     expect(JSON.parse(copied)).toEqual({
-      scopedRegistries: [{ name: new URL(registry.url).host, url: registry.url, scopes: ['com.acme.core', 'com.acme.widgets'] }],
+      scopedRegistries: [
+        { name: new URL(registry.url).hostname, url: registry.url, scopes: ['com.acme.core', 'com.acme.widgets'] },
+      ],
       dependencies: { 'com.acme.widgets': '1.1.0' },
     });
 

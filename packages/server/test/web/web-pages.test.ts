@@ -168,7 +168,7 @@ describe('package page', () => {
     expect(manifest).toEqual({
       scopedRegistries: [
         {
-          name: new URL(registry.url).host,
+          name: new URL(registry.url).hostname,
           url: registry.url,
           // the package, its hosted dependency and that one's hosted dependency; not Unity's built-ins
           scopes: ['com.acme.core', 'com.acme.math', 'com.acme.widgets'],

@@ -71,7 +71,7 @@ describe('the web interface of each tenant', () => {
     expect(JSON.parse(textOfId(page, 'install-manifest')!)).toEqual({
       scopedRegistries: [
         {
-          name: hosts.a.host,
+          name: `a.${DOMAIN}`,
           url: hosts.a.origin,
           // com.beta.tool exists, but on tenant b: not served here, not a scope, not a link
           scopes: ['com.alpha.base', 'com.alpha.tool'],
