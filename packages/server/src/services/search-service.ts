@@ -35,6 +35,11 @@ export class SearchService {
     return toSearchResponse(page, this.#deps.now());
   }
 
+  /** Every package in one order, without a query: the web interface's lists and its browsing. */
+  async ranked(tenant: TenantId, order: 'updated' | 'downloads', page: { size: number; from: number }): Promise<SearchResponse> {
+    return toSearchResponse(await this.#deps.search.ranked(tenant, order, page), this.#deps.now());
+  }
+
   /**
    * `/-/all` as JSON text in slices: `{"_updated": <ms>, "<name>": <summary>, ...}`, names
    * sorted. Each slice is one indexed range read, so memory stays flat however many packages.

@@ -134,6 +134,24 @@ export class PostgresSearchIndex implements SearchIndex {
     return { total, hits: rows.map(toHit) };
   }
 
+  async ranked(tenant: TenantId, order: 'updated' | 'downloads', page: { size: number; from: number }): Promise<SearchPage> {
+    const pool = this.#requirePool();
+    const filter = order === 'downloads' ? 'AND p.downloads_month > 0' : '';
+    const orderBy =
+      order === 'downloads' ? 'p.downloads_month DESC, p.name COLLATE "C"' : 'p.updated COLLATE "C" DESC, p.name COLLATE "C"';
+    const { rows } = await pool.query<PageRow>(
+      `SELECT 0 AS tier, p.name, p.deprecated_message, p.unstable, p.final, p.quality, p.popularity, p.maintenance,
+         p.downloads_week, p.downloads_month, p.updated, p.modified, p.package_json
+       FROM search_packages p WHERE p.tenant = $1 ${filter} ORDER BY ${orderBy} LIMIT $2 OFFSET $3`,
+      [tenant, page.size, page.from],
+    );
+    const count = await pool.query<{ total: string }>(
+      `SELECT count(*) AS total FROM search_packages p WHERE p.tenant = $1 ${filter}`,
+      [tenant],
+    );
+    return { total: Number(count.rows[0]!.total), hits: rows.map(toHit) };
+  }
+
   async listSummaries(tenant: TenantId, after: string | null, limit: number): Promise<PackageSummary[]> {
     const { rows } = await this.#requirePool().query<{ name: string; summary_json: string }>(
       `SELECT name, summary_json FROM search_packages
