@@ -1,8 +1,8 @@
-import { ProtocolError, type SearchResponse } from '@pkg/protocol';
+import { ProtocolError } from '@pkg/protocol';
 import type { ServerDeps } from '../deps.js';
 import { fillDays, parseDownloadPeriod } from '../search/download-periods.js';
 import type { SearchRequest } from '../search/search-query.js';
-import { toSearchResponse } from '../search/search-results.js';
+import { searchResponseJson } from '../search/search-results.js';
 import type { TenantId } from '../storage/ports.js';
 
 /** `/-/all` is written in slices of this many packages, so a large registry streams. */
@@ -30,9 +30,10 @@ export class SearchService {
     this.#deps = deps;
   }
 
-  async search(tenant: TenantId, request: SearchRequest): Promise<SearchResponse> {
+  /** The response of `/-/v1/search` as JSON text (SearchResponse of @pkg/protocol). */
+  async search(tenant: TenantId, request: SearchRequest): Promise<string> {
     const page = await this.#deps.search.search(tenant, request.query, { size: request.size, from: request.from });
-    return toSearchResponse(page, this.#deps.now());
+    return searchResponseJson(page, this.#deps.now());
   }
 
   /**
