@@ -94,7 +94,7 @@ export class CommandContext {
     const [{ RegistryClient }, transport, token] = await Promise.all([
       import('./http/registry-client.js'),
       this.#openTransport(),
-      request.token === undefined ? this.storedToken(registry) : Promise.resolve(request.token),
+      request.token === undefined ? this.#tokenForReads(registry) : Promise.resolve(request.token),
     ]);
     if (token) this.reporter.addSecret(token);
     return new RegistryClient({
@@ -106,6 +106,17 @@ export class CommandContext {
       now: this.deps.now,
       debug: (message) => this.reporter.debug(message),
     });
+  }
+
+  // A damaged token store must not stop anonymous reads: warn and go on without a token.
+  async #tokenForReads(registry: RegistryUrl): Promise<string | null> {
+    try {
+      return await this.storedToken(registry);
+    } catch (err) {
+      if (!(err instanceof ClientError)) throw err;
+      this.reporter.warn(`${err.message}; continuing without a token.`);
+      return null;
+    }
   }
 
   /** Interactive questions (or answers piped on stdin). */

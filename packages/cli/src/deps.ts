@@ -9,6 +9,8 @@ export interface Deps {
   env: Readonly<Record<string, string | undefined>>;
   platform: NodeJS.Platform;
   homedir: string;
+  /** The system's temporary directory; `update` puts its manifest backups there. */
+  tmpdir: string;
   cwd: string;
   /** This process's id; lock files record it. */
   pid: number;

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import * as fs from 'node:fs/promises';
-import { homedir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Deps, KeyringBinding } from './deps.js';
 import { runCli } from './cli.js';
@@ -20,6 +20,7 @@ export async function main(argv: string[]): Promise<number> {
     env: process.env,
     platform: process.platform,
     homedir: homedir(),
+    tmpdir: tmpdir(),
     cwd: process.cwd(),
     pid: process.pid,
     version: readVersion(),

@@ -8,3 +8,5 @@ export * from './spawn-registry.js';
 export * from './proxy.js';
 export * from './certificates.js';
 export * from './documents.js';
+export * from './unity.js';
+export * from './publish.js';

@@ -16,7 +16,13 @@ export const search: Command<SearchOptions> = {
   summary: 'Search packages by name, description, keyword or author',
   description:
     'Search the registry for packages whose name, description, keywords or author contain <term> (partial matches count).',
-  arguments: [{ name: 'term', description: 'package name, description word or keyword' }],
+  arguments: [
+    {
+      name: 'term',
+      description: 'package name, description word or keyword (several words are searched as one phrase)',
+      variadic: true,
+    },
+  ],
   options: [
     {
       flags: '--limit <number>',
@@ -29,7 +35,8 @@ export const search: Command<SearchOptions> = {
   ],
   examples: ['pkg search input', 'pkg search com.vendor --limit 50', 'pkg search physics --detail', 'pkg search audio --json'],
   async run(ctx, { args, options }) {
-    const term = String(args.term ?? '').trim();
+    const words = Array.isArray(args.term) ? args.term : args.term ? [args.term] : [];
+    const term = words.join(' ').trim();
     if (term === '') throw new ClientError('SEARCH_TERM_EMPTY');
     const registry = await ctx.registryUrl(options.registry);
     const client = await ctx.registry(registry);

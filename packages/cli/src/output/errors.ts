@@ -89,6 +89,31 @@ export const CLIENT_ERRORS = {
     hint: 'Pipe the username, password and e-mail on separate lines, or run in a terminal.',
   },
   CANCELLED: { exit: EXIT.FAILED, message: 'Cancelled' },
+  // Project commands (add, install, uninstall, list, update): shared/SPEC.md "Client command: update".
+  NO_ENGINE_DETECTED: {
+    exit: EXIT.FAILED,
+    message: 'no supported engine detected. Please specify --engine <engine>',
+    hint: 'Run pkg inside a project (Unity: a folder with Assets/, ProjectSettings/ and Packages/manifest.json), or name the engine with --engine unity.',
+  },
+  UNKNOWN_ENGINE: { exit: EXIT.USAGE, message: 'Unknown engine' },
+  MANIFEST_NOT_FOUND: { exit: EXIT.FAILED, message: 'Project manifest not found' },
+  MANIFEST_INVALID: { exit: EXIT.FAILED, message: 'Project manifest is invalid' },
+  PACKAGE_NOT_IN_PROJECT: { exit: EXIT.FAILED, message: 'package not found in project' },
+  VERSION_CONFLICT: {
+    exit: EXIT.FAILED,
+    message: 'version conflict: cannot update package',
+    hint: 'Update the dependent package first.',
+  },
+  FETCH_FAILED: { exit: EXIT.FAILED, message: 'failed to fetch package information' },
+  NO_COMPATIBLE_VERSION: { exit: EXIT.FAILED, message: 'No version is compatible with the project' },
+  INTEGRITY_MISMATCH: {
+    exit: EXIT.FAILED,
+    message: 'Integrity check failed',
+    hint: 'The downloaded tarball does not match the registry’s integrity value; nothing was installed. Try again, or tell the registry administrator.',
+  },
+  UNSAFE_TARBALL: { exit: EXIT.FAILED, message: 'Refusing to extract a tarball with unsafe entries' },
+  APPLY_FAILED: { exit: EXIT.FAILED, message: 'The change could not be applied' },
+  GLOBAL_NOT_INSTALLED: { exit: EXIT.FAILED, message: 'package not installed globally' },
 } as const satisfies Record<string, CatalogueEntry>;
 
 export type ClientErrorCode = keyof typeof CLIENT_ERRORS;

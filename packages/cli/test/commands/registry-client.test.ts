@@ -1,3 +1,4 @@
+import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RegistryClient } from '../../src/http/registry-client.js';
 import { parseRegistryUrl } from '../../src/http/registry-url.js';
@@ -125,6 +126,34 @@ describe('RegistryClient tokens and answers', () => {
       code: 'PACKAGE_NOT_FOUND',
       message: "Package 'com.missing.pkg' not found",
     });
+  });
+});
+
+describe('RegistryClient timeout', () => {
+  it('gives up on a registry that accepts but never answers, after 3 tries', async () => {
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as { port: number };
+    let requests = 0;
+    silent.on('request', () => requests++);
+    try {
+      const c = new RegistryClient({
+        registry: parseRegistryUrl(`http://127.0.0.1:${port}`),
+        transport: createUndiciTransport({}, { timeoutMs: 200 }),
+        userAgent: 'pkg/test',
+        sleep: async () => undefined,
+        now: () => new Date(),
+        debug: () => undefined,
+      });
+      const err = await c.search('anything', 1).catch((e) => e);
+      expect(err).toBeInstanceOf(ClientError);
+      expect(err.message).toBe('Failed to connect to registry');
+      expect(err.hint).toContain('timed out waiting for an answer');
+      expect(requests).toBe(3);
+    } finally {
+      silent.closeAllConnections();
+      silent.close();
+    }
   });
 });
 

@@ -1,3 +1,5 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run, testDeps } from '../support/deps.js';
 import { searchObject, startFixtureRegistry, type FixtureRegistry } from '../support/fixture-registry.js';
@@ -179,6 +181,26 @@ describe('pkg search', () => {
     expect(code).toBe(1);
     expect(stdout).toBe('');
     expect(stderr).toMatch(/^Error: No packages found matching 'zzz'\n/);
+  });
+
+  it('still searches, anonymously and with a warning, when the token store is damaged', async () => {
+    const deps = await testDeps();
+    const dir = path.join(deps.env.PKG_DATA_DIR!, 'credentials');
+    await mkdir(dir, { recursive: true });
+    await writeFile(path.join(dir, 'tokens.json'), '{damaged');
+    const { code, stdout, stderr } = await run(deps, ['search', 'one', '--registry', fixture.url]);
+    expect(code).toBe(0);
+    expect(stdout).toContain('Found 1 package:');
+    expect(stderr).toMatch(
+      /^Warning: Failed to read the stored authentication token: .*damaged.*; continuing without a token\.\n$/,
+    );
+    expect(fixture.requests.at(-1)!.authorization).toBeUndefined();
+  });
+
+  it('searches several words as one phrase', async () => {
+    const deps = await testDeps();
+    await run(deps, ['search', 'input', 'system', '--registry', fixture.url]);
+    expect(fixture.requests.at(-1)!.url).toBe('/-/v1/search?text=input+system&size=10&from=0');
   });
 
   it('rejects a bad --limit with exit 2', async () => {

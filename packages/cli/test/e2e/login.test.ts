@@ -161,6 +161,25 @@ describe('pkg login', () => {
     }
   });
 
+  it('reports a tampered token file on whoami, and replaces the record on the next login', async () => {
+    const home = await makeHome();
+    expect((await pipedLogin(home, registry.url, 'tamper')).code).toBe(0);
+    const doc = JSON.parse(await readFile(home.tokenFile, 'utf8'));
+    const record = doc.records[new URL(registry.url).host];
+    const data = Buffer.from(record.data, 'base64');
+    data[3]! ^= 0x80;
+    record.data = data.toString('base64');
+    await writeFile(home.tokenFile, JSON.stringify(doc));
+
+    const whoami = await runPkg(['whoami'], { home });
+    expect(whoami.code).toBe(1);
+    expect(whoami.stderr).toMatch(
+      /^Error: Failed to read the stored authentication token: .*failed authentication.*\nHint: Run `pkg login` again to replace it\.\n$/,
+    );
+    expect((await pipedLogin(home, registry.url, 'tamper')).code).toBe(0);
+    expect((await runPkg(['whoami'], { home })).stdout).toContain('Username: tamper');
+  });
+
   it('fails with exit 2 when stdin ends before every answer', async () => {
     const home = await makeHome();
     const result = await runPkg(['login', '--registry', registry.url], { home, input: 'onlyname\n' });

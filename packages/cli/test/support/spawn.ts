@@ -54,11 +54,12 @@ function cleanEnv(): Record<string, string> {
 /** Runs the built `pkg` with `args`, `input` piped to stdin (closed when absent). */
 export function runPkg(
   args: string[],
-  options: { home: Home; env?: Record<string, string>; input?: string; nodeArgs?: string[] },
+  options: { home: Home; env?: Record<string, string>; input?: string; nodeArgs?: string[]; cwd?: string },
 ): Promise<PkgResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...(options.nodeArgs ?? []), PKG_BIN, ...args], {
       env: { ...cleanEnv(), ...options.home.env, ...options.env },
+      ...(options.cwd ? { cwd: options.cwd } : {}),
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -133,7 +134,7 @@ sys.exit(os.waitstatus_to_exitcode(status))
 export async function runPkgInPty(
   args: string[],
   steps: [prompt: string, answer: string][],
-  options: { home: Home; env?: Record<string, string> },
+  options: { home: Home; env?: Record<string, string>; cwd?: string },
 ): Promise<PkgResult> {
   const dir = await mkdtemp(path.join(tmpdir(), 'pkg-pty-'));
   const driver = path.join(dir, 'driver.py');
@@ -145,6 +146,7 @@ export async function runPkgInPty(
       [driver, JSON.stringify([process.execPath, PKG_BIN, ...args]), JSON.stringify(steps), JSON.stringify(env)],
       {
         stdio: ['ignore', 'pipe', 'pipe'],
+        ...(options.cwd ? { cwd: options.cwd } : {}),
       },
     );
     let stdout = '';

@@ -19,4 +19,9 @@ export function installConnectionDraining(app: FastifyInstance): void {
     if (draining) reply.header('connection', 'close');
     return payload;
   });
+  // A response whose headers went out before closing began (a streamed tarball) leaves its
+  // keep-alive socket busy when close() looks for idle ones: close it once the response is done.
+  app.addHook('onResponse', async () => {
+    if (draining) setImmediate(() => app.server.closeIdleConnections());
+  });
 }

@@ -4,8 +4,13 @@ import type { Representation } from './representation.js';
 /** What the cache holds per key: the serialized form and the object it was serialized from. */
 export interface CachedValue<T> {
   representation: Representation;
-  /** Shared between requests: never mutate it. */
-  value: T;
+  /**
+   * The object that was serialized; dropped when stored with `keepValue: false` (then only the
+   * bytes remain). Shared between requests: never mutate it.
+   */
+  value: T | undefined;
+  /** Whether `value` is worth keeping in memory besides the bytes (it costs room). */
+  keepValue?: boolean;
 }
 
 interface Entry {
@@ -83,10 +88,13 @@ export class DocumentCache {
   }
 
   #store(pkg: string, key: string, cached: CachedValue<unknown>): void {
-    const size = cached.representation.body.length * (1 + OBJECT_OVERHEAD);
-    if (size > this.#maxBytes / 4) return;
+    const keep = cached.keepValue !== false;
+    const stored: CachedValue<unknown> = keep ? cached : { representation: cached.representation, value: undefined };
+    const size = cached.representation.body.length * (keep ? 1 + OBJECT_OVERHEAD : 1);
+    // One huge document must not flush everything else.
+    if (size > this.#maxBytes / 2) return;
     this.#remove(key);
-    const entry: Entry = { pkg, cached, size };
+    const entry: Entry = { pkg, cached: stored, size };
     this.#entries.set(key, entry);
     let keys = this.#keysByPackage.get(pkg);
     if (!keys) this.#keysByPackage.set(pkg, (keys = new Set()));

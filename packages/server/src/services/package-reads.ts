@@ -106,7 +106,8 @@ function build(stored: StoredPackage, tarballBaseUrl: string, form: DocumentForm
   const modified = doc.time.modified ? new Date(doc.time.modified) : undefined;
   const value = form === 'full' ? renderFull(doc, tarballBaseUrl) : renderAbbreviated(doc, tarballBaseUrl);
   const representation = Representation.json(value, form === 'full' ? JSON_TYPE : ABBREVIATED_ACCEPT, modified);
-  return { representation, value };
+  // Version and file lookups read the full form's object; the abbreviated one is only bytes.
+  return { representation, value, keepValue: form === 'full' };
 }
 
 function visible(stored: StoredPackage | undefined, name: string): StoredPackage {

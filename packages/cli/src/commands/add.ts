@@ -1,0 +1,32 @@
+import { REGISTRY_OPTION, type Command } from './types.js';
+import { ENGINE_OPTION, nameList } from '../project/options.js';
+
+interface AddOptions {
+  registry?: string;
+  engine?: string;
+}
+
+export const add: Command<AddOptions> = {
+  name: 'add',
+  summary: 'Add packages to the project, at the newest version its editor supports',
+  description:
+    "Add packages to the project's manifest. Without a version, the newest version compatible with the project's editor is chosen (not simply `latest`). The registry's scoped-registry entry is created or completed with each package and every dependency the registry serves.",
+  arguments: [
+    {
+      name: 'package',
+      description: 'package name, optionally with @<version>, @<dist-tag> or @<range>',
+      required: true,
+      variadic: true,
+    },
+  ],
+  options: [REGISTRY_OPTION, ENGINE_OPTION],
+  examples: [
+    'pkg add com.vendor.input',
+    'pkg add com.vendor.input@1.2.0 com.vendor.audio@beta',
+    'pkg add com.vendor.input --json',
+  ],
+  async run(ctx, { args, options }) {
+    const { projectAdd } = await import('../project/project-actions.js');
+    return projectAdd(ctx, nameList(args.package), options);
+  },
+};

@@ -1,0 +1,31 @@
+import { REGISTRY_OPTION, type Command } from './types.js';
+import { ENGINE_OPTION, GLOBAL_OPTION } from '../project/options.js';
+
+interface ListOptions {
+  registry?: string;
+  engine?: string;
+  global?: boolean;
+  outdated?: boolean;
+}
+
+export const list: Command<ListOptions> = {
+  name: 'list',
+  summary: "List the project's packages with requested, resolved and latest compatible versions",
+  description:
+    "List the packages of the project's manifest: the version requested, the version Unity resolved (from Packages/packages-lock.json, when present) and the newest version compatible with the project's editor. With --global: the global packages.",
+  options: [
+    { flags: '--outdated', description: 'show only packages with a newer compatible version' },
+    GLOBAL_OPTION,
+    REGISTRY_OPTION,
+    ENGINE_OPTION,
+  ],
+  examples: ['pkg list', 'pkg list --outdated', 'pkg list --json', 'pkg list --global'],
+  async run(ctx, { options }) {
+    if (options.global) {
+      const { globalList } = await import('../global/global-actions.js');
+      return globalList(ctx, options.outdated ?? false, options.registry);
+    }
+    const { projectList } = await import('../project/project-actions.js');
+    return projectList(ctx, options.outdated ?? false, options);
+  },
+};

@@ -1,0 +1,27 @@
+import { REGISTRY_OPTION, type Command } from './types.js';
+import { ENGINE_OPTION, GLOBAL_OPTION, nameList } from '../project/options.js';
+
+interface UninstallOptions {
+  registry?: string;
+  engine?: string;
+  global?: boolean;
+}
+
+export const uninstall: Command<UninstallOptions> = {
+  name: 'uninstall',
+  summary: 'Remove packages from the project (or global packages)',
+  description:
+    "Remove packages from the project's manifest, and the scopes of the registry's scoped-registry entry that no remaining dependency needs (the entry goes when none is left). With --global: remove global packages.",
+  arguments: [{ name: 'package', description: 'packages to remove', required: true, variadic: true }],
+  options: [REGISTRY_OPTION, ENGINE_OPTION, GLOBAL_OPTION],
+  examples: ['pkg uninstall com.vendor.input', 'pkg uninstall --global com.vendor.tools'],
+  async run(ctx, { args, options }) {
+    const names = nameList(args.package);
+    if (options.global) {
+      const { globalUninstall } = await import('../global/global-actions.js');
+      return globalUninstall(ctx, names, options.registry);
+    }
+    const { projectUninstall } = await import('../project/project-actions.js');
+    return projectUninstall(ctx, names, options);
+  },
+};

@@ -1,0 +1,61 @@
+/**
+ * The one place an engine is chosen. Commands call `selectEngine` and never name an engine.
+ */
+import path from 'node:path';
+import type { ProjectFs } from '../files/project-fs.js';
+import type { Engine } from './engine.js';
+import { ClientError } from '../output/errors.js';
+import { unityEngine } from './unity/unity-engine.js';
+
+export type { Engine, EngineVersion, ManifestChange, ManifestFile, ProjectManifest, ScopedRegistry } from './engine.js';
+
+/** Every supported engine, in the order detection tries them. */
+export const ENGINES: readonly Engine[] = [unityEngine];
+
+export interface SelectedEngine {
+  engine: Engine;
+  /** The project's root folder. */
+  project: string;
+}
+
+export function engineById(id: string): Engine | undefined {
+  return ENGINES.find((e) => e.id === id.toLowerCase());
+}
+
+/**
+ * Finds the project that contains `start` (it or the nearest folder above it that an engine
+ * recognises) and its engine. `forced` (from `--engine`) picks the engine by name; the project is
+ * then the nearest folder holding that engine's manifest, or `start` itself.
+ */
+export async function selectEngine(start: string, fs: ProjectFs, forced?: string): Promise<SelectedEngine> {
+  const dirs = ancestors(path.resolve(start));
+  if (forced !== undefined) {
+    const engine = engineById(forced);
+    if (!engine) {
+      throw new ClientError('UNKNOWN_ENGINE', {
+        message: `Unknown engine '${forced}'`,
+        hint: `Supported engines: ${ENGINES.map((e) => e.id).join(', ')}`,
+      });
+    }
+    for (const dir of dirs) {
+      if (await fs.isFile(path.join(dir, engine.manifestRelativePath))) return { engine, project: dir };
+    }
+    return { engine, project: dirs[0]! };
+  }
+  for (const dir of dirs) {
+    for (const engine of ENGINES) {
+      if (await engine.detect(dir, fs)) return { engine, project: dir };
+    }
+  }
+  throw new ClientError('NO_ENGINE_DETECTED', {
+    hint: `Run pkg inside a project (Unity: a folder with Assets/, ProjectSettings/ and Packages/manifest.json). Supported engines: ${ENGINES.map((e) => e.id).join(', ')}`,
+  });
+}
+
+function ancestors(dir: string): string[] {
+  const result = [dir];
+  for (let parent = path.dirname(dir); parent !== result[result.length - 1]; parent = path.dirname(parent)) {
+    result.push(parent);
+  }
+  return result;
+}

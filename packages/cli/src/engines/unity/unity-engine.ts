@@ -1,0 +1,121 @@
+import path from 'node:path';
+import {
+  formatUnityRequirement,
+  isUnityCompatible,
+  parseUnityRequirement,
+  parseUnityVersion,
+  type VersionRecord,
+} from '@pkg/protocol';
+import type { ProjectFs } from '../../files/project-fs.js';
+import type { Engine, EngineVersion, ManifestFile } from '../engine.js';
+import { ClientError } from '../../output/errors.js';
+import { isUnityBuiltIn } from './built-ins.js';
+import { editorVersionFromProjectVersionTxt } from './project-version.js';
+import { editUnityManifest, parseUnityManifest } from './unity-manifest.js';
+
+const MANIFEST = path.join('Packages', 'manifest.json');
+const LOCK = path.join('Packages', 'packages-lock.json');
+const PROJECT_VERSION = path.join('ProjectSettings', 'ProjectVersion.txt');
+
+async function readManifestAt(project: string, fs: ProjectFs): Promise<ManifestFile> {
+  const file = path.join(project, MANIFEST);
+  const text = await fs.readTextIfExists(file);
+  if (text === null) {
+    throw new ClientError('MANIFEST_NOT_FOUND', {
+      message: `${MANIFEST} not found in ${project}`,
+      hint: 'Run pkg in the root folder of a Unity project, or open the project in Unity once to create it.',
+    });
+  }
+  try {
+    return { path: file, text, manifest: parseUnityManifest(text) };
+  } catch (error) {
+    throw new ClientError('MANIFEST_INVALID', {
+      message: `${MANIFEST} is invalid: ${(error as Error).message}`,
+      hint: 'Fix the file (Unity reports the same problem in its console), then run pkg again.',
+    });
+  }
+}
+
+export const unityEngine: Engine = {
+  id: 'unity',
+  displayName: 'Unity',
+  versionField: 'unity',
+  usesScopedRegistries: true,
+  manifestRelativePath: MANIFEST,
+
+  async detect(dir, fs) {
+    const [assets, settings, manifest] = await Promise.all([
+      fs.isDirectory(path.join(dir, 'Assets')),
+      fs.isDirectory(path.join(dir, 'ProjectSettings')),
+      fs.isFile(path.join(dir, MANIFEST)),
+    ]);
+    return assets && settings && manifest;
+  },
+
+  async readEngineVersion(project, fs): Promise<EngineVersion> {
+    const text = await fs.readTextIfExists(path.join(project, PROJECT_VERSION));
+    const version = text === null ? null : editorVersionFromProjectVersionTxt(text);
+    if (version === null) {
+      return {
+        text: null,
+        warning: `${PROJECT_VERSION} ${text === null ? 'not found' : 'has no m_EditorVersion'}: editor compatibility is not checked`,
+      };
+    }
+    if (parseUnityVersion(version) === null) {
+      return { text: version, warning: `unrecognised editor version '${version}': editor compatibility is not checked` };
+    }
+    return { text: version };
+  },
+
+  readManifest: readManifestAt,
+
+  editManifest(file, change) {
+    return editUnityManifest(file.text, change);
+  },
+
+  async writeManifest(project, text, fs) {
+    await fs.writeTextAtomic(path.join(project, MANIFEST), text);
+    const written = await readManifestAt(project, fs);
+    if (written.text !== text) {
+      throw new ClientError('MANIFEST_INVALID', { message: `${MANIFEST} did not read back as written`, hint: null });
+    }
+    return written;
+  },
+
+  async readResolvedVersions(project, fs) {
+    const text = await fs.readTextIfExists(path.join(project, LOCK));
+    if (text === null) return {};
+    try {
+      const lock = JSON.parse(text) as { dependencies?: Record<string, { version?: unknown }> };
+      const resolved: Record<string, string> = {};
+      for (const [name, entry] of Object.entries(lock.dependencies ?? {})) {
+        if (typeof entry?.version === 'string') resolved[name] = entry.version;
+      }
+      return resolved;
+    } catch {
+      // Unity owns the lock and rewrites it on the next resolve; a broken one only means "unknown".
+      return {};
+    }
+  },
+
+  isBuiltIn: isUnityBuiltIn,
+
+  isCompatible(record: VersionRecord, version: EngineVersion) {
+    const editor = version.text === null ? null : parseUnityVersion(version.text);
+    if (editor === null) return true;
+    const { unity, unityRelease } = record;
+    if (unity === undefined) return true;
+    if (typeof unity !== 'string' || (unityRelease !== undefined && typeof unityRelease !== 'string')) return false;
+    return isUnityCompatible(editor, unity, unityRelease);
+  },
+
+  requirementOf(record) {
+    const { unity, unityRelease } = record;
+    if (unity === undefined) return null;
+    const requirement =
+      typeof unity === 'string' && (unityRelease === undefined || typeof unityRelease === 'string')
+        ? parseUnityRequirement(unity, unityRelease)
+        : null;
+    return requirement ? formatUnityRequirement(requirement) : `unity ${JSON.stringify(unity)} (unreadable)`;
+  },
+};

@@ -1,0 +1,81 @@
+/**
+ * Global packages: `<data dir>/global/packages/<name>/` holds the extracted files of one version
+ * per package, and `<data dir>/global/manifest.json` records them as
+ * `{"dependencies": {"<name>": "<version>"}}`, the same shape as a Unity manifest so the same
+ * planners apply. Changes happen under a lock file, and a package folder is swapped in only once
+ * its tarball is verified and fully extracted.
+ */
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import type { FileSystem } from '../deps.js';
+import { readTextIfExists, withFileLock, writeFileAtomic, type LockOptions } from '../io/fs.js';
+import { ClientError } from '../output/errors.js';
+import { extractPackage } from './safe-extract.js';
+
+export class GlobalPackages {
+  readonly dir: string;
+  readonly manifestPath: string;
+  readonly #fs: FileSystem;
+  readonly #lock: LockOptions;
+
+  constructor(fs: FileSystem, dataDir: string, lock: LockOptions) {
+    this.#fs = fs;
+    this.#lock = lock;
+    this.dir = path.join(dataDir, 'global');
+    this.manifestPath = path.join(this.dir, 'manifest.json');
+  }
+
+  packageDir(name: string): string {
+    return path.join(this.dir, 'packages', name);
+  }
+
+  /** Installed packages, name → version. */
+  async read(): Promise<Record<string, string>> {
+    const text = await readTextIfExists(this.#fs, this.manifestPath);
+    if (text === null) return {};
+    try {
+      const parsed = JSON.parse(text) as { dependencies?: unknown };
+      const deps = parsed.dependencies;
+      if (typeof deps !== 'object' || deps === null || Array.isArray(deps)) throw new Error('"dependencies" is not an object');
+      return Object.fromEntries(Object.entries(deps).filter((e): e is [string, string] => typeof e[1] === 'string'));
+    } catch (err) {
+      throw new ClientError('MANIFEST_INVALID', {
+        message: `${this.manifestPath} is invalid: ${(err as Error).message}`,
+        hint: 'Fix or delete the file; global packages are listed there.',
+      });
+    }
+  }
+
+  /** Runs `fn` holding the global lock, so two `pkg` processes never interleave their changes. */
+  locked<T>(fn: () => Promise<T>): Promise<T> {
+    return withFileLock(this.#fs, path.join(this.dir, '.lock'), this.#lock, fn);
+  }
+
+  /** Extracts a verified tarball as the package's folder, replacing the previous version's. */
+  async install(name: string, version: string, tarball: Buffer): Promise<number> {
+    const staging = path.join(this.dir, 'packages', `.${name}.${randomBytes(4).toString('hex')}.tmp`);
+    try {
+      const files = await extractPackage(this.#fs, tarball, staging, `${name}@${version}`);
+      const target = this.packageDir(name);
+      const old = `${staging}.old`;
+      const hadOld = await this.#fs.rename(target, old).then(
+        () => true,
+        () => false,
+      );
+      await this.#fs.rename(staging, target);
+      if (hadOld) await this.#fs.rm(old, { recursive: true, force: true });
+      return files;
+    } finally {
+      await this.#fs.rm(staging, { recursive: true, force: true });
+    }
+  }
+
+  async remove(name: string): Promise<void> {
+    await this.#fs.rm(this.packageDir(name), { recursive: true, force: true });
+  }
+
+  async write(dependencies: Record<string, string>): Promise<void> {
+    const sorted = Object.fromEntries(Object.entries(dependencies).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    await writeFileAtomic(this.#fs, this.manifestPath, `${JSON.stringify({ dependencies: sorted }, null, 2)}\n`);
+  }
+}

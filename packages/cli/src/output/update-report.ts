@@ -1,0 +1,114 @@
+/**
+ * `pkg update` output: the text of shared/SPEC.md rules 5 and 6 and the update report of its
+ * "Client update report" table (snake_case, as the spec writes it).
+ */
+import type { ScopedRegistry } from '../engines/engine.js';
+import type { UnchangedPackage, UnchangedStatus, UpdatePlan } from '../updates/update-plan.js';
+import { SEPARATOR } from './format.js';
+import type { CommandResult } from './reporter.js';
+
+export interface UpdateReportInput {
+  plan: UpdatePlan;
+  /** Engine identifier (`unity`), or `global` for global packages. */
+  engine: string;
+  engineLabel: string;
+  engineVersion: string | null;
+  project: string;
+  registry: string;
+  mode: 'dry-run' | 'saved' | 'fetched';
+  backupPath: string | null;
+  /** The manifest's name for messages (`Packages/manifest.json`). */
+  manifestName: string;
+}
+
+const STATUS_TEXT: Record<UnchangedStatus, string> = {
+  latest: 'latest',
+  'built-in': 'built-in',
+  'not-in-registry': 'not in registry',
+  external: 'local or git reference',
+};
+
+export function updateMessage(count: number, mode: UpdateReportInput['mode'], manifestName: string): string {
+  if (mode === 'dry-run') return `${count} packages would be updated`;
+  if (mode === 'fetched') return `${count} packages fetched into the cache; ${manifestName} not changed (--save=false)`;
+  return `${count} packages updated successfully`;
+}
+
+function unchangedJson(u: UnchangedPackage) {
+  return {
+    package: u.package,
+    version: u.version,
+    status: u.status,
+    ...(u.newerMajor ? { newer_major: u.newerMajor } : {}),
+    ...(u.needsNewerEngine
+      ? { needs_newer_engine: { version: u.needsNewerEngine.version, requires: u.needsNewerEngine.requires } }
+      : {}),
+  };
+}
+
+function scopesAdded(entry: ScopedRegistry | undefined, before: readonly ScopedRegistry[]): string[] {
+  if (!entry) return [];
+  const old = before.find((e) => e.url === entry.url)?.scopes ?? [];
+  return entry.scopes.filter((s) => !old.includes(s));
+}
+
+export function updateReport(input: UpdateReportInput, scopedBefore: readonly ScopedRegistry[] = []): CommandResult {
+  const { plan, mode } = input;
+  const added = scopesAdded(plan.registryEntry, scopedBefore);
+  const message = updateMessage(plan.updated.length, mode, input.manifestName);
+  const json = {
+    engine: input.engine,
+    engine_version: input.engineVersion,
+    project: input.project,
+    registry: input.registry,
+    updated: plan.updated.map((u) => ({
+      package: u.package,
+      old_version: u.from,
+      new_version: u.to,
+      ...(u.requiredBy ? { required_by: u.requiredBy } : {}),
+      ...(u.needsNewerEngine
+        ? { needs_newer_engine: { version: u.needsNewerEngine.version, requires: u.needsNewerEngine.requires } }
+        : {}),
+    })),
+    unchanged: plan.unchanged.map(unchangedJson),
+    scopes_added: added,
+    backup_path: input.backupPath,
+    message,
+    ...(mode === 'dry-run' ? { dry_run: true } : {}),
+    ...(mode === 'fetched' ? { saved: false } : {}),
+  };
+
+  const preview = mode === 'dry-run';
+  const text = [
+    preview ? 'Update Preview' : 'Package Updates',
+    SEPARATOR,
+    `Engine: ${input.engineLabel}`,
+    `Project: ${input.project}`,
+    `Registry: ${input.registry}`,
+  ];
+  const updatedTitle = preview ? 'Would Update:' : mode === 'fetched' ? 'Fetched (not saved):' : 'Updated Packages:';
+  if (plan.updated.length > 0) {
+    text.push('', updatedTitle);
+    for (const u of plan.updated)
+      text.push(`  ${u.package}: ${u.from} → ${u.to}${u.requiredBy ? ` (required by ${u.requiredBy})` : ''}`);
+  }
+  if (plan.unchanged.length > 0) {
+    text.push('', preview ? 'Would Not Update:' : 'No Updates Available:');
+    for (const u of plan.unchanged) text.push(`  ${u.package}: ${u.version} (${STATUS_TEXT[u.status]})`);
+  }
+  if (added.length > 0 && plan.registryEntry) {
+    text.push('', `${preview ? 'Would add to' : 'Added to'} scoped registry '${plan.registryEntry.name}': ${added.join(', ')}`);
+  }
+  const notes = [...plan.updated, ...plan.unchanged].flatMap((u) => [
+    ...('newerMajor' in u && u.newerMajor
+      ? [`${u.package} ${u.newerMajor} is a new major version: pkg update ${u.package} --latest`]
+      : []),
+    ...(u.needsNewerEngine ? [`${u.package} ${u.needsNewerEngine.version} needs ${u.needsNewerEngine.requires} or newer`] : []),
+  ]);
+  if (notes.length > 0) text.push('', 'Notes:', ...notes.map((n) => `  ${n}`));
+  text.push('');
+  if (input.backupPath) text.push(`Backup: ${input.backupPath}`);
+  if (preview) text.push(message, 'Run without --dry-run to apply these updates.');
+  else text.push(message);
+  return { json, text };
+}

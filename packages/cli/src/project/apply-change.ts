@@ -1,0 +1,61 @@
+/**
+ * Applying a planned manifest change: backup first, then an atomic write that is read back and
+ * validated; on any failure the backup is put back and the error says so.
+ */
+import path from 'node:path';
+import type { FileSystem } from '../deps.js';
+import type { ManifestChange } from '../engines/index.js';
+import { ClientError } from '../output/errors.js';
+import { createBackup, restoreBackup } from './backup.js';
+import type { OpenProject } from './open-project.js';
+
+export interface ApplyOptions {
+  fs: FileSystem;
+  /** Where backup folders go (the system's temp directory). */
+  backupRoot: string;
+  now: Date;
+}
+
+export interface ApplyResult {
+  /** False when the change left the text as it was: nothing was written, no backup taken. */
+  changed: boolean;
+  backupPath: string | null;
+}
+
+export async function applyManifestChange(
+  open: OpenProject,
+  change: ManifestChange,
+  options: ApplyOptions,
+): Promise<ApplyResult> {
+  const { engine, project, manifest } = open;
+  const text = engine.editManifest(manifest, change);
+  if (text === manifest.text) return { changed: false, backupPath: null };
+  const relative = engine.manifestRelativePath;
+  const backup = await createBackup(options.fs, options.backupRoot, options.now, project, [relative]);
+  try {
+    const written = await engine.writeManifest(project, text, open.fs);
+    for (const [name, version] of Object.entries(change.set ?? {})) {
+      if (written.manifest.dependencies[name] !== version) throw new Error(`${name} did not read back as ${version}`);
+    }
+    for (const name of change.remove ?? []) {
+      if (name in written.manifest.dependencies) throw new Error(`${name} is still listed`);
+    }
+  } catch (err) {
+    const cause = err instanceof Error ? err.message : String(err);
+    try {
+      await restoreBackup(options.fs, backup, project);
+    } catch (restoreErr) {
+      throw new ClientError('APPLY_FAILED', {
+        message: `Failed to write ${relative}: ${cause}; restoring the backup failed too (${(restoreErr as Error).message})`,
+        hint: `Copy ${path.join(backup.dir, relative)} back to ${path.join(project, relative)} by hand.`,
+        cause: err,
+      });
+    }
+    throw new ClientError('APPLY_FAILED', {
+      message: `Failed to write ${relative}: ${cause}. The backup was restored automatically`,
+      hint: `Nothing was changed. The backup stays in ${backup.dir}.`,
+      cause: err,
+    });
+  }
+  return { changed: true, backupPath: backup.dir };
+}

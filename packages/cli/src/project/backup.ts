@@ -1,0 +1,49 @@
+/**
+ * Backups taken before a manifest changes: `<tmp>/pkg-backup-<timestamp>/<path in project>`.
+ * They stay after a successful run (the report names the folder, and a person can copy a file
+ * back by hand); the system's temp cleaner removes them eventually.
+ */
+import path from 'node:path';
+import type { FileSystem } from '../deps.js';
+import { writeFileAtomic } from '../io/fs.js';
+
+export interface Backup {
+  dir: string;
+  /** Project-relative paths of the files saved. */
+  files: string[];
+}
+
+/** `2024-05-01T12-30-05-123Z`: sortable and valid in a file name on every platform. */
+export function backupTimestamp(now: Date): string {
+  return now.toISOString().replace(/[:.]/g, '-');
+}
+
+/** Copies `files` (relative to `project`) into a new backup folder under `root`. */
+export async function createBackup(fs: FileSystem, root: string, now: Date, project: string, files: string[]): Promise<Backup> {
+  await fs.mkdir(root, { recursive: true });
+  const base = path.join(root, `pkg-backup-${backupTimestamp(now)}`);
+  let dir = base;
+  for (let n = 2; ; n++) {
+    try {
+      await fs.mkdir(dir);
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      dir = `${base}-${n}`;
+    }
+  }
+  for (const file of files) {
+    const target = path.join(dir, file);
+    await fs.mkdir(path.dirname(target), { recursive: true });
+    await fs.copyFile(path.join(project, file), target);
+  }
+  return { dir, files };
+}
+
+/** Puts every backed-up file back, atomically, byte for byte. */
+export async function restoreBackup(fs: FileSystem, backup: Backup, project: string): Promise<void> {
+  for (const file of backup.files) {
+    const saved = await fs.readFile(path.join(backup.dir, file));
+    await writeFileAtomic(fs, path.join(project, file), saved);
+  }
+}

@@ -1,0 +1,92 @@
+/** `pkg update` on a project: plan, then print (dry run), fetch (--save=false) or apply. */
+import { TarballCache } from '../cache/tarball-cache.js';
+import type { CommandContext } from '../context.js';
+import type { RegistryClient } from '../http/registry-client.js';
+import { ClientError } from '../output/errors.js';
+import type { CommandResult } from '../output/reporter.js';
+import { updateReport } from '../output/update-report.js';
+import { recordOf, type PlanContext } from '../updates/plan-context.js';
+import { planUpdate, type PlannedUpdate } from '../updates/update-plan.js';
+import { applyManifestChange } from './apply-change.js';
+import { throwOnConflicts } from './conflicts.js';
+import { openProject, planContextFor } from './open-project.js';
+import { progressBar } from './progress.js';
+import { planWithDocuments, type DocumentMap } from './registry-documents.js';
+
+export interface ProjectUpdateOptions {
+  dryRun?: boolean;
+  registry?: string;
+  save: boolean;
+  latest?: boolean;
+  engine?: string;
+}
+
+export async function projectUpdate(ctx: CommandContext, names: string[], options: ProjectUpdateOptions): Promise<CommandResult> {
+  const open = await openProject(ctx, options.engine);
+  const { engine, manifest } = open;
+  const dependencies = manifest.manifest.dependencies;
+  for (const name of names) {
+    if (!(name in dependencies)) {
+      throw new ClientError('PACKAGE_NOT_IN_PROJECT', {
+        message: `package '${name}' not found in project`,
+        hint: `Add it with \`pkg add ${name}\`, or check the name in ${engine.manifestRelativePath}.`,
+      });
+    }
+  }
+  const registry = await ctx.registryUrl(options.registry);
+  const client = await ctx.registry(registry);
+  const documents: DocumentMap = new Map();
+  let context: PlanContext | undefined;
+  const plan = await planWithDocuments(client, documents, (docs) => {
+    context = planContextFor(engine, open.version, docs);
+    return planUpdate(dependencies, context, {
+      names,
+      latest: options.latest ?? false,
+      ...(engine.usesScopedRegistries ? { scopes: { registryUrl: registry, entries: manifest.manifest.scopedRegistries } } : {}),
+    });
+  });
+  throwOnConflicts(plan.conflicts);
+
+  const base = {
+    plan,
+    engine: engine.id,
+    engineLabel: open.engineLabel,
+    engineVersion: open.version.text,
+    project: open.project,
+    registry,
+    manifestName: engine.manifestRelativePath,
+  };
+  const scopedBefore = manifest.manifest.scopedRegistries;
+  if (options.dryRun) return updateReport({ ...base, mode: 'dry-run', backupPath: null }, scopedBefore);
+  if (!options.save) {
+    await fetchIntoCache(ctx, client, context!, plan.updated);
+    return updateReport({ ...base, mode: 'fetched', backupPath: null }, scopedBefore);
+  }
+  const set = Object.fromEntries(plan.updated.map((u) => [u.package, u.to]));
+  const applied = await applyManifestChange(
+    open,
+    { set, ...(plan.registryEntry ? { registry: plan.registryEntry } : {}) },
+    { fs: ctx.deps.fs, backupRoot: ctx.deps.tmpdir, now: ctx.deps.now() },
+  );
+  return updateReport({ ...base, mode: 'saved', backupPath: applied.backupPath }, scopedBefore);
+}
+
+/** Downloads and verifies the planned versions the registry serves into the local cache. */
+export async function fetchIntoCache(
+  ctx: CommandContext,
+  client: RegistryClient,
+  context: PlanContext,
+  updates: readonly PlannedUpdate[],
+): Promise<void> {
+  const cache = new TarballCache(ctx.deps.fs, ctx.paths.cacheDir);
+  const records = updates.flatMap((u) => recordOf(context, u.package, u.to) ?? []);
+  const progress = progressBar(ctx.reporter, ctx.deps.stderr.isTTY, records.length);
+  try {
+    for (const record of records) {
+      await cache.fetch(client, record);
+      progress.tick(`${record.name}@${record.version}`);
+    }
+  } finally {
+    progress.done();
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * Fetching the registry documents a planner asks for. Planners are pure and say which documents
+ * they miss; this loop fetches those (a few at a time) and asks again, so only what the plan
+ * really depends on is downloaded.
+ */
+import type { PackageDocument } from '@pkg/protocol';
+import type { RegistryClient } from '../http/registry-client.js';
+import { ClientError } from '../output/errors.js';
+import type { NeedsDocuments } from '../updates/plan-context.js';
+
+const CONCURRENCY = 6;
+const MAX_ROUNDS = 100;
+
+export type DocumentMap = Map<string, PackageDocument | null>;
+
+/**
+ * The package's document, or null when the registry does not have it. Any other failure is
+ * `failed to fetch package information`, with the cause as the hint.
+ */
+export async function fetchDocument(client: RegistryClient, name: string): Promise<PackageDocument | null> {
+  try {
+    const document = await client.packument(name);
+    if (typeof document !== 'object' || document === null || typeof document.versions !== 'object') {
+      throw new ClientError('INVALID_RESPONSE', { message: `The registry sent an unreadable document for ${name}` });
+    }
+    return document;
+  } catch (err) {
+    if (err instanceof ClientError && err.code === 'PACKAGE_NOT_FOUND') return null;
+    const cause = err instanceof Error ? err.message : String(err);
+    const hint = err instanceof ClientError && err.hint ? ` ${err.hint}` : '';
+    throw new ClientError('FETCH_FAILED', { hint: `${name}: ${cause}.${hint}`, cause: err });
+  }
+}
+
+export async function fetchDocuments(client: RegistryClient, names: Iterable<string>, into: DocumentMap): Promise<void> {
+  const queue = [...new Set(names)].filter((n) => !into.has(n));
+  const workers = Array.from({ length: Math.min(CONCURRENCY, queue.length) }, async () => {
+    for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
+      into.set(name, await fetchDocument(client, name));
+    }
+  });
+  await Promise.all(workers);
+}
+
+/** Runs `plan` until it stops asking for documents, fetching what it asks for in between. */
+export async function planWithDocuments<P extends { kind: 'plan' }>(
+  client: RegistryClient,
+  documents: DocumentMap,
+  plan: (documents: DocumentMap) => P | NeedsDocuments,
+): Promise<P> {
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    const result = plan(documents);
+    if (result.kind === 'plan') return result as P;
+    const before = documents.size;
+    await fetchDocuments(client, result.names, documents);
+    if (documents.size === before) throw new Error(`planner keeps asking for ${result.names.join(', ')}`);
+  }
+  throw new Error('dependency tree too deep to plan');
+}

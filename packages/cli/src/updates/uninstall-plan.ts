@@ -1,0 +1,49 @@
+/**
+ * `pkg uninstall <name>...`: the dependencies to remove and the scopes of our registry entry that
+ * nothing left in the manifest needs any more.
+ */
+import semver from 'semver';
+import type { ScopedRegistry } from '../engines/engine.js';
+import { ClientError } from '../output/errors.js';
+import { registryClosure, type NeedsDocuments, type PlanContext } from './plan-context.js';
+import { shrinkRegistryEntry } from './registry-scopes.js';
+
+export interface UninstallPlan {
+  kind: 'plan';
+  removed: { package: string; version: string }[];
+  dependencies: Record<string, string>;
+  registryEntry?: ScopedRegistry;
+}
+
+export function planUninstall(
+  dependencies: Readonly<Record<string, string>>,
+  names: readonly string[],
+  context: PlanContext,
+  scopes?: { registryUrl: string; entries: readonly ScopedRegistry[] },
+): UninstallPlan | NeedsDocuments {
+  for (const name of names) {
+    if (!(name in dependencies)) {
+      throw new ClientError('PACKAGE_NOT_IN_PROJECT', { message: `package '${name}' not found in project` });
+    }
+  }
+  const removedNames = new Set(names);
+  const removed = Object.entries(dependencies)
+    .filter(([name]) => removedNames.has(name))
+    .map(([name, version]) => ({ package: name, version }));
+  const remaining = Object.fromEntries(Object.entries(dependencies).filter(([name]) => !removedNames.has(name)));
+  let registryEntry: ScopedRegistry | undefined;
+  if (scopes) {
+    const roots = (deps: Record<string, string>) =>
+      Object.entries(deps)
+        .filter(([, version]) => semver.valid(version))
+        .map(([name, version]) => ({ name, version }));
+    const released = registryClosure(context, roots(Object.fromEntries(removed.map((r) => [r.package, r.version]))));
+    const kept = registryClosure(context, roots(remaining));
+    const missing = new Set([...released.missing, ...kept.missing]);
+    if (missing.size > 0) return { kind: 'needs-documents', names: [...missing] };
+    // A removed package the registry does not know still had its own name in our scopes.
+    for (const r of removed) released.names.add(r.package);
+    registryEntry = shrinkRegistryEntry(scopes.entries, scopes.registryUrl, released.names, kept.names);
+  }
+  return { kind: 'plan', removed, dependencies: remaining, ...(registryEntry ? { registryEntry } : {}) };
+}

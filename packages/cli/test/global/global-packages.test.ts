@@ -1,0 +1,80 @@
+import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestRegistry } from '@pkg/testkit';
+import { run, testDeps } from '../support/deps.js';
+import { fixtureRegistry } from '../project/fixtures.js';
+
+let registry: TestRegistry;
+beforeAll(async () => {
+  registry = await fixtureRegistry();
+});
+afterAll(async () => registry?.close());
+
+describe('global packages', () => {
+  it('install, list, update and uninstall --global', async () => {
+    // Global packages need no project: run from a folder that is not one.
+    const deps = await testDeps({ env: { PKG_REGISTRY: registry.url } });
+    const globalDir = path.join(deps.env.PKG_DATA_DIR!, 'global');
+    const manifest = async () => JSON.parse(await readFile(path.join(globalDir, 'manifest.json'), 'utf8'));
+    const installedJson = async (name: string) =>
+      JSON.parse(await readFile(path.join(globalDir, 'packages', name, 'package.json'), 'utf8'));
+
+    const installed = await run(deps, ['install', '--global', 'com.fixture.a@1.0.0', 'com.fixture.core@1.0.0']);
+    expect(installed.stderr).toBe('');
+    expect(installed.code).toBe(0);
+    expect(await manifest()).toEqual({ dependencies: { 'com.fixture.a': '1.0.0', 'com.fixture.core': '1.0.0' } });
+    expect(await installedJson('com.fixture.a')).toMatchObject({ name: 'com.fixture.a', version: '1.0.0' });
+
+    const listed = await run(deps, ['list', '--global', '--json']);
+    expect(JSON.parse(listed.stdout).packages).toEqual([
+      {
+        package: 'com.fixture.a',
+        requested: '1.0.0',
+        resolved: '1.0.0',
+        latest_compatible: '2.1.0',
+        status: 'registry',
+        outdated: true,
+      },
+      {
+        package: 'com.fixture.core',
+        requested: '1.0.0',
+        resolved: '1.0.0',
+        latest_compatible: '1.4.0',
+        status: 'registry',
+        outdated: true,
+      },
+    ]);
+
+    const preview = await run(deps, ['update', '--global', 'com.fixture.a', '--dry-run', '--json']);
+    expect(JSON.parse(preview.stdout)).toMatchObject({
+      dry_run: true,
+      engine: 'global',
+      updated: [{ package: 'com.fixture.a', old_version: '1.0.0', new_version: '1.3.0' }],
+    });
+    expect(await manifest()).toEqual({ dependencies: { 'com.fixture.a': '1.0.0', 'com.fixture.core': '1.0.0' } });
+
+    // No project means no editor: the newest of the major is taken, whatever its unity field.
+    const updated = await run(deps, ['update', '--global', 'com.fixture.a']);
+    expect(updated.code).toBe(0);
+    expect(updated.stdout).toContain('Updated Packages:\n  com.fixture.a: 1.0.0 → 1.3.0\n');
+    expect(await manifest()).toEqual({ dependencies: { 'com.fixture.a': '1.3.0', 'com.fixture.core': '1.0.0' } });
+    expect(await installedJson('com.fixture.a')).toMatchObject({ version: '1.3.0' });
+
+    const removed = await run(deps, ['uninstall', '--global', 'com.fixture.a']);
+    expect(removed.code).toBe(0);
+    expect(await manifest()).toEqual({ dependencies: { 'com.fixture.core': '1.0.0' } });
+    await expect(stat(path.join(globalDir, 'packages', 'com.fixture.a'))).rejects.toThrow();
+
+    const missing = await run(deps, ['uninstall', '--global', 'com.fixture.a']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toBe(
+      "Error: package 'com.fixture.a' is not installed globally\nHint: See the global packages with `pkg list --global`.\n",
+    );
+    const notThere = await run(deps, ['update', '--global', 'com.fixture.b']);
+    expect(notThere.code).toBe(1);
+    expect(notThere.stderr.split('\n')[0]).toBe("Error: package 'com.fixture.b' is not installed globally");
+    const noName = await run(deps, ['install', '--global']);
+    expect(noName.code).toBe(2);
+  });
+});
