@@ -16,19 +16,11 @@ import { rankPackages, relevanceTier, type RankedPackage } from '../src/search/r
 import { scorePackage } from '../src/search/scoring.js';
 
 const NOW = new Date('2025-06-01T12:00:00Z');
-let storage: Storage;
-let dataDir: string;
-let run = 0;
 
-beforeAll(async () => {
-  dataDir = await mkdtemp(path.join(tmpdir(), 'pkg-registry-search-contract-'));
-  const config = loadConfig({ flags: { data: dataDir, logLevel: 'silent' }, env: {} });
-  storage = await createStorage(config, { now: () => NOW });
-});
-afterAll(async () => {
-  await storage.close();
-  await rm(dataDir, { recursive: true, force: true });
-});
+/** Each metadata driver with a search index, by the `database` setting that selects it. */
+const DRIVERS: { name: string; database: (dataDir: string) => string }[] = [
+  { name: 'SQLite', database: (dataDir) => `sqlite:${path.join(dataDir, 'registry.db')}` },
+];
 
 // A small alphabet, so that names, keywords and texts collide often.
 const WORDS = ['a', 'ab', 'abc', 'bca', 'in', 'inp', 'input', 'put', 'ui', 'sys', 'system', 'x1', 'tem'];
@@ -130,7 +122,21 @@ function tryParse(text: string): SearchQuery | undefined {
   }
 }
 
-describe('search index contract (SQLite)', () => {
+describe.each(DRIVERS)('search index contract ($name)', ({ database }) => {
+  let storage: Storage;
+  let dataDir: string;
+  let run = 0;
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(path.join(tmpdir(), 'pkg-registry-search-contract-'));
+    const config = loadConfig({ flags: { data: dataDir, database: database(dataDir), logLevel: 'silent' }, env: {} });
+    storage = await createStorage(config, { now: () => NOW });
+  });
+  afterAll(async () => {
+    await storage.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
   it('matches, ranks, counts and pages exactly as the reference rules', async () => {
     await fc.assert(
       fc.asyncProperty(
