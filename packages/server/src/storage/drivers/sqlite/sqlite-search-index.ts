@@ -65,6 +65,8 @@ export const SEARCH_MIGRATIONS: readonly string[] = [
     tokenize = 'unicode61 remove_diacritics 0', prefix = '1 2', content = '', contentless_delete = 1
   );
   `,
+  // The day of the last full refresh of a tenant's scores (a restart the same day skips it).
+  `ALTER TABLE search_tenants ADD COLUMN refreshed_day TEXT;`,
 ];
 
 export interface SqliteSearchIndexOptions {
@@ -183,6 +185,7 @@ export class SqliteSearchIndex implements SearchIndex {
         // Let requests run between chunks: a large registry is rescored without a long pause.
         await new Promise((resolve) => setImmediate(resolve));
       }
+      this.#stmt('UPDATE search_tenants SET refreshed_day = ? WHERE tenant = ?').run(today, tenant);
     } else {
       for (let i = 0; i < names.length; i += REFRESH_CHUNK) {
         const chunk = names.slice(i, i + REFRESH_CHUNK);
@@ -212,6 +215,12 @@ export class SqliteSearchIndex implements SearchIndex {
       }
     }
     this.#cache?.clear();
+  }
+
+  async scoresRefreshedOn(tenant: TenantId): Promise<string | null> {
+    const day = this.#stmt('SELECT refreshed_day FROM search_tenants WHERE tenant = ?').pluck().get(tenant) as
+      string | null | undefined;
+    return day ?? null;
   }
 
   #refreshAllWindows(window: { tenant: string; today: string; weekStart: string; monthStart: string }): void {
