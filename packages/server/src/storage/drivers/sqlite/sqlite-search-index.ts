@@ -7,7 +7,7 @@ import { addDays, utcDay } from '../../../search/utc-days.js';
 import { BudgetLru } from '../../budget-lru.js';
 import type { PackageSummary, SearchHit, SearchIndex, SearchPage, StoredPackage, TenantId } from '../../ports.js';
 import type { SqlitePackageWriteHook } from './sqlite-metadata-store.js';
-import { compileSearch, listKey, partsKey, tenantIdRange } from './sqlite-search-sql.js';
+import { compileSearch, listKey, partsKey, tenantIdRange, type CompiledSearch } from './sqlite-search-sql.js';
 
 type Db = Database.Database;
 type Statement = Database.Statement;
@@ -79,6 +79,12 @@ export interface SqliteSearchIndexOptions {
 const REFRESH_CHUNK = 2000;
 const MAX_PREPARED_SHAPES = 256;
 
+interface SearchStatements {
+  page: Statement;
+  count: Statement;
+  namePart?: Statement;
+}
+
 interface PageRow {
   tier: number;
   name: string;
@@ -115,7 +121,7 @@ export class SqliteSearchIndex implements SearchIndex {
   #db: Db | undefined;
   readonly #now: () => Date;
   readonly #statements = new Map<string, Statement>();
-  readonly #shapes = new Map<string, { page: Statement; count: Statement }>();
+  readonly #shapes = new Map<string, SearchStatements>();
   readonly #cache: BudgetLru<SearchPage> | undefined;
   /** Tenant numbers never change once given, so they are remembered. */
   readonly #tenantNumbers = new Map<TenantId, number>();
@@ -149,9 +155,13 @@ export class SqliteSearchIndex implements SearchIndex {
     const range = this.#tenantRange(tenant, false);
     if (!range) return { total: 0, hits: [] };
     const compiled = compileSearch(query);
-    const statements = this.#shape(compiled.key, compiled.pageSql, compiled.countSql);
+    const statements = this.#shape(compiled);
     const params = { ...compiled.params, ...range, limit: page.size, offset: page.from };
-    const rows = page.size > 0 ? (statements.page.all(params) as PageRow[]) : [];
+    let rows: PageRow[] = [];
+    if (page.size > 0) {
+      rows = (statements.namePart?.all(params) ?? []) as PageRow[];
+      if (rows.length < page.size) rows = statements.page.all(params) as PageRow[];
+    }
     // A page that is neither full nor empty ends the matches: it tells the total by itself.
     const total = rows.length > 0 && rows.length < page.size ? page.from + rows.length : (statements.count.get(params) as number);
     const result: SearchPage = { total, hits: rows.map(toHit) };
@@ -379,13 +389,17 @@ export class SqliteSearchIndex implements SearchIndex {
     }
   }
 
-  #shape(key: string, pageSql: string, countSql: string): { page: Statement; count: Statement } {
-    let shape = this.#shapes.get(key);
+  #shape(compiled: CompiledSearch): SearchStatements {
+    let shape = this.#shapes.get(compiled.key);
     if (!shape) {
       const db = this.#requireDb();
-      shape = { page: db.prepare(pageSql), count: db.prepare(countSql).pluck() };
+      shape = {
+        page: db.prepare(compiled.pageSql),
+        count: db.prepare(compiled.countSql).pluck(),
+        ...(compiled.namePartSql ? { namePart: db.prepare(compiled.namePartSql) } : {}),
+      };
       if (this.#shapes.size >= MAX_PREPARED_SHAPES) this.#shapes.delete(this.#shapes.keys().next().value!);
-      this.#shapes.set(key, shape);
+      this.#shapes.set(compiled.key, shape);
     }
     return shape;
   }

@@ -16,6 +16,8 @@ export const HALF_MARK = '\x1e';
 const TEXT_COLUMNS = '{name display keywords description author}';
 /** A value the word index holds as one token: letters and digits only. */
 const WORD = /^[\p{L}\p{N}\p{Co}]+$/u;
+/** A term the word index surely holds as one token, whatever its Unicode tables. */
+const PLAIN_WORD = /^[a-z0-9]+$/;
 
 export interface CompiledSearch {
   /** The statements' shape: equal keys, equal SQL. */
@@ -23,6 +25,11 @@ export interface CompiledSearch {
   /** `@lo`/`@hi` (the tenant's id range), `@limit` and `@offset` are bound by the caller. */
   pageSql: string;
   countSql: string;
+  /**
+   * When present: the page among live packages of tiers 0 and 1 only. If it comes back full,
+   * it is the page (those packages come first); otherwise `pageSql` gives it.
+   */
+  namePartSql?: string;
   params: Record<string, string>;
 }
 
@@ -128,6 +135,7 @@ export function compileSearch(query: SearchQuery): CompiledSearch {
 
   // Conditions only the rows can decide; without them the indexes alone count the matches.
   const rowOnly = where.length > 1;
+  const rowConditions = where.slice(1);
   let from = 'search_packages p';
   const ranges = ['p.id BETWEEN @lo AND @hi'];
   const countFrom: string[] = [];
@@ -152,18 +160,42 @@ export function compileSearch(query: SearchQuery): CompiledSearch {
 
   const tier = tierSql(query.terms, params);
   const filter = `FROM ${from} WHERE ${where.join(' AND ')}`;
-  const pageSql = `WITH page AS (
-      SELECT p.id AS id, ${tier} AS tier ${filter}
+  const pageSql = withRows(`SELECT p.id AS id, ${tier} AS tier ${filter}`);
+  const countSql =
+    rowOnly || countFrom.length === 0
+      ? `SELECT count(*) ${filter}`
+      : `SELECT count(*) FROM ${trigrams.length > 0 ? 'search_fts' : 'search_words'} WHERE ${countFrom.join(' AND ')}`;
+  const compiled: CompiledSearch = { key: shape.join(','), pageSql, countSql, params };
+
+  // Most searches are words, and their first pages are names that start with them: when every
+  // term is a plain word, the live packages whose name (or displayName) has a part starting
+  // with each term (tiers 0 and 1, which come first) are found through the word index alone.
+  // When they fill the page, the page is theirs, and the other matches need not be ranked.
+  if (query.terms.length > 0 && query.terms.every((t) => PLAIN_WORD.test(t)) && query.deprecated !== true) {
+    params.nameWords = query.terms.map((t) => `{name display} : ${phrase(t)}*`).join(' AND ');
+    const nameFilter = [
+      'search_words MATCH @nameWords',
+      'search_words.rowid BETWEEN @lo AND @hi',
+      'p.deprecated = 0',
+      `tier <= ${TIER.NAME_PART}`,
+      ...rowConditions,
+    ].join(' AND ');
+    compiled.key += ',N';
+    compiled.namePartSql = withRows(
+      `SELECT p.id AS id, ${tier} AS tier FROM search_words JOIN search_packages p ON p.id = search_words.rowid WHERE ${nameFilter}`,
+    );
+  }
+  return compiled;
+}
+
+/** A page of `ranked` (ids and tiers, in result order) with what the results show. */
+function withRows(ranked: string): string {
+  return `WITH page AS (${ranked}
       ORDER BY p.deprecated, tier, p.final DESC, p.name LIMIT @limit OFFSET @offset)
     SELECT page.tier, p.name, p.deprecated_message, p.unstable, p.final, p.quality, p.popularity, p.maintenance,
       p.downloads_week, p.downloads_month, p.updated, p.modified, d.package_json
     FROM page JOIN search_packages p ON p.id = page.id JOIN search_documents d ON d.id = page.id
     ORDER BY p.deprecated, page.tier, p.final DESC, p.name`;
-  const countSql =
-    rowOnly || countFrom.length === 0
-      ? `SELECT count(*) ${filter}`
-      : `SELECT count(*) FROM ${trigrams.length > 0 ? 'search_fts' : 'search_words'} WHERE ${countFrom.join(' AND ')}`;
-  return { key: shape.join(','), pageSql, countSql, params };
 }
 
 /** relevanceTier() of search/relevance.ts as a CASE expression over the stored keys. */
