@@ -82,7 +82,7 @@ const MAX_PREPARED_SHAPES = 256;
 interface SearchStatements {
   page: Statement;
   count: Statement;
-  namePart?: Statement;
+  firstPages: Statement[];
 }
 
 interface PageRow {
@@ -159,7 +159,10 @@ export class SqliteSearchIndex implements SearchIndex {
     const params = { ...compiled.params, ...range, limit: page.size, offset: page.from };
     let rows: PageRow[] = [];
     if (page.size > 0) {
-      rows = (statements.namePart?.all(params) ?? []) as PageRow[];
+      for (const shortcut of statements.firstPages) {
+        rows = shortcut.all(params) as PageRow[];
+        if (rows.length === page.size) break;
+      }
       if (rows.length < page.size) rows = statements.page.all(params) as PageRow[];
     }
     // A page that is neither full nor empty ends the matches: it tells the total by itself.
@@ -396,7 +399,7 @@ export class SqliteSearchIndex implements SearchIndex {
       shape = {
         page: db.prepare(compiled.pageSql),
         count: db.prepare(compiled.countSql).pluck(),
-        ...(compiled.namePartSql ? { namePart: db.prepare(compiled.namePartSql) } : {}),
+        firstPages: compiled.firstPages.map((sql) => db.prepare(sql)),
       };
       if (this.#shapes.size >= MAX_PREPARED_SHAPES) this.#shapes.delete(this.#shapes.keys().next().value!);
       this.#shapes.set(compiled.key, shape);

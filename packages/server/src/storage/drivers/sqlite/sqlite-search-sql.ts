@@ -26,10 +26,11 @@ export interface CompiledSearch {
   pageSql: string;
   countSql: string;
   /**
-   * When present: the page among live packages of tiers 0 and 1 only. If it comes back full,
-   * it is the page (those packages come first); otherwise `pageSql` gives it.
+   * Shortcuts, tried in order: each gives the page among live packages of the first tiers
+   * only. The first that comes back full is the page (those packages come first); when none
+   * does, `pageSql` gives it.
    */
-  namePartSql?: string;
+  firstPages: string[];
   params: Record<string, string>;
 }
 
@@ -165,25 +166,38 @@ export function compileSearch(query: SearchQuery): CompiledSearch {
     rowOnly || countFrom.length === 0
       ? `SELECT count(*) ${filter}`
       : `SELECT count(*) FROM ${trigrams.length > 0 ? 'search_fts' : 'search_words'} WHERE ${countFrom.join(' AND ')}`;
-  const compiled: CompiledSearch = { key: shape.join(','), pageSql, countSql, params };
+  const compiled: CompiledSearch = { key: shape.join(','), pageSql, countSql, firstPages: [], params };
 
-  // Most searches are words, and their first pages are names that start with them: when every
-  // term is a plain word, the live packages whose name (or displayName) has a part starting
-  // with each term (tiers 0 and 1, which come first) are found through the word index alone.
-  // When they fill the page, the page is theirs, and the other matches need not be ranked.
-  if (query.terms.length > 0 && query.terms.every((t) => PLAIN_WORD.test(t)) && query.deprecated !== true) {
-    params.nameWords = query.terms.map((t) => `{name display} : ${phrase(t)}*`).join(' AND ');
-    const nameFilter = [
-      'search_words MATCH @nameWords',
-      'search_words.rowid BETWEEN @lo AND @hi',
-      'p.deprecated = 0',
-      `tier <= ${TIER.NAME_PART}`,
-      ...rowConditions,
-    ].join(' AND ');
-    compiled.key += ',N';
-    compiled.namePartSql = withRows(
-      `SELECT p.id AS id, ${tier} AS tier FROM search_words JOIN search_packages p ON p.id = search_words.rowid WHERE ${nameFilter}`,
+  // Most searches find names: the live packages whose name or displayName holds the terms
+  // (tiers 0 to 2) come before all other matches, and the indexes find them directly. Each
+  // shortcut below yields the page among them; when it comes back full it is the page, and
+  // the other matches need not be ranked.
+  const shortcut = (fts: string, match: string, maxTier: number) =>
+    withRows(
+      `SELECT p.id AS id, ${tier} AS tier FROM ${fts} JOIN search_packages p ON p.id = ${fts}.rowid WHERE ` +
+        [
+          `${fts} MATCH ${match}`,
+          `${fts}.rowid BETWEEN @lo AND @hi`,
+          'p.deprecated = 0',
+          `tier <= ${maxTier}`,
+          ...rowConditions,
+        ].join(' AND '),
     );
+  if (query.terms.length > 0 && query.deprecated !== true) {
+    // Every term a plain word: a name part starting with each (tiers 0 and 1) is a word of the
+    // name or displayName starting with it, which the word index finds by prefix.
+    if (query.terms.every((t) => PLAIN_WORD.test(t))) {
+      params.nameWords = query.terms.map((t) => `{name display} : ${phrase(t)}*`).join(' AND ');
+      compiled.firstPages.push(shortcut('search_words', '@nameWords', TIER.NAME_PART));
+      compiled.key += ',W';
+    }
+    // Every term long enough for trigrams: tiers 0 to 2 are exactly the packages whose name or
+    // displayName contains each term.
+    if (query.terms.every((t) => !isShortTerm(t))) {
+      params.nameTrigrams = query.terms.map((t) => `{name display} : ${phrase(t)}`).join(' AND ');
+      compiled.firstPages.push(shortcut('search_fts', '@nameTrigrams', TIER.NAME));
+      compiled.key += ',G';
+    }
   }
   return compiled;
 }
