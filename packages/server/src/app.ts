@@ -2,8 +2,11 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { ServerDeps } from './deps.js';
 import { answerFrameworkError, installErrorHandler } from './plugins/error-handler.js';
 import { installRequestContext } from './plugins/request-context.js';
+import { installRateLimits } from './plugins/rate-limit.js';
+import { installAccessControl } from './plugins/access.js';
 import { installBodyParsing } from './plugins/body-parsing.js';
 import { installConnectionDraining } from './plugins/connection-draining.js';
+import { installJsonDepthLimit } from './plugins/json-depth.js';
 import { installRequestLog, loggerOptions, type LogStream } from './plugins/logging.js';
 import { createServices, type Services } from './services/services.js';
 import { pingRoutes } from './routes/ping.js';
@@ -59,7 +62,10 @@ export async function buildApp(deps: ServerDeps, options: BuildOptions = {}): Pr
   installErrorHandler(app);
   installConnectionDraining(app);
   installBodyParsing(app);
+  installJsonDepthLimit(app);
   installRequestContext(app, config, services);
+  installRateLimits(app, services.rateLimits);
+  installAccessControl(app);
   installRequestLog(app);
 
   await app.register(pingRoutes, { services });

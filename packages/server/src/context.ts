@@ -1,3 +1,4 @@
+import type { EffectiveSettings } from './services/tenant-service.js';
 import type { TenantId } from './storage/ports.js';
 
 /** Who is calling, resolved once per request by the request-context plugin. */
@@ -16,10 +17,19 @@ export interface RequestContext {
   /** Base of tarball URLs: cdnUrl when configured for the global registry, else baseUrl. */
   tarballBaseUrl: string;
   caller: Caller | null;
+  /** This registry's settings (the tenant's own over the server configuration). */
+  settings: EffectiveSettings;
 }
 
 declare module 'fastify' {
   interface FastifyRequest {
     ctx: RequestContext;
+  }
+  interface FastifyContextConfig {
+    /**
+     * Reachable without a token even on a registry whose reads need one (`readAccess: token`):
+     * login, logout (the token is in the path), ping.
+     */
+    openAccess?: boolean;
   }
 }

@@ -5,3 +5,8 @@ export { SETTINGS, envName } from './config/settings.js';
 export { createStorage, collectOrphanBlobs, type Storage } from './storage/create-storage.js';
 export { serverDeps, type ServerDeps } from './deps.js';
 export * from './storage/ports.js';
+export * from './storage/counter-store.js';
+export { TenantService, type EffectiveSettings } from './services/tenant-service.js';
+export { TenantAdmin, AdminError, AdminUsageError } from './services/tenant-admin.js';
+export { UserAdmin } from './services/user-admin.js';
+export { tenantNameProblem } from './services/tenant-names.js';

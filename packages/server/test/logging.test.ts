@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { request, spawnRegistry, type SpawnedRegistry } from '@pkg/testkit';
+import { loginUser, request, spawnRegistry, startRegistry, type SpawnedRegistry } from '@pkg/testkit';
 
 // Spawns the built binary (run `npm run build` first): the log is the process's real stdout.
 let server: SpawnedRegistry;
@@ -70,5 +70,15 @@ describe('request log', () => {
     }
     expect(requestLines.filter((e) => String(e.url).startsWith('/-/user/token/'))).toHaveLength(5);
     expect(requestLines.find((e) => e.url === '/-/whoami' && e.status === 200)?.user).toBe('logger');
+  });
+});
+
+describe('the test kit guards every test run against tokens in the log', () => {
+  it('closing a test registry fails when a token a test received appears in its log', async () => {
+    const registry = await startRegistry();
+    const token = await loginUser(registry.url, 'guarded');
+    expect(registry.logLines.length).toBeGreaterThan(0);
+    registry.logLines.push(JSON.stringify({ msg: 'oops', token }));
+    await expect(registry.close()).rejects.toThrow("1 issued token(s) appear in the registry's log");
   });
 });

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { loginUser, request, startRegistry, type TestRegistry } from '@pkg/testkit';
+import { TenantAdmin } from '@pkg/server';
+import { loginOn, loginUser, registryHost, request, startRegistry, type TestRegistry } from '@pkg/testkit';
 
 const forwarded = { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'registry.example.com' };
 
@@ -40,5 +41,28 @@ describe('public URL behind a TLS-terminating proxy', () => {
   it('a configured publicUrl wins over the forwarded headers', async () => {
     registry = await startRegistry({ settings: { trustProxy: 'true', publicUrl: 'https://pkgs.example.org/' } });
     expect(await whoamiRegistry(forwarded)).toBe('https://pkgs.example.org/');
+  });
+});
+
+describe('tenant host behind a proxy', () => {
+  it('with trustProxy, X-Forwarded-Host names the tenant; without it, the Host does', async () => {
+    for (const trustProxy of ['true', 'false']) {
+      registry = await startRegistry({ settings: { trustProxy, registryDomain: 'registry.test' } });
+      await new TenantAdmin(registry.storage.metadata, registry.storage.blobs).create('a', {});
+      const token = await loginOn(registryHost(registry.url, 'a.registry.test'), 'tenant-user');
+      const res = await request(`${registry.url}/-/whoami`, {
+        token,
+        headers: { 'x-forwarded-host': 'a.registry.test', 'x-forwarded-proto': 'https' },
+      });
+      if (trustProxy === 'true') {
+        expect(res.status).toBe(200);
+        expect(res.body.registry).toBe('https://a.registry.test/');
+      } else {
+        // The Host is 127.0.0.1:<port>, the global registry, where a's token means nothing.
+        expect(res.status).toBe(401);
+      }
+      await registry.close();
+      registry = undefined;
+    }
   });
 });

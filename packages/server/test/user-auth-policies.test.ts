@@ -168,3 +168,17 @@ describe('web login', () => {
     expect(res.body.code).toBe('NOT_FOUND');
   });
 });
+
+describe('readAccess token on the global registry', () => {
+  it('needs a token for reads, not for login, logout or ping', async () => {
+    registry = await startRegistry({ settings: { readAccess: 'token' } });
+    const token = await loginUser(registry.url, 'reader');
+    for (const path of ['/-/whoami', '/-/user/org.couchdb.user:reader', '/com.example.anything', '/-/v1/search?text=x']) {
+      expect((await request(`${registry.url}${path}`)).status, path).toBe(401);
+    }
+    expect((await request(`${registry.url}/-/user/org.couchdb.user:reader`, { token })).status).toBe(200);
+    expect((await request(`${registry.url}/-/v1/search?text=x`, { token })).status).toBe(200);
+    expect((await request(`${registry.url}/-/ping`)).status).toBe(200);
+    expect((await request(`${registry.url}/-/user/token/${token}`, { method: 'DELETE' })).status).toBe(200);
+  });
+});

@@ -1,3 +1,5 @@
+import { recordIssuedToken } from './issued-tokens.js';
+
 /** Small fetch wrappers for tests: JSON in, status + parsed body + headers out. */
 export interface JsonResponse<T = any> {
   status: number;
@@ -26,6 +28,7 @@ export async function request<T = any>(
   } catch {
     // not JSON: keep the text
   }
+  recordIssuedToken(parsed);
   return { status: response.status, body: parsed as T, headers: response.headers, text };
 }
 

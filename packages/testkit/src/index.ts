@@ -7,6 +7,8 @@ export * from './clients.js';
 export * from './spawn-registry.js';
 export * from './proxy.js';
 export * from './certificates.js';
+export * from './host-request.js';
 export * from './documents.js';
+export * from './issued-tokens.js';
 export * from './unity.js';
 export * from './publish.js';

@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { leakedTokens } from './issued-tokens.js';
 import {
   buildApp,
   createStorage,
@@ -19,7 +20,7 @@ export interface TestRegistry extends BuiltApp {
   config: Config;
   storage: Storage;
   dataDir: string;
-  /** Log lines written so far, when started with `captureLogs`. */
+  /** Log lines written so far. */
   logLines: string[];
   close(): Promise<void>;
 }
@@ -31,7 +32,11 @@ export interface StartRegistryOptions {
   dataDir?: string;
   /** Injected clock. */
   now?: () => Date;
-  /** Collect the JSON-lines log (level `info` unless settings say otherwise) into `logLines`. */
+  /**
+   * Collect the JSON-lines log at level `info` (unless settings say otherwise) into `logLines`.
+   * The log is collected anyway unless PKG_TEST_LOG_LEVEL sends it to stdout, and `close()` fails
+   * when a token a test received through this kit appears in it.
+   */
   captureLogs?: boolean;
 }
 
@@ -45,7 +50,8 @@ export async function startRegistry(options: StartRegistryOptions = {}): Promise
     data: dataDir,
     host: '127.0.0.1',
     port: '0',
-    logLevel: options.captureLogs ? 'info' : (process.env.PKG_TEST_LOG_LEVEL ?? 'silent'),
+    // Logs go to memory (below) unless a developer asks to see them with PKG_TEST_LOG_LEVEL.
+    logLevel: options.captureLogs || !process.env.PKG_TEST_LOG_LEVEL ? 'info' : process.env.PKG_TEST_LOG_LEVEL,
     rateLimitAnonymous: '0',
     rateLimitAuthenticated: '0',
     rateLimitPublish: '0',
@@ -57,7 +63,9 @@ export async function startRegistry(options: StartRegistryOptions = {}): Promise
   const tls = readTlsFiles(config);
   const built = await buildApp(serverDeps(config, storage, options.now), {
     ...(tls ? { tls } : {}),
-    ...(options.captureLogs ? { logStream: { write: (line: string) => void logLines.push(line) } } : {}),
+    ...(options.captureLogs || !process.env.PKG_TEST_LOG_LEVEL
+      ? { logStream: { write: (line: string) => void logLines.push(line) } }
+      : {}),
   });
   await built.app.listen({ host: '127.0.0.1', port: 0 });
   const address = built.app.server.address();
@@ -75,6 +83,8 @@ export async function startRegistry(options: StartRegistryOptions = {}): Promise
       await built.app.close();
       await storage.close();
       if (ownsDir) await rm(dataDir, { recursive: true, force: true });
+      const leaked = leakedTokens(logLines.join(''));
+      if (leaked.length > 0) throw new Error(`${leaked.length} issued token(s) appear in the registry's log`);
     },
   };
 }

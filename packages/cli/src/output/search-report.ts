@@ -68,7 +68,6 @@ export interface SearchReportInput {
   details?: Map<string, PackageDetail>;
 }
 
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** The three outputs of `pkg search`: default, --detail (human) and --json. */
 export function searchReport({ term, response, limit, details }: SearchReportInput): CommandResult {
@@ -77,7 +76,7 @@ export function searchReport({ term, response, limit, details }: SearchReportInp
   const entries = shown.map((object) => searchEntry(object, details?.get(object.package.name)));
   const more = total - entries.length;
 
-  const text = ['Search Results', SEPARATOR, `Search term: ${term}`, `Found ${plural(total, 'package')}:`];
+  const text = ['Search Results', SEPARATOR, `Search term: ${term}`, `Found ${total} packages:`];
   for (const entry of entries) {
     text.push('', `${entry.name} (${entry.version})`);
     if (details) {
@@ -102,7 +101,7 @@ export function searchReport({ term, response, limit, details }: SearchReportInp
       );
     }
   }
-  if (more > 0) text.push('', `... and ${more} more ${more === 1 ? 'package' : 'packages'}`);
+  if (more > 0) text.push('', `... and ${more} more packages`);
 
   return { json: { query: term, total, results: entries }, text };
 }

@@ -30,6 +30,8 @@ export interface Config {
   rateLimitAnonymous: number;
   rateLimitAuthenticated: number;
   rateLimitPublish: number;
+  loginFailureLimit: number;
+  loginFailureWindow: number;
   searchCache: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   shutdownTimeout: number;
@@ -119,6 +121,13 @@ function readConfigFile(file: string): Record<string, unknown> {
     if (!known.has(key)) throw new ConfigError(`unknown setting '${key}' in config file ${file}`);
   }
   return parsed as Record<string, unknown>;
+}
+
+/** One setting's value from a string or JSON value, checked like a start-up setting (ConfigError). */
+export function coerceSetting(key: string, value: unknown): unknown {
+  const spec = (SETTINGS as readonly SettingSpec[]).find((s) => s.key === key);
+  if (!spec) throw new ConfigError(`unknown setting '${key}'`);
+  return coerce(spec, value);
 }
 
 function coerce(spec: SettingSpec, value: unknown): unknown {

@@ -165,6 +165,23 @@ export const SETTINGS = [
     description: 'Publishes per hour per user; 0 disables the limit.',
   },
   {
+    key: 'loginFailureLimit',
+    type: 'integer',
+    default: 10,
+    min: 0,
+    flag: '--login-failure-limit',
+    description:
+      'Failed logins per account, and per client IP, within loginFailureWindow before further attempts get 429; 0 disables.',
+  },
+  {
+    key: 'loginFailureWindow',
+    type: 'integer',
+    default: 900,
+    min: 1,
+    flag: '--login-failure-window',
+    description: 'Seconds over which failed logins are counted (and for which a throttled account or IP waits).',
+  },
+  {
     key: 'searchCache',
     type: 'integer',
     default: 20_000,

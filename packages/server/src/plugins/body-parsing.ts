@@ -8,6 +8,8 @@ import { ProtocolError } from '@pkg/protocol';
  * decompressed stream, so a zip bomb is cut off at the limit.
  */
 export function installBodyParsing(app: FastifyInstance): void {
+  // Every body of the protocol is JSON; anything else is 415 rather than a string that fails later.
+  app.removeContentTypeParser('text/plain');
   app.addHook('preParsing', async (request, _reply, payload) => {
     const encoding = String(request.headers['content-encoding'] ?? 'identity')
       .toLowerCase()

@@ -16,8 +16,9 @@ export function installRequestContext(app: FastifyInstance, config: Config, serv
     const tenant = await services.tenants.resolve(host);
     const baseUrl = baseUrlOf(request, config, tenant, host);
     const tarballBaseUrl = tenant === GLOBAL_TENANT && config.cdnUrl ? config.cdnUrl : baseUrl;
+    const settings = await services.tenants.settingsOf(tenant);
     const caller = await services.auth.authenticate(tenant, bearerToken(request));
-    request.ctx = { tenant, baseUrl, tarballBaseUrl, caller };
+    request.ctx = { tenant, baseUrl, tarballBaseUrl, caller, settings };
   });
 }
 
@@ -27,11 +28,11 @@ function hostOf(request: FastifyRequest): string {
 }
 
 function baseUrlOf(request: FastifyRequest, config: Config, tenant: string, host: string): string {
-  if (tenant === GLOBAL_TENANT && config.publicUrl) return config.publicUrl;
-  if (tenant !== GLOBAL_TENANT && config.publicUrl) {
-    // Same scheme and port as the configured public URL, the tenant's own host name.
+  if (config.publicUrl) {
+    if (tenant === GLOBAL_TENANT) return config.publicUrl;
+    // The configured public URL's scheme, port and path, on the tenant's own host name.
     const url = new URL(config.publicUrl);
-    url.hostname = host.split(':')[0] ?? host;
+    url.hostname = `${tenant}.${config.registryDomain!.replace(/\.$/, '')}`;
     return url.toString().replace(/\/+$/, '');
   }
   return `${request.protocol}://${host}`;

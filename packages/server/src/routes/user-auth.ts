@@ -36,17 +36,16 @@ const tokenParams = {
 export async function userAuthRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
   app.put<{ Params: { id: string }; Body: { name: string; password: string; email?: string } }>(
     '/-/user/:id',
-    { schema: { params: userIdParams, body: loginBody } },
+    { schema: { params: userIdParams, body: loginBody }, config: { openAccess: true } },
     async (request, reply) => {
       const name = userNameOfId(request.params.id);
       if (request.body.name !== name) {
         throw new ProtocolError('BAD_REQUEST', 'The name in the body does not match the user in the path');
       }
-      const settings = await services.tenants.settingsOf(request.ctx.tenant);
       const { response } = await services.auth.login(
         request.ctx.tenant,
-        { name, password: request.body.password, email: request.body.email },
-        settings,
+        { name, password: request.body.password, email: request.body.email, clientIp: request.ip },
+        request.ctx.settings,
       );
       return reply.code(201).send(response);
     },
@@ -60,10 +59,14 @@ export async function userAuthRoutes(app: FastifyInstance, { services }: { servi
     return { _id: `org.couchdb.user:${user.name}`, name: user.name, email: user.email };
   });
 
-  app.delete<{ Params: { token: string } }>('/-/user/token/:token', { schema: { params: tokenParams } }, async (request) => {
-    await services.auth.logout(request.ctx.tenant, request.params.token);
-    return { ok: true };
-  });
+  app.delete<{ Params: { token: string } }>(
+    '/-/user/token/:token',
+    { schema: { params: tokenParams }, config: { openAccess: true } },
+    async (request) => {
+      await services.auth.logout(request.ctx.tenant, request.params.token);
+      return { ok: true };
+    },
+  );
 
   app.get('/-/whoami', async (request): Promise<WhoamiResponse> => {
     const caller = requireCaller(request);
@@ -72,7 +75,7 @@ export async function userAuthRoutes(app: FastifyInstance, { services }: { servi
   });
 
   // Web login does not exist yet: npm falls back to the legacy (name/password) login on 404.
-  app.post('/-/v1/login', async () => {
+  app.post('/-/v1/login', { config: { openAccess: true } }, async () => {
     throw new ProtocolError('NOT_FOUND', 'Web login is not available on this registry; use legacy login');
   });
 }

@@ -5,11 +5,15 @@ import type { ServerDeps } from '../deps.js';
 import type { TenantId, UserRecord } from '../storage/ports.js';
 import { dummyPasswordHash, hashPassword, verifyPassword } from './passwords.js';
 import { hashToken, newToken } from './tokens.js';
+import { LoginThrottle } from './login-throttle.js';
+import type { CounterStore } from '../storage/counter-store.js';
 
 export interface LoginInput {
   name: string;
   password: string;
   email: string | undefined;
+  /** The caller's address, for throttling failed logins. */
+  clientIp: string;
 }
 
 export interface RegistrySettings {
@@ -21,9 +25,11 @@ const USER_NAME = /^[a-z0-9][a-z0-9._-]{0,127}$/i;
 /** Accounts and tokens: login (with sign-up), token authentication, logout. */
 export class AuthService {
   readonly #deps: ServerDeps;
+  readonly #throttle: LoginThrottle;
 
-  constructor(deps: ServerDeps) {
+  constructor(deps: ServerDeps, counters: CounterStore) {
     this.#deps = deps;
+    this.#throttle = new LoginThrottle(counters, deps.config.loginFailureLimit, deps.config.loginFailureWindow);
   }
 
   /**
@@ -35,47 +41,64 @@ export class AuthService {
     input: LoginInput,
     settings: RegistrySettings,
   ): Promise<{ created: boolean; response: LoginResponse }> {
-    const { metadata } = this.#deps;
     if (!USER_NAME.test(input.name)) {
       throw new ProtocolError('VALIDATION_ERROR', 'user name must be 1-128 characters of letters, digits, ".", "_" and "-"');
     }
     if (input.password.length === 0 || input.password.length > 1024) {
       throw new ProtocolError('VALIDATION_ERROR', 'password must be 1-1024 characters');
     }
-    let user = await metadata.getUser(tenant, input.name);
-    let created = false;
-    if (user === undefined) {
-      if (!settings.signup) {
-        await verifyPassword(input.password, await dummyPasswordHash());
-        throw invalidCredentials();
+    // Before any password work: a throttled guesser costs no scrypt time.
+    await this.#throttle.check(tenant, input.name, input.clientIp);
+    let outcome: { user: UserRecord; created: boolean };
+    try {
+      outcome = await this.#verifyOrCreate(tenant, input, settings);
+    } catch (err) {
+      if (err instanceof ProtocolError && err.code === 'UNAUTHORIZED') {
+        await this.#throttle.recordFailure(tenant, input.name, input.clientIp);
       }
-      // `npm login` sends no e-mail (only `npm adduser` does); one given must be valid.
-      if (input.email !== undefined && input.email !== '' && !isEmail(input.email)) {
-        throw new ProtocolError('VALIDATION_ERROR', `'${truncate(input.email, 60)}' is not a valid e-mail address`);
-      }
-      const candidate: UserRecord = {
-        name: input.name,
-        email: input.email ?? '',
-        passwordHash: await hashPassword(input.password),
-        createdAt: this.#deps.now().toISOString(),
-        disabled: false,
-      };
-      created = await metadata.createUser(tenant, candidate);
-      user = created ? candidate : await metadata.getUser(tenant, input.name);
-      if (!created && (user === undefined || !(await verifyPassword(input.password, user.passwordHash)))) {
-        throw invalidCredentials();
-      }
-    } else if (!(await verifyPassword(input.password, user.passwordHash))) {
+      throw err;
+    }
+    await this.#throttle.recordSuccess(tenant, input.name);
+    const token = await this.issueToken(tenant, outcome.user.name);
+    return {
+      created: outcome.created,
+      // The revision is random: deriving it from the token would hand out part of the secret.
+      response: { ok: true, id: `org.registry.user:${outcome.user.name}`, rev: `1-${randomBytes(16).toString('hex')}`, token },
+    };
+  }
+
+  /** The account the credentials belong to, created first when sign-up allows; else 401. */
+  async #verifyOrCreate(
+    tenant: TenantId,
+    input: LoginInput,
+    settings: RegistrySettings,
+  ): Promise<{ user: UserRecord; created: boolean }> {
+    const { metadata } = this.#deps;
+    const existing = await metadata.getUser(tenant, input.name);
+    if (existing !== undefined) {
+      if (!(await verifyPassword(input.password, existing.passwordHash)) || existing.disabled) throw invalidCredentials();
+      return { user: existing, created: false };
+    }
+    if (!settings.signup) {
+      await verifyPassword(input.password, await dummyPasswordHash());
       throw invalidCredentials();
     }
-    if (user!.disabled) throw invalidCredentials();
-
-    const token = await this.issueToken(tenant, user!.name);
-    return {
-      created,
-      // The revision is random: deriving it from the token would hand out part of the secret.
-      response: { ok: true, id: `org.registry.user:${user!.name}`, rev: `1-${randomBytes(16).toString('hex')}`, token },
+    // `npm login` sends no e-mail (only `npm adduser` does); one given must be valid.
+    if (input.email !== undefined && input.email !== '' && !isEmail(input.email)) {
+      throw new ProtocolError('VALIDATION_ERROR', `'${truncate(input.email, 60)}' is not a valid e-mail address`);
+    }
+    const candidate: UserRecord = {
+      name: input.name,
+      email: input.email ?? '',
+      passwordHash: await hashPassword(input.password),
+      createdAt: this.#deps.now().toISOString(),
+      disabled: false,
     };
+    if (await metadata.createUser(tenant, candidate)) return { user: candidate, created: true };
+    // A concurrent sign-up of the same name won: these credentials must match that account.
+    const winner = await metadata.getUser(tenant, input.name);
+    if (!winner || winner.disabled || !(await verifyPassword(input.password, winner.passwordHash))) throw invalidCredentials();
+    return { user: winner, created: false };
   }
 
   /** Creates a token for a user and returns it; the store keeps only its hash. */

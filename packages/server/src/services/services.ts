@@ -9,6 +9,8 @@ import { BatchingDownloadRecorder, type DownloadRecorder } from './downloads.js'
 import { ScoreRefresher } from './score-refresher.js';
 import { SearchService } from './search-service.js';
 import { TenantService } from './tenant-service.js';
+import { RateLimitService } from './rate-limits.js';
+import { createMemoryCounterStore } from '../storage/counter-store.js';
 
 /** Bytes of pre-serialized package documents kept in memory. */
 const DOCUMENT_CACHE_BYTES = 64 * 1024 * 1024;
@@ -17,6 +19,7 @@ const DOCUMENT_CACHE_BYTES = 64 * 1024 * 1024;
 export interface Services {
   tenants: TenantService;
   auth: AuthService;
+  rateLimits: RateLimitService;
   downloads: DownloadRecorder;
   packageReads: PackageReadService;
   publish: PublishService;
@@ -34,8 +37,10 @@ export interface ServicesOptions {
 
 export function createServices(deps: ServerDeps, options: ServicesOptions = {}): Services {
   const onError = options.onError ?? (() => undefined);
+  const counters = deps.counters ?? createMemoryCounterStore();
   const tenants = new TenantService(deps);
-  const auth = new AuthService(deps);
+  const auth = new AuthService(deps, counters);
+  const rateLimits = new RateLimitService(counters);
   const documents = new DocumentCache(deps.bus, DOCUMENT_CACHE_BYTES);
   const downloads = new BatchingDownloadRecorder(
     { counts: deps.downloadCounts, search: deps.search, now: deps.now },
@@ -46,6 +51,7 @@ export function createServices(deps: ServerDeps, options: ServicesOptions = {}):
   return {
     tenants,
     auth,
+    rateLimits,
     downloads,
     packageReads: new PackageReadService(deps, documents),
     publish: new PublishService(deps),

@@ -1,5 +1,7 @@
+import { ProtocolError } from '@pkg/protocol';
 import type { ServerDeps } from '../deps.js';
-import { GLOBAL_TENANT, type TenantId } from '../storage/ports.js';
+import { GLOBAL_TENANT, type TenantId, type TenantRecord, type TenantSettings } from '../storage/ports.js';
+import { tenantNameProblem } from './tenant-names.js';
 
 /** Effective settings of one registry: the tenant's own overrides over the server configuration. */
 export interface EffectiveSettings {
@@ -10,27 +12,98 @@ export interface EffectiveSettings {
   rateLimitPublish: number;
 }
 
+export interface TenantServiceOptions {
+  /**
+   * How long a tenant lookup (found or not) is reused. Tenants are created and deleted by the
+   * admin command line in another process, so this bounds how late a change is seen.
+   */
+  cacheMs?: number;
+  /** Most lookups kept (unknown hosts are cached too, so a scan cannot grow the cache unbounded). */
+  cacheSize?: number;
+}
+
+interface CacheEntry {
+  record: TenantRecord | undefined;
+  expires: number;
+}
+
 /** Maps a request's Host to the registry that serves it, and knows each registry's settings. */
 export class TenantService {
   readonly #deps: ServerDeps;
+  readonly #cacheMs: number;
+  readonly #cacheSize: number;
+  readonly #cache = new Map<TenantId, CacheEntry>();
+  readonly #pending = new Map<TenantId, Promise<TenantRecord | undefined>>();
+  readonly #suffix: string | undefined;
 
-  constructor(deps: ServerDeps) {
+  constructor(deps: ServerDeps, options: TenantServiceOptions = {}) {
     this.#deps = deps;
+    this.#cacheMs = options.cacheMs ?? 1000;
+    this.#cacheSize = options.cacheSize ?? 10_000;
+    const domain = deps.config.registryDomain?.replace(/\.$/, '');
+    this.#suffix = domain ? `.${domain}` : undefined;
   }
 
-  /** The tenant serving `host`; the global registry for every host until tenants exist. */
-  async resolve(_host: string): Promise<TenantId> {
-    return GLOBAL_TENANT;
+  /**
+   * The registry serving `host` (a Host header value, port allowed): `<tenant>.<registryDomain>`
+   * is that tenant, 404 NOT_FOUND when it does not exist; every other host is the global one.
+   */
+  async resolve(host: string): Promise<TenantId> {
+    const label = this.tenantLabelOf(host);
+    if (label === undefined) return GLOBAL_TENANT;
+    if (tenantNameProblem(label) !== undefined || (await this.#lookup(label)) === undefined) {
+      throw new ProtocolError('NOT_FOUND', `There is no registry at '${truncate(label)}${this.#suffix}'`);
+    }
+    return label;
   }
 
-  async settingsOf(_tenant: TenantId): Promise<EffectiveSettings> {
+  /** The tenant label a host names under registryDomain, or undefined for the global registry. */
+  tenantLabelOf(host: string): string | undefined {
+    if (this.#suffix === undefined) return undefined;
+    const name = hostName(host);
+    if (!name.endsWith(this.#suffix)) return undefined;
+    const label = name.slice(0, -this.#suffix.length);
+    return label.length > 0 ? label : undefined;
+  }
+
+  async settingsOf(tenant: TenantId): Promise<EffectiveSettings> {
     const { config } = this.#deps;
+    const own: TenantSettings = tenant === GLOBAL_TENANT ? {} : ((await this.#lookup(tenant))?.settings ?? {});
     return {
-      signup: config.signup,
-      readAccess: config.readAccess,
-      rateLimitAnonymous: config.rateLimitAnonymous,
-      rateLimitAuthenticated: config.rateLimitAuthenticated,
-      rateLimitPublish: config.rateLimitPublish,
+      signup: own.signup ?? config.signup,
+      readAccess: own.readAccess ?? config.readAccess,
+      rateLimitAnonymous: own.rateLimitAnonymous ?? config.rateLimitAnonymous,
+      rateLimitAuthenticated: own.rateLimitAuthenticated ?? config.rateLimitAuthenticated,
+      rateLimitPublish: own.rateLimitPublish ?? config.rateLimitPublish,
     };
   }
+
+  /** One database read per tenant per cacheMs, however many requests arrive meanwhile. */
+  async #lookup(name: TenantId): Promise<TenantRecord | undefined> {
+    const now = performance.now();
+    const cached = this.#cache.get(name);
+    if (cached && cached.expires > now) return cached.record;
+    let pending = this.#pending.get(name);
+    if (!pending) {
+      pending = this.#deps.metadata.getTenant(name).finally(() => this.#pending.delete(name));
+      this.#pending.set(name, pending);
+      const record = await pending;
+      if (this.#cache.size >= this.#cacheSize) this.#cache.clear();
+      this.#cache.set(name, { record, expires: performance.now() + this.#cacheMs });
+      return record;
+    }
+    return pending;
+  }
+}
+
+/** `Acme.Registry.Example.com.:4873` → `acme.registry.example.com`. */
+function hostName(host: string): string {
+  let name = host.trim().toLowerCase();
+  if (name.startsWith('[')) name = name.slice(0, name.indexOf(']') + 1);
+  else if (name.includes(':')) name = name.slice(0, name.indexOf(':'));
+  return name.replace(/\.$/, '');
+}
+
+function truncate(value: string): string {
+  return value.length > 63 ? `${value.slice(0, 63)}…` : value;
 }

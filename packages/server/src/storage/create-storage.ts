@@ -5,6 +5,7 @@ import { SqliteMetadataStore } from './drivers/sqlite/sqlite-metadata-store.js';
 import { SqliteSearchIndex } from './drivers/sqlite/sqlite-search-index.js';
 import { LocalInvalidationBus } from './memory-invalidation-bus.js';
 import type { BlobStore, DownloadCountStore, InvalidationBus, MetadataStore, SearchIndex } from './ports.js';
+import { createMemoryCounterStore, type CounterStore } from './counter-store.js';
 
 export interface Storage {
   metadata: MetadataStore;
@@ -13,6 +14,8 @@ export interface Storage {
   downloadCounts: DownloadCountStore;
   blobs: BlobStore;
   bus: InvalidationBus;
+  /** Rate-limit and login-throttle counters. */
+  counters: CounterStore;
   close(): Promise<void>;
 }
 
@@ -50,6 +53,7 @@ export async function createStorage(config: Config, options: StorageOptions = {}
     blobs = fsBlobs;
   }
   const bus: InvalidationBus = new LocalInvalidationBus();
+  const counters = createMemoryCounterStore();
   await metadata.migrate();
   return {
     metadata,
@@ -57,7 +61,9 @@ export async function createStorage(config: Config, options: StorageOptions = {}
     downloadCounts,
     blobs,
     bus,
+    counters,
     async close() {
+      await counters.close();
       await bus.close();
       await blobs.close();
       await metadata.close();

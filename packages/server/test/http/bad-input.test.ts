@@ -294,7 +294,7 @@ describe('unknown routes and methods', () => {
 
   it('a publish body sent as text is refused', async () => {
     const { body } = publishBody(NAME, '1.1.0');
-    await expectUnchanged(() => putRaw(JSON.stringify(body), { 'content-type': 'text/plain' }), 400, 'BAD_REQUEST');
+    await expectUnchanged(() => putRaw(JSON.stringify(body), { 'content-type': 'text/plain' }), 415, 'UNSUPPORTED_MEDIA_TYPE');
   });
 
   it('a body of an unknown content type is refused', async () => {

@@ -1,0 +1,65 @@
+import { ProtocolError } from '@pkg/protocol';
+import type { CounterStore } from '../storage/counter-store.js';
+import type { TenantId } from '../storage/ports.js';
+
+export type LimitKind = 'anonymous' | 'authenticated' | 'publish';
+
+/** Where a caller stands against one limit after a request was counted. */
+export interface LimitState {
+  kind: LimitKind;
+  limit: number;
+  remaining: number;
+  /** Unix time in seconds at which the window ends. */
+  reset: number;
+}
+
+const WINDOW_SECONDS = 3600;
+
+const DESCRIPTION: Record<LimitKind, (limit: number) => string> = {
+  anonymous: (limit) => `anonymous limit of ${limit} requests per hour per IP`,
+  authenticated: (limit) => `authenticated limit of ${limit} requests per hour per user`,
+  publish: (limit) => `publish limit of ${limit} publishes per hour per user`,
+};
+
+/**
+ * The hourly request limits: anonymous callers per client IP, authenticated callers per user,
+ * publishes per user. Counters are per registry: the tenant is part of every key.
+ */
+export class RateLimitService {
+  readonly #counters: CounterStore;
+
+  constructor(counters: CounterStore) {
+    this.#counters = counters;
+  }
+
+  /**
+   * Counts one request of `subject` (an IP or a user) against `limit`; undefined when the limit
+   * is 0 (disabled). Past the limit: 429 RATE_LIMIT_EXCEEDED with Retry-After.
+   */
+  async count(kind: LimitKind, tenant: TenantId, subject: string, limit: number): Promise<LimitState | undefined> {
+    if (limit <= 0) return undefined;
+    const counter = await this.#counters.increment(`${kind}\0${tenant}\0${subject}`, WINDOW_SECONDS);
+    const state: LimitState = {
+      kind,
+      limit,
+      remaining: Math.max(0, limit - counter.count),
+      reset: Math.ceil(counter.resetAt / 1000),
+    };
+    if (counter.count > limit) {
+      const retryAfter = Math.max(1, Math.ceil((counter.resetAt - Date.now()) / 1000));
+      throw new ProtocolError('RATE_LIMIT_EXCEEDED', `${DESCRIPTION[kind](limit)} exceeded; retry in ${retryAfter} s`, {
+        'Retry-After': String(retryAfter),
+        ...rateLimitHeaders(state),
+      });
+    }
+    return state;
+  }
+}
+
+export function rateLimitHeaders(state: LimitState): Record<string, string> {
+  return {
+    'X-RateLimit-Limit': String(state.limit),
+    'X-RateLimit-Remaining': String(state.remaining),
+    'X-RateLimit-Reset': String(state.reset),
+  };
+}

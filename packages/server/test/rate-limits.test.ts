@@ -1,0 +1,243 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { TenantAdmin } from '@pkg/server';
+import { loginUser, publishBody, registryHost, request, startRegistry, type TestRegistry } from '@pkg/testkit';
+
+let registry: TestRegistry | undefined;
+afterEach(async () => {
+  await registry?.close();
+  registry = undefined;
+});
+
+function limitHeaders(res: { headers: Headers }) {
+  return {
+    limit: res.headers.get('x-ratelimit-limit'),
+    remaining: res.headers.get('x-ratelimit-remaining'),
+    reset: res.headers.get('x-ratelimit-reset'),
+  };
+}
+
+describe('anonymous limit per client IP', () => {
+  it('counts down in X-RateLimit-* and answers 429 with Retry-After past the limit', async () => {
+    registry = await startRegistry({ settings: { rateLimitAnonymous: 3 } });
+    const before = Math.floor(Date.now() / 1000);
+    const remaining: string[] = [];
+    let reset: number | undefined;
+    for (let i = 0; i < 3; i++) {
+      const res = await request(`${registry.url}/-/ping`);
+      expect(res.status).toBe(200);
+      const headers = limitHeaders(res);
+      expect(headers.limit).toBe('3');
+      remaining.push(headers.remaining!);
+      reset ??= Number(headers.reset);
+      expect(Number(headers.reset)).toBe(reset); // one fixed window
+    }
+    expect(remaining).toEqual(['2', '1', '0']);
+    // Reset is the Unix time in seconds at which the hour that began with the first request ends.
+    expect(reset).toBeGreaterThanOrEqual(before + 3600);
+    expect(reset).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000) + 3600);
+
+    const over = await request(`${registry.url}/-/ping`);
+    expect(over.status).toBe(429);
+    expect(over.body).toEqual({
+      error: 'Rate limit exceeded',
+      code: 'RATE_LIMIT_EXCEEDED',
+      details: expect.stringMatching(/^anonymous limit of 3 requests per hour per IP exceeded; retry in \d+ s$/),
+    });
+    const retryAfter = Number(over.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(3600);
+    expect(limitHeaders(over)).toEqual({ limit: '3', remaining: '0', reset: String(reset) });
+  });
+
+  it('error responses carry the headers too', async () => {
+    registry = await startRegistry({ settings: { rateLimitAnonymous: 10 } });
+    for (const [path, status] of [
+      ['/-/whoami', 401],
+      ['/-/no/such/route', 404],
+    ] as const) {
+      const res = await request(`${registry.url}${path}`);
+      expect(res.status).toBe(status);
+      expect(limitHeaders(res).limit).toBe('10');
+    }
+    const bad = await request(`${registry.url}/-/user/org.couchdb.user:x`, {
+      method: 'PUT',
+      rawBody: '{',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(bad.status).toBe(400);
+    expect(limitHeaders(bad)).toMatchObject({ limit: '10', remaining: '7' });
+  });
+
+  it('ignores X-Forwarded-For without a trusted proxy: a caller cannot dodge the limit', async () => {
+    registry = await startRegistry({ settings: { rateLimitAnonymous: 2 } });
+    const statuses = [];
+    for (let i = 0; i < 3; i++) {
+      statuses.push((await request(`${registry.url}/-/ping`, { headers: { 'x-forwarded-for': `10.0.0.${i}` } })).status);
+    }
+    expect(statuses).toEqual([200, 200, 429]);
+  });
+
+  it('behind a trusted proxy counts per X-Forwarded-For client', async () => {
+    registry = await startRegistry({ settings: { rateLimitAnonymous: 2, trustProxy: '127.0.0.1' } });
+    const as = (ip: string) => request(`${registry!.url}/-/ping`, { headers: { 'x-forwarded-for': ip } });
+    expect([(await as('10.0.0.1')).status, (await as('10.0.0.1')).status, (await as('10.0.0.1')).status]).toEqual([
+      200, 200, 429,
+    ]);
+    expect((await as('10.0.0.2')).status).toBe(200);
+  });
+});
+
+describe('authenticated limit per user', () => {
+  it('counts a user across its tokens, apart from other users and from anonymous requests', async () => {
+    registry = await startRegistry({ settings: { rateLimitAuthenticated: 3, rateLimitAnonymous: 50 } });
+    // Logging in is an anonymous request.
+    const first = await loginUser(registry.url, 'busy');
+    const second = await loginUser(registry.url, 'busy');
+    const other = await loginUser(registry.url, 'calm');
+
+    const a = await request(`${registry.url}/-/whoami`, { token: first });
+    expect(limitHeaders(a)).toMatchObject({ limit: '3', remaining: '2' });
+    expect((await request(`${registry.url}/-/whoami`, { token: second })).headers.get('x-ratelimit-remaining')).toBe('1');
+    expect((await request(`${registry.url}/-/whoami`, { token: first })).status).toBe(200);
+    const over = await request(`${registry.url}/-/whoami`, { token: second });
+    expect(over.status).toBe(429);
+    expect(over.body.details).toMatch(/^authenticated limit of 3 requests per hour per user exceeded/);
+
+    expect((await request(`${registry.url}/-/whoami`, { token: other })).status).toBe(200);
+    const anonymous = await request(`${registry.url}/-/ping`);
+    expect(anonymous.status).toBe(200);
+    expect(limitHeaders(anonymous).limit).toBe('50');
+  });
+});
+
+describe('publish limit per user', () => {
+  it('counts PUT /<package> with a tarball attachment, not other package writes', async () => {
+    registry = await startRegistry({ settings: { rateLimitPublish: 2, rateLimitAuthenticated: 100 } });
+    const token = await loginUser(registry.url, 'publisher');
+    const publish = (version: string) =>
+      request(`${registry!.url}/com.example.limited`, {
+        method: 'PUT',
+        token,
+        body: publishBody('com.example.limited', version).body,
+      });
+
+    const one = await publish('1.0.0');
+    expect(one.status).toBe(201);
+    expect(limitHeaders(one)).toMatchObject({ limit: '2', remaining: '1' });
+    // A write without attachments (how npm deprecates) is not a publish.
+    const deprecate = await request(`${registry.url}/com.example.limited`, {
+      method: 'PUT',
+      token,
+      body: { _id: 'com.example.limited', name: 'com.example.limited', versions: {} },
+    });
+    expect(limitHeaders(deprecate).limit).toBe('100');
+    expect((await publish('1.0.1')).status).toBe(201);
+
+    const over = await publish('1.0.2');
+    expect(over.status).toBe(429);
+    expect(over.body.details).toMatch(/^publish limit of 2 publishes per hour per user exceeded/);
+    expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(0);
+    const stored = await registry.storage.metadata.getPackage('', 'com.example.limited');
+    expect(Object.keys(stored!.document.versions).sort()).toEqual(['1.0.0', '1.0.1']);
+    // Other requests of the user are still within their limit.
+    expect((await request(`${registry.url}/-/whoami`, { token })).status).toBe(200);
+  });
+});
+
+describe('limits per registry', () => {
+  it('each tenant counts apart and may set its own limits', async () => {
+    registry = await startRegistry({ settings: { rateLimitAnonymous: 2, registryDomain: 'registry.test' } });
+    const admin = new TenantAdmin(registry.storage.metadata, registry.storage.blobs);
+    await admin.create('a', {});
+    await admin.create('strict', { rateLimitAnonymous: 1 });
+    await admin.create('open', { rateLimitAnonymous: 0 });
+    const global = registryHost(registry.url, 'registry.test');
+    const a = registryHost(registry.url, 'a.registry.test');
+    const strict = registryHost(registry.url, 'strict.registry.test');
+    const open = registryHost(registry.url, 'open.registry.test');
+
+    expect([(await global.request('/-/ping')).status, (await global.request('/-/ping')).status]).toEqual([200, 200]);
+    expect((await global.request('/-/ping')).status).toBe(429);
+    // Same IP, another registry: its own counter.
+    expect((await a.request('/-/ping')).status).toBe(200);
+    expect((await a.request('/-/ping')).headers.get('x-ratelimit-remaining')).toBe('0');
+
+    const s1 = await strict.request('/-/ping');
+    expect(limitHeaders(s1)).toMatchObject({ limit: '1', remaining: '0' });
+    expect((await strict.request('/-/ping')).status).toBe(429);
+
+    for (let i = 0; i < 5; i++) {
+      const res = await open.request('/-/ping');
+      expect(res.status).toBe(200);
+      expect(res.headers.get('x-ratelimit-limit')).toBeNull();
+    }
+  });
+});
+
+describe('limits set to 0', () => {
+  it('disable counting and the headers (the test default)', async () => {
+    registry = await startRegistry();
+    for (let i = 0; i < 5; i++) {
+      const res = await request(`${registry.url}/-/ping`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('x-ratelimit-limit')).toBeNull();
+    }
+  });
+});
+
+describe('login throttling', () => {
+  const attempt = (name: string, password: string, ip: string) =>
+    request(`${registry!.url}/-/user/org.couchdb.user:${name}`, {
+      method: 'PUT',
+      body: { name, password },
+      headers: { 'x-forwarded-for': ip },
+    });
+
+  it('after too many failures for one account, even the right password gets 429 until the window ends', async () => {
+    registry = await startRegistry({ settings: { loginFailureLimit: 3, trustProxy: 'true' } });
+    await loginUser(registry.url, 'target', 'right-password');
+    // From different addresses, so that only the account's count grows.
+    for (let i = 0; i < 3; i++) expect((await attempt('target', `guess-${i}`, `10.1.0.${i}`)).status).toBe(401);
+    const blocked = await attempt('target', 'right-password', '10.1.0.99');
+    expect(blocked.status).toBe(429);
+    expect(blocked.body.code).toBe('RATE_LIMIT_EXCEEDED');
+    expect(blocked.body.details).toMatch(/^login limit of 3 failed attempts per 900 s exceeded; retry in \d+ s$/);
+    expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(Number(blocked.headers.get('retry-after'))).toBeLessThanOrEqual(900);
+    // Another account is not affected.
+    expect((await attempt('bystander', 'bystander-pw', '10.1.0.98')).status).toBe(201);
+  });
+
+  it('after too many failures from one IP, that IP is throttled for every account', async () => {
+    registry = await startRegistry({ settings: { loginFailureLimit: 3, trustProxy: 'true' } });
+    await loginUser(registry.url, 'victim', 'victim-password');
+    for (const name of ['victim', 'victim', 'victim']) expect((await attempt(name, 'nope', '10.2.0.1')).status).toBe(401);
+    expect((await attempt('someone-else', 'whatever', '10.2.0.1')).status).toBe(429);
+    expect((await attempt('someone-else', 'whatever', '10.2.0.2')).status).toBe(201);
+  });
+
+  it('a successful login clears the account count', async () => {
+    registry = await startRegistry({ settings: { loginFailureLimit: 3, trustProxy: 'true' } });
+    await loginUser(registry.url, 'forgetful', 'real-password');
+    let ip = 0;
+    for (let round = 0; round < 3; round++) {
+      for (let i = 0; i < 2; i++) expect((await attempt('forgetful', 'typo', `10.3.0.${ip++}`)).status).toBe(401);
+      expect((await attempt('forgetful', 'real-password', `10.3.0.${ip++}`)).status).toBe(201);
+    }
+  });
+
+  it('counts sign-up refusals on a closed registry as failures', async () => {
+    registry = await startRegistry({ settings: { loginFailureLimit: 2, signup: false } });
+    for (const name of ['probe1', 'probe2']) {
+      expect(
+        (await request(`${registry.url}/-/user/org.couchdb.user:${name}`, { method: 'PUT', body: { name, password: 'x' } }))
+          .status,
+      ).toBe(401);
+    }
+    const res = await request(`${registry.url}/-/user/org.couchdb.user:probe3`, {
+      method: 'PUT',
+      body: { name: 'probe3', password: 'x' },
+    });
+    expect(res.status).toBe(429);
+  });
+});
