@@ -188,13 +188,19 @@ export class SqliteSearchIndex implements SearchIndex {
       db.transaction(() => this.#refreshAllWindows(window)).immediate();
       let after = 0;
       for (;;) {
-        const rows = this.#stmt(
-          `SELECT id, quality, release_times, deprecated, downloads_month, final, popularity, maintenance
-           FROM search_packages WHERE tenant = ? AND id > ? ORDER BY id LIMIT ?`,
-        ).all(tenant, after, REFRESH_CHUNK) as ScoreRow[];
-        if (rows.length === 0) break;
-        db.transaction(() => this.#rescore(tenant, rows, now)).immediate();
-        after = rows[rows.length - 1]!.id;
+        // Read and rescore in one transaction: another process's publish cannot slip between.
+        const last = db
+          .transaction(() => {
+            const rows = this.#stmt(
+              `SELECT id, quality, release_times, deprecated, downloads_month, final, popularity, maintenance
+               FROM search_packages WHERE tenant = ? AND id > ? ORDER BY id LIMIT ?`,
+            ).all(tenant, after, REFRESH_CHUNK) as ScoreRow[];
+            this.#rescore(tenant, rows, now);
+            return rows[rows.length - 1]?.id;
+          })
+          .immediate();
+        if (last === undefined) break;
+        after = last;
         // Let requests run between chunks: a large registry is rescored without a long pause.
         await new Promise((resolve) => setImmediate(resolve));
       }
