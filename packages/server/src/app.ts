@@ -19,6 +19,7 @@ import { packageChangeRoutes } from './routes/package-changes.js';
 import { distTagRoutes } from './routes/dist-tags.js';
 import { searchRoutes } from './routes/search.js';
 import { downloadCountRoutes } from './routes/download-counts.js';
+import { webRoutes } from './web/index.js';
 
 export interface BuiltApp {
   app: FastifyInstance;
@@ -78,5 +79,6 @@ export async function buildApp(deps: ServerDeps, options: BuildOptions = {}): Pr
   await app.register(distTagRoutes, { services });
   await app.register(searchRoutes, { services });
   await app.register(downloadCountRoutes, { services });
+  await app.register(webRoutes, { deps, services });
   return { app, services };
 }

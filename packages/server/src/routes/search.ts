@@ -7,7 +7,7 @@ import type { Services } from '../services/services.js';
 export async function searchRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
   app.get('/-/v1/search', async (request, reply) => {
     const search = parseSearchRequest(request.query as Record<string, unknown>);
-    const body = await services.search.search(request.ctx.tenant, search);
+    const body = await services.search.searchJson(request.ctx.tenant, search);
     return reply.type('application/json; charset=utf-8').send(body);
   });
 

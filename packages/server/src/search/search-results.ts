@@ -4,6 +4,7 @@
  * and re-serialized per request. The `objects` text of a page is kept with the page, so a page
  * the index serves from its cache (the same object) is not assembled twice.
  */
+import type { SearchObject, SearchResponse } from '@pkg/protocol';
 import type { SearchHit, SearchPage } from '../storage/ports.js';
 import { searchScore } from './relevance.js';
 
@@ -37,4 +38,13 @@ export function searchObjectJson(hit: SearchHit): string {
     `"flags":${JSON.stringify(flags)},` +
     `"time":{"modified":${JSON.stringify(hit.modified)}}}`
   );
+}
+
+/** The same response as objects, for in-process readers (the web pages); built from the text, so the two never differ. */
+export function toSearchResponse(page: SearchPage, now: Date): SearchResponse {
+  return JSON.parse(searchResponseJson(page, now)) as SearchResponse;
+}
+
+export function toSearchObject(hit: SearchHit): SearchObject {
+  return JSON.parse(searchObjectJson(hit)) as SearchObject;
 }

@@ -1,8 +1,8 @@
-import { ProtocolError } from '@pkg/protocol';
+import { ProtocolError, type SearchResponse } from '@pkg/protocol';
 import type { ServerDeps } from '../deps.js';
 import { fillDays, parseDownloadPeriod } from '../search/download-periods.js';
 import type { SearchRequest } from '../search/search-query.js';
-import { searchResponseJson } from '../search/search-results.js';
+import { searchResponseJson, toSearchResponse } from '../search/search-results.js';
 import type { TenantId } from '../storage/ports.js';
 
 /** `/-/all` is written in slices of this many packages, so a large registry streams. */
@@ -30,10 +30,20 @@ export class SearchService {
     this.#deps = deps;
   }
 
-  /** The response of `/-/v1/search` as JSON text (SearchResponse of @pkg/protocol). */
-  async search(tenant: TenantId, request: SearchRequest): Promise<string> {
+  /** The response of `/-/v1/search` as JSON text, assembled without parsing a result (the route's form). */
+  async searchJson(tenant: TenantId, request: SearchRequest): Promise<string> {
     const page = await this.#deps.search.search(tenant, request.query, { size: request.size, from: request.from });
     return searchResponseJson(page, this.#deps.now());
+  }
+
+  async search(tenant: TenantId, request: SearchRequest): Promise<SearchResponse> {
+    const page = await this.#deps.search.search(tenant, request.query, { size: request.size, from: request.from });
+    return toSearchResponse(page, this.#deps.now());
+  }
+
+  /** Every package in one order, without a query: the web interface's lists and its browsing. */
+  async ranked(tenant: TenantId, order: 'updated' | 'downloads', page: { size: number; from: number }): Promise<SearchResponse> {
+    return toSearchResponse(await this.#deps.search.ranked(tenant, order, page), this.#deps.now());
   }
 
   /**

@@ -67,6 +67,11 @@ export const SEARCH_MIGRATIONS: readonly string[] = [
   `,
   // The day of the last full refresh of a tenant's scores (a restart the same day skips it).
   `ALTER TABLE search_tenants ADD COLUMN refreshed_day TEXT;`,
+  // ranked(): newest publishes and most downloaded first, read in index order.
+  `
+  CREATE INDEX search_packages_by_updated ON search_packages (tenant, updated DESC, name);
+  CREATE INDEX search_packages_by_popularity ON search_packages (tenant, downloads_month DESC, name);
+  `,
 ];
 
 export interface SqliteSearchIndexOptions {
@@ -178,6 +183,19 @@ export class SqliteSearchIndex implements SearchIndex {
        WHERE p.tenant = ? AND p.name > ? ORDER BY p.name LIMIT ?`,
     ).all(tenant, after ?? '', limit) as { name: string; summary_json: string }[];
     return rows.map((row) => ({ name: row.name, summaryJson: row.summary_json }));
+  }
+
+  async ranked(tenant: TenantId, order: 'updated' | 'downloads', page: { size: number; from: number }): Promise<SearchPage> {
+    const filter = order === 'downloads' ? 'AND p.downloads_month > 0' : '';
+    const orderBy = order === 'downloads' ? 'p.downloads_month DESC, p.name' : 'p.updated DESC, p.name';
+    const rows = this.#stmt(
+      `SELECT 0 AS tier, p.name, p.deprecated_message, p.unstable, p.final, p.quality, p.popularity, p.maintenance,
+         p.downloads_week, p.downloads_month, p.updated, p.modified, d.package_json
+       FROM search_packages p JOIN search_documents d ON d.id = p.id
+       WHERE p.tenant = ? ${filter} ORDER BY ${orderBy} LIMIT ? OFFSET ?`,
+    ).all(tenant, page.size, page.from) as PageRow[];
+    const total = this.#stmt(`SELECT count(*) FROM search_packages p WHERE p.tenant = ? ${filter}`).pluck().get(tenant) as number;
+    return { total, hits: rows.map(toHit) };
   }
 
   async refreshScores(tenant: TenantId, names: readonly string[] | null, now: Date): Promise<void> {

@@ -1,0 +1,14 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { SqliteMetadataStore } from '../../src/storage/drivers/sqlite/sqlite-metadata-store.js';
+import { sessionStoreContract } from './session-store.contract.js';
+
+sessionStoreContract('SQLite', async () => {
+  const dir = await mkdtemp(path.join(tmpdir(), 'pkg-sessions-'));
+  const file = path.join(dir, 'registry.db');
+  return {
+    open: async () => new SqliteMetadataStore(file),
+    destroy: () => rm(dir, { recursive: true, force: true }),
+  };
+});
