@@ -2,7 +2,7 @@ import { ProtocolError, type SearchResponse } from '@pkg/protocol';
 import type { ServerDeps } from '../deps.js';
 import { fillDays, parseDownloadPeriod } from '../search/download-periods.js';
 import type { SearchRequest } from '../search/search-query.js';
-import { toSearchResponse } from '../search/search-results.js';
+import { searchResponseJson, toSearchResponse } from '../search/search-results.js';
 import type { TenantId } from '../storage/ports.js';
 
 /** `/-/all` is written in slices of this many packages, so a large registry streams. */
@@ -28,6 +28,12 @@ export class SearchService {
 
   constructor(deps: ServerDeps) {
     this.#deps = deps;
+  }
+
+  /** The response of `/-/v1/search` as JSON text, assembled without parsing a result (the route's form). */
+  async searchJson(tenant: TenantId, request: SearchRequest): Promise<string> {
+    const page = await this.#deps.search.search(tenant, request.query, { size: request.size, from: request.from });
+    return searchResponseJson(page, this.#deps.now());
   }
 
   async search(tenant: TenantId, request: SearchRequest): Promise<SearchResponse> {

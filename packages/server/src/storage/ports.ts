@@ -242,6 +242,8 @@ export interface SearchIndex {
    * packages or (null) of every package of the tenant.
    */
   refreshScores(tenant: TenantId, names: readonly string[] | null, now: Date): Promise<void>;
+  /** The UTC day (`YYYY-MM-DD`) of the last refresh of every package of the tenant, or null. */
+  scoresRefreshedOn(tenant: TenantId): Promise<string | null>;
 }
 
 /** Downloads of one version on one UTC day (`YYYY-MM-DD`). */

@@ -49,6 +49,13 @@ export const POSTGRES_SEARCH_MIGRATIONS: readonly string[] = [
   CREATE INDEX search_packages_by_rank ON search_packages (tenant, deprecated, final DESC, (name COLLATE "C"));
   CREATE INDEX search_packages_by_name ON search_packages (tenant, (name COLLATE "C"));
   `,
+  // The day of each tenant's last full score refresh: the first node to start on a day does it.
+  `
+  CREATE TABLE search_refreshes (
+    tenant text PRIMARY KEY,
+    refreshed_day text NOT NULL
+  );
+  `,
 ];
 
 export interface PostgresSearchIndexOptions {
@@ -100,6 +107,7 @@ export class PostgresSearchIndex implements SearchIndex {
     onWrite: (client, tenant, name, pkg) => this.#index(client, tenant, name, pkg),
     onTenantDelete: async (client, tenant) => {
       await client.query('DELETE FROM search_packages WHERE tenant = $1', [tenant]);
+      await client.query('DELETE FROM search_refreshes WHERE tenant = $1', [tenant]);
     },
   };
 
@@ -191,6 +199,11 @@ export class PostgresSearchIndex implements SearchIndex {
         await inTransaction(pool, (client) => this.#rescore(client, tenant, rows, now));
         after = rows[rows.length - 1]!.name;
       }
+      await pool.query(
+        `INSERT INTO search_refreshes (tenant, refreshed_day) VALUES ($1, $2)
+         ON CONFLICT (tenant) DO UPDATE SET refreshed_day = EXCLUDED.refreshed_day`,
+        [tenant, today],
+      );
       return;
     }
     for (let i = 0; i < names.length; i += REFRESH_CHUNK) {
@@ -210,6 +223,14 @@ export class PostgresSearchIndex implements SearchIndex {
         await this.#rescore(client, tenant, rows, now);
       });
     }
+  }
+
+  async scoresRefreshedOn(tenant: TenantId): Promise<string | null> {
+    const { rows } = await this.#requirePool().query<{ refreshed_day: string }>(
+      'SELECT refreshed_day FROM search_refreshes WHERE tenant = $1',
+      [tenant],
+    );
+    return rows[0]?.refreshed_day ?? null;
   }
 
   async #rescore(client: pg.ClientBase, tenant: TenantId, rows: ScoreRow[], now: Date): Promise<void> {
