@@ -1,0 +1,167 @@
+// The servers under test, each a separate process on 127.0.0.1 whose CPU and memory are read
+// from /proc: our registry (the built dist), the ceiling (bare node:http replaying our bytes)
+// and, on request, Verdaccio 6.8.0 installed into a temporary directory.
+import { execFile, spawn } from 'node:child_process';
+import { clearTimeout, setTimeout } from 'node:timers';
+import { existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePort, request, waitForHttp } from './http.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const repoRoot = path.resolve(here, '../..');
+const REGISTRY_BIN = path.join(repoRoot, 'packages/server/bin/pkg-registry.js');
+
+/** High enough never to refuse a benchmark request, so rate limiting is measured but not hit. */
+const NO_LIMIT = '1000000000';
+
+function spawnServer(name, args, { logFile, env, cwd }) {
+  const out = openSync(logFile, 'a');
+  const child = spawn(process.execPath, args, { stdio: ['ignore', out, out], env: { ...process.env, ...env }, cwd });
+  let exited = false;
+  const exit = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  void exit.then(() => (exited = true));
+  return {
+    name,
+    child,
+    pids: [child.pid],
+    alive: () => !exited,
+    async stop() {
+      if (exited) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await exit;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/**
+ * Our registry from the built dist, logging at `info` (one JSON line per request) into a file,
+ * rate limits on but out of reach. `storageFlags` picks the drivers (scale-out mode).
+ */
+export async function startOurs({ name = 'ours', dataDir, workDir, storageFlags = [], env = {}, cpuProfileDir }) {
+  const port = await freePort();
+  const args = [
+    ...(cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`] : []),
+    REGISTRY_BIN,
+    'serve',
+    ...['--data', dataDir, '--host', '127.0.0.1', '--port', String(port)],
+    ...['--rate-limit-anonymous', NO_LIMIT, '--rate-limit-authenticated', NO_LIMIT, '--rate-limit-publish', NO_LIMIT],
+    ...['--log-level', 'info'],
+    ...storageFlags,
+  ];
+  const server = spawnServer(name, args, { logFile: path.join(workDir, `${name}.log`), env });
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${url}/-/ping`, 120_000, server.alive).catch((err) => {
+    const tail = readFileSync(path.join(workDir, `${name}.log`), 'utf8')
+      .trim()
+      .split('\n')
+      .slice(-5)
+      .join('\n');
+    throw new Error(`${err.message}\n${tail}`);
+  });
+  return { ...server, url, urls: [url] };
+}
+
+/** Several nodes of our registry sharing one storage configuration (scale-out). */
+export async function startOursCluster({ name, nodes, ...options }) {
+  const servers = [];
+  for (let i = 0; i < nodes; i++) servers.push(await startOurs({ ...options, name: `${name}-node${i + 1}` }));
+  return {
+    name,
+    urls: servers.map((s) => s.url),
+    url: servers[0].url,
+    pids: servers.flatMap((s) => s.pids),
+    alive: () => servers.every((s) => s.alive()),
+    async stop() {
+      await Promise.all(servers.map((s) => s.stop()));
+    },
+  };
+}
+
+/** The ceiling server, replaying `capturesFile`. */
+export async function startCeiling({ capturesFile, workDir }) {
+  const port = await freePort();
+  const server = spawnServer('ceiling', [path.join(here, 'ceiling-server.js'), capturesFile, String(port)], {
+    logFile: path.join(workDir, 'ceiling.log'),
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${url}/__ping`, 30_000, server.alive);
+  return {
+    ...server,
+    url,
+    urls: [url],
+    async select(workload) {
+      const res = await request(`${url}/__ceiling/${encodeURIComponent(workload)}`, { method: 'PUT' });
+      if (res.status !== 204) throw new Error(`the ceiling has no captures for ${workload}`);
+    },
+  };
+}
+
+export const VERDACCIO_VERSION = '6.8.0';
+
+/**
+ * Verdaccio 6.8.0 in a temporary directory (kept between runs: the install takes a while).
+ * On Node 20 it needs node-fetch forced to 2.7.0 (npm `overrides`).
+ */
+export async function installVerdaccio(log) {
+  const dir = path.join(os.tmpdir(), `pkg-registry-bench-verdaccio-${VERDACCIO_VERSION}`);
+  const bin = path.join(dir, 'node_modules/verdaccio/bin/verdaccio');
+  if (existsSync(bin)) return { dir, bin };
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(
+    path.join(dir, 'package.json'),
+    JSON.stringify(
+      { private: true, dependencies: { verdaccio: VERDACCIO_VERSION }, overrides: { 'node-fetch': '2.7.0' } },
+      null,
+      2,
+    ),
+  );
+  log(`installing Verdaccio ${VERDACCIO_VERSION} into ${dir} (once)…`);
+  await new Promise((resolve, reject) =>
+    execFile(
+      'npm',
+      ['install', '--no-audit', '--no-fund', '--loglevel=error'],
+      { cwd: dir, timeout: 600_000, maxBuffer: 64 * 1024 * 1024 },
+      (err, _stdout, stderr) => (err ? reject(new Error(`npm install verdaccio failed: ${stderr || err.message}`)) : resolve()),
+    ),
+  );
+  if (!existsSync(bin)) throw new Error(`Verdaccio was installed but ${bin} is missing`);
+  return { dir, bin };
+}
+
+/** Verdaccio with its defaults (htpasswd, legacy tokens), no uplinks, logging like ours. */
+export async function startVerdaccio({ bin, workDir }) {
+  const port = await freePort();
+  const root = path.join(workDir, 'verdaccio');
+  mkdirSync(path.join(root, 'storage'), { recursive: true });
+  const config = path.join(root, 'config.yaml');
+  writeFileSync(
+    config,
+    [
+      `storage: ${JSON.stringify(path.join(root, 'storage'))}`,
+      'auth:',
+      '  htpasswd:',
+      `    file: ${JSON.stringify(path.join(root, 'htpasswd'))}`,
+      '    max_users: 1000',
+      'uplinks: {}',
+      'packages:',
+      "  '**':",
+      '    access: $all',
+      '    publish: $authenticated',
+      '    unpublish: $authenticated',
+      'max_body_size: 300mb',
+      'log: { type: stdout, format: json, level: http }',
+      '',
+    ].join('\n'),
+  );
+  const server = spawnServer('verdaccio', [bin, '--config', config, '--listen', `127.0.0.1:${port}`], {
+    logFile: path.join(workDir, 'verdaccio.log'),
+    cwd: root,
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${url}/-/ping`, 120_000, server.alive);
+  return { ...server, url, urls: [url] };
+}

@@ -1,0 +1,367 @@
+#!/usr/bin/env node
+// `npm run bench`: seeds a registry through the real publish API, then runs every workload of
+// the table in bench/README.md with wrk against our server, the bare node:http ceiling replaying
+// our exact responses, and optionally Verdaccio 6.8.0, alternating targets in rounds of a
+// bounded time. Prints one table and writes JSON to bench/results/. See bench/README.md.
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { request } from './lib/http.js';
+import { cpuSeconds, memoryMiB } from './lib/process-stats.js';
+import { runPublishLoad } from './lib/publish-load.js';
+import { formatTable, tableRows } from './lib/report.js';
+import { login, publish, seedRegistry } from './lib/seed.js';
+import { manifestOf, publishBody, randomPayload, tarballWith } from './lib/tarballs.js';
+import { installVerdaccio, repoRoot, startCeiling, startOurs, startOursCluster, startVerdaccio } from './lib/targets.js';
+import { benchWorkloads } from './lib/workloads.js';
+import { checkWrk, runWrk, writeWrkScript } from './lib/wrk.js';
+import { prepareScaleOut } from './lib/scale-out.js';
+
+const HELP = `Usage: npm run bench -- [options]
+
+  --packages <n>          corpus packages seeded through publish (default 10000)
+  --versions <n>          versions of each corpus package (default 2)
+  --tarball-size <bytes>  incompressible tarball size of corpus versions (default 4096)
+  --duration <s>          seconds of each measured wrk run (default 5)
+  --rounds <n>            rounds; targets alternate within a round (default 2)
+  --warmup <s>            unmeasured run before each target's first round (default 1)
+  --connections <n>       wrk connections (default 50; one wrk thread)
+  --workloads <ids>       comma-separated subset (document-20, document-100, document-100-gzip,
+                          abbreviated, tarball, search, not-found, whoami, documents-all, publish)
+  --with-verdaccio        also measure Verdaccio ${'6.8.0'} (installed on demand into a temp dir)
+  --verdaccio-packages <n> corpus packages seeded into Verdaccio, 1 version each (default 200)
+  --scale-out             PostgreSQL + shared storage + Redis, one node and two nodes
+  --postgres <url>        scale-out database (default $PKG_BENCH_POSTGRES, $PKG_TEST_POSTGRES or
+                          postgres://postgres@127.0.0.1:5432/test); a fresh schema is used and dropped
+  --redis <url>           scale-out Redis (default $PKG_BENCH_REDIS, $PKG_TEST_REDIS or redis://127.0.0.1:6379)
+  --storage <dir|s3-url>  scale-out tarball store (default: a shared temporary directory)
+  --quick                 small and short: 500 packages, 3 s runs, 1 round
+  --profile               run our server under --cpu-prof; profiles go to bench/results/profiles/
+  --keep                  keep the temporary data directory
+  --no-build              do not run \`npm run build\` first
+  --json <file>           where to write the JSON (default bench/results/bench-<date>.json)
+`;
+
+const { values: args } = parseArgs({
+  options: {
+    packages: { type: 'string' },
+    versions: { type: 'string', default: '2' },
+    'tarball-size': { type: 'string', default: '4096' },
+    duration: { type: 'string' },
+    rounds: { type: 'string' },
+    warmup: { type: 'string', default: '1' },
+    connections: { type: 'string', default: '50' },
+    workloads: { type: 'string' },
+    'with-verdaccio': { type: 'boolean', default: false },
+    'verdaccio-packages': { type: 'string', default: '200' },
+    'scale-out': { type: 'boolean', default: false },
+    postgres: { type: 'string' },
+    redis: { type: 'string' },
+    storage: { type: 'string' },
+    quick: { type: 'boolean', default: false },
+    profile: { type: 'boolean', default: false },
+    keep: { type: 'boolean', default: false },
+    'no-build': { type: 'boolean', default: false },
+    json: { type: 'string' },
+    help: { type: 'boolean', default: false },
+  },
+});
+if (args.help) {
+  process.stdout.write(HELP);
+  process.exit(0);
+}
+
+const int = (value, name) => {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < 0) throw new Error(`--${name} must be a whole number, got '${value}'`);
+  return n;
+};
+const options = {
+  packages: int(args.packages ?? (args.quick ? '500' : '10000'), 'packages'),
+  versions: Math.max(1, int(args.versions, 'versions')),
+  tarballSize: Math.max(1024, int(args['tarball-size'], 'tarball-size')),
+  duration: Math.max(1, int(args.duration ?? (args.quick ? '3' : '5'), 'duration')),
+  rounds: Math.max(1, int(args.rounds ?? (args.quick ? '1' : '2'), 'rounds')),
+  warmup: int(args.warmup, 'warmup'),
+  connections: Math.max(1, int(args.connections, 'connections')),
+  verdaccioPackages: int(args['verdaccio-packages'], 'verdaccio-packages'),
+};
+
+const log = (line) => process.stdout.write(`${line}\n`);
+
+function prepareRepository() {
+  const run = (cmd, cmdArgs) => execFileSync(cmd, cmdArgs, { cwd: repoRoot, stdio: 'inherit' });
+  if (!existsSync(path.join(repoRoot, 'node_modules/fastify'))) {
+    log('installing the repository’s dependencies (npm ci)…');
+    run('npm', ['ci', '--no-audit', '--no-fund']);
+  }
+  if (!args['no-build']) run('npm', ['run', '--silent', 'build']);
+  if (!existsSync(path.join(repoRoot, 'packages/server/dist/main.js')))
+    throw new Error('packages/server/dist is missing: run `npm run build`');
+}
+
+/** Reads one response per distinct request of a workload from our server, for the ceiling. */
+async function capture(url, workload, token) {
+  const responses = {};
+  const expected = workload.status ?? 200;
+  for (const p of new Set(workload.paths)) {
+    const res = await request(url + p, { headers: headersOf(workload, token) });
+    if (res.status !== expected)
+      throw new Error(
+        `${workload.id}: GET ${p} answered ${res.status}, expected ${expected}: ${res.body.toString().slice(0, 200)}`,
+      );
+    responses[`GET ${p}`] = replayable(res);
+  }
+  return { responses };
+}
+
+const HOP_BY_HOP = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding']);
+
+function replayable(res) {
+  const headers = [];
+  for (let i = 0; i < res.rawHeaders.length; i += 2) {
+    if (!HOP_BY_HOP.has(res.rawHeaders[i].toLowerCase())) headers.push(res.rawHeaders[i], res.rawHeaders[i + 1]);
+  }
+  if (res.headers['content-length'] === undefined) headers.push('Content-Length', String(res.body.length));
+  return { status: res.status, headers, body: res.body.toString('base64') };
+}
+
+function headersOf(workload, token) {
+  return { ...(workload.headers ?? {}), ...(workload.auth ? { authorization: `Bearer ${token}` } : {}) };
+}
+
+/** One measured run of a workload against a target (every node of it). */
+async function measure(target, workload, seconds, workDir, scope) {
+  const before = target.pids.map(cpuSeconds);
+  let result;
+  if (workload.kind === 'publish') {
+    const perNode = target.urls.map((url, i) =>
+      runPublishLoad({
+        baseUrl: url,
+        token: target.token,
+        seconds,
+        concurrency: Math.max(1, Math.round(4 / target.urls.length)),
+        scope: `${scope}.n${i}`,
+      }),
+    );
+    result = combine(await Promise.all(perNode));
+  } else {
+    const script = writeWrkScript(workDir, `${workload.id}-${target.name}`, {
+      headers: headersOf(workload, target.token),
+      paths: workload.paths,
+    });
+    const connections = Math.max(1, Math.round(options.connections / target.urls.length));
+    result = combine(
+      await Promise.all(
+        target.urls.map((baseUrl) => runWrk({ baseUrl, script, firstPath: workload.paths[0], seconds, connections })),
+      ),
+    );
+  }
+  // wrk counts every status of 400 and above as an error: where that is the expected answer, it is not one.
+  if ((workload.status ?? 200) >= 400) result.badStatus = 0;
+  const after = target.pids.map(cpuSeconds);
+  const memory = target.pids.map(memoryMiB);
+  return {
+    ...result,
+    cpuSeconds: after.reduce((sum, t, i) => sum + t - before[i], 0),
+    rssMiB: Math.max(...memory.map((m) => m.rss)),
+    peakRssMiB: Math.max(...memory.map((m) => m.peak)),
+  };
+}
+
+/** Several load generators at once (one per node): counts add up; latency is the worse one's. */
+function combine(results) {
+  if (results.length === 1) return results[0];
+  const requests = results.reduce((sum, r) => sum + r.requests, 0);
+  return {
+    requests,
+    rps: results.reduce((sum, r) => sum + r.rps, 0),
+    seconds: Math.max(...results.map((r) => r.seconds)),
+    p50: results.reduce((sum, r) => sum + r.p50 * r.requests, 0) / requests,
+    p90: Math.max(...results.map((r) => r.p90)),
+    p99: Math.max(...results.map((r) => r.p99)),
+    max: Math.max(...results.map((r) => r.max)),
+    socketErrors: results.reduce((sum, r) => sum + r.socketErrors, 0),
+    badStatus: results.reduce((sum, r) => sum + r.badStatus, 0),
+    firstError: results.find((r) => r.firstError)?.firstError,
+  };
+}
+
+function machine() {
+  const cpus = os.cpus();
+  return {
+    cpus: cpus.length,
+    model: cpus[0]?.model ?? 'unknown',
+    memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    kernel: os.release(),
+  };
+}
+
+async function main() {
+  checkWrk();
+  prepareRepository();
+  const workDir = mkdtempSync(path.join(os.tmpdir(), 'pkg-registry-bench-'));
+  const resultsDir = path.join(repoRoot, 'bench/results');
+  const profileDir = args.profile ? path.join(workDir, 'profiles') : undefined;
+  const started = new Date();
+  const targets = [];
+  let cleanupScaleOut = async () => {};
+  try {
+    log(
+      `bench: ${options.packages} packages × ${options.versions} versions, ${options.duration} s × ${options.rounds} rounds, ${options.connections} connections, work dir ${workDir}`,
+    );
+    const all = benchWorkloads({ corpusNames: [] });
+    const wanted = args.workloads ? new Set(args.workloads.split(',').map((s) => s.trim())) : undefined;
+    for (const id of wanted ?? []) if (!all.some((w) => w.id === id)) throw new Error(`unknown workload '${id}'`);
+
+    // Our registry: the embedded default, or the scale-out drivers with one and two nodes.
+    let seedTarget;
+    if (args['scale-out']) {
+      const scaleOut = await prepareScaleOut({ args, workDir, log });
+      cleanupScaleOut = scaleOut.cleanup;
+      const common = {
+        dataDir: path.join(workDir, 'data'),
+        workDir,
+        storageFlags: scaleOut.flags,
+        env: scaleOut.env,
+        cpuProfileDir: profileDir,
+      };
+      const cluster = await startOursCluster({ name: 'ours-2-nodes', nodes: 2, ...common });
+      targets.push(cluster);
+      // "One node" is the first node of the same cluster, measured alone.
+      const first = {
+        name: 'ours-1-node',
+        url: cluster.urls[0],
+        urls: [cluster.urls[0]],
+        pids: [cluster.pids[0]],
+        stop: async () => {},
+      };
+      targets.unshift(first);
+      seedTarget = first;
+    } else {
+      const ours = await startOurs({ dataDir: path.join(workDir, 'data'), workDir, cpuProfileDir: profileDir });
+      targets.push(ours);
+      seedTarget = ours;
+    }
+
+    log('seeding our registry through the publish API…');
+    const token = await login(seedTarget.url);
+    for (const t of targets) t.token = token;
+    const seeded = await seedRegistry(seedTarget.url, token, { ...options, log });
+    log(
+      `  ${seeded.publishes} publishes in ${seeded.seconds.toFixed(1)} s (${Math.round(seeded.publishes / seeded.seconds)}/s, 8 concurrent)`,
+    );
+    const workloads = benchWorkloads({ corpusNames: seeded.names }).filter((w) => !wanted || wanted.has(w.id));
+
+    let verdaccio;
+    if (args['with-verdaccio']) {
+      const installed = await installVerdaccio(log);
+      verdaccio = await startVerdaccio({ bin: installed.bin, workDir });
+      verdaccio.token = await login(verdaccio.url);
+      log(`seeding Verdaccio (${options.verdaccioPackages} corpus packages × 1 version and the special packages)…`);
+      const v = await seedRegistry(verdaccio.url, verdaccio.token, {
+        ...options,
+        packages: options.verdaccioPackages,
+        versions: 1,
+        concurrency: 4,
+        log,
+      });
+      log(`  ${v.publishes} publishes in ${v.seconds.toFixed(1)} s`);
+      verdaccio.corpusNames = v.names;
+      targets.push(verdaccio);
+    }
+
+    log('capturing our responses for the ceiling…');
+    const captures = {};
+    for (const workload of workloads) {
+      if (workload.kind === 'publish') {
+        const name = 'com.bench.capture';
+        const manifest = manifestOf({ name, description: 'capture', keywords: [], author: 'Bench' }, '1.0.0');
+        const res = await publish(
+          seedTarget.url,
+          token,
+          publishBody(manifest, tarballWith(manifest, randomPayload(20 * 1024)), '# capture\n'),
+          name,
+        );
+        captures[workload.id] = { responses: { [`PUT /${name}`]: replayable(res) } };
+      } else {
+        captures[workload.id] = await capture(seedTarget.url, workload, token);
+      }
+    }
+    const capturesFile = path.join(workDir, 'captures.json');
+    writeFileSync(capturesFile, JSON.stringify(captures));
+    const ceiling = await startCeiling({ capturesFile, workDir });
+    targets.unshift(ceiling);
+
+    const results = {};
+    const order = targets.map((t) => t.name);
+    for (const workload of workloads) {
+      results[workload.id] = {};
+      log(`\n${workload.id}: ${workload.label}`);
+      for (let round = 1; round <= options.rounds; round++) {
+        for (const target of targets) {
+          if (target.name === 'ceiling') await ceiling.select(workload.id);
+          const w =
+            target.name === 'verdaccio' && workload.id === 'documents-all'
+              ? { ...workload, paths: verdaccio.corpusNames.map((n) => `/${n}`) }
+              : workload;
+          if (w.paths && w.paths.length === 0) continue;
+          const scope = `com.benchpub.r${round}${target.name.replace(/[^a-z0-9]/g, '')}`;
+          if (round === 1 && options.warmup > 0) await measure(target, w, options.warmup, workDir, `${scope}.warm`);
+          const run = await measure(target, w, options.duration, workDir, scope);
+          (results[workload.id][target.name] ??= []).push(run);
+          log(
+            `  round ${round} ${target.name.padEnd(13)} ${run.rps.toFixed(0).padStart(7)} req/s  p50 ${run.p50.toFixed(2)} ms  p99 ${run.p99.toFixed(2)} ms  ` +
+              `CPU ${((run.cpuSeconds / run.requests) * 1e6).toFixed(0)} µs/req  RSS ${run.rssMiB.toFixed(0)} MiB` +
+              (run.badStatus + run.socketErrors > 0
+                ? `  errors ${run.badStatus + run.socketErrors} ${run.firstError ?? ''}`
+                : ''),
+          );
+        }
+      }
+    }
+
+    const rows = tableRows(workloads, results, order);
+    const load = os.loadavg().map((l) => Math.round(l * 10) / 10);
+    log(
+      `\n${started.toISOString()} · ${machine().cpus} × ${machine().model} · Node ${process.version} · load average ${load.join(' ')}`,
+    );
+    log(formatTable(rows));
+    const report = {
+      date: started.toISOString(),
+      machine: machine(),
+      loadAverageAtEnd: load,
+      mode: args['scale-out'] ? 'scale-out' : 'embedded',
+      options,
+      seeded: { publishes: seeded.publishes, seconds: seeded.seconds },
+      rows,
+      runs: results,
+    };
+    const out = args.json ?? path.join(resultsDir, `bench-${report.mode}-${started.toISOString().replace(/[:.]/g, '-')}.json`);
+    mkdirSync(path.dirname(out), { recursive: true });
+    writeFileSync(out, JSON.stringify(report, null, 2) + '\n');
+    log(`\nresults written to ${path.relative(process.cwd(), out)}`);
+  } finally {
+    for (const target of targets) await target.stop().catch(() => undefined);
+    await cleanupScaleOut().catch((err) => log(`cleanup failed: ${err.message}`));
+    if (profileDir && existsSync(profileDir)) {
+      const keepDir = path.join(resultsDir, 'profiles');
+      mkdirSync(keepDir, { recursive: true });
+      cpSync(profileDir, keepDir, { recursive: true });
+      log(`CPU profiles in ${path.relative(process.cwd(), keepDir)}`);
+    }
+    if (args.keep) log(`kept ${workDir}`);
+    else rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    process.stderr.write(`bench failed: ${err.stack ?? err.message}\n`);
+    process.exit(1);
+  },
+);
