@@ -18,6 +18,8 @@ const SCALE_OUT_SUITES = [
   'packages/server/test/download-counts.test.ts',
   'packages/server/test/tenants.test.ts',
   'packages/server/test/rate-limits.test.ts',
+  'packages/server/test/web/web-*.test.ts',
+  'packages/server/test/web/npm-web-login.test.ts',
   'packages/cli/test/e2e/login.test.ts',
 ];
 const scaleOutAvailable = Boolean(process.env.PKG_TEST_POSTGRES && process.env.PKG_TEST_REDIS);
@@ -46,7 +48,13 @@ export default defineConfig({
         ? [
             {
               extends: true,
-              test: { name: 'scale-out', include: SCALE_OUT_SUITES, env: { PKG_TEST_PROFILE: 'scale-out' } },
+              test: {
+                name: 'scale-out',
+                include: SCALE_OUT_SUITES,
+                // Runs every driver itself, whatever the profile.
+                exclude: ['packages/server/test/search-index.contract.test.ts'],
+                env: { PKG_TEST_PROFILE: 'scale-out' },
+              },
             },
           ]
         : []),

@@ -22,6 +22,7 @@ import { packageChangeRoutes } from './routes/package-changes.js';
 import { distTagRoutes } from './routes/dist-tags.js';
 import { searchRoutes } from './routes/search.js';
 import { downloadCountRoutes } from './routes/download-counts.js';
+import { webRoutes } from './web/index.js';
 
 export interface BuiltApp {
   app: FastifyInstance;
@@ -89,6 +90,7 @@ export async function buildApp(deps: ServerDeps, options: BuildOptions = {}): Pr
   await app.register(distTagRoutes, { services });
   await app.register(searchRoutes, { services });
   await app.register(downloadCountRoutes, { services });
+  await app.register(webRoutes, { deps, services });
   await app.register(healthRoutes, { services, metrics });
   return { app, services, metrics };
 }

@@ -15,7 +15,10 @@ import { ConfigError, loadConfig } from '../src/config/config.js';
 import { collectOrphanBlobs, createStorage } from '../src/storage/create-storage.js';
 import { blobKeyFor } from '../src/storage/blob-keys.js';
 import { FsBlobStore } from '../src/storage/drivers/fs/fs-blob-store.js';
+import { POSTGRES_MIGRATIONS } from '../src/storage/drivers/postgres/migrations.js';
+import { POSTGRES_DOWNLOAD_MIGRATIONS } from '../src/storage/drivers/postgres/postgres-download-counts.js';
 import { PostgresInvalidationBus } from '../src/storage/drivers/postgres/postgres-invalidation-bus.js';
+import { POSTGRES_SEARCH_MIGRATIONS } from '../src/storage/drivers/postgres/postgres-search-index.js';
 import { PostgresMetadataStore } from '../src/storage/drivers/postgres/postgres-metadata-store.js';
 import { RedisInvalidationBus } from '../src/storage/drivers/redis/redis-invalidation-bus.js';
 import { S3BlobStore } from '../src/storage/drivers/s3/s3-blob-store.js';
@@ -87,6 +90,37 @@ describe.skipIf(!testPostgresUrl || !testRedisUrl)('createStorage with PostgreSQ
       await storage.close();
       await postgres.drop();
       await redis.drop();
+    }
+  });
+
+  it('several nodes starting at once on an empty database all migrate it, once', async () => {
+    const postgres = freshPostgresSchema();
+    const starting = Array.from({ length: 3 }, () =>
+      createStorage(config({ database: postgres.url, storage: path.join(dataDir, 'shared') })),
+    );
+    const nodes = await Promise.all(starting);
+    try {
+      const versions = await (nodes[0]!.metadata as PostgresMetadataStore).pool.query<{ scope: string; n: string }>(
+        'SELECT scope, count(*) AS n FROM schema_migrations GROUP BY scope ORDER BY scope',
+      );
+      expect(versions.rows).toEqual([
+        { scope: 'core', n: String(POSTGRES_MIGRATIONS.length) },
+        { scope: 'downloads', n: String(POSTGRES_DOWNLOAD_MIGRATIONS.length) },
+        { scope: 'search', n: String(POSTGRES_SEARCH_MIGRATIONS.length) },
+      ]);
+      await nodes[1]!.metadata.updatePackage('', 'com.acme.tool', () => ({
+        next: stored('com.acme.tool', ['1.0.0']),
+        result: null,
+      }));
+      const page = await nodes[2]!.search.search(
+        '',
+        { terms: ['tool'], keywords: { include: [], exclude: [] }, authors: [], maintainers: [] },
+        { size: 10, from: 0 },
+      );
+      expect(page.hits.map((hit) => hit.name)).toEqual(['com.acme.tool']);
+    } finally {
+      for (const node of nodes) await node.close();
+      await postgres.drop();
     }
   });
 

@@ -131,6 +131,20 @@ describe('download counting', () => {
   });
 });
 
+describe('score refresh', () => {
+  it('refreshes every score once at start-up and records the day', async () => {
+    const fresh = await startRegistry({ now: () => new Date('2025-04-01T08:00:00Z') });
+    try {
+      for (let i = 0; i < 100 && (await fresh.storage.search.scoresRefreshedOn('')) === null; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(await fresh.storage.search.scoresRefreshedOn('')).toBe('2025-04-01');
+    } finally {
+      await fresh.close();
+    }
+  });
+});
+
 describe('download counts API errors', () => {
   it('answers 404 for a package that does not exist or was unpublished', async () => {
     const res = await get('/downloads/point/last-week/com.count.missing');

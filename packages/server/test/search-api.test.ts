@@ -108,6 +108,21 @@ describe('paging', () => {
     expect(res.body).toMatchObject({ code: 'BAD_REQUEST', error: 'Bad request' });
   });
 
+  it('orders word queries and dotted queries alike, page after page', async () => {
+    // `pkg` is a plain word (its first pages come from the names that start with it), `com.studio`
+    // is not: both put the 300 packages in one tier, so in the same order.
+    const pages = async (text: string) => {
+      const names: string[] = [];
+      for (let from = 0; from < SCOPED; from += 70) {
+        const res = await search(`text=${text}&size=70&from=${from}`);
+        expect(res.body.total).toBe(SCOPED);
+        names.push(...res.body.objects.map((o: { package: { name: string } }) => o.package.name));
+      }
+      return names;
+    };
+    expect(await pages('pkg')).toEqual(await pages(SCOPE));
+  });
+
   it('pages without gaps or repeats', async () => {
     const seen: string[] = [];
     for (let from = 0; from < SCOPED; from += 70) {

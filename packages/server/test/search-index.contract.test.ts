@@ -1,7 +1,7 @@
 /**
  * The search index of a metadata driver against the reference rules (search/relevance.ts):
  * random corpora and queries, the driver's matches, tiers, order and totals must equal the
- * reference's. The PostgreSQL driver runs this same file (vitest project scale-out).
+ * reference's. Every driver runs it: SQLite, and PostgreSQL when scripts/test.js found one.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -9,30 +9,25 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStorage, loadConfig, type Storage } from '@pkg/server';
-import { buildStoredPackage, seedPackage, startScaleOutBacking, testProfile, type ScaleOutBacking } from '@pkg/testkit';
+import { buildStoredPackage, freshPostgresSchema, seedPackage, testPostgresUrl } from '@pkg/testkit';
 import { deriveSearchFields, maintainerKeys } from '../src/search/search-fields.js';
 import { parseSearchText, type SearchQuery } from '../src/search/search-query.js';
 import { rankPackages, relevanceTier, type RankedPackage } from '../src/search/relevance.js';
 import { scorePackage } from '../src/search/scoring.js';
 
 const NOW = new Date('2025-06-01T12:00:00Z');
-let storage: Storage;
-let dataDir: string;
-let run = 0;
-// PKG_TEST_PROFILE=scale-out (the scale-out test project) runs this file on PostgreSQL.
-let backing: ScaleOutBacking | undefined;
 
-beforeAll(async () => {
-  dataDir = await mkdtemp(path.join(tmpdir(), 'pkg-registry-search-contract-'));
-  backing = testProfile() === 'scale-out' ? await startScaleOutBacking({ redis: false }) : undefined;
-  const config = loadConfig({ flags: { data: dataDir, logLevel: 'silent', ...backing?.settings }, env: {} });
-  storage = await createStorage(config, { now: () => NOW });
-});
-afterAll(async () => {
-  await storage.close();
-  await backing?.close();
-  await rm(dataDir, { recursive: true, force: true });
-});
+/** Each metadata driver with a search index, by the `database` setting that selects it. */
+const DRIVERS: { name: string; database: (dataDir: string) => string; drop?: () => Promise<void> }[] = [
+  { name: 'SQLite', database: (dataDir) => `sqlite:${path.join(dataDir, 'registry.db')}` },
+  ...(testPostgresUrl ? [postgresDriver()] : []),
+];
+
+/** PostgreSQL on a fresh schema (when scripts/test.js found a server). */
+function postgresDriver() {
+  const schema = freshPostgresSchema();
+  return { name: 'PostgreSQL', database: () => schema.url, drop: () => schema.drop() };
+}
 
 // A small alphabet, so that names, keywords and texts collide often.
 const WORDS = ['a', 'ab', 'abc', 'bca', 'in', 'inp', 'input', 'put', 'ui', 'sys', 'system', 'x1', 'tem'];
@@ -134,7 +129,22 @@ function tryParse(text: string): SearchQuery | undefined {
   }
 }
 
-describe(`search index contract (${testProfile() === 'scale-out' ? 'PostgreSQL' : 'SQLite'})`, () => {
+describe.each(DRIVERS)('search index contract ($name)', ({ database, drop }) => {
+  let storage: Storage;
+  let dataDir: string;
+  let run = 0;
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(path.join(tmpdir(), 'pkg-registry-search-contract-'));
+    const config = loadConfig({ flags: { data: dataDir, database: database(dataDir), logLevel: 'silent' }, env: {} });
+    storage = await createStorage(config, { now: () => NOW });
+  });
+  afterAll(async () => {
+    await storage.close();
+    await drop?.();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
   it('matches, ranks, counts and pages exactly as the reference rules', async () => {
     await fc.assert(
       fc.asyncProperty(

@@ -180,6 +180,50 @@ describe('deriveSearchFields', () => {
   });
 });
 
+describe('deriveSearchFields on any document', () => {
+  // It runs inside every package write transaction: a field of an unexpected type must not
+  // throw (and fail the publish), only be left out.
+  it('never throws and always yields strings where the response needs them', () => {
+    const fieldNames = [
+      'description',
+      'keywords',
+      'author',
+      'displayName',
+      'license',
+      'repository',
+      'homepage',
+      'bugs',
+      'deprecated',
+      'readme',
+      '_npmUser',
+      'maintainers',
+      'dist-tags',
+      'time',
+    ];
+    fc.assert(
+      fc.property(
+        fc.dictionary(fc.constantFrom(...fieldNames), fc.anything()),
+        fc.dictionary(fc.constantFrom(...fieldNames), fc.anything()),
+        (docFields, versionFields) => {
+          const pkg = buildStoredPackage('com.any.thing', { versions: ['1.0.0', '2.0.0'] });
+          Object.assign(pkg.document, docFields);
+          Object.assign(pkg.document.versions['2.0.0']!, versionFields);
+          const fields = deriveSearchFields(pkg);
+          if (fields === null) return;
+          for (const value of [fields.version, fields.description, fields.author, fields.date, fields.updated, fields.modified]) {
+            expect(typeof value).toBe('string');
+          }
+          expect(fields.keywords.every((k) => typeof k === 'string')).toBe(true);
+          for (const text of Object.values(fields.texts)) expect(typeof text).toBe('string');
+          expect(fields.quality).toBeGreaterThanOrEqual(0);
+          expect(fields.quality).toBeLessThanOrEqual(1);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
+
 describe('download periods', () => {
   it('names periods that end today (UTC)', () => {
     const now = new Date('2025-03-12T23:59:59Z');

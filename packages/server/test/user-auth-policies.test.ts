@@ -160,15 +160,6 @@ describe('logout', () => {
   });
 });
 
-describe('web login', () => {
-  it('POST /-/v1/login answers 404 so that npm falls back to the legacy login', async () => {
-    registry = await startRegistry();
-    const res = await request(`${registry.url}/-/v1/login`, { method: 'POST', body: {} });
-    expect(res.status).toBe(404);
-    expect(res.body.code).toBe('NOT_FOUND');
-  });
-});
-
 describe('readAccess token on the global registry', () => {
   it('needs a token for reads, not for login, logout or ping', async () => {
     registry = await startRegistry({ settings: { readAccess: 'token' } });

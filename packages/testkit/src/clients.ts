@@ -273,6 +273,8 @@ export async function yarnInstall(registry: string, dependencies: Record<string,
       `globalFolder: "${path.join(root, 'global')}"`,
       `cacheFolder: "${path.join(dir, '.yarn', 'cache')}"`,
       'httpRetry: 0',
+      // Yarn makes installs immutable when it sees CI=true; this test creates the lockfile.
+      'enableImmutableInstalls: false',
       '',
     ].join('\n'),
   );

@@ -120,13 +120,15 @@ export async function startRegistry(options: StartRegistryOptions = {}): Promise
     rateLimitPublish: '0',
   };
   const scaleOut = (options.profile ?? testProfile()) === 'scale-out';
-  // A restart test passes its data directory again: on scale-out it gets the same backing.
-  const backing = !scaleOut
-    ? undefined
-    : options.dataDir
-      ? await backingOfDataDir(options.dataDir)
-      : await startScaleOutBacking();
+  // A test that passes the data directory of another registry (a restart, or a second process
+  // on the same store) gets that registry's backing on scale-out.
   const ownsBacking = scaleOut && !options.dataDir;
+  let backing: ScaleOutBacking | undefined;
+  if (ownsBacking) {
+    const started = startScaleOutBacking();
+    backingsByDataDir.set(dataDir, started);
+    backing = await started;
+  } else if (scaleOut) backing = await backingOfDataDir(dataDir);
   Object.assign(flags, backing?.settings);
   for (const [key, value] of Object.entries(options.settings ?? {})) flags[key] = String(value);
   const config = loadConfig({ flags, env: {} });
@@ -154,7 +156,10 @@ export async function startRegistry(options: StartRegistryOptions = {}): Promise
     async close() {
       await built.app.close();
       await storage.close();
-      if (ownsBacking) await backing?.close();
+      if (ownsBacking) {
+        backingsByDataDir.delete(dataDir);
+        await backing?.close();
+      }
       if (ownsDir) await rm(dataDir, { recursive: true, force: true });
       const leaked = leakedTokens(logLines.join(''));
       if (leaked.length > 0) throw new Error(`${leaked.length} issued token(s) appear in the registry's log`);

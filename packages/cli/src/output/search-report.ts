@@ -68,7 +68,6 @@ export interface SearchReportInput {
   details?: Map<string, PackageDetail>;
 }
 
-
 /** The three outputs of `pkg search`: default, --detail (human) and --json. */
 export function searchReport({ term, response, limit, details }: SearchReportInput): CommandResult {
   const shown = response.objects.slice(0, limit);

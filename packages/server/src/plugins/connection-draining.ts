@@ -9,8 +9,16 @@ import { ProtocolError } from '@pkg/protocol';
  */
 export function installConnectionDraining(app: FastifyInstance): void {
   let draining = false;
+  let sweeper: NodeJS.Timeout | undefined;
   app.addHook('preClose', async () => {
     draining = true;
+    // A socket can turn idle just after close() looked for idle ones (its last response was
+    // still being flushed); without a sweep it would hold the shutdown for the keep-alive timeout.
+    sweeper = setInterval(() => app.server.closeIdleConnections(), 50);
+    sweeper.unref();
+  });
+  app.addHook('onClose', async () => {
+    clearInterval(sweeper);
   });
   // Callback-style hooks: they run on every request, and a synchronous callback costs no promise.
   app.addHook('onRequest', (_request, _reply, done) => {

@@ -32,9 +32,11 @@ export function loggerOptions(level: string, stream?: LogStream): FastifyServerO
   };
 }
 
+/** The URL without secrets: tokens, passwords, and the secret paths of npm's web login. */
 export function redactUrl(url: string): string {
   return url
     .replace(/\/-\/user\/token\/[^/?#]+/, '/-/user/token/[redacted]')
+    .replace(/\/-\/(v1\/login\/done|web\/login)\/[^/?#]+/, '/-/$1/[redacted]')
     .replace(/([?&](?:token|password)=)[^&#]*/gi, '$1[redacted]');
 }
 

@@ -7,8 +7,8 @@ import type { Services } from '../services/services.js';
 export async function searchRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
   app.get('/-/v1/search', async (request, reply) => {
     const search = parseSearchRequest(request.query as Record<string, unknown>);
-    const json = await services.search.searchJson(request.ctx.tenant, search);
-    return reply.type('application/json').send(json);
+    const body = await services.search.searchJson(request.ctx.tenant, search);
+    return reply.type('application/json; charset=utf-8').send(body);
   });
 
   // The Unity Editor falls back to this when search answers 404; npm's legacy full listing.

@@ -73,11 +73,6 @@ export async function userAuthRoutes(app: FastifyInstance, { services }: { servi
     const email = caller.email ?? (await services.auth.getUser(request.ctx.tenant, caller.user))?.email ?? '';
     return { username: caller.user, email, registry: `${request.ctx.baseUrl}/` };
   });
-
-  // Web login does not exist yet: npm falls back to the legacy (name/password) login on 404.
-  app.post('/-/v1/login', { config: { openAccess: true } }, async () => {
-    throw new ProtocolError('NOT_FOUND', 'Web login is not available on this registry; use legacy login');
-  });
 }
 
 function userNameOfId(id: string): string {

@@ -20,6 +20,9 @@ export interface RegistrySettings {
   signup: boolean;
 }
 
+/** Characters of a token kept in clear so its owner can recognise it in a list. */
+const TOKEN_PREFIX_LENGTH = 6;
+
 const USER_NAME = /^[a-z0-9][a-z0-9._-]{0,127}$/i;
 
 /**
@@ -61,6 +64,24 @@ export class AuthService {
     input: LoginInput,
     settings: RegistrySettings,
   ): Promise<{ created: boolean; response: LoginResponse }> {
+    const { user, created } = await this.checkCredentials(tenant, input, settings);
+    const token = await this.issueToken(tenant, user.name);
+    return {
+      created,
+      // The revision is random: deriving it from the token would hand out part of the secret.
+      response: { ok: true, id: `org.registry.user:${user.name}`, rev: `1-${randomBytes(16).toString('hex')}`, token },
+    };
+  }
+
+  /**
+   * `login` without the token: checks name and password, throttled and creating the account as
+   * `login` does. The web interface signs in with it and issues a token only when npm collects one.
+   */
+  async checkCredentials(
+    tenant: TenantId,
+    input: LoginInput,
+    settings: RegistrySettings,
+  ): Promise<{ user: UserRecord; created: boolean }> {
     if (!USER_NAME.test(input.name)) {
       throw new ProtocolError('VALIDATION_ERROR', 'user name must be 1-128 characters of letters, digits, ".", "_" and "-"');
     }
@@ -79,12 +100,7 @@ export class AuthService {
       throw err;
     }
     await this.#throttle.recordSuccess(tenant, input.name);
-    const token = await this.issueToken(tenant, outcome.user.name);
-    return {
-      created: outcome.created,
-      // The revision is random: deriving it from the token would hand out part of the secret.
-      response: { ok: true, id: `org.registry.user:${outcome.user.name}`, rev: `1-${randomBytes(16).toString('hex')}`, token },
-    };
+    return outcome;
   }
 
   /** The account the credentials belong to, created first when sign-up allows; else 401. */
@@ -132,6 +148,7 @@ export class AuthService {
       createdAt: now.toISOString(),
       expiresAt: ttl > 0 ? new Date(now.getTime() + ttl * 1000).toISOString() : null,
       readonly,
+      prefix: token.slice(0, TOKEN_PREFIX_LENGTH),
     });
     return token;
   }

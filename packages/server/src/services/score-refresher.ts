@@ -9,7 +9,8 @@ export interface ScoreRefresherOptions {
 
 /**
  * Maintenance and the download windows depend on the date, so every registry's scores are
- * recomputed once at start-up and again whenever the UTC day changes.
+ * recomputed once a UTC day: looked at on start-up and every minute, done when the day of the
+ * last refresh (kept in the index, so restarts and other processes count) is not today.
  */
 export class ScoreRefresher {
   readonly #search: SearchIndex;
@@ -58,7 +59,9 @@ export class ScoreRefresher {
     const tenants = [GLOBAL_TENANT, ...(await this.#metadata.listTenants()).map((t) => t.name)];
     for (const tenant of tenants) {
       if (this.#closed) return;
-      await this.#search.refreshScores(tenant, null, this.#now());
+      const now = this.#now();
+      if ((await this.#search.scoresRefreshedOn(tenant)) === utcDay(now)) continue;
+      await this.#search.refreshScores(tenant, null, now);
     }
   }
 }

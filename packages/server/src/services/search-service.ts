@@ -30,15 +30,20 @@ export class SearchService {
     this.#deps = deps;
   }
 
+  /** The response of `/-/v1/search` as JSON text, assembled without parsing a result (the route's form). */
+  async searchJson(tenant: TenantId, request: SearchRequest): Promise<string> {
+    const page = await this.#deps.search.search(tenant, request.query, { size: request.size, from: request.from });
+    return searchResponseJson(page, this.#deps.now());
+  }
+
   async search(tenant: TenantId, request: SearchRequest): Promise<SearchResponse> {
     const page = await this.#deps.search.search(tenant, request.query, { size: request.size, from: request.from });
     return toSearchResponse(page, this.#deps.now());
   }
 
-  /** `search` as the JSON text of the response (what the HTTP route sends). */
-  async searchJson(tenant: TenantId, request: SearchRequest): Promise<string> {
-    const page = await this.#deps.search.search(tenant, request.query, { size: request.size, from: request.from });
-    return searchResponseJson(page, this.#deps.now());
+  /** Every package in one order, without a query: the web interface's lists and its browsing. */
+  async ranked(tenant: TenantId, order: 'updated' | 'downloads', page: { size: number; from: number }): Promise<SearchResponse> {
+    return toSearchResponse(await this.#deps.search.ranked(tenant, order, page), this.#deps.now());
   }
 
   /**

@@ -1,14 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { TenantId } from './ports.js';
 
-/** Where a storage component reports what operators must hear of (pino-compatible: app.log fits). */
-export interface StorageLog {
-  info(details: object, message: string): void;
-  warn(details: object, message: string): void;
-}
-
-export const silentLog: StorageLog = { info() {}, warn() {} };
-
 /**
  * The part every shared-channel bus has in common: local listeners, the wire format of a
  * message, and knowing its own messages (they were delivered locally when published).

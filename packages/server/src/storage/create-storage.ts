@@ -1,5 +1,5 @@
 import { ConfigError, type Config } from '../config/config.js';
-import { silentLog, type StorageLog } from './bus-fanout.js';
+import { silentLog, type StorageLog } from './storage-log.js';
 import { FsBlobStore } from './drivers/fs/fs-blob-store.js';
 import type { PostgresInvalidationBus } from './drivers/postgres/postgres-invalidation-bus.js';
 import type { PostgresMetadataStore } from './drivers/postgres/postgres-metadata-store.js';

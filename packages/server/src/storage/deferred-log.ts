@@ -1,4 +1,4 @@
-import type { StorageLog } from './bus-fanout.js';
+import type { StorageLog } from './storage-log.js';
 
 /**
  * A log for storage components, which exist before the server's logger does: lines are kept

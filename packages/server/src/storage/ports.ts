@@ -44,6 +44,30 @@ export interface TokenRecord {
   /** ISO time after which the token is refused; null: never expires. */
   expiresAt: string | null;
   readonly: boolean;
+  /**
+   * The first characters of the token, kept so a user can recognise it in a token list
+   * (a few characters of 256 random bits give nothing away). Absent on older tokens.
+   */
+  prefix?: string;
+}
+
+/**
+ * A short-lived session found by the hash of a secret its holder presents: a browser signed in
+ * to the web interface, or an `npm login` waiting for its user to sign in in the browser.
+ * Stored in the metadata store so that every server process sees it.
+ */
+export interface SessionRecord {
+  /** sha256 hex of the secret; the secret itself is never stored. */
+  hash: string;
+  /** What the session is for (`web`, `npm-login`, `npm-login-page`). */
+  kind: string;
+  /** The signed-in user; null while a login is still pending. */
+  user: string | null;
+  /** Small JSON facts the session's owner needs. */
+  data: Record<string, unknown>;
+  createdAt: string;
+  /** ISO time from which the session no longer exists for any reader. */
+  expiresAt: string;
 }
 
 /** A package as stored: its full document (tarball URLs as relative paths) and its history. */
@@ -100,6 +124,21 @@ export interface MetadataStore {
    */
   credentialsVersion?(): number;
   readonly credentialsVersionCoversOthers?: boolean;
+  /** The tokens of one user, newest first. */
+  listUserTokens(tenant: TenantId, user: string): Promise<TokenRecord[]>;
+
+  createSession(tenant: TenantId, session: SessionRecord): Promise<void>;
+  /** The session, unless it does not exist or has expired at `now` (ISO time). */
+  getSession(tenant: TenantId, hash: string, now: string): Promise<SessionRecord | undefined>;
+  /**
+   * Signs a pending session (user null, not expired at `now`) in as `user`. Exactly one of
+   * concurrent callers gets true; a session already claimed stays with its first user.
+   */
+  claimSession(tenant: TenantId, hash: string, user: string, now: string): Promise<boolean>;
+  /** Removes a session; exactly one of concurrent callers gets true (single-use sessions rely on it). */
+  deleteSession(tenant: TenantId, hash: string): Promise<boolean>;
+  /** Removes the sessions of every tenant that have expired at `now`; returns how many. */
+  deleteExpiredSessions(now: string): Promise<number>;
 
   getPackage(tenant: TenantId, name: string): Promise<StoredPackage | undefined>;
   /**
@@ -206,10 +245,18 @@ export interface SearchIndex {
   /** Summaries sorted by name, the first `limit` after `after` (null: from the start). */
   listSummaries(tenant: TenantId, after: string | null, limit: number): Promise<PackageSummary[]>;
   /**
+   * Every package of the tenant in one order, no query (the web interface's lists): `updated`,
+   * newest publish first; `downloads`, most downloads in the last 30 days first, packages never
+   * downloaded in that window left out. Ties by name.
+   */
+  ranked(tenant: TenantId, order: 'updated' | 'downloads', page: { size: number; from: number }): Promise<SearchPage>;
+  /**
    * Recomputes download windows (last 7 and 30 UTC days up to `now`) and scores, of the named
    * packages or (null) of every package of the tenant.
    */
   refreshScores(tenant: TenantId, names: readonly string[] | null, now: Date): Promise<void>;
+  /** The UTC day (`YYYY-MM-DD`) of the last refresh of every package of the tenant, or null. */
+  scoresRefreshedOn(tenant: TenantId): Promise<string | null>;
 }
 
 /** Downloads of one version on one UTC day (`YYYY-MM-DD`). */

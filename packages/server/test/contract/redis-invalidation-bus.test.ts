@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshRedisPrefix, startOwnRedisServer, testRedisUrl, type OwnRedisServer } from '@pkg/testkit';
-import type { StorageLog } from '../../src/storage/bus-fanout.js';
+import type { StorageLog } from '../../src/storage/storage-log.js';
 import { RedisConnection } from '../../src/storage/drivers/redis/redis-connection.js';
 import { RedisInvalidationBus } from '../../src/storage/drivers/redis/redis-invalidation-bus.js';
 import { parseRedisUrl } from '../../src/storage/drivers/redis/redis-location.js';

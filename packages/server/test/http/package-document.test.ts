@@ -218,9 +218,10 @@ describe('errors', () => {
     ['dot-dot', '%2e%2e'],
     ['215 characters', `com.${'a'.repeat(211)}`],
   ])('answers 422 VALIDATION_ERROR for a name with %s', async (_label, name) => {
-    const res = await request(`${registry.url}/${name}`);
+    // Sent verbatim: fetch would resolve `/%2e%2e` to `/` (the web interface's home).
+    const res = await verbatimGet(`/${name}`);
     expect(res.status).toBe(422);
-    expect(res.body.code).toBe('VALIDATION_ERROR');
+    expect(JSON.parse(res.body).code).toBe('VALIDATION_ERROR');
   });
 });
 
@@ -249,3 +250,18 @@ describe('public URLs', () => {
     expect(doc.versions['1.0.0'].dist.tarball).toBe(`http://registry.example.test:8080/${NAME}/-/${NAME}-1.0.0.tgz`);
   });
 });
+
+/** GET of a path exactly as given, without URL normalization. */
+async function verbatimGet(path: string): Promise<{ status: number; body: string }> {
+  const { request: httpRequest } = await import('node:http');
+  const { hostname, port } = new URL(registry.url);
+  return new Promise((resolve, reject) => {
+    httpRequest({ host: hostname, port, path }, (res) => {
+      let body = '';
+      res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    })
+      .on('error', reject)
+      .end();
+  });
+}

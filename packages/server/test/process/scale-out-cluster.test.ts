@@ -85,6 +85,9 @@ describe.skipIf(!testPostgresUrl || !testRedisUrl)('two nodes on PostgreSQL + S3
     expect(download.status).toBe(200);
     expect(Buffer.from(await download.arrayBuffer()).equals(tarball)).toBe(true);
 
+    const search = await request(`${b.url}/-/v1/search?text=shared`);
+    expect(search.body.objects.map((o: { package: { name: string } }) => o.package.name)).toEqual(['com.acme.shared']);
+
     // B now has the document cached; a second publish on A must reach B's readers at once.
     expect((await publishVersion(a.url, token, 'com.acme.shared', '1.1.0')).status).toBe(201);
     const updated = await readWithin(
@@ -107,6 +110,33 @@ describe.skipIf(!testPostgresUrl || !testRedisUrl)('two nodes on PostgreSQL + S3
       (res) => res.body['dist-tags']?.stable === '1.0.0',
     );
     expect(seenOnA.body['dist-tags']).toEqual({ latest: '1.1.0', stable: '1.0.0' });
+  });
+
+  it('a deprecation on one node and an unpublish on the other reach the other at once', async () => {
+    const [a, b] = nodes as [SpawnedRegistry, SpawnedRegistry];
+    const token = await loginUser(a.url, 'ada');
+    const name = 'com.acme.lifecycle';
+    for (const version of ['1.0.0', '2.0.0']) expect((await publishVersion(a.url, token, name, version)).status).toBe(201);
+    await request(`${b.url}/${name}`); // cached on B
+
+    const doc = (await request(`${a.url}/${name}?write=true`)).body;
+    doc.versions['1.0.0'].deprecated = 'Use 2.x';
+    expect((await request(`${a.url}/${name}`, { method: 'PUT', token, body: doc })).status).toBe(200);
+    const deprecated = await readWithin(
+      () => request(`${b.url}/${name}`),
+      (res) => res.body.versions?.['1.0.0']?.deprecated === 'Use 2.x',
+    );
+    expect(deprecated.body.versions['1.0.0'].deprecated).toBe('Use 2.x');
+
+    await request(`${a.url}/${name}`); // cached on A
+    const fresh = (await request(`${b.url}/${name}?write=true`)).body;
+    expect((await request(`${b.url}/${name}/-rev/${fresh._rev}`, { method: 'DELETE', token })).status).toBe(200);
+    const gone = await readWithin(
+      () => request(`${a.url}/${name}`),
+      (res) => res.status === 404,
+    );
+    expect(gone.status).toBe(404);
+    expect((await fetch(`${a.url}/${name}/-/${name}-2.0.0.tgz`)).status).toBe(404);
   });
 
   it('keeps serving and publishing while Redis is down, and resumes invalidation when it is back', async () => {
@@ -141,6 +171,25 @@ describe.skipIf(!testPostgresUrl || !testRedisUrl)('two nodes on PostgreSQL + S3
       (res) => res.body['dist-tags']?.latest === '1.3.0',
     );
     expect(after.body['dist-tags'].latest).toBe('1.3.0');
+  });
+
+  it('publishes of one package on both nodes at once all land', async () => {
+    const [a, b] = nodes as [SpawnedRegistry, SpawnedRegistry];
+    const token = await loginUser(a.url, 'ada');
+    const versions = Array.from({ length: 12 }, (_, i) => `0.1.${i}`);
+    const results = await Promise.all(
+      versions.map((version, i) => publishVersion((i % 2 ? b : a).url, token, 'com.acme.together', version)),
+    );
+    expect(results.map((res) => res.status)).toEqual(versions.map(() => 201));
+    for (const node of [a, b]) {
+      const doc = await readWithin(
+        () => request(`${node.url}/com.acme.together`),
+        (res) => Object.keys(res.body.versions ?? {}).length === versions.length,
+      );
+      expect(Object.keys(doc.body.versions).sort()).toEqual([...versions].sort());
+    }
+    const search = await request(`${b.url}/-/v1/search?text=together`);
+    expect(search.body.objects.map((o: { package: { name: string } }) => o.package.name)).toEqual(['com.acme.together']);
   });
 
   it('after kill -9 of A during a stream of publishes, B serves every version whole or not at all', async () => {

@@ -43,6 +43,21 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
     PRIMARY KEY (tenant, name)
   );
   `,
+  // Web interface: browser sign-in and npm web-login sessions; a recognisable token prefix.
+  `
+  CREATE TABLE sessions (
+    tenant text NOT NULL,
+    hash text NOT NULL,
+    kind text NOT NULL,
+    user_name text,
+    data json NOT NULL DEFAULT '{}',
+    created_at text NOT NULL,
+    expires_at text NOT NULL,
+    PRIMARY KEY (tenant, hash)
+  );
+  CREATE INDEX sessions_by_expiry ON sessions (expires_at);
+  ALTER TABLE tokens ADD COLUMN prefix text;
+  `,
 ];
 
 /** Advisory-lock namespace of this application ('pkgr'), so its locks never meet another's. */

@@ -1,5 +1,6 @@
 import type pg from 'pg';
-import { BusFanout, silentLog, type StorageLog } from '../../bus-fanout.js';
+import { BusFanout } from '../../bus-fanout.js';
+import { silentLog, type StorageLog } from '../../storage-log.js';
 import type { InvalidationBus, TenantId } from '../../ports.js';
 import { createClient, type PgLocation } from './pg-connection.js';
 

@@ -4,6 +4,7 @@ import { KeyedMutex } from '../../keyed-mutex.js';
 import type {
   MetadataStore,
   PackageMutation,
+  SessionRecord,
   StoredPackage,
   TenantId,
   TenantRecord,
@@ -127,7 +128,9 @@ export class PostgresMetadataStore implements MetadataStore {
     return inTransaction(this.pool, async (client) => {
       const { rowCount } = await client.query('DELETE FROM tenants WHERE name = $1', [name]);
       if (rowCount === 0) return false;
-      for (const table of ['users', 'tokens', 'packages']) await client.query(`DELETE FROM ${table} WHERE tenant = $1`, [name]);
+      for (const table of ['users', 'tokens', 'sessions', 'packages']) {
+        await client.query(`DELETE FROM ${table} WHERE tenant = $1`, [name]);
+      }
       for (const hook of this.#hooks) await hook.onTenantDelete?.(client, name);
       return true;
     });
@@ -192,23 +195,32 @@ export class PostgresMetadataStore implements MetadataStore {
 
   async createToken(tenant: TenantId, token: TokenRecord): Promise<void> {
     await this.pool.query(
-      'INSERT INTO tokens (tenant, hash, user_name, created_at, expires_at, readonly) VALUES ($1, $2, $3, $4, $5, $6)',
-      [tenant, token.hash, token.user, token.createdAt, token.expiresAt, token.readonly],
+      'INSERT INTO tokens (tenant, hash, user_name, created_at, expires_at, readonly, prefix) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+      [tenant, token.hash, token.user, token.createdAt, token.expiresAt, token.readonly, token.prefix ?? null],
     );
   }
 
   async getToken(tenant: TenantId, hash: string): Promise<TokenRecord | undefined> {
-    const { rows } = await this.pool.query<TokenRow>(
-      'SELECT hash, user_name, created_at, expires_at, readonly FROM tokens WHERE tenant = $1 AND hash = $2',
-      [tenant, hash],
-    );
+    const { rows } = await this.pool.query<TokenRow>(`SELECT ${TOKEN_COLUMNS} FROM tokens WHERE tenant = $1 AND hash = $2`, [
+      tenant,
+      hash,
+    ]);
     return rows[0] && toToken(rows[0]);
   }
 
   async listTokens(tenant: TenantId): Promise<TokenRecord[]> {
     const { rows } = await this.pool.query<TokenRow>(
-      'SELECT hash, user_name, created_at, expires_at, readonly FROM tokens WHERE tenant = $1 ORDER BY hash COLLATE "C"',
+      `SELECT ${TOKEN_COLUMNS} FROM tokens WHERE tenant = $1 ORDER BY hash COLLATE "C"`,
       [tenant],
+    );
+    return rows.map(toToken);
+  }
+
+  async listUserTokens(tenant: TenantId, user: string): Promise<TokenRecord[]> {
+    const { rows } = await this.pool.query<TokenRow>(
+      `SELECT ${TOKEN_COLUMNS} FROM tokens WHERE tenant = $1 AND user_name = $2
+       ORDER BY created_at COLLATE "C" DESC, hash COLLATE "C"`,
+      [tenant, user],
     );
     return rows.map(toToken);
   }
@@ -236,6 +248,52 @@ export class PostgresMetadataStore implements MetadataStore {
 
   async #deleteUserTokens(tenant: TenantId, user: string): Promise<number> {
     const { rowCount } = await this.pool.query('DELETE FROM tokens WHERE tenant = $1 AND user_name = $2', [tenant, user]);
+    return rowCount ?? 0;
+  }
+
+  async createSession(tenant: TenantId, session: SessionRecord): Promise<void> {
+    await this.pool.query(
+      `INSERT INTO sessions (tenant, hash, kind, user_name, data, created_at, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      [tenant, session.hash, session.kind, session.user, JSON.stringify(session.data), session.createdAt, session.expiresAt],
+    );
+  }
+
+  async getSession(tenant: TenantId, hash: string, now: string): Promise<SessionRecord | undefined> {
+    const { rows } = await this.pool.query<SessionRow>(
+      `SELECT hash, kind, user_name, data, created_at, expires_at FROM sessions
+       WHERE tenant = $1 AND hash = $2 AND expires_at COLLATE "C" > $3`,
+      [tenant, hash, now],
+    );
+    const row = rows[0];
+    return (
+      row && {
+        hash: row.hash,
+        kind: row.kind,
+        user: row.user_name,
+        data: row.data,
+        createdAt: row.created_at,
+        expiresAt: row.expires_at,
+      }
+    );
+  }
+
+  async claimSession(tenant: TenantId, hash: string, user: string, now: string): Promise<boolean> {
+    const { rowCount } = await this.pool.query(
+      `UPDATE sessions SET user_name = $1
+       WHERE tenant = $2 AND hash = $3 AND user_name IS NULL AND expires_at COLLATE "C" > $4`,
+      [user, tenant, hash, now],
+    );
+    return rowCount === 1;
+  }
+
+  async deleteSession(tenant: TenantId, hash: string): Promise<boolean> {
+    const { rowCount } = await this.pool.query('DELETE FROM sessions WHERE tenant = $1 AND hash = $2', [tenant, hash]);
+    return rowCount === 1;
+  }
+
+  async deleteExpiredSessions(now: string): Promise<number> {
+    const { rowCount } = await this.pool.query('DELETE FROM sessions WHERE expires_at COLLATE "C" <= $1', [now]);
     return rowCount ?? 0;
   }
 
@@ -349,16 +407,35 @@ function toUser(row: UserRow): UserRecord {
   };
 }
 
+const TOKEN_COLUMNS = 'hash, user_name, created_at, expires_at, readonly, prefix';
+
 interface TokenRow {
   hash: string;
   user_name: string;
   created_at: string;
   expires_at: string | null;
   readonly: boolean;
+  prefix: string | null;
 }
 
 function toToken(row: TokenRow): TokenRecord {
-  return { hash: row.hash, user: row.user_name, createdAt: row.created_at, expiresAt: row.expires_at, readonly: row.readonly };
+  return {
+    hash: row.hash,
+    user: row.user_name,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    readonly: row.readonly,
+    ...(row.prefix !== null ? { prefix: row.prefix } : {}),
+  };
+}
+
+interface SessionRow {
+  hash: string;
+  kind: string;
+  user_name: string | null;
+  data: Record<string, unknown>;
+  created_at: string;
+  expires_at: string;
 }
 
 function toStoredPackage(row: PackageRow): StoredPackage {

@@ -49,6 +49,13 @@ export const POSTGRES_SEARCH_MIGRATIONS: readonly string[] = [
   CREATE INDEX search_packages_by_rank ON search_packages (tenant, deprecated, final DESC, (name COLLATE "C"));
   CREATE INDEX search_packages_by_name ON search_packages (tenant, (name COLLATE "C"));
   `,
+  // The day of each tenant's last full score refresh: the first node to start on a day does it.
+  `
+  CREATE TABLE search_refreshes (
+    tenant text PRIMARY KEY,
+    refreshed_day text NOT NULL
+  );
+  `,
 ];
 
 export interface PostgresSearchIndexOptions {
@@ -100,6 +107,7 @@ export class PostgresSearchIndex implements SearchIndex {
     onWrite: (client, tenant, name, pkg) => this.#index(client, tenant, name, pkg),
     onTenantDelete: async (client, tenant) => {
       await client.query('DELETE FROM search_packages WHERE tenant = $1', [tenant]);
+      await client.query('DELETE FROM search_refreshes WHERE tenant = $1', [tenant]);
     },
   };
 
@@ -132,6 +140,24 @@ export class PostgresSearchIndex implements SearchIndex {
         ? page.from + rows.length
         : Number((await pool.query<{ total: string }>(compiled.countSql, compiled.countParams)).rows[0]!.total);
     return { total, hits: rows.map(toHit) };
+  }
+
+  async ranked(tenant: TenantId, order: 'updated' | 'downloads', page: { size: number; from: number }): Promise<SearchPage> {
+    const pool = this.#requirePool();
+    const filter = order === 'downloads' ? 'AND p.downloads_month > 0' : '';
+    const orderBy =
+      order === 'downloads' ? 'p.downloads_month DESC, p.name COLLATE "C"' : 'p.updated COLLATE "C" DESC, p.name COLLATE "C"';
+    const { rows } = await pool.query<PageRow>(
+      `SELECT 0 AS tier, p.name, p.deprecated_message, p.unstable, p.final, p.quality, p.popularity, p.maintenance,
+         p.downloads_week, p.downloads_month, p.updated, p.modified, p.package_json
+       FROM search_packages p WHERE p.tenant = $1 ${filter} ORDER BY ${orderBy} LIMIT $2 OFFSET $3`,
+      [tenant, page.size, page.from],
+    );
+    const count = await pool.query<{ total: string }>(
+      `SELECT count(*) AS total FROM search_packages p WHERE p.tenant = $1 ${filter}`,
+      [tenant],
+    );
+    return { total: Number(count.rows[0]!.total), hits: rows.map(toHit) };
   }
 
   async listSummaries(tenant: TenantId, after: string | null, limit: number): Promise<PackageSummary[]> {
@@ -173,6 +199,11 @@ export class PostgresSearchIndex implements SearchIndex {
         await inTransaction(pool, (client) => this.#rescore(client, tenant, rows, now));
         after = rows[rows.length - 1]!.name;
       }
+      await pool.query(
+        `INSERT INTO search_refreshes (tenant, refreshed_day) VALUES ($1, $2)
+         ON CONFLICT (tenant) DO UPDATE SET refreshed_day = EXCLUDED.refreshed_day`,
+        [tenant, today],
+      );
       return;
     }
     for (let i = 0; i < names.length; i += REFRESH_CHUNK) {
@@ -192,6 +223,14 @@ export class PostgresSearchIndex implements SearchIndex {
         await this.#rescore(client, tenant, rows, now);
       });
     }
+  }
+
+  async scoresRefreshedOn(tenant: TenantId): Promise<string | null> {
+    const { rows } = await this.#requirePool().query<{ refreshed_day: string }>(
+      'SELECT refreshed_day FROM search_refreshes WHERE tenant = $1',
+      [tenant],
+    );
+    return rows[0]?.refreshed_day ?? null;
   }
 
   async #rescore(client: pg.ClientBase, tenant: TenantId, rows: ScoreRow[], now: Date): Promise<void> {

@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { silentLog, type StorageLog } from '../../bus-fanout.js';
+import { silentLog, type StorageLog } from '../../storage-log.js';
 import type { RedisLocation } from './redis-location.js';
 
 /**

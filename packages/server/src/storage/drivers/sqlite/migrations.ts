@@ -39,4 +39,19 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     PRIMARY KEY (tenant, name)
   );
   `,
+  // Web interface: browser sign-in and npm web-login sessions; a recognisable token prefix.
+  `
+  CREATE TABLE sessions (
+    tenant TEXT NOT NULL,
+    hash TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    user TEXT,
+    data TEXT NOT NULL DEFAULT '{}',
+    created_at TEXT NOT NULL,
+    expires_at TEXT NOT NULL,
+    PRIMARY KEY (tenant, hash)
+  ) WITHOUT ROWID;
+  CREATE INDEX sessions_by_expiry ON sessions (expires_at);
+  ALTER TABLE tokens ADD COLUMN prefix TEXT;
+  `,
 ];

@@ -5,6 +5,7 @@ import { blobKeysOfVersion } from '../../blob-keys.js';
 import type {
   MetadataStore,
   PackageMutation,
+  SessionRecord,
   StoredPackage,
   TenantId,
   TenantRecord,
@@ -131,7 +132,8 @@ export class SqliteMetadataStore implements MetadataStore {
       .transaction(() => {
         const info = this.#statement('DELETE FROM tenants WHERE name = ?').run(name);
         if (info.changes === 0) return false;
-        for (const table of ['users', 'tokens', 'packages']) this.#statement(`DELETE FROM ${table} WHERE tenant = ?`).run(name);
+        for (const table of ['users', 'tokens', 'sessions', 'packages'])
+          this.#statement(`DELETE FROM ${table} WHERE tenant = ?`).run(name);
         for (const hook of this.#hooks) hook.onTenantDelete?.(db, name);
         return true;
       })
@@ -185,27 +187,19 @@ export class SqliteMetadataStore implements MetadataStore {
   }
 
   async createToken(tenant: TenantId, token: TokenRecord): Promise<void> {
-    this.#statement('INSERT INTO tokens (tenant, hash, user, created_at, expires_at, readonly) VALUES (?, ?, ?, ?, ?, ?)').run(
-      tenant,
-      token.hash,
-      token.user,
-      token.createdAt,
-      token.expiresAt,
-      token.readonly ? 1 : 0,
-    );
+    this.#statement('INSERT INTO tokens (tenant, hash, user, created_at, expires_at, readonly, prefix) VALUES (?, ?, ?, ?, ?, ?, ?)')
+      .run(tenant, token.hash, token.user, token.createdAt, token.expiresAt, token.readonly ? 1 : 0, token.prefix ?? null);
   }
 
   async getToken(tenant: TenantId, hash: string): Promise<TokenRecord | undefined> {
-    const row = this.#statement(
-      'SELECT hash, user, created_at, expires_at, readonly FROM tokens WHERE tenant = ? AND hash = ?',
-    ).get(tenant, hash) as TokenRow | undefined;
+    const row = this.#statement('SELECT hash, user, created_at, expires_at, readonly, prefix FROM tokens WHERE tenant = ? AND hash = ?')
+      .get(tenant, hash) as TokenRow | undefined;
     return row && toToken(row);
   }
 
   async listTokens(tenant: TenantId): Promise<TokenRecord[]> {
-    const rows = this.#statement(
-      'SELECT hash, user, created_at, expires_at, readonly FROM tokens WHERE tenant = ? ORDER BY hash',
-    ).all(tenant) as TokenRow[];
+    const rows = this.#statement('SELECT hash, user, created_at, expires_at, readonly, prefix FROM tokens WHERE tenant = ? ORDER BY hash')
+      .all(tenant) as TokenRow[];
     return rows.map(toToken);
   }
 
@@ -226,6 +220,50 @@ export class SqliteMetadataStore implements MetadataStore {
    */
   credentialsVersion(): number {
     return this.#credentialWrites + (this.#statement('PRAGMA data_version').pluck().get() as number);
+  }
+
+  async listUserTokens(tenant: TenantId, user: string): Promise<TokenRecord[]> {
+    const rows = this.#statement(
+        'SELECT hash, user, created_at, expires_at, readonly, prefix FROM tokens WHERE tenant = ? AND user = ? ORDER BY created_at DESC, hash',
+      )
+      .all(tenant, user) as TokenRow[];
+    return rows.map(toToken);
+  }
+
+  async createSession(tenant: TenantId, session: SessionRecord): Promise<void> {
+    this.#statement('INSERT INTO sessions (tenant, hash, kind, user, data, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
+      .run(tenant, session.hash, session.kind, session.user, JSON.stringify(session.data), session.createdAt, session.expiresAt);
+  }
+
+  async getSession(tenant: TenantId, hash: string, now: string): Promise<SessionRecord | undefined> {
+    const row = this.#statement(
+        'SELECT hash, kind, user, data, created_at, expires_at FROM sessions WHERE tenant = ? AND hash = ? AND expires_at > ?',
+      )
+      .get(tenant, hash, now) as SessionRow | undefined;
+    return (
+      row && {
+        hash: row.hash,
+        kind: row.kind,
+        user: row.user,
+        data: JSON.parse(row.data) as Record<string, unknown>,
+        createdAt: row.created_at,
+        expiresAt: row.expires_at,
+      }
+    );
+  }
+
+  async claimSession(tenant: TenantId, hash: string, user: string, now: string): Promise<boolean> {
+    const info = this.#statement('UPDATE sessions SET user = ? WHERE tenant = ? AND hash = ? AND user IS NULL AND expires_at > ?')
+      .run(user, tenant, hash, now);
+    return info.changes === 1;
+  }
+
+  async deleteSession(tenant: TenantId, hash: string): Promise<boolean> {
+    return this.#statement('DELETE FROM sessions WHERE tenant = ? AND hash = ?').run(tenant, hash).changes === 1;
+  }
+
+  async deleteExpiredSessions(now: string): Promise<number> {
+    return this.#statement('DELETE FROM sessions WHERE expires_at <= ?').run(now).changes;
   }
 
   async getPackage(tenant: TenantId, name: string): Promise<StoredPackage | undefined> {
@@ -315,6 +353,35 @@ export class SqliteMetadataStore implements MetadataStore {
   }
 }
 
+interface TokenRow {
+  hash: string;
+  user: string;
+  created_at: string;
+  expires_at: string | null;
+  readonly: number;
+  prefix: string | null;
+}
+
+function toToken(row: TokenRow): TokenRecord {
+  return {
+    hash: row.hash,
+    user: row.user,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    readonly: row.readonly === 1,
+    ...(row.prefix !== null ? { prefix: row.prefix } : {}),
+  };
+}
+
+interface SessionRow {
+  hash: string;
+  kind: string;
+  user: string | null;
+  data: string;
+  created_at: string;
+  expires_at: string;
+}
+
 interface UserRow {
   name: string;
   email: string;
@@ -330,24 +397,6 @@ function toUser(row: UserRow): UserRecord {
     passwordHash: row.password_hash,
     createdAt: row.created_at,
     disabled: row.disabled === 1,
-  };
-}
-
-interface TokenRow {
-  hash: string;
-  user: string;
-  created_at: string;
-  expires_at: string | null;
-  readonly: number;
-}
-
-function toToken(row: TokenRow): TokenRecord {
-  return {
-    hash: row.hash,
-    user: row.user,
-    createdAt: row.created_at,
-    expiresAt: row.expires_at,
-    readonly: row.readonly === 1,
   };
 }
 

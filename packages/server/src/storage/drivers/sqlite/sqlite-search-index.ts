@@ -7,7 +7,7 @@ import { addDays, utcDay } from '../../../search/utc-days.js';
 import { BudgetLru } from '../../budget-lru.js';
 import type { PackageSummary, SearchHit, SearchIndex, SearchPage, StoredPackage, TenantId } from '../../ports.js';
 import type { SqlitePackageWriteHook } from './sqlite-metadata-store.js';
-import { compileSearch, listKey, partsKey, tenantIdRange } from './sqlite-search-sql.js';
+import { compileSearch, listKey, partsKey, tenantIdRange, type CompiledSearch } from './sqlite-search-sql.js';
 
 type Db = Database.Database;
 type Statement = Database.Statement;
@@ -65,6 +65,13 @@ export const SEARCH_MIGRATIONS: readonly string[] = [
     tokenize = 'unicode61 remove_diacritics 0', prefix = '1 2', content = '', contentless_delete = 1
   );
   `,
+  // The day of the last full refresh of a tenant's scores (a restart the same day skips it).
+  `ALTER TABLE search_tenants ADD COLUMN refreshed_day TEXT;`,
+  // ranked(): newest publishes and most downloaded first, read in index order.
+  `
+  CREATE INDEX search_packages_by_updated ON search_packages (tenant, updated DESC, name);
+  CREATE INDEX search_packages_by_popularity ON search_packages (tenant, downloads_month DESC, name);
+  `,
 ];
 
 export interface SqliteSearchIndexOptions {
@@ -76,6 +83,12 @@ export interface SqliteSearchIndexOptions {
 
 const REFRESH_CHUNK = 2000;
 const MAX_PREPARED_SHAPES = 256;
+
+interface SearchStatements {
+  page: Statement;
+  count: Statement;
+  firstPages: Statement[];
+}
 
 interface PageRow {
   tier: number;
@@ -113,7 +126,7 @@ export class SqliteSearchIndex implements SearchIndex {
   #db: Db | undefined;
   readonly #now: () => Date;
   readonly #statements = new Map<string, Statement>();
-  readonly #shapes = new Map<string, { page: Statement; count: Statement }>();
+  readonly #shapes = new Map<string, SearchStatements>();
   readonly #cache: BudgetLru<SearchPage> | undefined;
   /** Tenant numbers never change once given, so they are remembered. */
   readonly #tenantNumbers = new Map<TenantId, number>();
@@ -147,9 +160,16 @@ export class SqliteSearchIndex implements SearchIndex {
     const range = this.#tenantRange(tenant, false);
     if (!range) return { total: 0, hits: [] };
     const compiled = compileSearch(query);
-    const statements = this.#shape(compiled.key, compiled.pageSql, compiled.countSql);
+    const statements = this.#shape(compiled);
     const params = { ...compiled.params, ...range, limit: page.size, offset: page.from };
-    const rows = page.size > 0 ? (statements.page.all(params) as PageRow[]) : [];
+    let rows: PageRow[] = [];
+    if (page.size > 0) {
+      for (const shortcut of statements.firstPages) {
+        rows = shortcut.all(params) as PageRow[];
+        if (rows.length === page.size) break;
+      }
+      if (rows.length < page.size) rows = statements.page.all(params) as PageRow[];
+    }
     // A page that is neither full nor empty ends the matches: it tells the total by itself.
     const total = rows.length > 0 && rows.length < page.size ? page.from + rows.length : (statements.count.get(params) as number);
     const result: SearchPage = { total, hits: rows.map(toHit) };
@@ -165,6 +185,19 @@ export class SqliteSearchIndex implements SearchIndex {
     return rows.map((row) => ({ name: row.name, summaryJson: row.summary_json }));
   }
 
+  async ranked(tenant: TenantId, order: 'updated' | 'downloads', page: { size: number; from: number }): Promise<SearchPage> {
+    const filter = order === 'downloads' ? 'AND p.downloads_month > 0' : '';
+    const orderBy = order === 'downloads' ? 'p.downloads_month DESC, p.name' : 'p.updated DESC, p.name';
+    const rows = this.#stmt(
+      `SELECT 0 AS tier, p.name, p.deprecated_message, p.unstable, p.final, p.quality, p.popularity, p.maintenance,
+         p.downloads_week, p.downloads_month, p.updated, p.modified, d.package_json
+       FROM search_packages p JOIN search_documents d ON d.id = p.id
+       WHERE p.tenant = ? ${filter} ORDER BY ${orderBy} LIMIT ? OFFSET ?`,
+    ).all(tenant, page.size, page.from) as PageRow[];
+    const total = this.#stmt(`SELECT count(*) FROM search_packages p WHERE p.tenant = ? ${filter}`).pluck().get(tenant) as number;
+    return { total, hits: rows.map(toHit) };
+  }
+
   async refreshScores(tenant: TenantId, names: readonly string[] | null, now: Date): Promise<void> {
     const db = this.#requireDb();
     const today = utcDay(now);
@@ -173,16 +206,23 @@ export class SqliteSearchIndex implements SearchIndex {
       db.transaction(() => this.#refreshAllWindows(window)).immediate();
       let after = 0;
       for (;;) {
-        const rows = this.#stmt(
-          `SELECT id, quality, release_times, deprecated, downloads_month, final, popularity, maintenance
-           FROM search_packages WHERE tenant = ? AND id > ? ORDER BY id LIMIT ?`,
-        ).all(tenant, after, REFRESH_CHUNK) as ScoreRow[];
-        if (rows.length === 0) break;
-        db.transaction(() => this.#rescore(tenant, rows, now)).immediate();
-        after = rows[rows.length - 1]!.id;
+        // Read and rescore in one transaction: another process's publish cannot slip between.
+        const last = db
+          .transaction(() => {
+            const rows = this.#stmt(
+              `SELECT id, quality, release_times, deprecated, downloads_month, final, popularity, maintenance
+               FROM search_packages WHERE tenant = ? AND id > ? ORDER BY id LIMIT ?`,
+            ).all(tenant, after, REFRESH_CHUNK) as ScoreRow[];
+            this.#rescore(tenant, rows, now);
+            return rows[rows.length - 1]?.id;
+          })
+          .immediate();
+        if (last === undefined) break;
+        after = last;
         // Let requests run between chunks: a large registry is rescored without a long pause.
         await new Promise((resolve) => setImmediate(resolve));
       }
+      this.#stmt('UPDATE search_tenants SET refreshed_day = ? WHERE tenant = ?').run(today, tenant);
     } else {
       for (let i = 0; i < names.length; i += REFRESH_CHUNK) {
         const chunk = names.slice(i, i + REFRESH_CHUNK);
@@ -212,6 +252,12 @@ export class SqliteSearchIndex implements SearchIndex {
       }
     }
     this.#cache?.clear();
+  }
+
+  async scoresRefreshedOn(tenant: TenantId): Promise<string | null> {
+    const day = this.#stmt('SELECT refreshed_day FROM search_tenants WHERE tenant = ?').pluck().get(tenant) as
+      string | null | undefined;
+    return day ?? null;
   }
 
   #refreshAllWindows(window: { tenant: string; today: string; weekStart: string; monthStart: string }): void {
@@ -370,13 +416,17 @@ export class SqliteSearchIndex implements SearchIndex {
     }
   }
 
-  #shape(key: string, pageSql: string, countSql: string): { page: Statement; count: Statement } {
-    let shape = this.#shapes.get(key);
+  #shape(compiled: CompiledSearch): SearchStatements {
+    let shape = this.#shapes.get(compiled.key);
     if (!shape) {
       const db = this.#requireDb();
-      shape = { page: db.prepare(pageSql), count: db.prepare(countSql).pluck() };
+      shape = {
+        page: db.prepare(compiled.pageSql),
+        count: db.prepare(compiled.countSql).pluck(),
+        firstPages: compiled.firstPages.map((sql) => db.prepare(sql)),
+      };
       if (this.#shapes.size >= MAX_PREPARED_SHAPES) this.#shapes.delete(this.#shapes.keys().next().value!);
-      this.#shapes.set(key, shape);
+      this.#shapes.set(compiled.key, shape);
     }
     return shape;
   }

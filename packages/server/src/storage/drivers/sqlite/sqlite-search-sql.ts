@@ -16,6 +16,8 @@ export const HALF_MARK = '\x1e';
 const TEXT_COLUMNS = '{name display keywords description author}';
 /** A value the word index holds as one token: letters and digits only. */
 const WORD = /^[\p{L}\p{N}\p{Co}]+$/u;
+/** A term the word index surely holds as one token, whatever its Unicode tables. */
+const PLAIN_WORD = /^[a-z0-9]+$/;
 
 export interface CompiledSearch {
   /** The statements' shape: equal keys, equal SQL. */
@@ -23,6 +25,12 @@ export interface CompiledSearch {
   /** `@lo`/`@hi` (the tenant's id range), `@limit` and `@offset` are bound by the caller. */
   pageSql: string;
   countSql: string;
+  /**
+   * Shortcuts, tried in order: each gives the page among live packages of the first tiers
+   * only. The first that comes back full is the page (those packages come first); when none
+   * does, `pageSql` gives it.
+   */
+  firstPages: string[];
   params: Record<string, string>;
 }
 
@@ -128,6 +136,7 @@ export function compileSearch(query: SearchQuery): CompiledSearch {
 
   // Conditions only the rows can decide; without them the indexes alone count the matches.
   const rowOnly = where.length > 1;
+  const rowConditions = where.slice(1);
   let from = 'search_packages p';
   const ranges = ['p.id BETWEEN @lo AND @hi'];
   const countFrom: string[] = [];
@@ -152,18 +161,55 @@ export function compileSearch(query: SearchQuery): CompiledSearch {
 
   const tier = tierSql(query.terms, params);
   const filter = `FROM ${from} WHERE ${where.join(' AND ')}`;
-  const pageSql = `WITH page AS (
-      SELECT p.id AS id, ${tier} AS tier ${filter}
+  const pageSql = withRows(`SELECT p.id AS id, ${tier} AS tier ${filter}`);
+  const countSql =
+    rowOnly || countFrom.length === 0
+      ? `SELECT count(*) ${filter}`
+      : `SELECT count(*) FROM ${trigrams.length > 0 ? 'search_fts' : 'search_words'} WHERE ${countFrom.join(' AND ')}`;
+  const compiled: CompiledSearch = { key: shape.join(','), pageSql, countSql, firstPages: [], params };
+
+  // Most searches find names: the live packages whose name or displayName holds the terms
+  // (tiers 0 to 2) come before all other matches, and the indexes find them directly. Each
+  // shortcut below yields the page among them; when it comes back full it is the page, and
+  // the other matches need not be ranked.
+  const shortcut = (fts: string, match: string, maxTier: number) =>
+    withRows(
+      `SELECT p.id AS id, ${tier} AS tier FROM ${fts} JOIN search_packages p ON p.id = ${fts}.rowid WHERE ` +
+        [
+          `${fts} MATCH ${match}`,
+          `${fts}.rowid BETWEEN @lo AND @hi`,
+          'p.deprecated = 0',
+          `tier <= ${maxTier}`,
+          ...rowConditions,
+        ].join(' AND '),
+    );
+  if (query.terms.length > 0 && query.deprecated !== true) {
+    // Every term a plain word: a name part starting with each (tiers 0 and 1) is a word of the
+    // name or displayName starting with it, which the word index finds by prefix.
+    if (query.terms.every((t) => PLAIN_WORD.test(t))) {
+      params.nameWords = query.terms.map((t) => `{name display} : ${phrase(t)}*`).join(' AND ');
+      compiled.firstPages.push(shortcut('search_words', '@nameWords', TIER.NAME_PART));
+      compiled.key += ',W';
+    }
+    // Every term long enough for trigrams: tiers 0 to 2 are exactly the packages whose name or
+    // displayName contains each term.
+    if (query.terms.every((t) => !isShortTerm(t))) {
+      params.nameTrigrams = query.terms.map((t) => `{name display} : ${phrase(t)}`).join(' AND ');
+      compiled.firstPages.push(shortcut('search_fts', '@nameTrigrams', TIER.NAME));
+      compiled.key += ',G';
+    }
+  }
+  return compiled;
+}
+
+/** A page of `ranked` (ids and tiers, in result order) with what the results show. */
+function withRows(ranked: string): string {
+  return `WITH page AS (${ranked}
       ORDER BY p.deprecated, tier, p.final DESC, p.name LIMIT @limit OFFSET @offset)
     SELECT page.tier, p.name, p.deprecated_message, p.unstable, p.final, p.quality, p.popularity, p.maintenance,
       p.downloads_week, p.downloads_month, p.updated, p.modified, d.package_json
     FROM page JOIN search_packages p ON p.id = page.id JOIN search_documents d ON d.id = page.id
     ORDER BY p.deprecated, page.tier, p.final DESC, p.name`;
-  const countSql =
-    rowOnly || countFrom.length === 0
-      ? `SELECT count(*) ${filter}`
-      : `SELECT count(*) FROM ${trigrams.length > 0 ? 'search_fts' : 'search_words'} WHERE ${countFrom.join(' AND ')}`;
-  return { key: shape.join(','), pageSql, countSql, params };
 }
 
 /** relevanceTier() of search/relevance.ts as a CASE expression over the stored keys. */

@@ -1,0 +1,82 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ProtocolError } from '@pkg/protocol';
+import { html } from './html.js';
+import { messagePage } from './pages/message-page.js';
+import type { PageContext } from './pages/page-context.js';
+import { setSecurityHeaders } from './security-headers.js';
+import type { WebServices } from './web-services.js';
+
+/** Largest form body the web pages accept (a sign-in form is a few hundred bytes). */
+const FORM_BODY_LIMIT = 16 * 1024;
+
+/**
+ * Makes a Fastify context answer like a web site: security headers on everything, HTML error
+ * pages instead of JSON, and HTML form bodies parsed. Only for the web interface's own routes.
+ */
+export function installHtmlResponses(app: FastifyInstance, web: WebServices): void {
+  app.addHook('onSend', async (_request, reply, payload) => {
+    setSecurityHeaders(reply);
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'private, no-cache');
+    return payload;
+  });
+
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT },
+    (_request, body, done) => {
+      const form: Record<string, string> = {};
+      for (const [key, value] of new URLSearchParams(body as string)) if (!(key in form)) form[key] = value;
+      done(null, form);
+    },
+  );
+
+  app.setErrorHandler(async (err: FastifyError | Error, request, reply) => {
+    const { status, title, message } = describe(err);
+    if (status >= 500) request.log.error({ err }, 'unhandled error');
+    if (err instanceof ProtocolError) for (const [name, value] of Object.entries(err.headers)) reply.header(name, value);
+    return reply
+      .code(status)
+      .type('text/html; charset=utf-8')
+      .header('cache-control', 'no-store')
+      .send(messagePage(bareContext(request, web), title, message, 'error'));
+  });
+}
+
+/** Sends a page. */
+export function sendPage(reply: FastifyReply, page: string, status = 200, cache?: 'no-store'): FastifyReply {
+  if (cache) reply.header('cache-control', cache);
+  return reply.code(status).type('text/html; charset=utf-8').send(page);
+}
+
+/** A context for error pages: no store lookups on the error path, so nobody appears signed in. */
+function bareContext(request: FastifyRequest, web: WebServices): PageContext {
+  const base = request.ctx?.baseUrl;
+  return {
+    assets: web.assets,
+    tenant: request.ctx?.tenant ?? '',
+    host: base ? new URL(base).host : request.host,
+    viewer: undefined,
+    csrf: '',
+  };
+}
+
+const TITLES: Record<number, string> = {
+  400: 'Bad request',
+  401: 'Sign-in required',
+  403: 'Not allowed',
+  404: 'Not found',
+  413: 'Too large',
+  415: 'Unsupported request',
+  422: 'Invalid input',
+  429: 'Too many requests',
+  503: 'Unavailable',
+};
+
+function describe(err: FastifyError | Error): { status: number; title: string; message: ReturnType<typeof html> | string } {
+  if (err instanceof ProtocolError) return { status: err.status, title: TITLES[err.status] ?? 'Error', message: err.details };
+  const status = (err as FastifyError).statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    return { status, title: TITLES[status] ?? 'Bad request', message: 'The request could not be understood.' };
+  }
+  return { status: 500, title: 'Something went wrong', message: 'The server failed to show this page. Please try again.' };
+}

@@ -1,0 +1,33 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { readCookie } from './cookies.js';
+import { csrfTokenFor } from './csrf.js';
+import type { PageContext } from './pages/page-context.js';
+import type { WebServices } from './web-services.js';
+
+/** The page context of a request: who is signed in (by session cookie) and the form token. */
+export async function pageContext(request: FastifyRequest, reply: FastifyReply, web: WebServices): Promise<PageContext> {
+  const viewer = await web.sessions.userOf(request.ctx.tenant, readCookie(request, 'session'));
+  return {
+    assets: web.assets,
+    tenant: request.ctx.tenant,
+    host: new URL(request.ctx.baseUrl).host,
+    viewer,
+    csrf: csrfTokenFor(request, reply),
+  };
+}
+
+/**
+ * Registries that require a token for reads show their packages only to signed-in users; the
+ * others are public. Answers whether the page may be shown; otherwise it has redirected.
+ */
+export async function mayRead(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  web: WebServices,
+  ctx: PageContext,
+): Promise<boolean> {
+  if (ctx.viewer) return true;
+  if (request.ctx.settings.readAccess !== 'token') return true;
+  reply.redirect(`/-/web/signin?next=${encodeURIComponent(request.url)}`, 303);
+  return false;
+}

@@ -1,0 +1,282 @@
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TenantAdmin } from '@pkg/server';
+import {
+  NpmClient,
+  cliVersion,
+  expectSuccess,
+  loginOn,
+  loginUser,
+  publishBody,
+  publishVersion,
+  registryHost,
+  startRegistry,
+  systemNpmCli,
+  type TestRegistry,
+} from '@pkg/testkit';
+import { launchChromium } from './browser.js';
+import { startNpmLogin } from './npm-login-process.js';
+
+/**
+ * The web interface in a real browser (Debian's Chromium driven by playwright-core): one
+ * browser for the whole file, a fresh context per test. With PKG_WEB_SCREENSHOTS=<dir> the
+ * tests also save screenshots of the main pages there (docs/screenshots is made this way).
+ */
+let registry: TestRegistry;
+let browser: Browser;
+const screenshotDir = process.env.PKG_WEB_SCREENSHOTS;
+
+const WIDGETS_README = `# Acme Widgets
+
+Ready-made UI widgets for Unity: buttons, sliders and toggles that follow your theme.
+
+## Usage
+
+\`\`\`csharp
+var button = WidgetFactory.Button("Play");
+\`\`\`
+
+See the [documentation](https://example.com/widgets) for details.
+`;
+
+const EVIL_README = `# Hostile readme
+
+<script>window.__pwned = 'script'</script>
+
+<img src="x" onerror="window.__pwned = 'onerror'">
+
+[click me](javascript:window.__pwned='link')
+
+<a href="javascript:window.__pwned='html-link'">html link</a>
+`;
+
+beforeAll(async () => {
+  // Tenants are `<name>.localhost`, which Chromium resolves to the loopback address by itself.
+  [registry, browser] = await Promise.all([startRegistry({ settings: { registryDomain: 'localhost' } }), launchChromium()]);
+  const token = await loginUser(registry.url, 'alice', 'pw-alice');
+  const publish = async (name: string, version: string, manifest: Record<string, unknown>, readme?: string) => {
+    const res = await publishVersion(registry.url, token, name, version, { manifest, ...(readme ? { readme } : {}) });
+    if (res.status !== 201) throw new Error(`publish ${name}@${version}: ${res.status} ${res.text}`);
+  };
+  await publish('com.acme.core', '1.2.0', { description: 'Core types shared by Acme packages', unity: '2021.3', license: 'MIT' });
+  await publish('com.acme.widgets', '1.0.0', {
+    displayName: 'Acme Widgets',
+    description: 'UI widgets for Unity',
+    unity: '2021.3',
+    license: 'MIT',
+    keywords: ['ui', 'widgets'],
+    dependencies: { 'com.acme.core': '1.2.0', 'com.unity.ugui': '1.0.0' },
+  });
+  await publish(
+    'com.acme.widgets',
+    '1.1.0',
+    {
+      displayName: 'Acme Widgets',
+      description: 'UI widgets for Unity',
+      unity: '2022.3',
+      unityRelease: '0f1',
+      license: 'MIT',
+      author: 'Alice Doe <alice@example.com>',
+      keywords: ['ui', 'widgets'],
+      dependencies: { 'com.acme.core': '1.2.0', 'com.unity.ugui': '1.0.0' },
+    },
+    WIDGETS_README,
+  );
+  await publish('com.acme.hostile', '1.0.0', { description: 'Readme with script' }, EVIL_README);
+  // Some downloads, so that the home page and the chart have something to show.
+  for (const [file, times] of [
+    ['com.acme.widgets/-/com.acme.widgets-1.1.0.tgz', 5],
+    ['com.acme.widgets/-/com.acme.widgets-1.0.0.tgz', 2],
+    ['com.acme.core/-/com.acme.core-1.2.0.tgz', 3],
+  ] as const) {
+    for (let i = 0; i < times; i++) await (await fetch(`${registry.url}/${file}`)).arrayBuffer();
+  }
+  await registry.services.downloads.flush();
+  if (screenshotDir) await mkdir(screenshotDir, { recursive: true });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await registry?.close();
+});
+
+/** A page in a fresh context; fails the test on any dialog (an alert would mean script ran). */
+async function openPage(options: Parameters<Browser['newContext']>[0] = {}): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport: { width: 1100, height: 780 }, ...options });
+  const page = await context.newPage();
+  page.on('dialog', (dialog) => {
+    throw new Error(`unexpected dialog: ${dialog.message()}`);
+  });
+  return { context, page };
+}
+
+async function screenshot(page: Page, name: string): Promise<void> {
+  if (screenshotDir) await page.screenshot({ path: path.join(screenshotDir, `${name}.png`), fullPage: false });
+}
+
+describe('the web interface in Chromium', () => {
+  it('searches from the home page and opens a package', async () => {
+    const { context, page } = await openPage();
+    await page.goto(`${registry.url}/`);
+    await expect(page.title()).resolves.toContain('Packages');
+    await screenshot(page, 'home');
+    await page.getByLabel('Search packages').fill('widg');
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/\/-\/web\/search\?q=widg/);
+    const result = page.getByRole('link', { name: 'Acme Widgets' });
+    await expect(result.count()).resolves.toBe(1);
+    await screenshot(page, 'search');
+    await result.click();
+    await page.waitForURL(/\/-\/web\/package\/com\.acme\.widgets$/);
+    await expect(page.locator('h1').textContent()).resolves.toBe('Acme Widgets');
+    await expect(page.locator('.readme h2:not(.visually-hidden)').first().textContent()).resolves.toBe('Acme Widgets');
+    await expect(page.locator('.chart figcaption').textContent()).resolves.toBe('7 downloads in the last 12 weeks, 7 this week');
+    const facts = await page.locator('dl.facts').innerText();
+    expect(facts).toMatch(/Unity\s+2022\.3\.0f1 or newer/);
+    expect(facts).toMatch(/License\s+MIT/);
+    expect(facts).toMatch(/Maintainers\s+alice/);
+    await page.getByRole('link', { name: 'com.acme.core' }).click();
+    await page.waitForURL(/\/-\/web\/package\/com\.acme\.core$/);
+    await context.close();
+  });
+
+  it('copies the install command and the manifest snippet to the clipboard', async () => {
+    const { context, page } = await openPage();
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: registry.url });
+    await page.goto(`${registry.url}/-/web/package/com.acme.widgets`);
+    await screenshot(page, 'package');
+
+    await page.locator('button[data-copy="install-manifest"]').click();
+    await page.getByText('Copied manifest snippet to the clipboard.').waitFor();
+    const copied = await page.evaluate(() => navigator.clipboard.readText());
+    expect(JSON.parse(copied)).toEqual({
+      scopedRegistries: [
+        { name: new URL(registry.url).hostname, url: registry.url, scopes: ['com.acme.core', 'com.acme.widgets'] },
+      ],
+      dependencies: { 'com.acme.widgets': '1.1.0' },
+    });
+
+    await page.locator('button[data-copy="install-command"]').click();
+    await page.getByText('Copied command to the clipboard.').waitFor();
+    await expect(page.evaluate(() => navigator.clipboard.readText())).resolves.toBe('pkg add com.acme.widgets');
+    await context.close();
+  });
+
+  it('keeps a readme with script, event handlers and javascript: links inert', async () => {
+    const { context, page } = await openPage();
+    const violations: string[] = [];
+    page.on('console', (message) => {
+      if (/Content.Security.Policy/i.test(message.text())) violations.push(message.text());
+    });
+    await page.goto(`${registry.url}/-/web/package/com.acme.hostile`);
+    await page.locator('.readme').waitFor();
+    // The author's markup is shown as text, so nothing even reaches the CSP.
+    await expect(page.locator('.readme').innerText()).resolves.toContain("<script>window.__pwned = 'script'</script>");
+    await expect(page.locator('.readme script, .readme img, .readme [onerror], .readme [onclick]').count()).resolves.toBe(0);
+    const hrefs = await page.locator('.readme a').evaluateAll((links) => links.map((a) => a.getAttribute('href')));
+    expect(hrefs.filter((href) => href && /^\s*javascript:/i.test(href))).toEqual([]);
+    await expect(page.evaluate(() => (window as unknown as { __pwned?: string }).__pwned)).resolves.toBeUndefined();
+    expect(violations).toEqual([]);
+    await context.close();
+  });
+
+  it('reads without JavaScript (the copy buttons stay hidden) and follows the dark colour scheme', async () => {
+    const { context, page } = await openPage({ javaScriptEnabled: false, colorScheme: 'dark' });
+    await page.goto(`${registry.url}/-/web/package/com.acme.widgets`);
+    await expect(page.locator('h1').textContent()).resolves.toBe('Acme Widgets');
+    await expect(page.locator('#install-command').textContent()).resolves.toBe('pkg add com.acme.widgets');
+    await expect(page.locator('button[data-copy]').first().isVisible()).resolves.toBe(false);
+    const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    expect(background).toBe('rgb(13, 17, 23)');
+    await screenshot(page, 'package-dark');
+    await context.close();
+  });
+
+  it('is usable from the keyboard: skip link first, visible focus', async () => {
+    const { context, page } = await openPage();
+    await page.goto(`${registry.url}/-/web/package/com.acme.widgets`);
+    await page.keyboard.press('Tab');
+    const focused = await page.evaluate(() => {
+      const el = document.activeElement as HTMLElement;
+      return { text: el.textContent, outline: getComputedStyle(el).outlineStyle };
+    });
+    expect(focused).toEqual({ text: 'Skip to content', outline: 'solid' });
+    await context.close();
+  });
+
+  it('fits a phone screen without horizontal scrolling', async () => {
+    const { context, page } = await openPage({ viewport: { width: 375, height: 740 } });
+    await page.goto(`${registry.url}/-/web/package/com.acme.widgets`);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    await screenshot(page, 'package-phone');
+    await context.close();
+  });
+});
+
+describe('tenants in Chromium', () => {
+  it("a second tenant's pages do not show the first tenant's packages", async () => {
+    const admin = new TenantAdmin(registry.storage.metadata, registry.storage.blobs);
+    await admin.create('first', {});
+    await admin.create('second', {});
+    const first = registryHost(registry.url, 'first.localhost');
+    const token = await loginOn(first, 'fiona');
+    const { body } = publishBody('com.first.secret', '1.0.0', { manifest: { description: 'Only on the first tenant' } });
+    expect((await first.request('/com.first.secret', { method: 'PUT', token, body })).status).toBe(201);
+
+    const { context, page } = await openPage();
+    await page.goto(`http://first.localhost:${registry.port}/`);
+    await expect(page.getByRole('link', { name: 'com.first.secret' }).count()).resolves.toBe(1);
+
+    await page.goto(`http://second.localhost:${registry.port}/`);
+    await expect(page.locator('.brand').innerText()).resolves.toContain('second');
+    await expect(page.locator('main').innerText()).resolves.not.toContain('com.first.secret');
+    await page.getByLabel('Search packages').fill('secret');
+    await page.keyboard.press('Enter');
+    await page.getByText('No packages found.').waitFor();
+    const direct = await page.goto(`http://second.localhost:${registry.port}/-/web/package/com.first.secret`);
+    expect(direct?.status()).toBe(404);
+    // and the global registry does not have it either
+    await page.goto(`${registry.url}/-/web/search?q=secret`);
+    await page.getByText('No packages found.').waitFor();
+    await context.close();
+  });
+});
+
+describe("npm's web login with the real npm 11", () => {
+  it('logs npm in through the browser, then npm whoami names the user', async () => {
+    const npm = await NpmClient.create(systemNpmCli(), registry.url);
+    expect(cliVersion(npm.cli)).toMatch(/^11\./);
+    const login = await startNpmLogin(npm);
+    try {
+      expect(login.loginUrl.startsWith(`${registry.url}/-/web/login/`)).toBe(true);
+      const { context, page } = await openPage();
+      await page.goto(login.loginUrl);
+      await expect(page.locator('h1').textContent()).resolves.toBe('Sign in to npm');
+      await expect(page.locator('dl.facts').innerText()).resolves.toMatch(/npm\/11\./);
+      await screenshot(page, 'npm-login');
+      await page.getByLabel('User name').fill('alice');
+      await page.getByLabel('Password').fill('pw-alice');
+      await page.getByRole('button', { name: 'Sign in and log in npm' }).click();
+      await page.getByText('npm is now logged in as').waitFor();
+      const result = await login.exit;
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toContain(`Logged in on ${registry.url}/`);
+
+      const whoami = expectSuccess(await npm.run(['whoami']), 'npm whoami');
+      expect(whoami.stdout.trim()).toBe('alice');
+
+      // The account page now lists the token npm received.
+      await page.goto(`${registry.url}/-/web/account`);
+      const token = (await npm.token())!;
+      await expect(page.locator('table').innerText()).resolves.toContain(`${token.slice(0, 6)}…`);
+      await screenshot(page, 'account');
+      await context.close();
+    } finally {
+      login.kill();
+      await npm.cleanup();
+    }
+  });
+});
