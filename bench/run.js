@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { request } from './lib/http.js';
-import { cpuSeconds, memoryMiB } from './lib/process-stats.js';
+import { cpuSeconds, memoryMiB, settle } from './lib/process-stats.js';
 import { runPublishLoad } from './lib/publish-load.js';
 import { formatTable, tableRows } from './lib/report.js';
 import { login, publish, seedRegistry } from './lib/seed.js';
@@ -256,6 +256,8 @@ async function main() {
       seedTarget = ours;
     }
 
+    // A reused data directory: let the start-up's background work (orphan tarballs, scores) end first.
+    for (const pid of targets.flatMap((t) => t.pids)) await settle(pid);
     log('seeding our registry through the publish API…');
     const token = await login(seedTarget.url);
     for (const t of targets) t.token = token;

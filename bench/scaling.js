@@ -13,7 +13,6 @@
 //   node bench/scaling.js [--part packages|versions|both] [--levels 1000,10000,100000]
 //                         [--version-levels 20,100,300,1000] [--duration 3] [--data <dir>] [--keep]
 import { randomBytes } from 'node:crypto';
-import { setTimeout } from 'node:timers';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,7 +20,7 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { prng, queries, storedCorpus } from './lib/corpus.js';
 import { request } from './lib/http.js';
-import { cpuSeconds, memoryMiB } from './lib/process-stats.js';
+import { memoryMiB, settle } from './lib/process-stats.js';
 import { runPublishLoad } from './lib/publish-load.js';
 import { formatRows } from './lib/report.js';
 import { login, publish, SPECIAL, versionOf } from './lib/seed.js';
@@ -85,24 +84,6 @@ async function startTimed(dataDir, workDir, flags = []) {
   server.startupSeconds = (performance.now() - t0) / 1000;
   server.settledSeconds = await settle(server.pids[0]);
   return server;
-}
-
-/**
- * Waits (at most two minutes) until the server is idle: after listening it collects orphan
- * tarballs and refreshes search scores in the background, which takes a while at 100,000
- * packages and would be measured as request latency.
- */
-async function settle(pid) {
-  const t0 = performance.now();
-  let quiet = 0;
-  let last = cpuSeconds(pid);
-  while (quiet < 2 && performance.now() - t0 < 120_000) {
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    const now = cpuSeconds(pid);
-    quiet = now - last < 0.05 ? quiet + 1 : 0;
-    last = now;
-  }
-  return (performance.now() - t0) / 1000;
 }
 
 async function packagesPart(levels, root) {

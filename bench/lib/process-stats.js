@@ -1,6 +1,8 @@
 // CPU time and memory of a server process, read from /proc (Linux).
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import { setTimeout } from 'node:timers';
 
 let ticksPerSecond;
 
@@ -30,4 +32,22 @@ export function memoryMiB(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const field = (name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) / 1024;
   return { rss: field('VmRSS'), peak: field('VmHWM') };
+}
+
+/**
+ * Waits (at most two minutes) until the server is idle: after listening it collects orphan
+ * tarballs and refreshes search scores in the background, which takes a while at 100,000
+ * packages and would be measured as request latency.
+ */
+export async function settle(pid) {
+  const t0 = performance.now();
+  let quiet = 0;
+  let last = cpuSeconds(pid);
+  while (quiet < 2 && performance.now() - t0 < 120_000) {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const now = cpuSeconds(pid);
+    quiet = now - last < 0.05 ? quiet + 1 : 0;
+    last = now;
+  }
+  return (performance.now() - t0) / 1000;
 }

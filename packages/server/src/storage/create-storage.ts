@@ -149,17 +149,25 @@ export async function collectOrphanBlobs(
   if (storage.blobs instanceof FsBlobStore) await storage.blobs.cleanTemporary(olderThanMs, now);
   // Blob stores list a package's blobs together (a directory, a key prefix): the keys of one
   // package are held at a time, not every key of the registry (millions of strings at scale).
+  // Only the candidates need their time: list keys alone where the store can.
+  const { blobs } = storage;
+  const listed: AsyncIterable<{ key: string; modified?: Date }> = blobs.listKeys
+    ? (async function* () {
+        for await (const key of blobs.listKeys!()) yield { key };
+      })()
+    : blobs.list();
   let current: { dir: string | undefined; keys: Set<string> } | undefined;
   let removed = 0;
-  for await (const blob of storage.blobs.list()) {
+  for await (const blob of listed) {
     if (signal?.aborted) break;
     const owner = packageOfBlobKey(blob.key);
     if (current === undefined || current.dir !== owner?.dir) {
       current = { dir: owner?.dir, keys: owner ? await referencedKeysOf(storage.metadata, owner.tenant, owner.name) : new Set() };
     }
     if (current.keys.has(blob.key)) continue;
-    if (now.getTime() - blob.modified.getTime() < olderThanMs) continue;
-    await storage.blobs.delete(blob.key);
+    const modified = blob.modified ?? (await blobs.stat(blob.key))?.modified;
+    if (modified === undefined || now.getTime() - modified.getTime() < olderThanMs) continue;
+    await blobs.delete(blob.key);
     removed++;
   }
   return removed;

@@ -177,6 +177,8 @@ export interface BlobStore {
   readSmall?(key: string): Promise<Buffer | undefined>;
   delete(key: string): Promise<void>;
   list(): AsyncIterable<{ key: string } & BlobInfo>;
+  /** Optional: every key without its size and time, when the driver can list that cheaper. */
+  listKeys?(): AsyncIterable<string>;
   /** Readiness: resolves when the store can be reached (directory present, bucket answering). */
   ping(): Promise<void>;
   close(): Promise<void>;

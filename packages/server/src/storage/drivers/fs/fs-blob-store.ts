@@ -140,6 +140,21 @@ export class FsBlobStore implements BlobStore {
     yield* this.#walk('');
   }
 
+  /** Every key, without a stat per file: one directory listing per package. */
+  async *listKeys(): AsyncIterable<string> {
+    yield* this.#walkKeys('');
+  }
+
+  async *#walkKeys(prefix: string): AsyncIterable<string> {
+    const entries = await readdir(path.join(this.root, prefix), { withFileTypes: true }).catch(() => []);
+    for (const entry of entries) {
+      if (prefix === '' && entry.name === TEMP_DIR) continue;
+      const key = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
+      if (entry.isDirectory()) yield* this.#walkKeys(key);
+      else if (entry.isFile()) yield key;
+    }
+  }
+
   async ping(): Promise<void> {
     // The temporary directory exists exactly when the store's directory is there and set up.
     const info = await stat(path.join(this.root, TEMP_DIR));

@@ -187,19 +187,22 @@ export class SqliteMetadataStore implements MetadataStore {
   }
 
   async createToken(tenant: TenantId, token: TokenRecord): Promise<void> {
-    this.#statement('INSERT INTO tokens (tenant, hash, user, created_at, expires_at, readonly, prefix) VALUES (?, ?, ?, ?, ?, ?, ?)')
-      .run(tenant, token.hash, token.user, token.createdAt, token.expiresAt, token.readonly ? 1 : 0, token.prefix ?? null);
+    this.#statement(
+      'INSERT INTO tokens (tenant, hash, user, created_at, expires_at, readonly, prefix) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    ).run(tenant, token.hash, token.user, token.createdAt, token.expiresAt, token.readonly ? 1 : 0, token.prefix ?? null);
   }
 
   async getToken(tenant: TenantId, hash: string): Promise<TokenRecord | undefined> {
-    const row = this.#statement('SELECT hash, user, created_at, expires_at, readonly, prefix FROM tokens WHERE tenant = ? AND hash = ?')
-      .get(tenant, hash) as TokenRow | undefined;
+    const row = this.#statement(
+      'SELECT hash, user, created_at, expires_at, readonly, prefix FROM tokens WHERE tenant = ? AND hash = ?',
+    ).get(tenant, hash) as TokenRow | undefined;
     return row && toToken(row);
   }
 
   async listTokens(tenant: TenantId): Promise<TokenRecord[]> {
-    const rows = this.#statement('SELECT hash, user, created_at, expires_at, readonly, prefix FROM tokens WHERE tenant = ? ORDER BY hash')
-      .all(tenant) as TokenRow[];
+    const rows = this.#statement(
+      'SELECT hash, user, created_at, expires_at, readonly, prefix FROM tokens WHERE tenant = ? ORDER BY hash',
+    ).all(tenant) as TokenRow[];
     return rows.map(toToken);
   }
 
@@ -224,22 +227,21 @@ export class SqliteMetadataStore implements MetadataStore {
 
   async listUserTokens(tenant: TenantId, user: string): Promise<TokenRecord[]> {
     const rows = this.#statement(
-        'SELECT hash, user, created_at, expires_at, readonly, prefix FROM tokens WHERE tenant = ? AND user = ? ORDER BY created_at DESC, hash',
-      )
-      .all(tenant, user) as TokenRow[];
+      'SELECT hash, user, created_at, expires_at, readonly, prefix FROM tokens WHERE tenant = ? AND user = ? ORDER BY created_at DESC, hash',
+    ).all(tenant, user) as TokenRow[];
     return rows.map(toToken);
   }
 
   async createSession(tenant: TenantId, session: SessionRecord): Promise<void> {
-    this.#statement('INSERT INTO sessions (tenant, hash, kind, user, data, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
-      .run(tenant, session.hash, session.kind, session.user, JSON.stringify(session.data), session.createdAt, session.expiresAt);
+    this.#statement(
+      'INSERT INTO sessions (tenant, hash, kind, user, data, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    ).run(tenant, session.hash, session.kind, session.user, JSON.stringify(session.data), session.createdAt, session.expiresAt);
   }
 
   async getSession(tenant: TenantId, hash: string, now: string): Promise<SessionRecord | undefined> {
     const row = this.#statement(
-        'SELECT hash, kind, user, data, created_at, expires_at FROM sessions WHERE tenant = ? AND hash = ? AND expires_at > ?',
-      )
-      .get(tenant, hash, now) as SessionRow | undefined;
+      'SELECT hash, kind, user, data, created_at, expires_at FROM sessions WHERE tenant = ? AND hash = ? AND expires_at > ?',
+    ).get(tenant, hash, now) as SessionRow | undefined;
     return (
       row && {
         hash: row.hash,
@@ -253,8 +255,9 @@ export class SqliteMetadataStore implements MetadataStore {
   }
 
   async claimSession(tenant: TenantId, hash: string, user: string, now: string): Promise<boolean> {
-    const info = this.#statement('UPDATE sessions SET user = ? WHERE tenant = ? AND hash = ? AND user IS NULL AND expires_at > ?')
-      .run(user, tenant, hash, now);
+    const info = this.#statement(
+      'UPDATE sessions SET user = ? WHERE tenant = ? AND hash = ? AND user IS NULL AND expires_at > ?',
+    ).run(user, tenant, hash, now);
     return info.changes === 1;
   }
 
