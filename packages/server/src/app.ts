@@ -7,7 +7,7 @@ import { installAccessControl } from './plugins/access.js';
 import { installBodyParsing } from './plugins/body-parsing.js';
 import { installConnectionDraining } from './plugins/connection-draining.js';
 import { installJsonDepthLimit } from './plugins/json-depth.js';
-import { installRequestLog, loggerOptions, type LogStream } from './plugins/logging.js';
+import { RequestLog, installRequestLog, loggerOptions, type LogStream } from './plugins/logging.js';
 import { RegistryMetrics } from './observability/metrics.js';
 import { installRequestMetrics } from './plugins/request-metrics.js';
 import { createServices, type Services } from './services/services.js';
@@ -23,11 +23,18 @@ import { distTagRoutes } from './routes/dist-tags.js';
 import { searchRoutes } from './routes/search.js';
 import { downloadCountRoutes } from './routes/download-counts.js';
 import { webRoutes } from './web/index.js';
+import { ClientAddressing, proxyTrustOf } from './http/client-address.js';
+import { createHttpServer } from './http/http-server.js';
+import { RequestContextResolver } from './http/request-context.js';
+import { requestIdGenerator } from './http/request-ids.js';
+import { HotPath } from './hot-path/hot-path.js';
 
 export interface BuiltApp {
   app: FastifyInstance;
   services: Services;
   metrics: RegistryMetrics;
+  /** The hot reads' short path; `enabled = false` sends everything through fastify. */
+  hotPath: HotPath;
 }
 
 export interface BuildOptions {
@@ -40,11 +47,20 @@ export interface BuildOptions {
 /** Builds the registry as a Fastify instance. Never listens: main.ts (or a test) does that. */
 export async function buildApp(deps: ServerDeps, options: BuildOptions = {}): Promise<BuiltApp> {
   const { config } = deps;
+  const addressing = new ClientAddressing(proxyTrustOf(config.trustProxy));
+  const nextRequestId = requestIdGenerator();
+  // Set once the services exist; the server is created before them, with fastify.
+  const offer: { hotPath?: HotPath } = {};
   const app = Fastify({
     ...(options.tls ? { https: options.tls } : {}),
+    // Each request is offered to the hot path first (hot-path/hot-path.ts).
+    serverFactory: (fastifyHandler) =>
+      createHttpServer(options.tls, (request, response) => {
+        if (offer.hotPath?.serve(request, response) !== true) fastifyHandler(request, response);
+      }),
+    genReqId: nextRequestId,
     logger: loggerOptions(config.logLevel, options.logStream),
-    // A hop count is accepted by fastify (proxy-addr) though its types omit it.
-    trustProxy: config.trustProxy as boolean | string[],
+    trustProxy: addressing.trust,
     bodyLimit: config.maxBodySize,
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
@@ -52,26 +68,28 @@ export async function buildApp(deps: ServerDeps, options: BuildOptions = {}): Pr
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     // connection-draining.ts answers requests that arrive while closing, in our error shape.
     return503OnClosing: false,
-    frameworkErrors: answerFrameworkError,
+    frameworkErrors: (err, request, reply) => answerFrameworkError(err, request, reply, requestLog),
     // Wrong types are a 400, not silently coerced ("wrong types" must change nothing).
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
     forceCloseConnections: false,
     // One log line per request, written by installRequestLog when the response is sent.
     logController: new LogController({ disableRequestLogging: true }),
   }) as unknown as FastifyInstance;
+  const requestLog = new RequestLog(app.log);
   const services = createServices(deps, {
     onError: (err, task) => app.log.error({ err }, `background task failed: ${task}`),
   });
   // Buffered download counts are written before the storage closes (main and tests close the app first).
   app.addHook('onClose', async () => services.close());
   installErrorHandler(app);
-  installConnectionDraining(app);
+  const drain = installConnectionDraining(app);
   installBodyParsing(app);
   installJsonDepthLimit(app);
-  installRequestContext(app, config, services);
+  const contexts = new RequestContextResolver(config, services);
+  installRequestContext(app, contexts, addressing);
   installRateLimits(app, services.rateLimits);
   installAccessControl(app);
-  installRequestLog(app);
+  installRequestLog(app, requestLog);
   const metrics = new RegistryMetrics();
   metrics.setSources({
     busConnected: () => deps.bus.connected,
@@ -79,6 +97,10 @@ export async function buildApp(deps: ServerDeps, options: BuildOptions = {}): Pr
     cacheStats: () => services.documentCache.stats,
   });
   installRequestMetrics(app, metrics);
+  const staticPaths = new Set<string>();
+  app.addHook('onRoute', (route) => {
+    if (!route.url.includes(':') && !route.url.includes('*')) staticPaths.add(route.url);
+  });
 
   await app.register(pingRoutes, { services });
   await app.register(userAuthRoutes, { services });
@@ -92,5 +114,17 @@ export async function buildApp(deps: ServerDeps, options: BuildOptions = {}): Pr
   await app.register(downloadCountRoutes, { services });
   await app.register(webRoutes, { deps, services });
   await app.register(healthRoutes, { services, metrics });
-  return { app, services, metrics };
+  const hotPath = new HotPath({
+    services,
+    contexts,
+    addressing,
+    metrics,
+    log: app.log,
+    requestLog,
+    nextRequestId,
+    drain,
+    staticPaths,
+  });
+  offer.hotPath = hotPath;
+  return { app, services, metrics, hotPath };
 }

@@ -1,4 +1,5 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { RequestSeries } from './request-series.js';
 
 /** Sources of figures kept elsewhere, read when Prometheus scrapes. */
 export interface MetricSources {
@@ -16,8 +17,7 @@ export interface MetricSources {
  */
 export class RegistryMetrics {
   readonly registry = new Registry();
-  readonly #requests: Counter<'method' | 'route' | 'status'>;
-  readonly #duration: Histogram<'method' | 'route' | 'status'>;
+  readonly #requests: RequestSeries;
   readonly #publishes: Counter;
   readonly #rateLimited: Counter<'route'>;
   #sources: MetricSources = {};
@@ -25,18 +25,10 @@ export class RegistryMetrics {
   constructor() {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry, prefix: 'pkg_registry_' });
-    this.#requests = new Counter({
-      name: 'pkg_registry_http_requests_total',
-      help: 'HTTP requests answered, by method, route pattern and status.',
-      labelNames: ['method', 'route', 'status'],
-      registers,
-    });
-    this.#duration = new Histogram({
-      name: 'pkg_registry_http_request_duration_seconds',
-      help: 'Time to answer HTTP requests, by method, route pattern and status.',
-      labelNames: ['method', 'route', 'status'],
-      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-      registers,
+    this.#requests = new RequestSeries(this.registry, {
+      counter: 'pkg_registry_http_requests_total',
+      histogram: 'pkg_registry_http_request_duration_seconds',
+      bounds: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     });
     this.#publishes = new Counter({
       name: 'pkg_registry_publishes_total',
@@ -99,9 +91,7 @@ export class RegistryMetrics {
   }
 
   observeRequest(method: string, route: string, status: number, seconds: number): void {
-    const labels = { method, route, status: String(status) };
-    this.#requests.inc(labels);
-    this.#duration.observe(labels, seconds);
+    this.#requests.observe(method, route, status, seconds);
     if (status === 429) this.#rateLimited.inc({ route });
   }
 

@@ -1,15 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { ProtocolError } from '@pkg/protocol';
+import { readAccessDenial } from '../http/access.js';
 
-/**
- * `readAccess: token`: on such a registry every request needs a valid token, reads included,
- * except the routes marked `openAccess` (login, logout, ping). Unknown routes need one too, so
- * that an anonymous caller learns nothing about what exists.
- */
+/** Refuses requests that the registry's `readAccess` setting does not allow (http/access.ts). */
 export function installAccessControl(app: FastifyInstance): void {
   app.addHook('onRequest', (request, _reply, done) => {
-    if (request.ctx.settings.readAccess !== 'token' || request.ctx.caller) return done();
-    if (request.routeOptions.config?.openAccess === true) return done();
-    done(new ProtocolError('UNAUTHORIZED', 'This registry requires a token for every request: log in first'));
+    done(readAccessDenial(request.ctx, request.routeOptions.config?.openAccess === true));
   });
 }

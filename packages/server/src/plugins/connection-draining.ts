@@ -7,7 +7,7 @@ import { ProtocolError } from '@pkg/protocol';
  * of holding the shutdown until the timeout. A request that still arrives on an open connection
  * gets 503 in the registry's error shape (fastify's own 503 has another body).
  */
-export function installConnectionDraining(app: FastifyInstance): void {
+export function installConnectionDraining(app: FastifyInstance): DrainState {
   let draining = false;
   let sweeper: NodeJS.Timeout | undefined;
   app.addHook('preClose', async () => {
@@ -35,4 +35,19 @@ export function installConnectionDraining(app: FastifyInstance): void {
     if (draining) setImmediate(() => app.server.closeIdleConnections());
     done();
   });
+  return {
+    get draining() {
+      return draining;
+    },
+    responseDone() {
+      if (draining) setImmediate(() => app.server.closeIdleConnections());
+    },
+  };
+}
+
+/** Whether the server is shutting down, for requests answered outside fastify (hot-path/). */
+export interface DrainState {
+  readonly draining: boolean;
+  /** Call when such a response has ended: while draining, its socket is closed once idle. */
+  responseDone(): void;
 }

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ProtocolError, errorBody, type ErrorCode } from '@pkg/protocol';
-import { logRequestLine } from './logging.js';
+import { errorResponse } from '../http/answer.js';
+import { logRequestLine, type RequestLog } from './logging.js';
 
 /**
  * The one place failures become responses: `{error, code, details}`, never a stack trace or an
@@ -8,17 +9,14 @@ import { logRequestLine } from './logging.js';
  */
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError | ProtocolError | Error, request: FastifyRequest, reply: FastifyReply) => {
-    if (err instanceof ProtocolError) {
-      if (err.status === 401) reply.header('WWW-Authenticate', 'Bearer');
-      for (const [name, value] of Object.entries(err.headers)) reply.header(name, value);
-      return reply.code(err.status).send(err.toBody());
-    }
-    const mapped = mapFrameworkError(err as FastifyError);
+    const mapped = err instanceof ProtocolError ? undefined : mapFrameworkError(err as FastifyError);
     if (mapped) {
       return reply.code(mapped.status).send(errorBody(mapped.code, mapped.details));
     }
-    request.log.error({ err }, 'unhandled error');
-    return reply.code(500).send(errorBody('INTERNAL_ERROR', 'The server failed to handle the request'));
+    const response = errorResponse(err);
+    if (response.unexpected) request.log.error({ err }, 'unhandled error');
+    for (const name in response.headers) reply.header(name, response.headers[name]);
+    return reply.code(response.status).send(response.body);
   });
 
   app.setNotFoundHandler((request, reply) => {
@@ -69,10 +67,15 @@ function safePath(url: string): string {
  * Fastify's `frameworkErrors`: URLs it rejects before routing (bad percent-encoding, a path
  * segment over maxParamLength). Its default answer echoes the URL, which may hold a token.
  */
-export function answerFrameworkError(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+export function answerFrameworkError(
+  err: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  requestLog: RequestLog,
+): void {
   const details =
     err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path segment is too long' : 'The URL is not valid (bad percent-encoding)';
   // No route, so no onResponse hook: write the request's log line here.
-  reply.raw.once('finish', () => logRequestLine(request, reply));
+  reply.raw.once('finish', () => logRequestLine(requestLog, request, reply));
   void reply.code(400).send(errorBody('BAD_REQUEST', details));
 }

@@ -1,12 +1,16 @@
 import type { FastifyRequest } from 'fastify';
 import { ProtocolError, checkPackageName, type PackageName } from '@pkg/protocol';
-import type { Caller } from '../context.js';
+import type { Caller, RequestContext } from '../context.js';
 
 /** The authenticated caller, or 401 UNAUTHORIZED. */
 export function requireCaller(request: FastifyRequest): Caller {
-  const caller = request.ctx.caller;
-  if (!caller) throw new ProtocolError('UNAUTHORIZED', 'A valid token is required: log in first');
-  return caller;
+  return callerOf(request.ctx);
+}
+
+/** The context's authenticated caller, or 401 UNAUTHORIZED. */
+export function callerOf(ctx: RequestContext): Caller {
+  if (!ctx.caller) throw new ProtocolError('UNAUTHORIZED', 'A valid token is required: log in first');
+  return ctx.caller;
 }
 
 /** A caller allowed to write (not a read-only token). */

@@ -57,12 +57,14 @@ function memoized<T>(
   header: string | string[] | undefined,
   decide: (header: string | string[] | undefined) => T,
 ): T {
-  if (typeof header !== 'string') return decide(header);
-  if (answers.has(header)) return answers.get(header) as T;
-  const answer = decide(header);
-  if (header.length <= 512) {
+  // No header at all reads as an empty one.
+  const key = header === undefined ? '' : header;
+  if (typeof key !== 'string') return decide(key);
+  if (answers.has(key)) return answers.get(key) as T;
+  const answer = decide(key);
+  if (key.length <= 512) {
     if (answers.size >= MEMO_SIZE) answers.clear();
-    answers.set(header, answer);
+    answers.set(key, answer);
   }
   return answer;
 }

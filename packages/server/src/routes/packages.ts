@@ -1,8 +1,13 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance } from 'fastify';
+import type { PackageName } from '@pkg/protocol';
+import type { RequestContext } from '../context.js';
+import { errorAnswer, sendAnswer, type Answer } from '../http/answer.js';
+import { packageNotFound } from '../services/package-reads.js';
 import type { Services } from '../services/services.js';
 import { packageNameParam } from './guards.js';
 import { wantsAbbreviated } from './negotiation.js';
-import { sendRepresentation } from './send-representation.js';
+import { representationAnswer, sendRepresentation, type SendOptions } from './send-representation.js';
 
 /** Package documents may change on any write: clients and proxies revalidate after five minutes. */
 export const DOCUMENT_CACHE_CONTROL = 'public, max-age=300';
@@ -10,18 +15,39 @@ export const DOCUMENT_CACHE_CONTROL = 'public, max-age=300';
 /** The document depends on Accept (full or abbreviated form). */
 const VARY_ACCEPT = ['Accept'] as const;
 
+const CACHED_DOCUMENT: SendOptions = { cacheControl: DOCUMENT_CACHE_CONTROL, vary: VARY_ACCEPT };
+
 /** `GET /<name>`: the package document, full or abbreviated; `?write=true` reads it uncached. */
 export async function packageRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
   app.get<{ Params: { name: string }; Querystring: { write?: unknown } }>('/:name', async (request, reply) => {
     const name = packageNameParam(request.params.name);
-    const scope = { tenant: request.ctx.tenant, tarballBaseUrl: request.ctx.tarballBaseUrl };
     // npm reads `?write=true` right before it sends a change: it must see the latest revision.
     if (request.query.write === 'true') {
+      const scope = { tenant: request.ctx.tenant, tarballBaseUrl: request.ctx.tarballBaseUrl };
       const fresh = await services.packageReads.freshDocument(scope, name);
       return sendRepresentation(request, reply, fresh, { cacheControl: 'private, no-store', vary: VARY_ACCEPT });
     }
-    const form = wantsAbbreviated(request.headers.accept) ? 'abbreviated' : 'full';
-    const representation = await services.packageReads.document(scope, name, form);
-    return sendRepresentation(request, reply, representation, { cacheControl: DOCUMENT_CACHE_CONTROL, vary: VARY_ACCEPT });
+    return sendAnswer(reply, await documentAnswer(services, request.ctx, name, request.headers));
   });
+}
+
+/**
+ * The answer to `GET /<name>`, without a promise when the cache holds the document or knows the
+ * package does not exist (404 NOT_FOUND).
+ */
+export function documentAnswer(
+  services: Services,
+  ctx: RequestContext,
+  name: PackageName,
+  requestHeaders: IncomingHttpHeaders,
+): Answer | Promise<Answer> {
+  const scope = { tenant: ctx.tenant, tarballBaseUrl: ctx.tarballBaseUrl };
+  const form = wantsAbbreviated(requestHeaders.accept) ? 'abbreviated' : 'full';
+  const cached = services.packageReads.cachedDocument(scope, name, form);
+  // An answer, not a throw: unwinding costs more than the rest of a remembered 404.
+  if (cached === null) return errorAnswer(packageNotFound(name));
+  if (cached !== undefined) return representationAnswer(requestHeaders, cached, CACHED_DOCUMENT);
+  return services.packageReads
+    .document(scope, name, form)
+    .then((representation) => representationAnswer(requestHeaders, representation, CACHED_DOCUMENT));
 }

@@ -1,5 +1,7 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { MIN_COMPRESS_SIZE, type Representation } from '../services/representation.js';
+import { sendAnswer, type Answer } from '../http/answer.js';
+import { MIN_COMPRESS_SIZE, type ContentCoding, type Representation } from '../services/representation.js';
 import { negotiateCoding } from './negotiation.js';
 
 export interface SendOptions {
@@ -17,38 +19,57 @@ function varyHeaderOf(vary: readonly string[] | undefined): string {
   return header;
 }
 
-/**
- * Sends a pre-serialized body: compressed when the client accepts it (each coding computed once
- * per representation), with a strong ETag and Last-Modified, or 304 when the client's copy is
- * current (If-None-Match first, If-Modified-Since only without it).
- */
+/** Sends a pre-serialized body through fastify (see representationAnswer). */
 export async function sendRepresentation(
   request: FastifyRequest,
   reply: FastifyReply,
   representation: Representation,
   options: SendOptions,
 ): Promise<FastifyReply> {
-  const coding =
-    representation.body.length >= MIN_COMPRESS_SIZE ? negotiateCoding(request.headers['accept-encoding']) : undefined;
-  reply.header('Cache-Control', options.cacheControl);
-  reply.header('Vary', varyHeaderOf(options.vary));
-  reply.header('ETag', representation.etagFor(coding));
-  const lastModified = representation.lastModifiedHeader;
-  if (lastModified !== undefined) reply.header('Last-Modified', lastModified);
-
-  if (isNotModified(request, representation)) return reply.code(304).send();
-
-  reply.header('Content-Type', representation.contentType);
-  if (coding === undefined) return reply.send(representation.body);
-  const encoded = await representation.encode(coding);
-  reply.header('Content-Encoding', coding);
-  return reply.send(encoded);
+  return sendAnswer(reply, await representationAnswer(request.headers, representation, options));
 }
 
-export function isNotModified(request: FastifyRequest, representation: Pick<Representation, 'etag' | 'lastModified'>): boolean {
-  const ifNoneMatch = request.headers['if-none-match'];
+/**
+ * The answer for a pre-serialized body: compressed when the client accepts it (each coding
+ * computed once per representation), with a strong ETag and Last-Modified, or 304 when the
+ * client's copy is current (If-None-Match first, If-Modified-Since only without it). No promise
+ * unless a compressed form is still being made.
+ */
+export function representationAnswer(
+  requestHeaders: IncomingHttpHeaders,
+  representation: Representation,
+  options: SendOptions,
+): Answer | Promise<Answer> {
+  const coding = representation.body.length >= MIN_COMPRESS_SIZE ? negotiateCoding(requestHeaders['accept-encoding']) : undefined;
+  const headers: Record<string, string> = {
+    'cache-control': options.cacheControl,
+    vary: varyHeaderOf(options.vary),
+    etag: representation.etagFor(coding),
+  };
+  const lastModified = representation.lastModifiedHeader;
+  if (lastModified !== undefined) headers['last-modified'] = lastModified;
+
+  if (isNotModified(requestHeaders, representation)) return { status: 304, headers, body: undefined };
+
+  headers['content-type'] = representation.contentType;
+  if (coding === undefined) return { status: 200, headers, body: representation.body };
+  const ready = representation.encodedNow(coding);
+  if (ready !== undefined) return encodedAnswer(headers, coding, ready);
+  return representation.encode(coding).then((encoded) => encodedAnswer(headers, coding, encoded));
+}
+
+function encodedAnswer(headers: Record<string, string>, coding: ContentCoding, body: Buffer): Answer {
+  headers['content-encoding'] = coding;
+  return { status: 200, headers, body };
+}
+
+export function isNotModified(
+  requestHeaders: IncomingHttpHeaders,
+  representation: Pick<Representation, 'etag' | 'lastModified'>,
+): boolean {
+  const ifNoneMatch = requestHeaders['if-none-match'];
   if (ifNoneMatch !== undefined) return etagMatches(ifNoneMatch, representation.etag);
-  const ifModifiedSince = request.headers['if-modified-since'];
+  const ifModifiedSince = requestHeaders['if-modified-since'];
   if (ifModifiedSince !== undefined && representation.lastModified) {
     const since = Date.parse(ifModifiedSince);
     // HTTP dates have whole seconds.

@@ -1,6 +1,9 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { PackageName } from '@pkg/protocol';
+import type { RequestContext } from '../context.js';
+import { sendAnswer, type Answer } from '../http/answer.js';
 import type { Services } from '../services/services.js';
-import type { TarballFile } from '../services/package-reads.js';
 import { packageNameParam } from './guards.js';
 import { etagMatches } from './send-representation.js';
 
@@ -11,34 +14,37 @@ type FileRequest = FastifyRequest<{ Params: { name: string; file: string } }>;
 
 /** `GET` and `HEAD /<name>/-/<name>-<version>.tgz`: tarball bytes from the blob store. */
 export async function tarballRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
-  const lookUp = (request: FileRequest) => {
-    const name = packageNameParam(request.params.name);
-    const scope = { tenant: request.ctx.tenant, tarballBaseUrl: request.ctx.tarballBaseUrl };
-    return services.packageReads.file(scope, name, request.params.file).then((file) => ({ name, file }));
-  };
+  const answer = (request: FileRequest, method: 'GET' | 'HEAD') =>
+    fileAnswer(services, request.ctx, packageNameParam(request.params.name), request.params.file, request.headers, method);
 
-  app.get('/:name/-/:file', { exposeHeadRoute: false }, async (request: FileRequest, reply) => {
-    const { name, file } = await lookUp(request);
-    if (writeHeaders(request, reply, file)) return reply.code(304).send();
-    const body = await file.open();
-    if (file.kind === 'tarball') services.downloads.record(request.ctx.tenant, name, file.version);
-    return reply.send(body);
-  });
-
-  app.head('/:name/-/:file', async (request: FileRequest, reply) => {
-    const { file } = await lookUp(request);
-    if (writeHeaders(request, reply, file)) return reply.code(304).send();
-    return reply.send();
-  });
+  app.get('/:name/-/:file', { exposeHeadRoute: false }, async (request: FileRequest, reply) =>
+    sendAnswer(reply, await answer(request, 'GET')),
+  );
+  app.head('/:name/-/:file', async (request: FileRequest, reply) => sendAnswer(reply, await answer(request, 'HEAD')));
 }
 
-/** Sets the response headers of a file; true when the client's copy is current (304). */
-function writeHeaders(request: FileRequest, reply: FastifyReply, file: TarballFile): boolean {
-  reply.header('Cache-Control', TARBALL_CACHE_CONTROL);
-  reply.header('ETag', file.etag);
-  const ifNoneMatch = request.headers['if-none-match'];
-  if (ifNoneMatch !== undefined && etagMatches(ifNoneMatch, file.etag)) return true;
-  reply.header('Content-Type', file.kind === 'tarball' ? 'application/octet-stream' : 'application/json');
-  reply.header('Content-Length', String(file.size));
-  return false;
+/**
+ * The answer to a file request: the bytes with a strong ETag (the version's integrity) and
+ * immutable caching, or 304 when the client's copy is current. A GET of a tarball counts as a
+ * download.
+ */
+export async function fileAnswer(
+  services: Services,
+  ctx: RequestContext,
+  name: PackageName,
+  fileName: string,
+  requestHeaders: IncomingHttpHeaders,
+  method: 'GET' | 'HEAD',
+): Promise<Answer> {
+  const scope = { tenant: ctx.tenant, tarballBaseUrl: ctx.tarballBaseUrl };
+  const file = await services.packageReads.file(scope, name, fileName);
+  const headers: Record<string, string> = { 'cache-control': TARBALL_CACHE_CONTROL, etag: file.etag };
+  const ifNoneMatch = requestHeaders['if-none-match'];
+  if (ifNoneMatch !== undefined && etagMatches(ifNoneMatch, file.etag)) return { status: 304, headers, body: undefined };
+  headers['content-type'] = file.kind === 'tarball' ? 'application/octet-stream' : 'application/json';
+  headers['content-length'] = String(file.size);
+  if (method === 'HEAD') return { status: 200, headers, body: undefined };
+  const body = await file.open();
+  if (file.kind === 'tarball') services.downloads.record(ctx.tenant, name, file.version);
+  return { status: 200, headers, body };
 }

@@ -1,7 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { ProtocolError, USER_ID_PREFIXES, type WhoamiResponse } from '@pkg/protocol';
+import type { RequestContext } from '../context.js';
+import { jsonAnswer, sendAnswer, type Answer } from '../http/answer.js';
 import type { Services } from '../services/services.js';
-import { requireCaller } from './guards.js';
+import { callerOf } from './guards.js';
 
 /** The CouchDB user document npm, pnpm and yarn send; anything else in it is a 400. */
 const loginBody = {
@@ -68,11 +70,18 @@ export async function userAuthRoutes(app: FastifyInstance, { services }: { servi
     },
   );
 
-  app.get('/-/whoami', async (request): Promise<WhoamiResponse> => {
-    const caller = requireCaller(request);
-    const email = caller.email ?? (await services.auth.getUser(request.ctx.tenant, caller.user))?.email ?? '';
-    return { username: caller.user, email, registry: `${request.ctx.baseUrl}/` };
-  });
+  app.get('/-/whoami', async (request, reply) => sendAnswer(reply, await whoamiAnswer(services, request.ctx)));
+}
+
+/** `GET /-/whoami`: the caller's name and e-mail, without a promise when the token cache knew the e-mail. */
+export function whoamiAnswer(services: Services, ctx: RequestContext): Answer | Promise<Answer> {
+  const caller = callerOf(ctx);
+  const answer = (email: string) => {
+    const body: WhoamiResponse = { username: caller.user, email, registry: `${ctx.baseUrl}/` };
+    return jsonAnswer(200, body);
+  };
+  if (caller.email !== undefined) return answer(caller.email);
+  return services.auth.getUser(ctx.tenant, caller.user).then((user) => answer(user?.email ?? ''));
 }
 
 function userNameOfId(id: string): string {

@@ -105,14 +105,8 @@ export class DocumentCache {
       this.#misses++;
       return build();
     }
-    const hit = this.#entries.get(key);
-    if (hit && (this.#maxAgeMs === Infinity || this.#clock() - hit.builtAt <= this.#maxAgeMs)) {
-      // Marked, not moved: deleting and re-adding one key of a large Map on every hit makes V8
-      // walk a chain of its deleted copies, costing time in proportion to the cache's size.
-      hit.referenced = true;
-      this.#hits++;
-      return (hit.cached ?? undefined) as CachedValue<T> | undefined;
-    }
+    const hit = this.#hit(key);
+    if (hit !== undefined) return (hit.cached ?? undefined) as CachedValue<T> | undefined;
     this.#misses++;
     let flight = this.#inflight.get(key);
     if (!flight) {
@@ -136,6 +130,25 @@ export class DocumentCache {
       keys.add(key);
     }
     return (await flight.pending) as CachedValue<T> | undefined;
+  }
+
+  /**
+   * What the cache holds for (package, variant) right now, without building: the value, null for
+   * a package known not to exist, undefined when there is nothing usable (then call get).
+   */
+  peek<T>(tenant: TenantId, name: string, variant: string): CachedValue<T> | null | undefined {
+    if (!this.#bus.connected) return undefined;
+    return this.#hit(`${packageKey(tenant, name)}\0${variant}`)?.cached as CachedValue<T> | null | undefined;
+  }
+
+  #hit(key: string): Entry | undefined {
+    const hit = this.#entries.get(key);
+    if (hit === undefined || (this.#maxAgeMs !== Infinity && this.#clock() - hit.builtAt > this.#maxAgeMs)) return undefined;
+    // Marked, not moved: deleting and re-adding one key of a large Map on every hit makes V8
+    // walk a chain of its deleted copies, costing time in proportion to the cache's size.
+    hit.referenced = true;
+    this.#hits++;
+    return hit;
   }
 
   /** Drops every cached variant of a package. */

@@ -45,6 +45,15 @@ export class PackageReadService {
     return (await this.#cached(scope, name, form)).representation;
   }
 
+  /**
+   * The serialized document in `form` if the cache holds it: null when the package is known not
+   * to exist, undefined when only `document` can tell (a read of the store).
+   */
+  cachedDocument(scope: ReadScope, name: string, form: DocumentForm): Representation | null | undefined {
+    const cached = this.#cache.peek(scope.tenant, name, variantOf(scope, form));
+    return cached === null || cached === undefined ? cached : cached.representation;
+  }
+
   /** The full document read from the store now, bypassing the cache (`?write=true`). */
   async freshDocument(scope: ReadScope, name: string): Promise<Representation> {
     const stored = visible(await this.#deps.metadata.getPackage(scope.tenant, name), name);
@@ -94,7 +103,7 @@ export class PackageReadService {
   }
 
   async #cached(scope: ReadScope, name: string, form: DocumentForm): Promise<CachedValue<unknown>> {
-    const found = await this.#cache.get(scope.tenant, name, `${form}\0${scope.tarballBaseUrl}`, async () => {
+    const found = await this.#cache.get(scope.tenant, name, variantOf(scope, form), async () => {
       const stored = await this.#deps.metadata.getPackage(scope.tenant, name);
       if (!stored || stored.unpublished) return undefined;
       return build(stored, scope.tarballBaseUrl, form);
@@ -102,6 +111,10 @@ export class PackageReadService {
     if (!found) throw packageNotFound(name);
     return found;
   }
+}
+
+function variantOf(scope: ReadScope, form: DocumentForm): string {
+  return `${form}\0${scope.tarballBaseUrl}`;
 }
 
 function build(stored: StoredPackage, tarballBaseUrl: string, form: DocumentForm): CachedValue<unknown> {
@@ -118,7 +131,7 @@ function visible(stored: StoredPackage | undefined, name: string): StoredPackage
   return stored;
 }
 
-function packageNotFound(name: string): ProtocolError {
+export function packageNotFound(name: string): ProtocolError {
   return new ProtocolError('NOT_FOUND', `Package '${name}' not found`);
 }
 

@@ -25,6 +25,7 @@ export class Representation {
   /** Told the size of each compressed form once it exists (the cache counts those bytes). */
   onEncoded: ((bytes: number) => void) | undefined;
   readonly #encoded = new Map<ContentCoding, Promise<Buffer>>();
+  readonly #ready = new Map<ContentCoding, Buffer>();
   readonly #etags = new Map<ContentCoding, string>();
   #lastModifiedHeader: string | undefined;
 
@@ -47,11 +48,19 @@ export class Representation {
       pending = compress(this.body, coding);
       this.#encoded.set(coding, pending);
       void pending.then(
-        (bytes) => this.onEncoded?.(bytes.length),
+        (bytes) => {
+          this.#ready.set(coding, bytes);
+          this.onEncoded?.(bytes.length);
+        },
         () => this.#encoded.delete(coding),
       );
     }
     return pending;
+  }
+
+  /** The body in `coding` if it was computed already (no promise to wait for). */
+  encodedNow(coding: ContentCoding): Buffer | undefined {
+    return this.#ready.get(coding);
   }
 
   /** ETag of the body in `coding`: a different byte sequence needs a different strong validator. */

@@ -14,6 +14,7 @@ import type {
   UserRecord,
 } from '../../ports.js';
 import { KeyedMutex } from '../../keyed-mutex.js';
+import { FileChangeWatch } from './file-change-watch.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 
 type Db = Database.Database;
@@ -51,6 +52,8 @@ export class SqliteMetadataStore implements MetadataStore {
   #credentialWrites = 0;
   /** data_version moves when another connection commits: revocations anywhere are seen. */
   readonly credentialsVersionCoversOthers = true;
+  readonly #otherWriters: FileChangeWatch;
+  #dataVersion = 0;
 
   constructor(file: string, hooks: SqlitePackageWriteHook[] = []) {
     if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
@@ -60,6 +63,7 @@ export class SqliteMetadataStore implements MetadataStore {
     this.db.pragma('busy_timeout = 5000');
     this.db.pragma('foreign_keys = ON');
     this.#hooks = hooks;
+    this.#otherWriters = new FileChangeWatch(file);
   }
 
   async migrate(): Promise<void> {
@@ -85,6 +89,7 @@ export class SqliteMetadataStore implements MetadataStore {
   }
 
   async close(): Promise<void> {
+    this.#otherWriters.close();
     if (this.db.open) this.db.close();
   }
 
@@ -219,10 +224,12 @@ export class SqliteMetadataStore implements MetadataStore {
   /**
    * Local credential writes plus SQLite's data_version, which changes when another connection
    * (the admin command line, another process on the same file) commits: a revocation anywhere
-   * is seen by the next request.
+   * is seen by the next request. data_version is read again only after the database's files
+   * changed (FileChangeWatch).
    */
   credentialsVersion(): number {
-    return this.#credentialWrites + (this.#statement('PRAGMA data_version').pluck().get() as number);
+    if (this.#otherWriters.takeChanged()) this.#dataVersion = this.#statement('PRAGMA data_version').pluck().get() as number;
+    return this.#credentialWrites + this.#dataVersion;
   }
 
   async listUserTokens(tenant: TenantId, user: string): Promise<TokenRecord[]> {

@@ -1,0 +1,37 @@
+import { checkPackageName, type PackageName } from '@pkg/protocol';
+
+/** The requests the hot path answers itself, with the route pattern fastify gives them (metrics). */
+export type HotRoute =
+  | { kind: 'document'; pattern: '/:name'; name: PackageName }
+  | { kind: 'file'; pattern: '/:name/-/:file'; name: PackageName; file: string }
+  | { kind: 'whoami'; pattern: '/-/whoami' };
+
+const WHOAMI: HotRoute = { kind: 'whoami', pattern: '/-/whoami' };
+
+/** Fastify's maxParamLength: a longer segment is its 400, so such URLs are left to it. */
+const MAX_SEGMENT = 500;
+
+/**
+ * Which hot route a GET's URL is, or undefined for everything the hot path leaves to fastify:
+ * a query string, percent-encoding, a trailing slash, an invalid package name (fastify answers
+ * those, with the errors users know), and paths that a route of their own serves (`staticPaths`,
+ * e.g. `/favicon.ico`, which looks like a package name).
+ */
+export function hotRouteOf(url: string, staticPaths: ReadonlySet<string>): HotRoute | undefined {
+  if (url === '/-/whoami') return WHOAMI;
+  if (url.includes('?') || url.includes('%') || staticPaths.has(url)) return undefined;
+  const slash = url.indexOf('/', 1);
+  const name = packageName(url.slice(1, slash === -1 ? undefined : slash));
+  if (name === undefined) return undefined;
+  if (slash === -1) return { kind: 'document', pattern: '/:name', name };
+  if (!url.startsWith('/-/', slash)) return undefined;
+  const file = url.slice(slash + 3);
+  if (file.length === 0 || file.length > MAX_SEGMENT || file.includes('/')) return undefined;
+  return { kind: 'file', pattern: '/:name/-/:file', name, file };
+}
+
+function packageName(segment: string): PackageName | undefined {
+  if (segment.length === 0 || segment.length > MAX_SEGMENT) return undefined;
+  const check = checkPackageName(segment);
+  return check.ok ? check.name : undefined;
+}

@@ -1,0 +1,12 @@
+import { ProtocolError } from '@pkg/protocol';
+import type { RequestContext } from '../context.js';
+
+/**
+ * `readAccess: token`: on such a registry every request needs a valid token, reads included,
+ * except routes open to all (login, logout, ping). Unknown routes need one too, so that an
+ * anonymous caller learns nothing about what exists. The error to answer, or undefined.
+ */
+export function readAccessDenial(ctx: RequestContext, openAccess: boolean): ProtocolError | undefined {
+  if (ctx.settings.readAccess !== 'token' || ctx.caller || openAccess) return undefined;
+  return new ProtocolError('UNAUTHORIZED', 'This registry requires a token for every request: log in first');
+}

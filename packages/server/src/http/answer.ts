@@ -1,0 +1,61 @@
+import type { Readable } from 'node:stream';
+import type { FastifyReply } from 'fastify';
+import { ProtocolError, errorBody } from '@pkg/protocol';
+
+/**
+ * A response decided but not yet sent: the routes that the hot path also serves compute one, and
+ * fastify (sendAnswer) or the hot path writes it, so both send the same bytes. Header names are
+ * lowercase, as fastify stores them.
+ */
+export interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  /** Bytes to send; undefined for none (304, HEAD). */
+  body: Buffer | Readable | undefined;
+}
+
+/** Fastify's content type for a JSON object it serializes. */
+export const JSON_UTF8 = 'application/json; charset=utf-8';
+
+/** A JSON object as fastify would send it from a handler. */
+export function jsonAnswer(status: number, value: unknown, headers: Record<string, string> = {}): Answer {
+  return { status, headers: { ...headers, 'content-type': JSON_UTF8 }, body: Buffer.from(JSON.stringify(value)) };
+}
+
+/** Sends an answer through fastify. */
+export function sendAnswer(reply: FastifyReply, answer: Answer): FastifyReply {
+  reply.code(answer.status);
+  for (const name in answer.headers) reply.header(name, answer.headers[name]);
+  return answer.body === undefined ? reply.send() : reply.send(answer.body);
+}
+
+/**
+ * What a failure looks like on the wire: a protocol error's status, headers and
+ * `{error, code, details}`; anything else is 500 with nothing of the error in it (`unexpected`:
+ * the caller logs it).
+ */
+export function errorResponse(err: unknown): {
+  status: number;
+  headers: Record<string, string>;
+  body: ReturnType<typeof errorBody>;
+  unexpected: boolean;
+} {
+  if (err instanceof ProtocolError) {
+    const headers: Record<string, string> = {};
+    if (err.status === 401) headers['www-authenticate'] = 'Bearer';
+    for (const name in err.headers) headers[name.toLowerCase()] = err.headers[name]!;
+    return { status: err.status, headers, body: err.toBody(), unexpected: false };
+  }
+  return {
+    status: 500,
+    headers: {},
+    body: errorBody('INTERNAL_ERROR', 'The server failed to handle the request'),
+    unexpected: true,
+  };
+}
+
+/** A protocol error as an answer (for routes that answer errors without throwing). */
+export function errorAnswer(err: ProtocolError): Answer {
+  const failure = errorResponse(err);
+  return jsonAnswer(failure.status, failure.body, failure.headers);
+}
