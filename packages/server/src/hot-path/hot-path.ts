@@ -42,6 +42,8 @@ export interface HotPathParts {
 export class HotPath {
   /** Off: every request goes through fastify (tests compare the two). */
   enabled = true;
+  /** Requests answered here since start. */
+  served = 0;
   readonly #parts: HotPathParts;
 
   constructor(parts: HotPathParts) {
@@ -54,6 +56,7 @@ export class HotPath {
     const route = hotRouteOf(request.url ?? '', this.#parts.staticPaths);
     if (route === undefined) return false;
     if (request.headers['content-length'] !== undefined || request.headers['transfer-encoding'] !== undefined) return false;
+    this.served++;
     new HotExchange(this.#parts, request, response, route).run();
     return true;
   }
