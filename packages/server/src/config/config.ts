@@ -34,6 +34,7 @@ export interface Config {
   loginFailureWindow: number;
   searchCache: number;
   documentCache: number;
+  tarballCache: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   shutdownTimeout: number;
 }

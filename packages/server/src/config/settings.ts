@@ -200,6 +200,15 @@ export const SETTINGS = [
       'Bytes of serialized package documents (and their gzip/brotli forms) kept in memory; the least recently used go first. 0 disables the cache.',
   },
   {
+    key: 'tarballCache',
+    type: 'integer',
+    default: 8 * MiB,
+    min: 0,
+    flag: '--tarball-cache',
+    description:
+      'Bytes of recently downloaded tarballs (each at most 1 MiB) kept in memory, so that a tarball many clients fetch is sent without reading storage again; the least recently used go first. 0 disables the cache.',
+  },
+  {
     key: 'logLevel',
     type: 'enum',
     default: 'info',

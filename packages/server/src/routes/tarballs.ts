@@ -1,8 +1,10 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { PackageName } from '@pkg/protocol';
 import type { RequestContext } from '../context.js';
 import { sendAnswer, type Answer } from '../http/answer.js';
+import type { TarballFile } from '../services/package-reads.js';
 import type { Services } from '../services/services.js';
 import { packageNameParam } from './guards.js';
 import { etagMatches } from './send-representation.js';
@@ -26,25 +28,42 @@ export async function tarballRoutes(app: FastifyInstance, { services }: { servic
 /**
  * The answer to a file request: the bytes with a strong ETag (the version's integrity) and
  * immutable caching, or 304 when the client's copy is current. A GET of a tarball counts as a
- * download.
+ * download. No promise when the caches hold the tarball.
  */
-export async function fileAnswer(
+export function fileAnswer(
   services: Services,
   ctx: RequestContext,
   name: PackageName,
   fileName: string,
   requestHeaders: IncomingHttpHeaders,
   method: 'GET' | 'HEAD',
-): Promise<Answer> {
+): Answer | Promise<Answer> {
   const scope = { tenant: ctx.tenant, tarballBaseUrl: ctx.tarballBaseUrl };
-  const file = await services.packageReads.file(scope, name, fileName);
+  const cached = method === 'GET' ? services.packageReads.cachedFile(scope, name, fileName) : undefined;
+  if (cached !== undefined) return answerWith(services, ctx, name, cached, requestHeaders, () => cached.bytes);
+  return services.packageReads
+    .file(scope, name, fileName)
+    .then((file) => answerWith(services, ctx, name, file, requestHeaders, method === 'GET' ? () => file.open() : undefined));
+}
+
+function answerWith<Body extends Buffer | Promise<Buffer | Readable>>(
+  services: Services,
+  ctx: RequestContext,
+  name: PackageName,
+  file: TarballFile,
+  requestHeaders: IncomingHttpHeaders,
+  open: (() => Body) | undefined,
+): Answer | Promise<Answer> {
   const headers: Record<string, string> = { 'cache-control': TARBALL_CACHE_CONTROL, etag: file.etag };
   const ifNoneMatch = requestHeaders['if-none-match'];
   if (ifNoneMatch !== undefined && etagMatches(ifNoneMatch, file.etag)) return { status: 304, headers, body: undefined };
   headers['content-type'] = file.kind === 'tarball' ? 'application/octet-stream' : 'application/json';
   headers['content-length'] = String(file.size);
-  if (method === 'HEAD') return { status: 200, headers, body: undefined };
-  const body = await file.open();
-  if (file.kind === 'tarball') services.downloads.record(ctx.tenant, name, file.version);
-  return { status: 200, headers, body };
+  if (open === undefined) return { status: 200, headers, body: undefined };
+  const answer = (body: Buffer | Readable): Answer => {
+    if (file.kind === 'tarball') services.downloads.record(ctx.tenant, name, file.version);
+    return { status: 200, headers, body };
+  };
+  const body = open();
+  return Buffer.isBuffer(body) ? answer(body) : (body as Promise<Buffer | Readable>).then(answer);
 }

@@ -25,6 +25,8 @@ export interface BatchingDownloadRecorderOptions {
   onError?: (err: unknown) => void;
 }
 
+const DAY_MS = 86_400_000;
+
 /**
  * Buffers counts in memory (`record` is a map increment, no IO) and writes them in one
  * transaction per interval, then refreshes the download windows and scores of the packages
@@ -40,6 +42,8 @@ export class BatchingDownloadRecorder implements DownloadRecorder {
   #flushing: Promise<void> = Promise.resolve();
   #timer: NodeJS.Timeout | undefined;
   #soon = false;
+  /** The current day's name and when it ends: formatted once a day, not per download. */
+  #day = { name: '', endsAt: -Infinity };
 
   constructor(
     deps: { counts: DownloadCountStore; search: SearchIndex; now: () => Date },
@@ -55,7 +59,7 @@ export class BatchingDownloadRecorder implements DownloadRecorder {
   }
 
   record(tenant: TenantId, name: string, version: string): void {
-    const day = utcDay(this.#now());
+    const day = this.#today();
     const key = `${tenant}\0${name}\0${version}\0${day}`;
     const entry = this.#pending.get(key);
     if (entry) entry.count++;
@@ -64,6 +68,13 @@ export class BatchingDownloadRecorder implements DownloadRecorder {
       this.#soon = true;
       setImmediate(() => void this.flush());
     }
+  }
+  #today(): string {
+    const now = this.#now().getTime();
+    if (now >= this.#day.endsAt || now < this.#day.endsAt - DAY_MS) {
+      this.#day = { name: utcDay(new Date(now)), endsAt: (Math.floor(now / DAY_MS) + 1) * DAY_MS };
+    }
+    return this.#day.name;
   }
 
   /** Writes everything recorded so far; resolves once it is stored (errors go to onError). */

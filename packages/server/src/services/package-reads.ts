@@ -4,6 +4,7 @@ import { ABBREVIATED_ACCEPT, ProtocolError, type PackageDocument, type VersionRe
 import type { ServerDeps } from '../deps.js';
 import { blobKeyFor, sigstoreKeyFor } from '../storage/blob-keys.js';
 import type { StoredPackage, TenantId } from '../storage/ports.js';
+import { BudgetLru } from '../storage/budget-lru.js';
 import type { CachedValue, DocumentCache } from './document-cache.js';
 import { renderAbbreviated, renderFull, type DocumentForm } from './package-document.js';
 import { Representation } from './representation.js';
@@ -21,6 +22,12 @@ export interface TarballFile {
   open(): Promise<Readable | Buffer>;
 }
 
+/** A tarball held in memory (tarballCache), with the integrity its bytes have. */
+export interface CachedFile extends TarballFile {
+  bytes: Buffer;
+  integrity: string;
+}
+
 /** Which registry and which public tarball URL a read is for. */
 export interface ReadScope {
   tenant: TenantId;
@@ -34,10 +41,16 @@ export interface ReadScope {
 export class PackageReadService {
   readonly #deps: ServerDeps;
   readonly #cache: DocumentCache;
+  /**
+   * Tarballs recently read, by blob key and integrity: a version's bytes never change, but a
+   * tenant deleted and made again could publish other bytes under the same key.
+   */
+  readonly #files: BudgetLru<CachedFile>;
 
   constructor(deps: ServerDeps, cache: DocumentCache) {
     this.#deps = deps;
     this.#cache = cache;
+    this.#files = new BudgetLru(deps.config.tarballCache);
   }
 
   /** The serialized document in `form`, from the cache when it is there. */
@@ -74,32 +87,45 @@ export class PackageReadService {
    * its publish. Any other file name, or a version that is not published, is 404.
    */
   async file(scope: ReadScope, name: string, fileName: string): Promise<TarballFile> {
-    const parsed = parseFileName(name, fileName);
-    const notFound = () => new ProtocolError('NOT_FOUND', `File '${truncate(fileName)}' of '${name}' not found`);
-    if (!parsed) throw notFound();
     const doc = (await this.#cached(scope, name, 'full')).value as PackageDocument;
-    const record = doc.versions[parsed.version];
-    if (!record) throw notFound();
-    const key =
-      parsed.kind === 'tarball'
-        ? blobKeyFor(scope.tenant, name, parsed.version)
-        : sigstoreKeyFor(scope.tenant, name, parsed.version);
+    const { version, kind, key, etag, integrity } = locateFile(scope, name, fileName, doc);
+    const notFound = () => fileNotFound(name, fileName);
     const info = await this.#deps.blobs.stat(key);
     if (!info) throw notFound();
     const blobs = this.#deps.blobs;
+    const files = this.#files;
     return {
-      version: parsed.version,
-      kind: parsed.kind,
+      version,
+      kind,
       size: info.size,
-      etag: parsed.kind === 'tarball' ? `"${record.dist.integrity}"` : `"sigstore-${record.dist.integrity}"`,
+      etag,
       async open() {
         const bytes = await blobs.readSmall?.(key);
-        if (bytes) return bytes;
+        if (bytes) {
+          if (kind === 'tarball' && bytes.length <= MAX_CACHED_FILE) {
+            const open = async () => bytes;
+            const cached: CachedFile = { version, kind, size: bytes.length, etag, open, bytes, integrity };
+            files.set(`${scope.tenant}\0${name}\0${fileName}`, cached, bytes.length);
+          }
+          return bytes;
+        }
         const blob = await blobs.get(key);
         if (!blob) throw notFound();
         return blob.stream;
       },
     };
+  }
+
+  /**
+   * A tarball the caches hold whole (its package's document and its bytes), for an answer
+   * without a promise; undefined when only `file` can tell.
+   */
+  cachedFile(scope: ReadScope, name: string, fileName: string): CachedFile | undefined {
+    const hit = this.#files.get(`${scope.tenant}\0${name}\0${fileName}`);
+    if (hit === undefined) return undefined;
+    const doc = this.#cache.peek<unknown>(scope.tenant, name, variantOf(scope, 'full'))?.value as PackageDocument | undefined;
+    // Still published with the same bytes (a tenant deleted and made again may reuse the name).
+    return doc?.versions[hit.version]?.dist.integrity === hit.integrity ? hit : undefined;
   }
 
   async #cached(scope: ReadScope, name: string, form: DocumentForm): Promise<CachedValue<unknown>> {
@@ -111,6 +137,30 @@ export class PackageReadService {
     if (!found) throw packageNotFound(name);
     return found;
   }
+}
+
+/** Largest tarball kept in memory (tarballCache). */
+const MAX_CACHED_FILE = 1024 * 1024;
+
+/** Which blob holds `fileName` of a version in `doc`, or 404 NOT_FOUND. */
+function locateFile(
+  scope: ReadScope,
+  name: string,
+  fileName: string,
+  doc: PackageDocument,
+): { version: string; kind: 'tarball' | 'sigstore'; key: string; etag: string; integrity: string } {
+  const parsed = parseFileName(name, fileName);
+  const record = parsed === undefined ? undefined : doc.versions[parsed.version];
+  if (!parsed || !record) throw fileNotFound(name, fileName);
+  const { version, kind } = parsed;
+  const integrity = record.dist.integrity;
+  return kind === 'tarball'
+    ? { version, kind, key: blobKeyFor(scope.tenant, name, version), etag: `"${integrity}"`, integrity }
+    : { version, kind, key: sigstoreKeyFor(scope.tenant, name, version), etag: `"sigstore-${integrity}"`, integrity };
+}
+
+function fileNotFound(name: string, fileName: string): ProtocolError {
+  return new ProtocolError('NOT_FOUND', `File '${truncate(fileName)}' of '${name}' not found`);
 }
 
 function variantOf(scope: ReadScope, form: DocumentForm): string {
