@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import pino from 'pino';
+import type { FastifyBaseLogger } from 'fastify';
+import { RequestLog, loggerOptions } from '../../src/plugins/logging.js';
+import type { RequestContext } from '../../src/context.js';
+
+function capture(): { lines: string[]; write(line: string): void } {
+  const lines: string[] = [];
+  return { lines, write: (line: string) => void lines.push(line) };
+}
+
+/** Pino as fastify configures it from loggerOptions. */
+function logger(stream: { write(line: string): void }): pino.Logger {
+  const options = loggerOptions('info', stream) as pino.LoggerOptions & { stream: pino.DestinationStream };
+  return pino(options, options.stream);
+}
+
+const ctx = (tenant: string, user?: string) =>
+  ({ tenant, caller: user === undefined ? null : { user, tokenHash: 'h', readonly: false } }) as unknown as RequestContext;
+
+const cases: [string, string, number, number, RequestContext | undefined, string | undefined][] = [
+  ['GET', '/com.example.pkg', 200, 1.23456, undefined, '127.0.0.1'],
+  ['GET', '/com.example.pkg/-/com.example.pkg-1.0.0.tgz', 304, 0.004, ctx('', 'alice'), '::1'],
+  ['PUT', '/-/user/token/secret-token', 401, 12, ctx('acme', 'bob'), '10.0.0.1'],
+  ['GET', '/-/v1/search?text=a"b\\c&password=x', 200, 3.5, ctx('acme'), undefined],
+  ['GET', '/com.example.ünïcode\u0001', 404, 0, ctx('t', 'zoë "quoted"'), '127.0.0.1'],
+];
+
+describe('request log lines', () => {
+  it.each(cases)('%s %s is written as pino would write it', (method, url, status, ms, context, ip) => {
+    const ours = capture();
+    new RequestLog(logger(ours) as unknown as FastifyBaseLogger).write('req-7', method, url, status, ms, context, ip);
+    const pinos = capture();
+    logger(pinos)
+      .child({ reqId: 'req-7' })
+      .info(
+        {
+          method,
+          url: url
+            .replace(/\/-\/user\/token\/[^/?#]+/, '/-/user/token/[redacted]')
+            .replace(/([?&]password=)[^&#]*/, '$1[redacted]'),
+          status,
+          ms: Math.round(ms * 100) / 100,
+          tenant: context?.tenant || undefined,
+          user: context?.caller?.user,
+          ip,
+        },
+        'request',
+      );
+    const withoutTime = (line: string) => line.replace(/"time":\d+,/, '');
+    expect(ours.lines).toHaveLength(1);
+    expect(withoutTime(ours.lines[0]!)).toBe(withoutTime(pinos.lines[0]!));
+    expect(() => JSON.parse(ours.lines[0]!)).not.toThrow();
+  });
+
+  it('writes nothing below its level, and goes through the logger when it is not pino', () => {
+    const quiet = capture();
+    const warnOnly = pino({ level: 'warn' }, quiet);
+    new RequestLog(warnOnly as unknown as FastifyBaseLogger).write('req-1', 'GET', '/x', 200, 1, undefined, '::1');
+    expect(quiet.lines).toEqual([]);
+    const seen: unknown[] = [];
+    const plain = { info: (fields: unknown) => void seen.push(fields) } as unknown as FastifyBaseLogger;
+    new RequestLog(plain).write('req-2', 'GET', '/x', 200, 1, undefined, '::1');
+    expect(seen).toEqual([{ reqId: 'req-2', method: 'GET', url: '/x', status: 200, ms: 1, ip: '::1' }]);
+  });
+});
