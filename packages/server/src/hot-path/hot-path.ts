@@ -170,13 +170,27 @@ class HotExchange {
     if (Buffer.isBuffer(body)) headers['content-length'] = String(body.length);
     else if (body === undefined && answer.status !== 304 && answer.status !== 204) headers['content-length'] = '0';
     if (this.#parts.drain.draining) headers.connection = 'close';
-    response.once('finish', () => this.#finished());
     response.writeHead(answer.status, headers);
-    if (body === undefined || Buffer.isBuffer(body)) response.end(body);
-    else streamBody(body as Readable, response);
+    if (body === undefined || Buffer.isBuffer(body)) {
+      // Handed to the socket whole: the request is done (fastify's 'finish' comes a tick later).
+      response.end(body);
+      this.#finished();
+    } else {
+      response.once('finish', () => this.#finished());
+      streamBody(body as Readable, response);
+    }
   }
 
   #finished(): void {
+    try {
+      this.#record();
+    } catch (err) {
+      // The response is out; a failure to count or log it must not take the process down.
+      this.#parts.log.error({ reqId: this.#reqId, err }, 'recording a request failed');
+    }
+  }
+
+  #record(): void {
     const { metrics, requestLog, drain, addressing } = this.#parts;
     const request = this.#request;
     const status = this.#response.statusCode;

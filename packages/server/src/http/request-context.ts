@@ -4,6 +4,9 @@ import type { Services } from '../services/services.js';
 import type { EffectiveSettings } from '../services/tenant-service.js';
 import { GLOBAL_TENANT, type TenantId } from '../storage/ports.js';
 
+/** Distinct (scheme, host) pairs remembered for anonymous requests. */
+const ANONYMOUS_CONTEXTS = 64;
+
 /** What a request says about itself that decides its context. */
 export interface RequestFacts {
   /** The requested host, lowercased (X-Forwarded-Host when a trusted proxy sent it). */
@@ -22,6 +25,7 @@ export interface RequestFacts {
 export class RequestContextResolver {
   readonly #config: Config;
   readonly #services: Services;
+  readonly #anonymous = new Map<string, RequestContext>();
 
   constructor(config: Config, services: Services) {
     this.#config = config;
@@ -33,10 +37,26 @@ export class RequestContextResolver {
     const token = bearerToken(facts.authorization);
     const tenant = tenants.globalOf(facts.host);
     if (tenant !== undefined) {
-      const caller = token === undefined ? null : auth.cachedCaller(tenant, token);
+      if (token === undefined) return this.#anonymousGlobal(facts, tenant);
+      const caller = auth.cachedCaller(tenant, token);
       if (caller !== undefined) return this.#contextOf(facts, tenant, tenants.globalSettings, caller);
     }
     return this.#resolveSlowly(facts, token);
+  }
+
+  /**
+   * Anonymous requests to the global registry share one context per scheme and host (contexts
+   * are never changed once made); a handful of hosts is the rule, so the memo is small.
+   */
+  #anonymousGlobal(facts: RequestFacts, tenant: TenantId): RequestContext {
+    const key = `${facts.protocol} ${facts.host}`;
+    let ctx = this.#anonymous.get(key);
+    if (ctx === undefined) {
+      ctx = this.#contextOf(facts, tenant, this.#services.tenants.globalSettings, null);
+      if (this.#anonymous.size >= ANONYMOUS_CONTEXTS) this.#anonymous.clear();
+      this.#anonymous.set(key, ctx);
+    }
+    return ctx;
   }
 
   async #resolveSlowly(facts: RequestFacts, token: string | undefined): Promise<RequestContext> {

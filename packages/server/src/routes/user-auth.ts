@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { ProtocolError, USER_ID_PREFIXES, type WhoamiResponse } from '@pkg/protocol';
-import type { RequestContext } from '../context.js';
+import type { Caller, RequestContext } from '../context.js';
 import { jsonAnswer, sendAnswer, type Answer } from '../http/answer.js';
 import type { Services } from '../services/services.js';
 import { callerOf } from './guards.js';
@@ -80,9 +80,17 @@ export function whoamiAnswer(services: Services, ctx: RequestContext): Answer | 
     const body: WhoamiResponse = { username: caller.user, email, registry: `${ctx.baseUrl}/` };
     return jsonAnswer(200, body);
   };
-  if (caller.email !== undefined) return answer(caller.email);
-  return services.auth.getUser(ctx.tenant, caller.user).then((user) => answer(user?.email ?? ''));
+  if (caller.email === undefined) return services.auth.getUser(ctx.tenant, caller.user).then((user) => answer(user?.email ?? ''));
+  // A cached caller is one object for as long as its token is trusted: its answer is made once per host.
+  const made = whoamiAnswers.get(caller);
+  if (made !== undefined && made.baseUrl === ctx.baseUrl) return made.answer;
+  const fresh = answer(caller.email);
+  whoamiAnswers.set(caller, { baseUrl: ctx.baseUrl, answer: fresh });
+  return fresh;
 }
+
+/** Answers are never changed by their senders (both send the headers and bytes as they are). */
+const whoamiAnswers = new WeakMap<Caller, { baseUrl: string; answer: Answer }>();
 
 function userNameOfId(id: string): string {
   for (const prefix of USER_ID_PREFIXES) {
