@@ -55,7 +55,10 @@ export class HotPath {
     if (!this.enabled || request.method !== 'GET' || this.#parts.drain.draining) return false;
     const route = hotRouteOf(request.url ?? '', this.#parts.staticPaths);
     if (route === undefined) return false;
-    if (request.headers['content-length'] !== undefined || request.headers['transfer-encoding'] !== undefined) return false;
+    // A body, or a body encoding (which fastify checks even without one), is fastify's to judge.
+    const headers = request.headers;
+    if (headers['content-length'] !== undefined || headers['transfer-encoding'] !== undefined) return false;
+    if (headers['content-encoding'] !== undefined) return false;
     this.served++;
     new HotExchange(this.#parts, request, response, route).run();
     return true;
@@ -166,10 +169,11 @@ class HotExchange {
         }
       : {};
     for (const name in answer.headers) headers[name] = answer.headers[name]!;
+    // Fastify's order: its draining hook adds Connection before the length is set.
+    if (this.#parts.drain.draining) headers.connection = 'close';
     const body = answer.body;
     if (Buffer.isBuffer(body)) headers['content-length'] = String(body.length);
     else if (body === undefined && answer.status !== 304 && answer.status !== 204) headers['content-length'] = '0';
-    if (this.#parts.drain.draining) headers.connection = 'close';
     response.writeHead(answer.status, headers);
     if (body === undefined || Buffer.isBuffer(body)) {
       // Handed to the socket whole: the request is done (fastify's 'finish' comes a tick later).

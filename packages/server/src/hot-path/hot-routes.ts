@@ -13,13 +13,13 @@ const MAX_SEGMENT = 500;
 
 /**
  * Which hot route a GET's URL is, or undefined for everything the hot path leaves to fastify:
- * a query string, percent-encoding, a trailing slash, an invalid package name (fastify answers
+ * a query string or fragment, percent-encoding, a trailing slash, an invalid package name (fastify answers
  * those, with the errors users know), and paths that a route of their own serves (`staticPaths`,
  * e.g. `/favicon.ico`, which looks like a package name).
  */
 export function hotRouteOf(url: string, staticPaths: ReadonlySet<string>): HotRoute | undefined {
   if (url === '/-/whoami') return WHOAMI;
-  if (url.includes('?') || url.includes('%') || staticPaths.has(url)) return undefined;
+  if (url.includes('?') || url.includes('#') || url.includes('%') || staticPaths.has(url)) return undefined;
   const slash = url.indexOf('/', 1);
   const name = packageName(url.slice(1, slash === -1 ? undefined : slash));
   if (name === undefined) return undefined;
