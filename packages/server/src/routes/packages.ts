@@ -44,10 +44,27 @@ export function documentAnswer(
   const scope = { tenant: ctx.tenant, tarballBaseUrl: ctx.tarballBaseUrl };
   const form = wantsAbbreviated(requestHeaders.accept) ? 'abbreviated' : 'full';
   const cached = services.packageReads.cachedDocument(scope, name, form);
-  // An answer, not a throw: unwinding costs more than the rest of a remembered 404.
-  if (cached === null) return errorAnswer(packageNotFound(name));
+  if (cached === null) return notFoundAnswer(name);
   if (cached !== undefined) return representationAnswer(requestHeaders, cached, CACHED_DOCUMENT);
   return services.packageReads
     .document(scope, name, form)
     .then((representation) => representationAnswer(requestHeaders, representation, CACHED_DOCUMENT));
+}
+
+/** Remembered 404 answers (answers are never changed by their senders), a bounded number. */
+const notFoundAnswers = new Map<string, Answer>();
+const NOT_FOUND_ANSWERS = 1024;
+
+/**
+ * The 404 of a package known not to exist, as an answer, not a throw: unwinding and building the
+ * error cost more than the rest of a remembered 404, and crawlers ask for the same names again.
+ */
+function notFoundAnswer(name: PackageName): Answer {
+  let answer = notFoundAnswers.get(name);
+  if (answer === undefined) {
+    answer = errorAnswer(packageNotFound(name));
+    if (notFoundAnswers.size >= NOT_FOUND_ANSWERS) notFoundAnswers.clear();
+    notFoundAnswers.set(name, answer);
+  }
+  return answer;
 }
