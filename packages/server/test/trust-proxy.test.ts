@@ -28,6 +28,11 @@ describe('public URL behind a TLS-terminating proxy', () => {
     expect(await whoamiRegistry(forwarded)).toBe('https://registry.example.com/');
   });
 
+  it('a hop count trusts that many proxies in front of the server', async () => {
+    registry = await startRegistry({ settings: { trustProxy: '1' } });
+    expect(await whoamiRegistry(forwarded)).toBe('https://registry.example.com/');
+  });
+
   it('without trustProxy the headers are ignored', async () => {
     registry = await startRegistry();
     expect(await whoamiRegistry(forwarded)).toBe(`${registry.url}/`);

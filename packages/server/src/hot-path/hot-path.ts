@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { parse as parseQueryString } from 'fast-querystring';
 import type { Readable } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
 import type { RequestContext } from '../context.js';
@@ -11,6 +12,7 @@ import type { DrainState } from '../plugins/connection-draining.js';
 import type { RequestLog } from '../plugins/logging.js';
 import { documentAnswer } from '../routes/packages.js';
 import { fileAnswer } from '../routes/tarballs.js';
+import { searchAnswer } from '../routes/search.js';
 import { whoamiAnswer } from '../routes/user-auth.js';
 import type { LimitState } from '../services/rate-limits.js';
 import type { Services } from '../services/services.js';
@@ -33,7 +35,7 @@ export interface HotPathParts {
 
 /**
  * Answers the registry's hottest reads — package documents, tarballs, 404s of unknown packages,
- * whoami — before fastify sees them, with the same steps and the same code as the fastify routes
+ * whoami, search — before fastify sees them, with the same steps and the same code as the fastify routes
  * (request context, rate limit, read access, the route's answer, the error shape, the log line
  * and metrics) minus the framework's per-request machinery, which costs more than the rest of
  * such a request (bench/README.md). Anything else, or anything unusual about one of these
@@ -138,7 +140,9 @@ class HotExchange {
           ? documentAnswer(services, ctx, route.name, headers)
           : route.kind === 'file'
             ? fileAnswer(services, ctx, route.name, route.file, headers, 'GET')
-            : whoamiAnswer(services, ctx);
+            : route.kind === 'search'
+              ? searchAnswer(services, ctx, parseQuery(route.query))
+              : whoamiAnswer(services, ctx);
       if (answer instanceof Promise)
         answer.then(
           (resolved) => this.#send(resolved),
@@ -203,6 +207,11 @@ class HotExchange {
     requestLog.write(this.#reqId, 'GET', request.url ?? '', status, ms, this.#ctx, addressing.ip(request));
     drain.responseDone();
   }
+}
+
+/** The query string as fastify's router parses it (fast-querystring, no query: {}). */
+function parseQuery(query: string): Record<string, unknown> {
+  return query.length === 0 ? {} : parseQueryString(query);
 }
 
 function streamBody(body: Readable, response: ServerResponse): void {

@@ -4,9 +4,11 @@ import { checkPackageName, type PackageName } from '@pkg/protocol';
 export type HotRoute =
   | { kind: 'document'; pattern: '/:name'; name: PackageName }
   | { kind: 'file'; pattern: '/:name/-/:file'; name: PackageName; file: string }
-  | { kind: 'whoami'; pattern: '/-/whoami' };
+  | { kind: 'whoami'; pattern: '/-/whoami' }
+  | { kind: 'search'; pattern: '/-/v1/search'; query: string };
 
 const WHOAMI: HotRoute = { kind: 'whoami', pattern: '/-/whoami' };
+const SEARCH = '/-/v1/search';
 
 /** Fastify's maxParamLength: a longer segment is its 400, so such URLs are left to it. */
 const MAX_SEGMENT = 500;
@@ -19,6 +21,11 @@ const MAX_SEGMENT = 500;
  */
 export function hotRouteOf(url: string, staticPaths: ReadonlySet<string>): HotRoute | undefined {
   if (url === '/-/whoami') return WHOAMI;
+  if (url.startsWith(SEARCH) && (url.length === SEARCH.length || url[SEARCH.length] === '?')) {
+    // The query as fastify's router reads it; a fragment or `;` is left to the router.
+    if (url.includes('#') || url.includes(';')) return undefined;
+    return { kind: 'search', pattern: '/-/v1/search', query: url.slice(SEARCH.length + 1) };
+  }
   if (url.includes('?') || url.includes('#') || url.includes('%') || staticPaths.has(url)) return undefined;
   const slash = url.indexOf('/', 1);
   const name = packageName(url.slice(1, slash === -1 ? undefined : slash));
