@@ -31,11 +31,7 @@ export function installConnectionDraining(app: FastifyInstance): DrainState {
   });
   // A response whose headers went out before closing began (a streamed tarball) leaves its
   // keep-alive socket busy when close() looks for idle ones: close it once the response is done.
-  app.addHook('onResponse', (_request, _reply, done) => {
-    if (draining) setImmediate(() => app.server.closeIdleConnections());
-    done();
-  });
-  return {
+  const state: DrainState = {
     get draining() {
       return draining;
     },
@@ -43,6 +39,11 @@ export function installConnectionDraining(app: FastifyInstance): DrainState {
       if (draining) setImmediate(() => app.server.closeIdleConnections());
     },
   };
+  app.addHook('onResponse', (_request, _reply, done) => {
+    state.responseDone();
+    done();
+  });
+  return state;
 }
 
 /** Whether the server is shutting down, for requests answered outside fastify (hot-path/). */

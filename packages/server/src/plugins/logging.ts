@@ -1,6 +1,5 @@
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import pino from 'pino';
-import { BatchedLogDestination } from '../observability/log-destination.js';
 import type { RequestContext } from '../context.js';
 
 /** Where log lines go instead of stdout (tests capture them). */
@@ -17,8 +16,10 @@ export function loggerOptions(level: string, stream?: LogStream): FastifyServerO
   if (level === 'silent') return false;
   return {
     level,
-    // Batched stdout: a write per turn of the event loop, not per request.
-    stream: stream ?? new BatchedLogDestination(1),
+    // Asynchronous stdout: lines written while a write is in flight go out together in the next
+    // one, so under load the log costs a write per batch instead of a blocking write per request.
+    // Pino flushes what is left when the process exits.
+    stream: stream ?? pino.destination({ dest: 1, sync: false }),
     redact: { paths: ['req.headers.authorization', 'headers.authorization', 'password', 'token'], remove: true },
     serializers: {
       // Never log headers (Authorization) or bodies (passwords, tarballs).

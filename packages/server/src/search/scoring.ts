@@ -1,3 +1,5 @@
+import type { SearchFields } from './search-fields.js';
+
 /**
  * The package scores search returns (`score.detail`, `score.final`), every value in [0, 1].
  * The formulas are documented in docs/search.md; change both together.
@@ -92,6 +94,28 @@ export interface ScoreInputs {
   deprecated: boolean;
   monthlyDownloads: number;
   maxMonthlyDownloads: number;
+}
+
+/**
+ * The scores of a package as it is written: its derived fields, the monthly downloads it has so
+ * far, and the registry's largest monthly count (which this package may now hold).
+ */
+export function scoreWrittenPackage(
+  fields: Pick<SearchFields, 'quality' | 'releaseTimes' | 'deprecated'>,
+  monthlyDownloads: number,
+  registryMax: number,
+  now: Date,
+): Scores {
+  return scorePackage(
+    {
+      quality: fields.quality,
+      releaseTimes: fields.releaseTimes,
+      deprecated: fields.deprecated !== undefined,
+      monthlyDownloads,
+      maxMonthlyDownloads: Math.max(registryMax, monthlyDownloads),
+    },
+    now,
+  );
 }
 
 export function scorePackage(inputs: ScoreInputs, now: Date): Scores {

@@ -325,10 +325,7 @@ export class PostgresMetadataStore implements MetadataStore {
 
   /** Read, mutate and write in one transaction holding the package's lock. */
   async #updateUnderLock<T>(tenant: TenantId, name: string, mutate: Mutate<T>): Promise<T> {
-    const client = await this.#writePool.connect();
-    let broken: Error | undefined;
-    try {
-      await client.query('BEGIN');
+    return inTransaction(this.#writePool, async (client) => {
       await client.query('SELECT pg_advisory_xact_lock($1, hashtext(current_schema() || $2 || $3))', [
         LOCK_NAMESPACE,
         `\n${tenant}\n`,
@@ -336,19 +333,10 @@ export class PostgresMetadataStore implements MetadataStore {
       ]);
       const current = await readPackageRow(client, tenant, name, true);
       const { next, result } = await mutate(current && toStoredPackage(current));
-      if (next === null) {
-        await client.query('ROLLBACK');
-        return result;
-      }
-      await this.#write(client, tenant, name, next, Number(current?.write_count ?? 0) + 1);
-      await client.query('COMMIT');
+      // Nothing to write: the commit only releases the lock.
+      if (next !== null) await this.#write(client, tenant, name, next, Number(current?.write_count ?? 0) + 1);
       return result;
-    } catch (err) {
-      await client.query('ROLLBACK').catch((rollbackErr: Error) => (broken = rollbackErr));
-      throw err;
-    } finally {
-      client.release(broken);
-    }
+    });
   }
 
   async #write(client: pg.ClientBase, tenant: TenantId, name: string, pkg: StoredPackage, writeCount: number): Promise<void> {

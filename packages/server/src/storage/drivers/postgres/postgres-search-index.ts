@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { deriveSearchFields, maintainerKeys } from '../../../search/search-fields.js';
 import { allPackagesSummary, searchPackageObject } from '../../../search/search-documents.js';
 import type { SearchQuery } from '../../../search/search-query.js';
-import { scorePackage } from '../../../search/scoring.js';
+import { scorePackage, scoreWrittenPackage } from '../../../search/scoring.js';
 import { addDays, utcDay } from '../../../search/utc-days.js';
 import type { PackageSummary, SearchHit, SearchIndex, SearchPage, StoredPackage, TenantId } from '../../ports.js';
 import { listKey, partsKey } from '../sqlite/sqlite-search-sql.js';
@@ -279,16 +279,7 @@ export class PostgresSearchIndex implements SearchIndex {
     );
     const monthly = Number(existing.rows[0]?.downloads_month ?? 0);
     const max = await maxMonthlyDownloads(client, tenant);
-    const scores = scorePackage(
-      {
-        quality: fields.quality,
-        releaseTimes: fields.releaseTimes,
-        deprecated: fields.deprecated !== undefined,
-        monthlyDownloads: monthly,
-        maxMonthlyDownloads: Math.max(max, monthly),
-      },
-      this.#now(),
-    );
+    const scores = scoreWrittenPackage(fields, monthly, max, this.#now());
     const { texts } = fields;
     const termTexts = [texts.name, texts.displayName, texts.keywords, texts.description, texts.author];
     await client.query(

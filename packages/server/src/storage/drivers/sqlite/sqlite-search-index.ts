@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import { deriveSearchFields, maintainerKeys } from '../../../search/search-fields.js';
 import { allPackagesSummary, searchPackageObject } from '../../../search/search-documents.js';
 import type { SearchQuery } from '../../../search/search-query.js';
-import { scorePackage } from '../../../search/scoring.js';
+import { scorePackage, scoreWrittenPackage } from '../../../search/scoring.js';
 import { addDays, utcDay } from '../../../search/utc-days.js';
 import { BudgetLru } from '../../budget-lru.js';
 import type { PackageSummary, SearchHit, SearchIndex, SearchPage, StoredPackage, TenantId } from '../../ports.js';
@@ -310,16 +310,7 @@ export class SqliteSearchIndex implements SearchIndex {
     const monthly = existing?.downloads_month ?? 0;
     const max =
       (this.#stmt('SELECT max(downloads_month) FROM search_packages WHERE tenant = ?').pluck().get(tenant) as number | null) ?? 0;
-    const scores = scorePackage(
-      {
-        quality: fields.quality,
-        releaseTimes: fields.releaseTimes,
-        deprecated: fields.deprecated !== undefined,
-        monthlyDownloads: monthly,
-        maxMonthlyDownloads: Math.max(max, monthly),
-      },
-      this.#now(),
-    );
+    const scores = scoreWrittenPackage(fields, monthly, max, this.#now());
     const range = this.#tenantRange(tenant, true)!;
     const lastId = this.#stmt('SELECT max(id) FROM search_packages WHERE id BETWEEN ? AND ?').pluck().get(range.lo, range.hi) as
       number | null;
