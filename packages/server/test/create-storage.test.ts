@@ -52,6 +52,21 @@ describe('createStorage picks drivers from the configuration', () => {
     }
   });
 
+  it("sizes SQLite's page cache from databaseCache (2 MiB by default, not better-sqlite3's 16 MB)", async () => {
+    for (const [settings, kib] of [
+      [{}, 2048],
+      [{ databaseCache: String(512 * 1024) }, 512],
+    ] as const) {
+      const storage = await createStorage(config(settings));
+      try {
+        const db = (storage.metadata as SqliteMetadataStore).db;
+        expect(db.pragma('cache_size', { simple: true })).toBe(-kib);
+      } finally {
+        await storage.close();
+      }
+    }
+  });
+
   it.each([
     ['database', 'mysql://localhost/db'],
     ['database', 'postgres://127.0.0.1/test?schema=Bad-Name'],

@@ -35,6 +35,8 @@ export interface Config {
   searchCache: number;
   documentCache: number;
   tarballCache: number;
+  databaseCache: number;
+  youngGeneration: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   shutdownTimeout: number;
 }

@@ -184,7 +184,7 @@ export const SETTINGS = [
   {
     key: 'searchCache',
     type: 'integer',
-    default: 20_000,
+    default: 5_000,
     min: 0,
     flag: '--search-cache',
     description:
@@ -193,7 +193,7 @@ export const SETTINGS = [
   {
     key: 'documentCache',
     type: 'integer',
-    default: 16 * MiB,
+    default: 24 * MiB,
     min: 0,
     flag: '--document-cache',
     description:
@@ -207,6 +207,24 @@ export const SETTINGS = [
     flag: '--tarball-cache',
     description:
       'Bytes of recently downloaded tarballs (each at most 1 MiB) kept in memory, so that a tarball many clients fetch is sent without reading storage again; the least recently used go first. 0 disables the cache.',
+  },
+  {
+    key: 'databaseCache',
+    type: 'integer',
+    default: 2 * MiB,
+    min: 0,
+    flag: '--database-cache',
+    description:
+      "Bytes of SQLite's page cache (the embedded database only). Hot documents are served from documentCache and the operating system caches the file, so a small page cache costs little; 0 leaves SQLite its minimum.",
+  },
+  {
+    key: 'youngGeneration',
+    type: 'integer',
+    default: 8 * MiB,
+    min: 0,
+    flag: '--young-generation',
+    description:
+      "Bytes V8's young generation (where new objects live until they survive a collection) may grow to, rounded down to a power of two; V8 alone lets it grow to 32 MiB. 0 leaves it to V8.",
   },
   {
     key: 'logLevel',

@@ -70,10 +70,10 @@ export function isNotModified(
   const ifNoneMatch = requestHeaders['if-none-match'];
   if (ifNoneMatch !== undefined) return etagMatches(ifNoneMatch, representation.etag);
   const ifModifiedSince = requestHeaders['if-modified-since'];
-  if (ifModifiedSince !== undefined && representation.lastModified) {
+  if (ifModifiedSince !== undefined && representation.lastModified !== undefined) {
     const since = Date.parse(ifModifiedSince);
     // HTTP dates have whole seconds.
-    return Number.isFinite(since) && Math.floor(representation.lastModified.getTime() / 1000) * 1000 <= since;
+    return Number.isFinite(since) && Math.floor(representation.lastModified / 1000) * 1000 <= since;
   }
   return false;
 }

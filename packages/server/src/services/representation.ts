@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 
@@ -12,6 +12,11 @@ export const CONTENT_CODINGS: readonly ContentCoding[] = ['br', 'gzip'];
 /** Bodies smaller than this are sent as they are: compressing them saves less than the headers. */
 export const MIN_COMPRESS_SIZE = 1024;
 
+/** Told when a compressed form of a representation has been made. */
+export interface EncodedListener {
+  encoded(bytes: number): void;
+}
+
 /**
  * One serialized response body with its validators, and its compressed forms computed on first
  * use, each exactly once however many requests ask at the same time.
@@ -21,19 +26,24 @@ export class Representation {
   readonly contentType: string;
   /** Strong validator of the identity bytes; compressed forms carry it with a coding suffix. */
   readonly etag: string;
-  readonly lastModified: Date | undefined;
+  /** Milliseconds since the epoch (a Date per cached document would cost more than the number). */
+  readonly lastModified: number | undefined;
   /** Told the size of each compressed form once it exists (the cache counts those bytes). */
-  onEncoded: ((bytes: number) => void) | undefined;
-  readonly #encoded = new Map<ContentCoding, Promise<Buffer>>();
-  readonly #ready = new Map<ContentCoding, Buffer>();
-  readonly #etags = new Map<ContentCoding, string>();
+  onEncoded: EncodedListener | undefined;
+  // One field per coding rather than maps: thousands of these stay in the document cache, and a
+  // Map costs more than the small body it would describe. Each holds the compression in flight,
+  // then its bytes.
+  #br: Promise<Buffer> | Buffer | undefined;
+  #gzip: Promise<Buffer> | Buffer | undefined;
+  #brEtag: string | undefined;
+  #gzipEtag: string | undefined;
   #lastModifiedHeader: string | undefined;
 
   constructor(body: Buffer, contentType: string, lastModified: Date | undefined) {
     this.body = body;
     this.contentType = contentType;
-    this.lastModified = lastModified;
-    this.etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"`;
+    this.lastModified = lastModified?.getTime();
+    this.etag = `"${hash('sha256', body, 'base64url').slice(0, 32)}"`;
   }
 
   /** Compact JSON of `value`. */
@@ -43,38 +53,46 @@ export class Representation {
 
   /** The body in `coding`; computed once, then shared. */
   encode(coding: ContentCoding): Promise<Buffer> {
-    let pending = this.#encoded.get(coding);
-    if (!pending) {
-      pending = compress(this.body, coding);
-      this.#encoded.set(coding, pending);
-      void pending.then(
-        (bytes) => {
-          this.#ready.set(coding, bytes);
-          this.onEncoded?.(bytes.length);
-        },
-        () => this.#encoded.delete(coding),
-      );
-    }
+    const known = coding === 'br' ? this.#br : this.#gzip;
+    if (known !== undefined) return known instanceof Promise ? known : Promise.resolve(known);
+    const pending = compress(this.body, coding);
+    this.#set(coding, pending);
+    void pending.then(
+      (bytes) => {
+        this.#set(coding, bytes);
+        this.onEncoded?.encoded(bytes.length);
+      },
+      () => this.#set(coding, undefined),
+    );
     return pending;
   }
 
   /** The body in `coding` if it was computed already (no promise to wait for). */
   encodedNow(coding: ContentCoding): Buffer | undefined {
-    return this.#ready.get(coding);
+    const known = coding === 'br' ? this.#br : this.#gzip;
+    return known instanceof Promise ? undefined : known;
   }
 
   /** ETag of the body in `coding`: a different byte sequence needs a different strong validator. */
   etagFor(coding: ContentCoding | undefined): string {
     if (coding === undefined) return this.etag;
-    let etag = this.#etags.get(coding);
-    if (etag === undefined) this.#etags.set(coding, (etag = `${this.etag.slice(0, -1)}-${coding}"`));
-    return etag;
+    if (coding === 'br') return (this.#brEtag ??= this.#codingEtag(coding));
+    return (this.#gzipEtag ??= this.#codingEtag(coding));
   }
 
   /** `lastModified` as an HTTP date, formatted once. */
   get lastModifiedHeader(): string | undefined {
     if (this.lastModified === undefined) return undefined;
-    return (this.#lastModifiedHeader ??= this.lastModified.toUTCString());
+    return (this.#lastModifiedHeader ??= new Date(this.lastModified).toUTCString());
+  }
+
+  #set(coding: ContentCoding, state: Promise<Buffer> | Buffer | undefined): void {
+    if (coding === 'br') this.#br = state;
+    else this.#gzip = state;
+  }
+
+  #codingEtag(coding: ContentCoding): string {
+    return `${this.etag.slice(0, -1)}-${coding}"`;
   }
 }
 
@@ -90,15 +108,29 @@ function unpooled(bytes: Buffer): Buffer {
 }
 
 async function compress(body: Buffer, coding: ContentCoding): Promise<Buffer> {
-  if (coding === 'gzip') return unpooled(await gzipAsync(body, { level: 9 }));
+  // Windows no larger than the body: a larger one finds no more matches in it, but each
+  // compression would allocate (and fragment the heap with) state for the largest window.
+  if (coding === 'gzip') {
+    const windowBits = windowFor(body.length + DEFLATE_LOOKAHEAD, 9, 15);
+    return unpooled(await gzipAsync(body, { level: 9, windowBits, memLevel: Math.max(1, Math.min(8, windowBits - 6)) }));
+  }
   return unpooled(
     await brotliAsync(body, {
       params: {
         [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
         // Quality 11 costs seconds on a large document; 9 keeps most of the gain.
         [constants.BROTLI_PARAM_QUALITY]: 9,
+        [constants.BROTLI_PARAM_LGWIN]: windowFor(body.length, constants.BROTLI_MIN_WINDOW_BITS, 22),
         [constants.BROTLI_PARAM_SIZE_HINT]: body.length,
       },
     }),
   );
+}
+
+/** deflate reaches back at most its window less this many bytes. */
+const DEFLATE_LOOKAHEAD = 262;
+
+/** log2 of the smallest power-of-two window holding `bytes`, within the codec's limits. */
+function windowFor(bytes: number, min: number, max: number): number {
+  return Math.min(max, Math.max(min, Math.ceil(Math.log2(bytes))));
 }

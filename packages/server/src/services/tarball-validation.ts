@@ -1,4 +1,4 @@
-import { Parser, type ReadEntry } from 'tar';
+import type { ReadEntry } from 'tar';
 import { ProtocolError } from '@pkg/protocol';
 
 /** What a valid package tarball holds, as far as the registry cares. */
@@ -37,6 +37,8 @@ export async function inspectTarball(bytes: Buffer, limits: TarballLimits): Prom
   let manifestSeen = false;
   let hasShrinkwrap = false;
 
+  // Loaded on the first publish: a registry that only serves reads never needs it in memory.
+  const { Parser } = await import('tar');
   await new Promise<void>((resolve, reject) => {
     let failed = false;
     const parser = new Parser({

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 /** A fresh bearer token: 256 random bits, URL-safe. Only its hash is ever stored. */
 export function newToken(): string {
@@ -10,5 +10,6 @@ export function newToken(): string {
  * safe as a slow KDF here, and whoami needs no password-hash work per request.
  */
 export function hashToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
+  // The one-shot form: this runs on every request that carries a token.
+  return hash('sha256', token, 'hex');
 }

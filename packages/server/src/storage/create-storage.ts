@@ -49,7 +49,9 @@ export async function createStorage(config: Config, options: CreateStorageOption
     if (config.database.startsWith('sqlite:')) {
       const searchIndex = new SqliteSearchIndex({ cacheHits: config.searchCache, ...clock });
       const counts = new SqliteDownloadCounts();
-      const store = new SqliteMetadataStore(config.database.slice('sqlite:'.length), [searchIndex.writeHook, counts.writeHook]);
+      const store = new SqliteMetadataStore(config.database.slice('sqlite:'.length), [searchIndex.writeHook, counts.writeHook], {
+        cacheBytes: config.databaseCache,
+      });
       searchIndex.attach(store.db);
       counts.attach(store.db);
       metadata = store;

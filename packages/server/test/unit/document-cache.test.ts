@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DocumentCache } from '../../src/services/document-cache.js';
+import { DocumentCache, ENTRY_OVERHEAD } from '../../src/services/document-cache.js';
 import { Representation } from '../../src/services/representation.js';
 import { LocalInvalidationBus } from '../../src/storage/memory-invalidation-bus.js';
 
@@ -65,7 +65,7 @@ describe('DocumentCache', () => {
 
   it('evicts the least recently used entries beyond its byte bound, counting compressed forms', async () => {
     const big = (tag: string) => value(`${tag}:${'x'.repeat(2000)}`);
-    const oneEntry = big('a').representation.body.length * 4;
+    const oneEntry = ENTRY_OVERHEAD + big('a').representation.body.length * 4;
     const bound = oneEntry * 4 + 200;
     const cache = new DocumentCache(new LocalInvalidationBus(), bound);
     for (const name of ['com.a.one', 'com.a.two', 'com.a.three', 'com.a.four'])
@@ -90,6 +90,28 @@ describe('DocumentCache', () => {
     const entry = await cache.get('', 'com.a.one', 'full', async () => big('x'));
     const gz = await entry!.representation.encode('gzip');
     expect(cache.size.bytes).toBeLessThanOrEqual(before + gz.length);
+  });
+
+  it("counts each entry's own room, so many small documents cannot pile up past the bound", async () => {
+    const cache = new DocumentCache(new LocalInvalidationBus(), 10 * ENTRY_OVERHEAD);
+    for (let i = 0; i < 100; i++) {
+      await cache.get('', `com.a.p${i}`, 'abbreviated', async () => ({ ...value(`p${i}`), keepValue: false }));
+    }
+    // 100 documents of about 15 bytes would fit 1,500 bytes; each costs its entry too.
+    expect(cache.size.entries).toBeLessThanOrEqual(10);
+    expect(cache.size.entries).toBeGreaterThan(5);
+    expect(cache.size.bytes).toBeLessThanOrEqual(10 * ENTRY_OVERHEAD);
+  });
+
+  it('does not count a compressed form finished after its entry left the cache', async () => {
+    const bus = new LocalInvalidationBus();
+    const cache = new DocumentCache(bus, 1_000_000);
+    const entry = await cache.get('', 'com.a.gone', 'full', async () => value('x'.repeat(4000)));
+    const compressing = entry!.representation.encode('gzip');
+    await bus.publish('', 'com.a.gone');
+    expect(cache.size).toEqual({ entries: 0, bytes: 0 });
+    expect((await compressing).length).toBeGreaterThan(0);
+    expect(cache.size).toEqual({ entries: 0, bytes: 0 });
   });
 
   it('remembers a missing package until a write to it is announced', async () => {

@@ -37,6 +37,11 @@ interface PackageRow {
 
 const MAX_WRITE_ATTEMPTS = 20;
 
+export interface SqliteMetadataStoreOptions {
+  /** Bytes of SQLite's page cache (better-sqlite3's own default is 16 MB). */
+  cacheBytes?: number;
+}
+
 /**
  * The embedded default's metadata store: one SQLite file in WAL mode. Writes of one package are
  * serialized in-process by a mutex and across processes by a compare-and-swap on `write_count`
@@ -55,13 +60,15 @@ export class SqliteMetadataStore implements MetadataStore {
   readonly #otherWriters: FileChangeWatch;
   #dataVersion = 0;
 
-  constructor(file: string, hooks: SqlitePackageWriteHook[] = []) {
+  constructor(file: string, hooks: SqlitePackageWriteHook[] = [], options: SqliteMetadataStoreOptions = {}) {
     if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('busy_timeout = 5000');
     this.db.pragma('foreign_keys = ON');
+    // better-sqlite3 builds SQLite with a 16 MB page cache; a negative size is in KiB.
+    if (options.cacheBytes !== undefined) this.db.pragma(`cache_size = -${Math.floor(options.cacheBytes / 1024)}`);
     this.#hooks = hooks;
     this.#otherWriters = new FileChangeWatch(file);
   }

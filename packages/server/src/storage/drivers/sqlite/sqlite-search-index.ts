@@ -141,7 +141,7 @@ export class SqliteSearchIndex implements SearchIndex {
 
   constructor(options: SqliteSearchIndexOptions = {}) {
     this.#now = options.now ?? (() => new Date());
-    const budget = options.cacheHits ?? 20_000;
+    const budget = options.cacheHits ?? 5_000;
     this.#cache = budget > 0 ? new BudgetLru<SearchPage>(budget) : undefined;
   }
 
