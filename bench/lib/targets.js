@@ -11,7 +11,8 @@ import { freePort, request, waitForHttp } from './http.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const repoRoot = path.resolve(here, '../..');
-const REGISTRY_BIN = path.join(repoRoot, 'packages/server/bin/pkg-registry.js');
+// BENCH_REGISTRY_BIN: another build of the server (say a worktree of an earlier commit), same harness.
+const REGISTRY_BIN = process.env.BENCH_REGISTRY_BIN ?? path.join(repoRoot, 'packages/server/bin/pkg-registry.js');
 
 /** High enough never to refuse a benchmark request, so rate limiting is measured but not hit. */
 const NO_LIMIT = '1000000000';
