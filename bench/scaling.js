@@ -29,18 +29,35 @@ import { repoRoot, startOurs } from './lib/targets.js';
 import { ABBREVIATED_ACCEPT } from './lib/workloads.js';
 import { checkWrk, runWrk, writeWrkScript } from './lib/wrk.js';
 
-const { values: args } = parseArgs({
-  options: {
-    part: { type: 'string', default: 'both' },
-    levels: { type: 'string', default: '1000,10000,100000' },
-    'version-levels': { type: 'string', default: '20,100,300,1000' },
-    duration: { type: 'string', default: '3' },
-    connections: { type: 'string', default: '50' },
-    data: { type: 'string' },
-    keep: { type: 'boolean', default: false },
-    json: { type: 'string' },
-  },
-});
+const USAGE = `Usage: node bench/scaling.js [--part packages|versions|both] [--levels 1000,10000,100000]
+                              [--version-levels 20,100,300,1000] [--duration 3] [--connections 50]
+                              [--data <dir>] [--keep] [--json <file>]
+See bench/README.md ("Scaling").
+`;
+let args;
+try {
+  ({ values: args } = parseArgs({
+    options: {
+      help: { type: 'boolean', default: false },
+      part: { type: 'string', default: 'both' },
+      levels: { type: 'string', default: '1000,10000,100000' },
+      'version-levels': { type: 'string', default: '20,100,300,1000' },
+      duration: { type: 'string', default: '3' },
+      connections: { type: 'string', default: '50' },
+      data: { type: 'string' },
+      keep: { type: 'boolean', default: false },
+      json: { type: 'string' },
+    },
+  }));
+} catch (err) {
+  process.stderr.write(`${err.message}\n${USAGE}`);
+  process.exit(2);
+}
+if (args.help) {
+  process.stdout.write(USAGE);
+  process.exit(0);
+}
+
 const DURATION = Number(args.duration);
 const CONNECTIONS = Number(args.connections);
 const log = (line) => process.stdout.write(`${line}\n`);

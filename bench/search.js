@@ -25,19 +25,36 @@ import { parseArgs } from 'node:util';
 import { UNITY_SCOPE, prng, queries, storedCorpus as corpus } from './lib/corpus.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const { values: args } = parseArgs({
-  options: {
-    packages: { type: 'string', default: '100000' },
-    versions: { type: 'string', default: '5' },
-    connections: { type: 'string', default: '20' },
-    duration: { type: 'string', default: '10' },
-    'max-requests': { type: 'string', default: '200000' },
-    data: { type: 'string' },
-    keep: { type: 'boolean', default: false },
-    scenarios: { type: 'string' },
-    json: { type: 'string' },
-  },
-});
+const USAGE = `Usage: node bench/search.js [--packages 100000] [--versions 5] [--connections 20]
+                             [--duration 10] [--max-requests 200000] [--data <dir>] [--keep]
+                             [--scenarios one-word,fragment,...] [--json <file>]
+See bench/README.md ("Search benchmark").
+`;
+let args;
+try {
+  ({ values: args } = parseArgs({
+    options: {
+      help: { type: 'boolean', default: false },
+      packages: { type: 'string', default: '100000' },
+      versions: { type: 'string', default: '5' },
+      connections: { type: 'string', default: '20' },
+      duration: { type: 'string', default: '10' },
+      'max-requests': { type: 'string', default: '200000' },
+      data: { type: 'string' },
+      keep: { type: 'boolean', default: false },
+      scenarios: { type: 'string' },
+      json: { type: 'string' },
+    },
+  }));
+} catch (err) {
+  process.stderr.write(`${err.message}\n${USAGE}`);
+  process.exit(2);
+}
+if (args.help) {
+  process.stdout.write(USAGE);
+  process.exit(0);
+}
+
 const PACKAGES = Number(args.packages);
 const VERSIONS = Number(args.versions);
 const CONNECTIONS = Number(args.connections);
