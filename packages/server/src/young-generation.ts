@@ -11,7 +11,10 @@ import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 const GROW = '--semi-space-growth-factor=2'; // V8's default
 const HOLD = '--semi-space-growth-factor=1';
 
-/** Keeps the young generation at its size until capYoungGeneration says how far it may grow (the server calls it once listening). */
+/**
+ * Keeps the young generation at its size until capYoungGeneration says how far it may grow (the
+ * server calls it once listening).
+ */
 export function holdYoungGeneration(): void {
   setFlagsFromString(HOLD);
 }
