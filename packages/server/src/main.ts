@@ -26,7 +26,7 @@ export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
     case 'serve':
-      return serve(rest);
+      return rest.includes('--help') || rest.includes('-h') ? help(USAGE, '--help') : serve(rest);
     case 'migrate':
       return migrateCommand(rest, process);
     case 'tenant':

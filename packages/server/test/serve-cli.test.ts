@@ -90,13 +90,16 @@ describe('pkg-registry serve: a bad setting stops start-up with exit code 2', ()
     expect(run.stderr).toContain("Error: unknown command 'serv'");
   });
 
-  it('help lists every flag and exits 0', async () => {
-    const run = await runRegistryCli(['help']);
-    expect(run.code).toBe(0);
-    for (const flag of ['--host', '--port', '--data', '--config', '--tls-cert', '--trust-proxy', '--registry-domain']) {
-      expect(run.stdout).toContain(flag);
-    }
-  });
+  it.each([[['help']], [['serve', '--help']], [['serve', '-h']], [['serve', '--port', '1', '--help']]])(
+    '%j lists every flag and exits 0',
+    async (args) => {
+      const run = await runRegistryCli(args);
+      expect(run.code).toBe(0);
+      for (const flag of ['--host', '--port', '--data', '--config', '--tls-cert', '--young-generation', '--database-cache']) {
+        expect(run.stdout).toContain(flag);
+      }
+    },
+  );
 });
 
 describe('npx pkg-registry serve', () => {
