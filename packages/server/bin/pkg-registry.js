@@ -4,7 +4,7 @@
 // use of the pool, so the server's modules are loaded afterwards.
 process.env.UV_THREADPOOL_SIZE ??= '8';
 // Loading the server's modules would grow V8's young generation past a small youngGeneration
-// setting before serve reads it: hold it until then (see src/young-generation.ts).
+// setting before serve reads it: hold it until the server listens (src/young-generation.ts).
 if (process.argv[2] === 'serve') (await import('../dist/young-generation.js')).holdYoungGeneration();
 const { main } = await import('../dist/main.js');
 
