@@ -7,7 +7,6 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { request } from './lib/http.js';
 import { cpuSeconds, memoryMiB, settle } from './lib/process-stats.js';
 import { runPublishLoad } from './lib/publish-load.js';
@@ -18,6 +17,7 @@ import { installVerdaccio, repoRoot, startCeiling, startOurs, startOursCluster, 
 import { benchWorkloads } from './lib/workloads.js';
 import { checkWrk, runWrk, writeWrkScript } from './lib/wrk.js';
 import { prepareScaleOut } from './lib/scale-out.js';
+import { parseFlags } from './lib/flags.js';
 
 const HELP = `Usage: npm run bench -- [options]
 
@@ -46,8 +46,8 @@ const HELP = `Usage: npm run bench -- [options]
   --json <file>           where to write the JSON (default bench/results/bench-<date>.json)
 `;
 
-const { values: args } = parseArgs({
-  options: {
+const args = parseFlags(
+  {
     packages: { type: 'string' },
     versions: { type: 'string', default: '2' },
     'tarball-size': { type: 'string', default: '4096' },
@@ -68,13 +68,9 @@ const { values: args } = parseArgs({
     keep: { type: 'boolean', default: false },
     'no-build': { type: 'boolean', default: false },
     json: { type: 'string' },
-    help: { type: 'boolean', default: false },
   },
-});
-if (args.help) {
-  process.stdout.write(HELP);
-  process.exit(0);
-}
+  HELP,
+);
 
 const int = (value, name) => {
   const n = Number(value);

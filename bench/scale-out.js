@@ -9,14 +9,11 @@
 // postgres://postgres@127.0.0.1:5432/test and redis://127.0.0.1:6379). Every run uses a fresh
 // schema, key prefix and bucket, removed at the end. Traffic stays on 127.0.0.1.
 //
-// Usage: node bench/scale-out.js [--packages 200] [--connections 16] [--duration 8]
-//                                [--max-requests 50000] [--profiles embedded,scale-out-1,scale-out-2]
-//                                [--json <file>]
+// node bench/scale-out.js --help lists the flags.
 import http from 'node:http';
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { parseArgs } from 'node:util';
 import {
   freshPostgresSchema,
   freshRedisPrefix,
@@ -26,9 +23,15 @@ import {
   spawnRegistry,
   startS3Server,
 } from '../packages/testkit/dist/index.js';
+import { parseFlags } from './lib/flags.js';
 
-const { values: args } = parseArgs({
-  options: {
+const USAGE = `Usage: node bench/scale-out.js [--packages 200] [--connections 16] [--duration 8]
+                               [--max-requests 50000] [--profiles embedded,scale-out-1,scale-out-2]
+                               [--json <file>]
+See docs/scale-out.md.
+`;
+const args = parseFlags(
+  {
     packages: { type: 'string', default: '200' },
     connections: { type: 'string', default: '16' },
     duration: { type: 'string', default: '8' },
@@ -36,7 +39,8 @@ const { values: args } = parseArgs({
     profiles: { type: 'string', default: 'embedded,scale-out-1,scale-out-2' },
     json: { type: 'string' },
   },
-});
+  USAGE,
+);
 const PACKAGES = Number(args.packages);
 const CONNECTIONS = Number(args.connections);
 const DURATION_MS = Number(args.duration) * 1000;

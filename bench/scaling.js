@@ -10,14 +10,12 @@
 // runs with the search cache off, so search latency is the index's own.
 // Versions: one package published through the API, version after version.
 //
-//   node bench/scaling.js [--part packages|versions|both] [--levels 1000,10000,100000]
-//                         [--version-levels 20,100,300,1000] [--duration 3] [--data <dir>] [--keep]
+//   node bench/scaling.js --help   (the flags)
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { parseArgs } from 'node:util';
 import { prng, queries, storedCorpus } from './lib/corpus.js';
 import { request } from './lib/http.js';
 import { memoryMiB, settle } from './lib/process-stats.js';
@@ -28,35 +26,26 @@ import { manifestOf, publishBody, randomPayload, tarballWith } from './lib/tarba
 import { repoRoot, startOurs } from './lib/targets.js';
 import { ABBREVIATED_ACCEPT } from './lib/workloads.js';
 import { checkWrk, runWrk, writeWrkScript } from './lib/wrk.js';
+import { parseFlags } from './lib/flags.js';
 
 const USAGE = `Usage: node bench/scaling.js [--part packages|versions|both] [--levels 1000,10000,100000]
                               [--version-levels 20,100,300,1000] [--duration 3] [--connections 50]
                               [--data <dir>] [--keep] [--json <file>]
 See bench/README.md ("Scaling").
 `;
-let args;
-try {
-  ({ values: args } = parseArgs({
-    options: {
-      help: { type: 'boolean', default: false },
-      part: { type: 'string', default: 'both' },
-      levels: { type: 'string', default: '1000,10000,100000' },
-      'version-levels': { type: 'string', default: '20,100,300,1000' },
-      duration: { type: 'string', default: '3' },
-      connections: { type: 'string', default: '50' },
-      data: { type: 'string' },
-      keep: { type: 'boolean', default: false },
-      json: { type: 'string' },
-    },
-  }));
-} catch (err) {
-  process.stderr.write(`${err.message}\n${USAGE}`);
-  process.exit(2);
-}
-if (args.help) {
-  process.stdout.write(USAGE);
-  process.exit(0);
-}
+const args = parseFlags(
+  {
+    part: { type: 'string', default: 'both' },
+    levels: { type: 'string', default: '1000,10000,100000' },
+    'version-levels': { type: 'string', default: '20,100,300,1000' },
+    duration: { type: 'string', default: '3' },
+    connections: { type: 'string', default: '50' },
+    data: { type: 'string' },
+    keep: { type: 'boolean', default: false },
+    json: { type: 'string' },
+  },
+  USAGE,
+);
 
 const DURATION = Number(args.duration);
 const CONNECTIONS = Number(args.connections);

@@ -7,10 +7,7 @@
 // and search-index hook a publish uses) rather than the HTTP publish route: 100,000 publishes
 // with tarballs would take hours and measure tarball handling, not search.
 //
-// Usage (after `npm run build` at the root):
-//   node bench/search.js [--packages 100000] [--versions 5] [--connections 20]
-//                        [--duration 10] [--max-requests 200000] [--data <dir>] [--keep]
-//                        [--scenarios one-word,fragment,...] [--json <file>]
+// After `npm run build` at the root: node bench/search.js (--help lists the flags).
 // With --data of a directory seeded before (and --keep), seeding is skipped.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -21,8 +18,8 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseArgs } from 'node:util';
 import { UNITY_SCOPE, prng, queries, storedCorpus as corpus } from './lib/corpus.js';
+import { parseFlags } from './lib/flags.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const USAGE = `Usage: node bench/search.js [--packages 100000] [--versions 5] [--connections 20]
@@ -30,30 +27,20 @@ const USAGE = `Usage: node bench/search.js [--packages 100000] [--versions 5] [-
                              [--scenarios one-word,fragment,...] [--json <file>]
 See bench/README.md ("Search benchmark").
 `;
-let args;
-try {
-  ({ values: args } = parseArgs({
-    options: {
-      help: { type: 'boolean', default: false },
-      packages: { type: 'string', default: '100000' },
-      versions: { type: 'string', default: '5' },
-      connections: { type: 'string', default: '20' },
-      duration: { type: 'string', default: '10' },
-      'max-requests': { type: 'string', default: '200000' },
-      data: { type: 'string' },
-      keep: { type: 'boolean', default: false },
-      scenarios: { type: 'string' },
-      json: { type: 'string' },
-    },
-  }));
-} catch (err) {
-  process.stderr.write(`${err.message}\n${USAGE}`);
-  process.exit(2);
-}
-if (args.help) {
-  process.stdout.write(USAGE);
-  process.exit(0);
-}
+const args = parseFlags(
+  {
+    packages: { type: 'string', default: '100000' },
+    versions: { type: 'string', default: '5' },
+    connections: { type: 'string', default: '20' },
+    duration: { type: 'string', default: '10' },
+    'max-requests': { type: 'string', default: '200000' },
+    data: { type: 'string' },
+    keep: { type: 'boolean', default: false },
+    scenarios: { type: 'string' },
+    json: { type: 'string' },
+  },
+  USAGE,
+);
 
 const PACKAGES = Number(args.packages);
 const VERSIONS = Number(args.versions);
