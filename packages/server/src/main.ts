@@ -1,9 +1,4 @@
-import { processAdminIo } from './admin/admin-io.js';
-import { TENANT_USAGE, tenantCommand } from './admin/tenant-command.js';
-import { USER_USAGE, userCommand } from './admin/user-command.js';
 import { SETTINGS } from './config/settings.js';
-import { serve } from './serve.js';
-import { migrateCommand } from './admin/migrate-command.js';
 
 const USAGE = `Usage: pkg-registry <command> [options]
 
@@ -21,18 +16,27 @@ ${SETTINGS.map((s) => `  ${`${s.flag} <value>`.padEnd(27)}${s.description.split(
 
 const HELP = new Set(['help', '--help', '-h']);
 
-/** Entry of the `pkg-registry` binary; returns the exit code (0 ok, 1 failure, 2 usage/config). */
+/**
+ * Entry of the `pkg-registry` binary; returns the exit code (0 ok, 1 failure, 2 usage/config).
+ * Each command's modules load when it runs: a server holds every module it loaded for its whole
+ * life, and the admin commands bring PostgreSQL's driver (about 3 MiB of heap) into the embedded
+ * default that never uses it.
+ */
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
     case 'serve':
-      return rest.includes('--help') || rest.includes('-h') ? help(USAGE, '--help') : serve(rest);
+      return rest.includes('--help') || rest.includes('-h') ? help(USAGE, '--help') : (await import('./serve.js')).serve(rest);
     case 'migrate':
-      return migrateCommand(rest, process);
-    case 'tenant':
-      return HELP.has(rest[0] ?? 'help') ? help(TENANT_USAGE, rest[0]) : tenantCommand(rest, processAdminIo);
-    case 'user':
-      return HELP.has(rest[0] ?? 'help') ? help(USER_USAGE, rest[0]) : userCommand(rest, processAdminIo);
+      return (await import('./admin/migrate-command.js')).migrateCommand(rest, process);
+    case 'tenant': {
+      const { TENANT_USAGE, tenantCommand } = await import('./admin/tenant-command.js');
+      return HELP.has(rest[0] ?? 'help') ? help(TENANT_USAGE, rest[0]) : tenantCommand(rest, await adminIo());
+    }
+    case 'user': {
+      const { USER_USAGE, userCommand } = await import('./admin/user-command.js');
+      return HELP.has(rest[0] ?? 'help') ? help(USER_USAGE, rest[0]) : userCommand(rest, await adminIo());
+    }
     case undefined:
     case 'help':
     case '--help':
@@ -42,6 +46,10 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`Error: unknown command '${command}'\n\n${USAGE}`);
       return 2;
   }
+}
+
+async function adminIo() {
+  return (await import('./admin/admin-io.js')).processAdminIo;
 }
 
 /** Help asked for is exit 0; help shown because nothing was asked is a usage error, 2. */

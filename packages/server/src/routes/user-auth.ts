@@ -4,49 +4,22 @@ import type { Caller, RequestContext } from '../context.js';
 import { jsonAnswer, sendAnswer, type Answer } from '../http/answer.js';
 import type { Services } from '../services/services.js';
 import { callerOf } from './guards.js';
+import { checkPathParameter, parseLoginBody } from './login-body.js';
 
-/** The CouchDB user document npm, pnpm and yarn send; anything else in it is a 400. */
-const loginBody = {
-  type: 'object',
-  required: ['name', 'password'],
-  additionalProperties: false,
-  properties: {
-    name: { type: 'string', minLength: 1, maxLength: 128 },
-    password: { type: 'string', minLength: 1, maxLength: 1024 },
-    email: { type: 'string', maxLength: 254 },
-    _id: { type: 'string', maxLength: 200 },
-    _rev: { type: 'string', maxLength: 200 },
-    type: { type: 'string', maxLength: 32 },
-    roles: { type: 'array', maxItems: 32, items: { type: 'string', maxLength: 128 } },
-    date: { type: 'string', maxLength: 64 },
-  },
-} as const;
-
-const userIdParams = {
-  type: 'object',
-  required: ['id'],
-  properties: { id: { type: 'string', minLength: 1, maxLength: 200 } },
-} as const;
-
-const tokenParams = {
-  type: 'object',
-  required: ['token'],
-  properties: { token: { type: 'string', minLength: 1, maxLength: 512 } },
-} as const;
+const MAX_USER_ID = 200;
+const MAX_TOKEN = 512;
 
 /** Login (`PUT /-/user/<id>`), user lookup, logout by token, whoami. */
 export async function userAuthRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
-  app.put<{ Params: { id: string }; Body: { name: string; password: string; email?: string } }>(
-    '/-/user/:id',
-    { schema: { params: userIdParams, body: loginBody }, config: { openAccess: true } },
-    async (request, reply) => {
-      const name = userNameOfId(request.params.id);
-      if (request.body.name !== name) {
-        throw new ProtocolError('BAD_REQUEST', 'The name in the body does not match the user in the path');
-      }
-      const { response } = await services.auth.login(
-        request.ctx.tenant,
-        { name, password: request.body.password, email: request.body.email, clientIp: request.ip },
+  app.put<{ Params: { id: string }; Body: unknown }>('/-/user/:id', { config: { openAccess: true } }, async (request, reply) => {
+    const name = userNameOfId(checkPathParameter('user id', request.params.id, MAX_USER_ID));
+    const body = parseLoginBody(request.body);
+    if (body.name !== name) {
+      throw new ProtocolError('BAD_REQUEST', 'The name in the body does not match the user in the path');
+    }
+    const { response } = await services.auth.login(
+      request.ctx.tenant,
+      { name, password: body.password, email: body.email, clientIp: request.ip },
         request.ctx.settings,
       );
       return reply.code(201).send(response);
@@ -54,21 +27,17 @@ export async function userAuthRoutes(app: FastifyInstance, { services }: { servi
   );
 
   // npm owner add/ls reads this to find a user's e-mail.
-  app.get<{ Params: { id: string } }>('/-/user/:id', { schema: { params: userIdParams } }, async (request) => {
-    const name = userNameOfId(request.params.id);
+  app.get<{ Params: { id: string } }>('/-/user/:id', async (request) => {
+    const name = userNameOfId(checkPathParameter('user id', request.params.id, MAX_USER_ID));
     const user = await services.auth.getUser(request.ctx.tenant, name);
     if (!user || user.disabled) throw new ProtocolError('NOT_FOUND', `User '${name}' not found`);
     return { _id: `org.couchdb.user:${user.name}`, name: user.name, email: user.email };
   });
 
-  app.delete<{ Params: { token: string } }>(
-    '/-/user/token/:token',
-    { schema: { params: tokenParams }, config: { openAccess: true } },
-    async (request) => {
-      await services.auth.logout(request.ctx.tenant, request.params.token);
-      return { ok: true };
-    },
-  );
+  app.delete<{ Params: { token: string } }>('/-/user/token/:token', { config: { openAccess: true } }, async (request) => {
+    await services.auth.logout(request.ctx.tenant, checkPathParameter('token', request.params.token, MAX_TOKEN));
+    return { ok: true };
+  });
 
   app.get('/-/whoami', async (request, reply) => sendAnswer(reply, await whoamiAnswer(services, request.ctx)));
 }

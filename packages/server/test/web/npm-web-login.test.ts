@@ -49,6 +49,15 @@ describe('npm web login', () => {
     expect(res.body.loginUrl.split('/').at(-1)).not.toBe(res.body.doneUrl.split('/').at(-1));
   });
 
+  it.each([
+    ['an array body', [{ create: true }]],
+    ['a create that is not a boolean', { create: 'yes' }],
+  ])('answers 400 to %s and starts no login', async (_label, body) => {
+    const res = await request(`${registry.url}/-/v1/login`, { method: 'POST', body });
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('BAD_REQUEST');
+  });
+
   it('runs pending → signed in → token collected once', async () => {
     const { loginUrl, doneUrl } = await startLogin();
     const pending = await poll(doneUrl);

@@ -1,12 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { ProtocolError } from '@pkg/protocol';
+import { isObject } from '../../services/json-shapes.js';
 import { isSecret } from '../npm-web-login.js';
 import type { WebServices } from '../web-services.js';
-
-const startBody = {
-  type: 'object',
-  properties: { create: { type: 'boolean' } },
-} as const;
 
 /**
  * npm's web login API (what `npm login` calls when `auth-type` is `web`, its default):
@@ -14,11 +10,15 @@ const startBody = {
  * the browser and polls doneUrl: 202 with `Retry-After` while pending, 200 `{token}` once.
  */
 export async function npmLoginApiRoutes(app: FastifyInstance, { web }: { web: WebServices }): Promise<void> {
-  app.post<{ Body: { create?: boolean } | undefined }>('/-/v1/login', { schema: { body: startBody } }, async (request, reply) => {
+  app.post<{ Body: unknown }>('/-/v1/login', async (request, reply) => {
+    // npm sends no body; `{create: true}` asks for the sign-up page.
+    if (request.body !== undefined && !isObject(request.body)) throw new ProtocolError('BAD_REQUEST', 'The body must be a JSON object');
+    const create = request.body?.create;
+    if (create !== undefined && typeof create !== 'boolean') throw new ProtocolError('BAD_REQUEST', "'create' must be true or false");
     const urls = await web.npmLogin.start(request.ctx.tenant, request.ctx.baseUrl, {
       client: String(request.headers['user-agent'] ?? '').slice(0, 200),
       ip: request.ip,
-      create: request.body?.create === true,
+      create: create === true,
     });
     return reply.header('cache-control', 'no-store').send(urls);
   });
