@@ -82,7 +82,10 @@ export async function buildApp(deps: ServerDeps, options: BuildOptions = {}): Pr
     onError: (err, task) => app.log.error({ err }, `background task failed: ${task}`),
   });
   // Buffered download counts are written before the storage closes (main and tests close the app first).
-  app.addHook('onClose', async () => services.close());
+  app.addHook('onClose', async () => {
+    requestLog.flush();
+    await services.close();
+  });
   installErrorHandler(app);
   const drain = installConnectionDraining(app);
   installBodyParsing(app);

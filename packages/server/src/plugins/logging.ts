@@ -75,6 +75,9 @@ export class RequestLog {
   readonly #logger: FastifyBaseLogger;
   readonly #destination: LogStream | undefined;
   readonly #bindings: string;
+  /** Lines of this turn of the event loop, handed to the destination together (see #add). */
+  #batch = '';
+  #flushing: NodeJS.Immediate | undefined;
 
   constructor(logger: FastifyBaseLogger) {
     this.#logger = logger;
@@ -109,6 +112,35 @@ export class RequestLog {
     if (tenant !== undefined) line += `,"tenant":${quote(tenant)}`;
     if (user !== undefined) line += `,"user":${quote(user)}`;
     if (ip !== undefined) line += `,"ip":${quote(ip)}`;
-    this.#destination.write(`${line},"msg":"request"}\n`);
+    this.#add(`${line},"msg":"request"}\n`);
   }
+
+  /** Hands the lines not yet written to the destination (the server calls it when it closes). */
+  flush(): void {
+    if (this.#flushing !== undefined) clearImmediate(this.#flushing);
+    this.#flushing = undefined;
+    if (this.#batch === '') return;
+    const batch = this.#batch;
+    this.#batch = '';
+    this.#destination?.write(batch);
+  }
+
+  /**
+   * pino's destination measures the bytes of its pending text at every write: one line at a
+   * time, it copied ~6 KB of text per request under load (an allocation profile), a third of
+   * all a request allocates. A batch per turn of the event loop is measured once.
+   */
+  #add(line: string): void {
+    this.#batch += line;
+    if (this.#batch.length >= MAX_BATCH) this.flush();
+    else this.#flushing ??= setImmediate(this.#flushLater);
+  }
+
+  readonly #flushLater = () => {
+    this.#flushing = undefined;
+    this.flush();
+  };
 }
+
+/** What pino's destination writes at once (its maxWrite). */
+const MAX_BATCH = 16 * 1024;

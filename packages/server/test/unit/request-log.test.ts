@@ -29,7 +29,9 @@ const cases: [string, string, number, number, RequestContext | undefined, string
 describe('request log lines', () => {
   it.each(cases)('%s %s is written as pino would write it', (method, url, status, ms, context, ip) => {
     const ours = capture();
-    new RequestLog(logger(ours) as unknown as FastifyBaseLogger).write('req-7', method, url, status, ms, context, ip);
+    const requestLog = new RequestLog(logger(ours) as unknown as FastifyBaseLogger);
+    requestLog.write('req-7', method, url, status, ms, context, ip);
+    requestLog.flush();
     const pinos = capture();
     logger(pinos)
       .child({ reqId: 'req-7' })
@@ -51,6 +53,33 @@ describe('request log lines', () => {
     expect(ours.lines).toHaveLength(1);
     expect(withoutTime(ours.lines[0]!)).toBe(withoutTime(pinos.lines[0]!));
     expect(() => JSON.parse(ours.lines[0]!)).not.toThrow();
+  });
+
+  it('hands the lines of one turn of the event loop to the destination in one write, after the turn', async () => {
+    const out = capture();
+    const requestLog = new RequestLog(logger(out) as unknown as FastifyBaseLogger);
+    for (let i = 0; i < 3; i++) requestLog.write(`req-${i}`, 'GET', `/p${i}`, 200, 1, undefined, '::1');
+    expect(out.lines).toEqual([]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(out.lines).toHaveLength(1);
+    const lines = out.lines[0]!.split('\n');
+    expect(lines.pop()).toBe('');
+    expect(lines.map((line) => (JSON.parse(line) as { url: string }).url)).toEqual(['/p0', '/p1', '/p2']);
+    // nothing is written twice
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(out.lines).toHaveLength(1);
+  });
+
+  it('writes a batch at once when it reaches 16 KiB, and what is left on flush', () => {
+    const out = capture();
+    const requestLog = new RequestLog(logger(out) as unknown as FastifyBaseLogger);
+    const url = `/${'x'.repeat(1000)}`;
+    for (let i = 0; i < 20; i++) requestLog.write(`req-${i}`, 'GET', url, 200, 1, undefined, '::1');
+    expect(out.lines).toHaveLength(1);
+    expect(out.lines[0]!.length).toBeGreaterThanOrEqual(16 * 1024);
+    requestLog.flush();
+    expect(out.lines).toHaveLength(2);
+    expect(out.lines.join('').split('\n').filter(Boolean)).toHaveLength(20);
   });
 
   it('writes nothing below its level, and goes through the logger when it is not pino', () => {
