@@ -220,7 +220,7 @@ export const SETTINGS = [
   {
     key: 'youngGeneration',
     type: 'integer',
-    default: 8 * MiB,
+    default: 4 * MiB,
     min: 0,
     flag: '--young-generation',
     description:
