@@ -37,7 +37,8 @@ export function parseLoginBody(body: unknown): LoginBody {
       continue;
     }
     const rule = STRING_FIELDS[field];
-    if (rule === undefined || !Object.hasOwn(STRING_FIELDS, field)) throw bad(`The login body has an unknown field '${field.slice(0, 64)}'`);
+    if (rule === undefined || !Object.hasOwn(STRING_FIELDS, field))
+      throw bad(`The login body has an unknown field '${field.slice(0, 64)}'`);
     if (typeof value !== 'string' || value.length > rule.max || (rule.required && value.length === 0)) {
       throw bad(`'${field}' must be a ${rule.required ? 'non-empty ' : ''}string of at most ${rule.max} characters`);
     }

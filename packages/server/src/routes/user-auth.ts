@@ -20,11 +20,10 @@ export async function userAuthRoutes(app: FastifyInstance, { services }: { servi
     const { response } = await services.auth.login(
       request.ctx.tenant,
       { name, password: body.password, email: body.email, clientIp: request.ip },
-        request.ctx.settings,
-      );
-      return reply.code(201).send(response);
-    },
-  );
+      request.ctx.settings,
+    );
+    return reply.code(201).send(response);
+  });
 
   // npm owner add/ls reads this to find a user's e-mail.
   app.get<{ Params: { id: string } }>('/-/user/:id', async (request) => {

@@ -12,9 +12,11 @@ import type { WebServices } from '../web-services.js';
 export async function npmLoginApiRoutes(app: FastifyInstance, { web }: { web: WebServices }): Promise<void> {
   app.post<{ Body: unknown }>('/-/v1/login', async (request, reply) => {
     // npm sends no body; `{create: true}` asks for the sign-up page.
-    if (request.body !== undefined && !isObject(request.body)) throw new ProtocolError('BAD_REQUEST', 'The body must be a JSON object');
+    if (request.body !== undefined && !isObject(request.body))
+      throw new ProtocolError('BAD_REQUEST', 'The body must be a JSON object');
     const create = request.body?.create;
-    if (create !== undefined && typeof create !== 'boolean') throw new ProtocolError('BAD_REQUEST', "'create' must be true or false");
+    if (create !== undefined && typeof create !== 'boolean')
+      throw new ProtocolError('BAD_REQUEST', "'create' must be true or false");
     const urls = await web.npmLogin.start(request.ctx.tenant, request.ctx.baseUrl, {
       client: String(request.headers['user-agent'] ?? '').slice(0, 200),
       ip: request.ip,
