@@ -6,6 +6,7 @@ import { SETTINGS } from './config/settings.js';
 import { readTlsFiles } from './config/tls.js';
 import { collectOrphanBlobs, createStorage, type Storage } from './storage/create-storage.js';
 import { DeferredLog } from './storage/deferred-log.js';
+import { boundOldGenerationGrowth } from './old-generation.js';
 import { capYoungGeneration } from './young-generation.js';
 
 const SHARED_ORPHAN_GRACE_MS = 60 * 60 * 1000;
@@ -20,6 +21,8 @@ export interface ServeIo {
    * that ends the bound. Servers started inside another program (tests) leave its heap alone.
    */
   capYoungGeneration?(maxBytes: number): () => void;
+  /** Bounds V8's old generation's growth between full collections (oldGenerationGrowth); returns the undo. */
+  boundOldGenerationGrowth?(percent: number): () => void;
 }
 
 export const processServeIo: ServeIo = {
@@ -29,6 +32,7 @@ export const processServeIo: ServeIo = {
     for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => listener(signal));
   },
   capYoungGeneration,
+  boundOldGenerationGrowth,
 };
 
 /** Reads `serve`'s flags into setting values by key. */
@@ -98,6 +102,7 @@ export async function serve(argv: string[], io: ServeIo = processServeIo): Promi
   const sweep = new AbortController();
   let sweeping: Promise<void> = Promise.resolve();
   let releaseYoungGeneration: (() => void) | undefined;
+  let releaseOldGeneration: (() => void) | undefined;
 
   let stopping: Promise<void> | undefined;
   const stop = (signal: string): Promise<void> => {
@@ -130,6 +135,7 @@ export async function serve(argv: string[], io: ServeIo = processServeIo): Promi
     // Only now: start-up runs long chains of promises during which the bound's check (after
     // each collection, between turns of the event loop) could not run.
     releaseYoungGeneration = io.capYoungGeneration?.(config.youngGeneration);
+    releaseOldGeneration = io.boundOldGenerationGrowth?.(config.oldGenerationGrowth);
     // Orphan tarballs are collected in the background once serving: walking every tarball takes
     // a time in proportion to the registry (half a minute at 100,000 packages), and an orphan
     // is never served meanwhile (only versions in a document are). Alone, every unreferenced
@@ -151,6 +157,7 @@ export async function serve(argv: string[], io: ServeIo = processServeIo): Promi
   }
   await stopped;
   releaseYoungGeneration?.();
+  releaseOldGeneration?.();
   return 0;
 }
 

@@ -37,6 +37,7 @@ export interface Config {
   tarballCache: number;
   databaseCache: number;
   youngGeneration: number;
+  oldGenerationGrowth: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   shutdownTimeout: number;
 }

@@ -227,6 +227,16 @@ export const SETTINGS = [
       "Bytes V8's young generation (where new objects live until they survive a collection) may grow to, rounded down to a power of two; V8 alone lets it grow to 32 MiB. 0 leaves it to V8.",
   },
   {
+    key: 'oldGenerationGrowth',
+    type: 'integer',
+    default: 20,
+    min: 0,
+    max: 300,
+    flag: '--old-generation-growth',
+    description:
+      "Percent V8's old generation may grow past what survived its last full collection before it collects again (at least 8 MB, V8's smallest step); V8 alone allows up to 300 % on a machine with a few GB of memory, most of it garbage under steady load. 0 leaves it to V8.",
+  },
+  {
     key: 'logLevel',
     type: 'enum',
     default: 'info',
