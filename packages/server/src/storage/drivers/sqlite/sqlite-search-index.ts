@@ -77,8 +77,8 @@ export const SEARCH_MIGRATIONS: readonly string[] = [
 export interface SqliteSearchIndexOptions {
   /** Clock for the scores computed when a package is written. */
   now?: () => Date;
-  /** Search hits kept in the result cache (0: no cache). */
-  cacheHits?: number;
+  /** Search hits kept in the result cache (0: no cache): the searchCache setting. */
+  cacheHits: number;
 }
 
 const REFRESH_CHUNK = 2000;
@@ -139,9 +139,9 @@ export class SqliteSearchIndex implements SearchIndex {
     onTenantDelete: (db, tenant) => this.#dropTenant(db, tenant),
   };
 
-  constructor(options: SqliteSearchIndexOptions = {}) {
+  constructor(options: SqliteSearchIndexOptions) {
     this.#now = options.now ?? (() => new Date());
-    const budget = options.cacheHits ?? 5_000;
+    const budget = options.cacheHits;
     this.#cache = budget > 0 ? new BudgetLru<SearchPage>(budget) : undefined;
   }
 
