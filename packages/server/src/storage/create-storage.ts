@@ -176,9 +176,8 @@ export async function collectOrphanBlobs(
 }
 
 async function referencedKeysOf(metadata: MetadataStore, tenant: TenantId, name: string): Promise<Set<string>> {
-  const stored = await metadata.getPackage(tenant, name);
   const keys = new Set<string>();
-  for (const version of Object.keys(stored?.document.versions ?? {})) {
+  for (const version of await metadata.versionsOf(tenant, name)) {
     for (const key of blobKeysOfVersion(tenant, name, version)) keys.add(key);
   }
   return keys;

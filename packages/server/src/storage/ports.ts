@@ -142,6 +142,12 @@ export interface MetadataStore {
 
   getPackage(tenant: TenantId, name: string): Promise<StoredPackage | undefined>;
   /**
+   * The versions in a package's document, read by the database without the document being
+   * parsed here ([] for a package that does not exist): the start-up sweep of orphan tarballs
+   * asks it of every package.
+   */
+  versionsOf(tenant: TenantId, name: string): Promise<string[]>;
+  /**
    * Read-modify-write of one package, atomic and serialized per package across processes.
    * While `mutate` runs, no other mutation of that package runs in this process, nor, on
    * PostgreSQL, on any node (SQLite serves one process). `mutate` may still run more than once

@@ -264,6 +264,18 @@ export function metadataStoreContract(
         expect(await store.getPackage('', 'com.acme.tool')).toEqual(stored('com.acme.tool', ['1.0.0']));
       });
 
+      it('reads the versions of a document without its text, and none for a package that does not exist', async () => {
+        await store.updatePackage('', 'com.acme.tool', () => ({
+          next: stored('com.acme.tool', ['1.0.0', '0.9.0', '1.0.0-beta.1']),
+          result: null,
+        }));
+        await store.updatePackage('acme', 'com.acme.tool', () => ({ next: stored('com.acme.tool', ['2.0.0']), result: null }));
+        expect((await store.versionsOf('', 'com.acme.tool')).sort()).toEqual(['0.9.0', '1.0.0', '1.0.0-beta.1']);
+        expect(await store.versionsOf('acme', 'com.acme.tool')).toEqual(['2.0.0']);
+        expect(await store.versionsOf('', 'com.acme.missing')).toEqual([]);
+        expect(await store.versionsOf('other', 'com.acme.tool')).toEqual([]);
+      });
+
       it('hands the mutation the package as stored', async () => {
         await store.updatePackage('', 'com.acme.tool', () => ({ next: stored('com.acme.tool', ['1.0.0']), result: null }));
         const current = await store.updatePackage('', 'com.acme.tool', (pkg) => ({ next: null, result: pkg }));

@@ -302,6 +302,14 @@ export class PostgresMetadataStore implements MetadataStore {
     return row && toStoredPackage(row);
   }
 
+  async versionsOf(tenant: TenantId, name: string): Promise<string[]> {
+    const { rows } = await this.pool.query<{ version: string }>(
+      "SELECT json_object_keys(document->'versions') AS version FROM packages WHERE tenant = $1 AND name = $2",
+      [tenant, name],
+    );
+    return rows.map((row) => row.version);
+  }
+
   async updatePackage<T>(tenant: TenantId, name: string, mutate: Mutate<T>): Promise<T> {
     return this.#mutex.run(`${tenant}\0${name}`, () => this.#updateUnderLock(tenant, name, mutate));
   }

@@ -288,6 +288,14 @@ export class SqliteMetadataStore implements MetadataStore {
     return row && toStoredPackage(row);
   }
 
+  async versionsOf(tenant: TenantId, name: string): Promise<string[]> {
+    return this.#statement(
+      "SELECT version.key FROM packages, json_each(packages.document, '$.versions') AS version WHERE tenant = ? AND name = ?",
+    )
+      .pluck()
+      .all(tenant, name) as string[];
+  }
+
   async updatePackage<T>(
     tenant: TenantId,
     name: string,
