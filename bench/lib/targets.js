@@ -83,9 +83,9 @@ export async function startOursCluster({ name, nodes, ...options }) {
 }
 
 /** The ceiling server, replaying `capturesFile`. */
-export async function startCeiling({ capturesFile, workDir }) {
+export async function startCeiling({ workDir }) {
   const port = await freePort();
-  const server = spawnServer('ceiling', [path.join(here, 'ceiling-server.js'), capturesFile, String(port)], {
+  const server = spawnServer('ceiling', [path.join(here, 'ceiling-server.js'), String(port)], {
     logFile: path.join(workDir, 'ceiling.log'),
   });
   const url = `http://127.0.0.1:${port}`;
@@ -94,9 +94,14 @@ export async function startCeiling({ capturesFile, workDir }) {
     ...server,
     url,
     urls: [url],
-    async select(workload) {
-      const res = await request(`${url}/__ceiling/${encodeURIComponent(workload)}`, { method: 'PUT' });
-      if (res.status !== 204) throw new Error(`the ceiling has no captures for ${workload}`);
+    /** Replaces the responses the ceiling replays with one workload's captured ones. */
+    async load(workload, capture) {
+      const res = await request(`${url}/__ceiling/${encodeURIComponent(workload)}`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(capture),
+      });
+      if (res.status !== 204) throw new Error(`the ceiling refused the captures of ${workload}: ${res.body.toString()}`);
     },
   };
 }
