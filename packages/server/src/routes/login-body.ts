@@ -36,9 +36,9 @@ export function parseLoginBody(body: unknown): LoginBody {
       if (!valid) throw bad(`'roles' must be an array of at most ${MAX_ROLES} strings of at most ${MAX_ROLE_LENGTH} characters`);
       continue;
     }
-    const rule = STRING_FIELDS[field];
-    if (rule === undefined || !Object.hasOwn(STRING_FIELDS, field))
-      throw bad(`The login body has an unknown field '${field.slice(0, 64)}'`);
+    // Own fields only: a body's `toString` or `constructor` must not find Object's.
+    if (!Object.hasOwn(STRING_FIELDS, field)) throw bad(`The login body has an unknown field '${field.slice(0, 64)}'`);
+    const rule = STRING_FIELDS[field]!;
     if (typeof value !== 'string' || value.length > rule.max || (rule.required && value.length === 0)) {
       throw bad(`'${field}' must be a ${rule.required ? 'non-empty ' : ''}string of at most ${rule.max} characters`);
     }
