@@ -1,25 +1,53 @@
-/** The SQLite search index's page cache never serves a stale page, in one process or several. */
+/** The search service's response cache never serves a stale response, in one process or several. */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStorage, loadConfig, type Storage } from '@pkg/server';
 import { buildStoredPackage, seedPackage } from '@pkg/testkit';
+import { serverDeps } from '../src/deps.js';
 import { parseSearchText } from '../src/search/search-query.js';
+import { SearchService } from '../src/services/search-service.js';
+import type { SearchIndex } from '../src/storage/ports.js';
 
 let dataDir: string;
 let first: Storage;
 let second: Storage;
 
-async function open(searchCache: number): Promise<Storage> {
-  return createStorage(loadConfig({ flags: { data: dataDir, searchCache: String(searchCache) }, env: {} }));
+function config(searchCache: number) {
+  return loadConfig({ flags: { data: dataDir, searchCache: String(searchCache) }, env: {} });
 }
+
+/** The store's own index, counting the searches that reach it. */
+function countingIndex(index: SearchIndex): SearchIndex & { reads: number } {
+  const counting = {
+    reads: 0,
+    search: (...args: Parameters<SearchIndex['search']>) => {
+      counting.reads++;
+      return index.search(...args);
+    },
+    listSummaries: index.listSummaries.bind(index),
+    ranked: index.ranked.bind(index),
+    refreshScores: index.refreshScores.bind(index),
+    scoresRefreshedOn: index.scoresRefreshedOn.bind(index),
+    ...(index.resultsVersion ? { resultsVersion: index.resultsVersion.bind(index) } : {}),
+  };
+  return counting;
+}
+
+function service(storage: Storage, searchCache: number): { search: SearchService; index: SearchIndex & { reads: number } } {
+  const index = countingIndex(storage.search);
+  return { search: new SearchService(serverDeps(config(searchCache), { ...storage, search: index })), index };
+}
+
+const request = { query: parseSearchText('shared'), size: 20, from: 0 };
+const names = (response: { objects: { package: { name: string } }[] }) => response.objects.map((o) => o.package.name).sort();
 
 beforeAll(async () => {
   dataDir = await mkdtemp(path.join(tmpdir(), 'pkg-registry-search-cache-'));
   // Two stores on one database file: two server processes sharing the embedded default.
-  first = await open(20_000);
-  second = await open(20_000);
+  first = await createStorage(config(20_000));
+  second = await createStorage(config(20_000));
 });
 afterAll(async () => {
   await first.close();
@@ -27,39 +55,83 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-const query = parseSearchText('shared');
-
-describe('search result cache', () => {
-  it('serves a repeated search from the cache, and a write of this process drops it', async () => {
+describe('search response cache', () => {
+  it('answers a repeated search without the index, and a write of this process drops it', async () => {
+    const { search, index } = service(first, 20_000);
     await seedPackage(first, buildStoredPackage('com.cache.one', { description: 'shared thing' }));
-    const page = await first.search.search('', query, { size: 20, from: 0 });
-    expect(page.total).toBe(1);
-    expect(await first.search.search('', query, { size: 20, from: 0 })).toBe(page);
+    const response = await search.search('', request);
+    expect(response.total).toBe(1);
+    expect(index.reads).toBe(1);
+    const again = await search.search('', request);
+    expect(again.objects).toEqual(response.objects);
+    expect(index.reads).toBe(1);
     await seedPackage(first, buildStoredPackage('com.cache.two', { description: 'shared too' }));
-    expect((await first.search.search('', query, { size: 20, from: 0 })).total).toBe(2);
+    expect((await search.search('', request)).total).toBe(2);
+    expect(index.reads).toBe(2);
   });
 
   it('drops it when another process writes to the same database', async () => {
-    expect((await first.search.search('', query, { size: 20, from: 0 })).total).toBe(2);
+    const { search } = service(first, 20_000);
+    expect((await search.search('', request)).total).toBe(2);
     await seedPackage(second, buildStoredPackage('com.cache.three', { description: 'shared as well' }));
-    expect((await first.search.search('', query, { size: 20, from: 0 })).total).toBe(3);
+    expect((await search.search('', request)).total).toBe(3);
     await second.metadata.updatePackage('', 'com.cache.one', (current) => ({
       next: { ...current!, unpublished: true },
       result: undefined,
     }));
-    const names = (await first.search.search('', query, { size: 20, from: 0 })).hits.map((h) => h.name);
-    expect(names.sort()).toEqual(['com.cache.three', 'com.cache.two']);
+    expect(names(await search.search('', request))).toEqual(['com.cache.three', 'com.cache.two']);
+  });
+
+  it('keeps each page and tenant apart, and gives every response its own time', async () => {
+    const { search, index } = service(first, 20_000);
+    const firstPage = await search.searchBody('', { ...request, size: 1 });
+    const secondPage = await search.searchBody('', { ...request, size: 1, from: 1 });
+    const otherTenant = await search.searchBody('acme', request);
+    expect(index.reads).toBe(3);
+    const [a, b] = [JSON.parse(firstPage.toString()), JSON.parse(secondPage.toString())];
+    expect(a.objects).toHaveLength(1);
+    expect(b.objects).toHaveLength(1);
+    expect(a.objects[0].package.name).not.toBe(b.objects[0].package.name);
+    expect(JSON.parse(otherTenant.toString())).toMatchObject({ objects: [], total: 0 });
+    const repeated = JSON.parse((await search.searchBody('', { ...request, size: 1 })).toString());
+    expect(index.reads).toBe(3);
+    expect(repeated.objects).toEqual(a.objects);
+    expect(Number.isNaN(Date.parse(repeated.time))).toBe(false);
   });
 
   it('can be turned off (searchCache 0)', async () => {
-    const uncached = await open(0);
-    try {
-      const a = await uncached.search.search('', query, { size: 20, from: 0 });
-      const b = await uncached.search.search('', query, { size: 20, from: 0 });
-      expect(b).not.toBe(a);
-      expect(b).toEqual(a);
-    } finally {
-      await uncached.close();
-    }
+    const { search, index } = service(first, 0);
+    const a = await search.search('', request);
+    const b = await search.search('', request);
+    expect(index.reads).toBe(2);
+    expect(b.objects).toEqual(a.objects);
+  });
+
+  it('keeps nothing for an index that cannot tell when it changes (PostgreSQL)', async () => {
+    const index = countingIndex(first.search);
+    // Counted through the same closure: `blind` is the index without resultsVersion.
+    const { resultsVersion: _unused, ...blind } = index;
+    const search = new SearchService(serverDeps(config(20_000), { ...first, search: blind }));
+    await search.search('', request);
+    await search.search('', request);
+    expect(index.reads).toBe(2);
+  });
+
+  it('does not keep a page read while the results changed', async () => {
+    const { index } = service(first, 20_000);
+    let version = 0;
+    const racing: SearchIndex = {
+      ...index,
+      search: async (...args) => {
+        const page = await index.search(...args);
+        version++; // another process committed while this page was read
+        return page;
+      },
+      resultsVersion: () => version,
+    };
+    const search = new SearchService(serverDeps(config(20_000), { ...first, search: racing }));
+    await search.search('', request);
+    await search.search('', request);
+    expect(index.reads).toBe(2);
   });
 });

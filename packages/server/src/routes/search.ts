@@ -20,6 +20,6 @@ export async function searchRoutes(app: FastifyInstance, { services }: { service
 
 /** The answer to `GET /-/v1/search` with the parsed query string (400 for a bad one). */
 export async function searchAnswer(services: Services, ctx: RequestContext, query: Record<string, unknown>): Promise<Answer> {
-  const body = await services.search.searchJson(ctx.tenant, parseSearchRequest(query));
-  return { status: 200, headers: { 'content-type': JSON_UTF8 }, body: Buffer.from(body) };
+  const body = await services.search.searchBody(ctx.tenant, parseSearchRequest(query));
+  return { status: 200, headers: { 'content-type': JSON_UTF8 }, body };
 }

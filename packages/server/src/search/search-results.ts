@@ -1,23 +1,25 @@
 /**
- * The `/-/v1/search` response as JSON text. Each result's `package` object was serialized when
- * the package was indexed, so a response is assembled from strings: no package JSON is parsed
- * and re-serialized per request. The `objects` text of a page is kept with the page, so a page
- * the index serves from its cache (the same object) is not assembled twice.
+ * The `/-/v1/search` response as bytes. Each result's `package` object was serialized when the
+ * package was indexed, so a response is assembled from strings: no package JSON is parsed and
+ * re-serialized per request. Everything but the response's time depends on the page alone, so
+ * it is made once (the head) and a cached head only gets the time appended.
  */
-import type { SearchObject, SearchResponse } from '@pkg/protocol';
+import type { SearchResponse } from '@pkg/protocol';
 import type { SearchHit, SearchPage } from '../storage/ports.js';
 import { searchScore } from './relevance.js';
 
-const objectsText = new WeakMap<SearchPage, string>();
+/** The response up to its time: `{"objects": [...], "total": n, "time": "`. */
+export function searchResponseHead(page: SearchPage): Buffer {
+  return Buffer.from(`{"objects":[${page.hits.map(searchObjectJson).join(',')}],"total":${page.total},"time":"`);
+}
 
-/** The whole response: `{"objects": [...], "total": n, "time": "<ISO>"}`. */
-export function searchResponseJson(page: SearchPage, now: Date): string {
-  let objects = objectsText.get(page);
-  if (objects === undefined) {
-    objects = `[${page.hits.map(searchObjectJson).join(',')}]`;
-    objectsText.set(page, objects);
-  }
-  return `{"objects":${objects},"total":${page.total},"time":"${now.toISOString()}"}`;
+/** The whole response: the head, then the time of the answer. */
+export function searchResponseBody(head: Buffer, now: Date): Buffer {
+  const tail = `${now.toISOString()}"}`;
+  const body = Buffer.allocUnsafe(head.length + tail.length);
+  head.copy(body);
+  body.write(tail, head.length, 'latin1');
+  return body;
 }
 
 /** One result in npm's current shape (see docs/search.md). */
@@ -40,11 +42,7 @@ export function searchObjectJson(hit: SearchHit): string {
   );
 }
 
-/** The same response as objects, for in-process readers (the web pages); built from the text, so the two never differ. */
-export function toSearchResponse(page: SearchPage, now: Date): SearchResponse {
-  return JSON.parse(searchResponseJson(page, now)) as SearchResponse;
-}
-
-export function toSearchObject(hit: SearchHit): SearchObject {
-  return JSON.parse(searchObjectJson(hit)) as SearchObject;
+/** The same response as objects, for in-process readers (the web pages); built from the bytes, so the two never differ. */
+export function toSearchResponse(body: Buffer): SearchResponse {
+  return JSON.parse(body.toString()) as SearchResponse;
 }

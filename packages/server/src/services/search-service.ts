@@ -2,7 +2,8 @@ import { ProtocolError, type SearchResponse } from '@pkg/protocol';
 import type { ServerDeps } from '../deps.js';
 import { fillDays, parseDownloadPeriod } from '../search/download-periods.js';
 import type { SearchRequest } from '../search/search-query.js';
-import { searchResponseJson, toSearchResponse } from '../search/search-results.js';
+import { searchResponseBody, searchResponseHead, toSearchResponse } from '../search/search-results.js';
+import { BudgetLru } from '../storage/budget-lru.js';
 import type { TenantId } from '../storage/ports.js';
 
 /** `/-/all` is written in slices of this many packages, so a large registry streams. */
@@ -22,28 +23,54 @@ export interface DownloadRange {
   package: string;
 }
 
-/** Search, the `/-/all` listing and download counts: the read side of discovery. */
+/**
+ * Search, the `/-/all` listing and download counts: the read side of discovery. Search responses
+ * are kept (all but their time, as bytes) while the index reports no change, bounded by the
+ * number of results they hold (the searchCache setting).
+ */
 export class SearchService {
   readonly #deps: ServerDeps;
+  readonly #responses: BudgetLru<Buffer> | undefined;
+  #responsesVersion: number | undefined;
 
   constructor(deps: ServerDeps) {
     this.#deps = deps;
+    const budget = deps.config.searchCache;
+    this.#responses = budget > 0 && deps.search.resultsVersion ? new BudgetLru<Buffer>(budget) : undefined;
   }
 
-  /** The response of `/-/v1/search` as JSON text, assembled without parsing a result (the route's form). */
-  async searchJson(tenant: TenantId, request: SearchRequest): Promise<string> {
-    const page = await this.#deps.search.search(tenant, request.query, { size: request.size, from: request.from });
-    return searchResponseJson(page, this.#deps.now());
+  /** The response of `/-/v1/search` as bytes, assembled without parsing a result (the route's form). */
+  async searchBody(tenant: TenantId, request: SearchRequest): Promise<Buffer> {
+    return searchResponseBody(await this.#head(tenant, request), this.#deps.now());
   }
 
   async search(tenant: TenantId, request: SearchRequest): Promise<SearchResponse> {
-    const page = await this.#deps.search.search(tenant, request.query, { size: request.size, from: request.from });
-    return toSearchResponse(page, this.#deps.now());
+    return toSearchResponse(await this.searchBody(tenant, request));
   }
 
   /** Every package in one order, without a query: the web interface's lists and its browsing. */
   async ranked(tenant: TenantId, order: 'updated' | 'downloads', page: { size: number; from: number }): Promise<SearchResponse> {
-    return toSearchResponse(await this.#deps.search.ranked(tenant, order, page), this.#deps.now());
+    const head = searchResponseHead(await this.#deps.search.ranked(tenant, order, page));
+    return toSearchResponse(searchResponseBody(head, this.#deps.now()));
+  }
+
+  async #head(tenant: TenantId, request: SearchRequest): Promise<Buffer> {
+    const { query, size, from } = request;
+    const responses = this.#responses;
+    if (responses === undefined) return searchResponseHead(await this.#deps.search.search(tenant, query, { size, from }));
+    const version = this.#deps.search.resultsVersion!();
+    if (version !== this.#responsesVersion) {
+      responses.clear();
+      this.#responsesVersion = version;
+    }
+    const key = `${tenant}\0${size}\0${from}\0${JSON.stringify(query)}`;
+    const cached = responses.get(key);
+    if (cached !== undefined) return cached;
+    const page = await this.#deps.search.search(tenant, query, { size, from });
+    const head = searchResponseHead(page);
+    // A page read before a change that landed while it was read is not kept.
+    if (this.#deps.search.resultsVersion!() === version) responses.set(key, head, Math.max(1, page.hits.length));
+    return head;
   }
 
   /**

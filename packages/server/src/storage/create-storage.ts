@@ -47,7 +47,7 @@ export async function createStorage(config: Config, options: CreateStorageOption
     let postgres: PostgresMetadataStore | undefined;
     const clock = options.now ? { now: options.now } : {};
     if (config.database.startsWith('sqlite:')) {
-      const searchIndex = new SqliteSearchIndex({ cacheHits: config.searchCache, ...clock });
+      const searchIndex = new SqliteSearchIndex(clock);
       const counts = new SqliteDownloadCounts();
       const store = new SqliteMetadataStore(config.database.slice('sqlite:'.length), [searchIndex.writeHook, counts.writeHook], {
         cacheBytes: config.databaseCache,

@@ -265,6 +265,13 @@ export interface SearchIndex {
   refreshScores(tenant: TenantId, names: readonly string[] | null, now: Date): Promise<void>;
   /** The UTC day (`YYYY-MM-DD`) of the last refresh of every package of the tenant, or null. */
   scoresRefreshedOn(tenant: TenantId): Promise<string | null>;
+  /**
+   * A number that changes whenever a search could answer differently: a write of this process,
+   * a commit of another process sharing the store, a refresh of scores. The search service
+   * keeps responses while it stays the same. Absent when the index cannot tell cheaply (then no
+   * response is kept).
+   */
+  resultsVersion?(): number;
 }
 
 /** Downloads of one version on one UTC day (`YYYY-MM-DD`). */

@@ -4,7 +4,6 @@ import { allPackagesSummary, searchPackageObject } from '../../../search/search-
 import type { SearchQuery } from '../../../search/search-query.js';
 import { scorePackage, scoreWrittenPackage } from '../../../search/scoring.js';
 import { addDays, utcDay } from '../../../search/utc-days.js';
-import { BudgetLru } from '../../budget-lru.js';
 import type { PackageSummary, SearchHit, SearchIndex, SearchPage, StoredPackage, TenantId } from '../../ports.js';
 import type { SqlitePackageWriteHook } from './sqlite-metadata-store.js';
 import { compileSearch, listKey, partsKey, tenantIdRange, type CompiledSearch } from './sqlite-search-sql.js';
@@ -77,8 +76,6 @@ export const SEARCH_MIGRATIONS: readonly string[] = [
 export interface SqliteSearchIndexOptions {
   /** Clock for the scores computed when a package is written. */
   now?: () => Date;
-  /** Search hits kept in the result cache (0: no cache): the searchCache setting. */
-  cacheHits: number;
 }
 
 const REFRESH_CHUNK = 2000;
@@ -119,18 +116,20 @@ interface ScoreRow {
 
 /**
  * The SQLite search index. Its write hook keeps the index in the package's own write
- * transaction; the queries follow search/relevance.ts. Pages are cached until the index
- * changes: by a write of this process, or by any commit of another process (data_version).
+ * transaction; the queries follow search/relevance.ts. It tells when its results change (a
+ * write of this process, or any commit of another process: data_version), so that the search
+ * service can keep responses until then.
  */
 export class SqliteSearchIndex implements SearchIndex {
   #db: Db | undefined;
   readonly #now: () => Date;
   readonly #statements = new Map<string, Statement>();
   readonly #shapes = new Map<string, SearchStatements>();
-  readonly #cache: BudgetLru<SearchPage> | undefined;
   /** Tenant numbers never change once given, so they are remembered. */
   readonly #tenantNumbers = new Map<TenantId, number>();
   #dataVersion = -1;
+  /** Bumped by every change this process makes or sees (resultsVersion). */
+  #version = 0;
 
   readonly writeHook: SqlitePackageWriteHook = {
     name: 'search',
@@ -139,10 +138,8 @@ export class SqliteSearchIndex implements SearchIndex {
     onTenantDelete: (db, tenant) => this.#dropTenant(db, tenant),
   };
 
-  constructor(options: SqliteSearchIndexOptions) {
+  constructor(options: SqliteSearchIndexOptions = {}) {
     this.#now = options.now ?? (() => new Date());
-    const budget = options.cacheHits;
-    this.#cache = budget > 0 ? new BudgetLru<SearchPage>(budget) : undefined;
   }
 
   /** Binds the index to the metadata store's connection (the one its write hook runs on). */
@@ -152,11 +149,6 @@ export class SqliteSearchIndex implements SearchIndex {
 
   async search(tenant: TenantId, query: SearchQuery, page: { size: number; from: number }): Promise<SearchPage> {
     if (query.insecure) return { total: 0, hits: [] };
-    this.#dropCacheIfOthersWrote();
-    const cacheKey = `${tenant}\0${page.size}\0${page.from}\0${JSON.stringify(query)}`;
-    const cached = this.#cache?.get(cacheKey);
-    if (cached) return cached;
-
     const range = this.#tenantRange(tenant, false);
     if (!range) return { total: 0, hits: [] };
     const compiled = compileSearch(query);
@@ -172,9 +164,7 @@ export class SqliteSearchIndex implements SearchIndex {
     }
     // A page that is neither full nor empty ends the matches: it tells the total by itself.
     const total = rows.length > 0 && rows.length < page.size ? page.from + rows.length : (statements.count.get(params) as number);
-    const result: SearchPage = { total, hits: rows.map(toHit) };
-    this.#cache?.set(cacheKey, result, Math.max(1, result.hits.length));
-    return result;
+    return { total, hits: rows.map(toHit) };
   }
 
   async listSummaries(tenant: TenantId, after: string | null, limit: number): Promise<PackageSummary[]> {
@@ -251,7 +241,7 @@ export class SqliteSearchIndex implements SearchIndex {
         }).immediate();
       }
     }
-    this.#cache?.clear();
+    this.#version++;
   }
 
   async scoresRefreshedOn(tenant: TenantId): Promise<string | null> {
@@ -297,7 +287,7 @@ export class SqliteSearchIndex implements SearchIndex {
 
   #index(db: Db, tenant: TenantId, name: string, pkg: StoredPackage): void {
     this.#checkDb(db);
-    this.#cache?.clear();
+    this.#version++;
     const fields = deriveSearchFields(pkg);
     const existing = this.#stmt('SELECT id, downloads_month FROM search_packages WHERE tenant = ? AND name = ?').get(
       tenant,
@@ -372,7 +362,7 @@ export class SqliteSearchIndex implements SearchIndex {
 
   #dropTenant(db: Db, tenant: TenantId): void {
     this.#checkDb(db);
-    this.#cache?.clear();
+    this.#version++;
     this.#stmt('DELETE FROM search_fts WHERE rowid IN (SELECT id FROM search_packages WHERE tenant = ?)').run(tenant);
     this.#stmt('DELETE FROM search_words WHERE rowid IN (SELECT id FROM search_packages WHERE tenant = ?)').run(tenant);
     this.#stmt('DELETE FROM search_documents WHERE id IN (SELECT id FROM search_packages WHERE tenant = ?)').run(tenant);
@@ -397,14 +387,14 @@ export class SqliteSearchIndex implements SearchIndex {
     return tenantIdRange(num);
   }
 
-  #dropCacheIfOthersWrote(): void {
-    if (!this.#cache) return;
+  resultsVersion(): number {
     // Changes only when another connection (another server process) committed.
-    const version = this.#stmt('PRAGMA data_version').pluck().get() as number;
-    if (version !== this.#dataVersion) {
-      this.#cache.clear();
-      this.#dataVersion = version;
+    const dataVersion = this.#stmt('PRAGMA data_version').pluck().get() as number;
+    if (dataVersion !== this.#dataVersion) {
+      this.#dataVersion = dataVersion;
+      this.#version++;
     }
+    return this.#version;
   }
 
   #shape(compiled: CompiledSearch): SearchStatements {
