@@ -45,4 +45,26 @@ describe("oldGenerationGrowth bounds V8's old generation between full collection
     // 62 against 170 MiB on the project's machine, also with two other processes busy on its cores.
     expect(bounded).toBeLessThan(unbounded * 0.6);
   });
+
+  it('collects once when applied, so the bound holds from the start', async () => {
+    // Garbage promoted to the old generation, then the bound: it is gone at once, not at V8's
+    // first full collection (which a small heap reaches only after growing to its initial limit).
+    const check = `
+      import v8 from 'node:v8';
+      import { boundOldGenerationGrowth } from ${JSON.stringify(built)};
+      const oldUsed = () => v8.getHeapSpaceStatistics().find((s) => s.space_name === 'old_space').space_used_size;
+      let garbage = [];
+      for (let i = 0; i < 400_000; i++) garbage.push({ i, s: [i] });
+      garbage = undefined;
+      const before = oldUsed();
+      boundOldGenerationGrowth(20);
+      process.stdout.write(JSON.stringify({ before, after: oldUsed(), exposed: typeof globalThis.gc }));
+    `;
+    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', check]);
+    const { before, after, exposed } = JSON.parse(stdout) as { before: number; after: number; exposed: string };
+    expect(before).toBeGreaterThan(20 * 1024 * 1024);
+    expect(after).toBeLessThan(before / 4);
+    // The collection does not leave V8's gc function behind.
+    expect(exposed).toBe('undefined');
+  });
 });
