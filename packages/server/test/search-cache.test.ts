@@ -8,7 +8,27 @@ import { buildStoredPackage, seedPackage } from '@pkg/testkit';
 import { serverDeps } from '../src/deps.js';
 import { parseSearchText } from '../src/search/search-query.js';
 import { SearchService } from '../src/services/search-service.js';
-import type { SearchIndex } from '../src/storage/ports.js';
+import type { InvalidationBus, SearchIndex, TenantId } from '../src/storage/ports.js';
+
+/** A bus whose connection the test controls, standing in for Redis or LISTEN/NOTIFY. */
+class SwitchableBus implements InvalidationBus {
+  connected = true;
+  readonly #changed: ((tenant: TenantId, name: string) => void)[] = [];
+  readonly #reset: (() => void)[] = [];
+  async publish(tenant: TenantId, name: string): Promise<void> {
+    for (const listener of this.#changed) listener(tenant, name);
+  }
+  subscribe(listener: (tenant: TenantId, name: string) => void): void {
+    this.#changed.push(listener);
+  }
+  subscribeReset(listener: () => void): void {
+    this.#reset.push(listener);
+  }
+  reset(): void {
+    for (const listener of this.#reset) listener();
+  }
+  async close(): Promise<void> {}
+}
 
 let dataDir: string;
 let first: Storage;
@@ -107,7 +127,7 @@ describe('search response cache', () => {
     expect(b.objects).toEqual(a.objects);
   });
 
-  it('keeps nothing for an index that cannot tell when it changes (PostgreSQL)', async () => {
+  it('keeps nothing for an index that cannot tell when it changes, unless given a max age', async () => {
     const index = countingIndex(first.search);
     // Counted through the same closure: `blind` is the index without resultsVersion.
     const { resultsVersion: _unused, ...blind } = index;
@@ -115,6 +135,57 @@ describe('search response cache', () => {
     await search.search('', request);
     await search.search('', request);
     expect(index.reads).toBe(2);
+  });
+
+  describe('with an index that cannot tell (PostgreSQL shared by nodes)', () => {
+    function sharedService() {
+      const index = countingIndex(first.search);
+      const { resultsVersion: _unused, ...blind } = index;
+      const bus = new SwitchableBus();
+      let now = 0;
+      const search = new SearchService(serverDeps(config(20_000), { ...first, search: blind, bus }), {
+        sharedMaxAgeMs: 1000,
+        clock: () => now,
+      });
+      return { search, index, bus, advance: (ms: number) => (now += ms) };
+    }
+
+    it('keeps a response for the max age, then reads again', async () => {
+      const { search, index, advance } = sharedService();
+      await search.search('', request);
+      advance(1000);
+      await search.search('', request);
+      expect(index.reads).toBe(1);
+      advance(1);
+      await search.search('', request);
+      expect(index.reads).toBe(2);
+    });
+
+    it("drops every response when the bus announces a write of any node, or may have missed one", async () => {
+      const { search, index, bus } = sharedService();
+      await search.search('', request);
+      await bus.publish('', 'com.cache.elsewhere');
+      await search.search('', request);
+      expect(index.reads).toBe(2);
+      await search.search('', request);
+      expect(index.reads).toBe(2);
+      bus.reset();
+      await search.search('', request);
+      expect(index.reads).toBe(3);
+    });
+
+    it('reads every time while the bus is deaf to the other nodes', async () => {
+      const { search, index, bus } = sharedService();
+      await search.search('', request);
+      bus.connected = false;
+      await search.search('', request);
+      await search.search('', request);
+      expect(index.reads).toBe(3);
+      bus.connected = true;
+      await search.search('', request);
+      await search.search('', request);
+      expect(index.reads).toBe(4);
+    });
   });
 
   it('does not keep a page read while the results changed', async () => {

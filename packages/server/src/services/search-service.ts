@@ -23,20 +23,49 @@ export interface DownloadRange {
   package: string;
 }
 
+export interface SearchServiceOptions {
+  /**
+   * For an index that cannot tell when its results change (PostgreSQL): responses are kept at
+   * most this long, and dropped whenever the bus announces a write (of any node). Without it such
+   * an index gets no cache.
+   */
+  sharedMaxAgeMs?: number;
+  /** Milliseconds on a monotonic clock (tests move it). */
+  clock?: () => number;
+}
+
+interface KeptResponse {
+  head: Buffer;
+  /** The clock when it was read. */
+  readAt: number;
+}
+
 /**
  * Search, the `/-/all` listing and download counts: the read side of discovery. Search responses
- * are kept (all but their time, as bytes) while the index reports no change, bounded by the
- * number of results they hold (the searchCache setting).
+ * are kept (all but their time, as bytes), bounded by the number of results they hold (the
+ * searchCache setting): while the index reports no change (SQLite), or, for an index that cannot
+ * tell (PostgreSQL), for a moment and until a node announces a write on the bus.
  */
 export class SearchService {
   readonly #deps: ServerDeps;
-  readonly #responses: BudgetLru<Buffer> | undefined;
+  readonly #responses: BudgetLru<KeptResponse> | undefined;
+  readonly #maxAgeMs: number;
+  readonly #clock: () => number;
   #responsesVersion: number | undefined;
+  /** Writes announced on the bus (and resets), for an index without resultsVersion. */
+  #announced = 0;
 
-  constructor(deps: ServerDeps) {
+  constructor(deps: ServerDeps, options: SearchServiceOptions = {}) {
     this.#deps = deps;
+    const tells = deps.search.resultsVersion !== undefined;
+    this.#maxAgeMs = tells ? Infinity : (options.sharedMaxAgeMs ?? 0);
+    this.#clock = options.clock ?? (() => performance.now());
     const budget = deps.config.searchCache;
-    this.#responses = budget > 0 && deps.search.resultsVersion ? new BudgetLru<Buffer>(budget) : undefined;
+    this.#responses = budget > 0 && this.#maxAgeMs > 0 ? new BudgetLru<KeptResponse>(budget) : undefined;
+    if (this.#responses && !tells) {
+      deps.bus.subscribe(() => this.#announced++);
+      deps.bus.subscribeReset(() => this.#announced++);
+    }
   }
 
   /** The response of `/-/v1/search` as bytes, assembled without parsing a result (the route's form). */
@@ -56,21 +85,36 @@ export class SearchService {
 
   async #head(tenant: TenantId, request: SearchRequest): Promise<Buffer> {
     const { query, size, from } = request;
+    const read = () => this.#deps.search.search(tenant, query, { size, from });
     const responses = this.#responses;
-    if (responses === undefined) return searchResponseHead(await this.#deps.search.search(tenant, query, { size, from }));
-    const version = this.#deps.search.resultsVersion!();
+    if (responses === undefined) return searchResponseHead(await read());
+    const version = this.#version();
+    if (version === undefined) {
+      // Whatever was kept may have missed a write by now, whether or not the bus says so later.
+      responses.clear();
+      return searchResponseHead(await read());
+    }
     if (version !== this.#responsesVersion) {
       responses.clear();
       this.#responsesVersion = version;
     }
     const key = `${tenant}\0${size}\0${from}\0${JSON.stringify(query)}`;
-    const cached = responses.get(key);
-    if (cached !== undefined) return cached;
-    const page = await this.#deps.search.search(tenant, query, { size, from });
+    const now = this.#clock();
+    const kept = responses.get(key);
+    if (kept !== undefined && now - kept.readAt <= this.#maxAgeMs) return kept.head;
+    const page = await read();
     const head = searchResponseHead(page);
     // A page read before a change that landed while it was read is not kept.
-    if (this.#deps.search.resultsVersion!() === version) responses.set(key, head, Math.max(1, page.hits.length));
+    if (this.#version() === version) responses.set(key, { head, readAt: now }, Math.max(1, page.hits.length));
     return head;
+  }
+
+  /** What must stay the same for kept responses to hold; undefined: keep nothing now. */
+  #version(): number | undefined {
+    const index = this.#deps.search;
+    if (index.resultsVersion) return index.resultsVersion();
+    // Deaf to other nodes' writes: anything kept may be stale.
+    return this.#deps.bus.connected ? this.#announced : undefined;
   }
 
   /**

@@ -13,8 +13,8 @@ import { TenantService } from './tenant-service.js';
 import { RateLimitService } from './rate-limits.js';
 import { createMemoryCounterStore } from '../storage/counter-store.js';
 
-/** With other nodes writing to the same database, no cached document is older than this. */
-const SHARED_DOCUMENT_MAX_AGE_MS = 1000;
+/** With other nodes writing to the same database, no cached document or search response is older than this. */
+const SHARED_MAX_AGE_MS = 1000;
 
 /** The use cases of the registry, free of HTTP types; routes call exactly one of them each. */
 export interface Services {
@@ -49,14 +49,14 @@ export function createServices(deps: ServerDeps, options: ServicesOptions = {}):
   const documents = new DocumentCache(
     deps.bus,
     deps.config.documentCache,
-    shared ? { maxAgeMs: SHARED_DOCUMENT_MAX_AGE_MS } : {},
+    shared ? { maxAgeMs: SHARED_MAX_AGE_MS } : {},
   );
   const downloads = new BatchingDownloadRecorder(
     { counts: deps.downloadCounts, search: deps.search, now: deps.now },
     { onError: (err) => onError(err, 'writing download counts') },
   );
   const scores = new ScoreRefresher(deps, { onError: (err) => onError(err, 'refreshing search scores') });
-  const search = new SearchService(deps);
+  const search = new SearchService(deps, shared ? { sharedMaxAgeMs: SHARED_MAX_AGE_MS } : {});
   return {
     tenants,
     auth,
