@@ -161,7 +161,7 @@ describe('search response cache', () => {
       expect(index.reads).toBe(2);
     });
 
-    it("drops every response when the bus announces a write of any node, or may have missed one", async () => {
+    it('drops every response when the bus announces a write of any node, or may have missed one', async () => {
       const { search, index, bus } = sharedService();
       await search.search('', request);
       await bus.publish('', 'com.cache.elsewhere');

@@ -46,11 +46,7 @@ export function createServices(deps: ServerDeps, options: ServicesOptions = {}):
   const auth = new AuthService(deps, counters);
   const rateLimits = new RateLimitService(counters);
   const shared = !deps.config.database.startsWith('sqlite:');
-  const documents = new DocumentCache(
-    deps.bus,
-    deps.config.documentCache,
-    shared ? { maxAgeMs: SHARED_MAX_AGE_MS } : {},
-  );
+  const documents = new DocumentCache(deps.bus, deps.config.documentCache, shared ? { maxAgeMs: SHARED_MAX_AGE_MS } : {});
   const downloads = new BatchingDownloadRecorder(
     { counts: deps.downloadCounts, search: deps.search, now: deps.now },
     { onError: (err) => onError(err, 'writing download counts') },
