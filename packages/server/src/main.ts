@@ -10,9 +10,14 @@ Commands:
   help           Show this help
 
 Options of serve (each also comes from the config file and PKG_REGISTRY_<NAME>):
-  --config <file>            JSON config file (env PKG_REGISTRY_CONFIG)
-${SETTINGS.map((s) => `  ${`${s.flag} <value>`.padEnd(27)}${s.description.split('. ')[0]!.replace(/\.$/, '')}`).join('\n')}
+${optionLines([['--config <file>', 'JSON config file (env PKG_REGISTRY_CONFIG)'], ...SETTINGS.map((s) => [`${s.flag} <value>`, s.description.split('. ')[0]!.replace(/\.$/, '')] as const)])}
 `;
+
+/** One line per option, every description in the column after the longest option. */
+function optionLines(options: readonly (readonly [string, string])[]): string {
+  const width = Math.max(...options.map(([option]) => option.length)) + 2;
+  return options.map(([option, description]) => `  ${option.padEnd(width)}${description}`).join('\n');
+}
 
 const HELP = new Set(['help', '--help', '-h']);
 

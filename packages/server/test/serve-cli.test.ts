@@ -98,6 +98,12 @@ describe('pkg-registry serve: a bad setting stops start-up with exit code 2', ()
       for (const flag of ['--host', '--port', '--data', '--config', '--tls-cert', '--young-generation', '--database-cache']) {
         expect(run.stdout).toContain(flag);
       }
+      // Each option's description starts in one column, two spaces at least after the longest option.
+      const options = run.stdout.split('\n').filter((line) => line.startsWith('  --'));
+      expect(options.length).toBeGreaterThan(20);
+      const columns = new Set(options.map((line) => /^ {2}--\S+ <\w+> {2,}(?=\S)/.exec(line)?.[0].length));
+      expect([...columns]).toHaveLength(1);
+      expect(columns.has(undefined)).toBe(false);
     },
   );
 });
