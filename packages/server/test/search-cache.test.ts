@@ -4,31 +4,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStorage, loadConfig, type Storage } from '@pkg/server';
-import { buildStoredPackage, seedPackage } from '@pkg/testkit';
+import { buildStoredPackage, seedPackage, SwitchableBus } from '@pkg/testkit';
 import { serverDeps } from '../src/deps.js';
 import { parseSearchText } from '../src/search/search-query.js';
 import { SearchService } from '../src/services/search-service.js';
-import type { InvalidationBus, SearchIndex, TenantId } from '../src/storage/ports.js';
-
-/** A bus whose connection the test controls, standing in for Redis or LISTEN/NOTIFY. */
-class SwitchableBus implements InvalidationBus {
-  connected = true;
-  readonly #changed: ((tenant: TenantId, name: string) => void)[] = [];
-  readonly #reset: (() => void)[] = [];
-  async publish(tenant: TenantId, name: string): Promise<void> {
-    for (const listener of this.#changed) listener(tenant, name);
-  }
-  subscribe(listener: (tenant: TenantId, name: string) => void): void {
-    this.#changed.push(listener);
-  }
-  subscribeReset(listener: () => void): void {
-    this.#reset.push(listener);
-  }
-  reset(): void {
-    for (const listener of this.#reset) listener();
-  }
-  async close(): Promise<void> {}
-}
+import type { SearchIndex } from '../src/storage/ports.js';
 
 let dataDir: string;
 let first: Storage;

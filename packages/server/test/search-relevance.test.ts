@@ -206,6 +206,7 @@ describe('deprecated and unpublished packages', () => {
       next: { ...current!, unpublished: true },
       result: undefined,
     }));
+    await registry.storage.bus.publish('', 'com.gone.later'); // as the registry's unpublish does
     expect(await names('vanishing')).toEqual([]);
     const all = await request(`${registry.url}/-/all`);
     expect(Object.keys(all.body)).not.toContain('com.gone.later');

@@ -111,6 +111,12 @@ export function buildStoredPackage(name: string, options: StoredPackageOptions =
 }
 
 /** Writes a stored package through the metadata store, as publish would (index included). */
-export async function seedPackage(storage: Pick<Storage, 'metadata'>, pkg: StoredPackage, tenant: TenantId = ''): Promise<void> {
+export async function seedPackage(
+  storage: Pick<Storage, 'metadata'> & Partial<Pick<Storage, 'bus'>>,
+  pkg: StoredPackage,
+  tenant: TenantId = '',
+): Promise<void> {
   await storage.metadata.updatePackage(tenant, pkg.document.name, () => ({ next: pkg, result: undefined }));
+  // Announced as the registry's write services do, so that no node's caches keep what they held of it.
+  await storage.bus?.publish(tenant, pkg.document.name);
 }

@@ -13,3 +13,4 @@ export * from './issued-tokens.js';
 export * from './unity.js';
 export * from './publish.js';
 export * from './backing-services.js';
+export * from './switchable-bus.js';

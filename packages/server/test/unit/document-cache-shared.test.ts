@@ -1,27 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DocumentCache } from '../../src/services/document-cache.js';
 import { Representation } from '../../src/services/representation.js';
-import type { InvalidationBus, TenantId } from '../../src/storage/ports.js';
-
-/** A bus whose connection the test controls, standing in for Redis or LISTEN/NOTIFY. */
-class SwitchableBus implements InvalidationBus {
-  connected = true;
-  readonly #changed: ((tenant: TenantId, name: string) => void)[] = [];
-  readonly #reset: (() => void)[] = [];
-  async publish(tenant: TenantId, name: string): Promise<void> {
-    for (const listener of this.#changed) listener(tenant, name);
-  }
-  subscribe(listener: (tenant: TenantId, name: string) => void): void {
-    this.#changed.push(listener);
-  }
-  subscribeReset(listener: () => void): void {
-    this.#reset.push(listener);
-  }
-  reset(): void {
-    for (const listener of this.#reset) listener();
-  }
-  async close(): Promise<void> {}
-}
+import { SwitchableBus } from '@pkg/testkit';
 
 function value(text: string) {
   return { representation: Representation.json({ text }, 'application/json'), value: { text } };
