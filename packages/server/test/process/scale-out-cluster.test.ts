@@ -96,6 +96,12 @@ describe.skipIf(!testPostgresUrl || !testRedisUrl)('two nodes on PostgreSQL + S3
     );
     expect(updated.body['dist-tags']).toEqual({ latest: '1.1.0' });
     expect(Object.keys(updated.body.versions)).toEqual(['1.0.0', '1.1.0']);
+    // B keeps its search response too; A's write reaches B's searchers within the same bound.
+    const searched = await readWithin(
+      () => request(`${b.url}/-/v1/search?text=shared`),
+      (res) => res.body.objects?.[0]?.package.version === '1.1.0',
+    );
+    expect(searched.body.objects.map((o: { package: { version: string } }) => o.package.version)).toEqual(['1.1.0']);
 
     // A dist-tag change on B reaches A's readers the same way.
     await request(`${a.url}/com.acme.shared`);
