@@ -18,6 +18,22 @@ blobStoreContract('filesystem', async () => {
 });
 
 describe('FsBlobStore on a shared directory', () => {
+  it("makes a package's directory on its first put, and again when it was removed from outside", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'pkg-fs-dirs-'));
+    try {
+      const store = new FsBlobStore(dir);
+      await store.init();
+      await store.put('com.example.a/com.example.a-1.0.0.tgz', Buffer.from('one'));
+      await rm(path.join(dir, 'com.example.a'), { recursive: true });
+      await store.put('com.example.a/com.example.a-1.0.1.tgz', Buffer.from('two'));
+      expect(await readdir(path.join(dir, 'com.example.a'))).toEqual(['com.example.a-1.0.1.tgz']);
+      expect((await store.readSmall('com.example.a/com.example.a-1.0.1.tgz'))?.toString()).toBe('two');
+      expect(await readdir(path.join(dir, '.incoming'))).toEqual([]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('cleans only temporary files older than the grace period (younger ones may be another node uploading)', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'pkg-fs-temp-'));
     try {

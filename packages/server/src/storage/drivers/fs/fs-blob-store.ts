@@ -9,8 +9,6 @@ import { OpenFileCache } from './open-files.js';
 const TEMP_DIR = '.incoming';
 /** Files kept open for repeated downloads (well under the usual limit of 1024 descriptors). */
 const OPEN_FILES = 256;
-/** Directories remembered as existing (a package's directory is made by its first publish). */
-const MADE_DIRS = 10_000;
 /** Largest blob readSmall returns whole; larger ones are streamed. */
 const SMALL_BLOB = 1024 * 1024;
 
@@ -22,7 +20,6 @@ const SMALL_BLOB = 1024 * 1024;
 export class FsBlobStore implements BlobStore {
   readonly root: string;
   readonly #openFiles = new OpenFileCache(OPEN_FILES);
-  readonly #madeDirs = new Set<string>();
 
   constructor(root: string) {
     this.root = path.resolve(root);
@@ -56,13 +53,6 @@ export class FsBlobStore implements BlobStore {
   async put(key: string, data: Buffer): Promise<void> {
     const target = this.#pathOf(key);
     const temp = path.join(this.root, TEMP_DIR, `${randomBytes(12).toString('hex')}.tmp`);
-    const dir = path.dirname(target);
-    // A publish waits on each file-system call in turn: skip the mkdir of directories made before.
-    if (!this.#madeDirs.has(dir)) {
-      await mkdir(dir, { recursive: true });
-      if (this.#madeDirs.size >= MADE_DIRS) this.#madeDirs.clear();
-      this.#madeDirs.add(dir);
-    }
     if (data.length <= SMALL_BLOB) await writeSmallFile(temp, data);
     else {
       const handle = await open(temp, 'w', 0o644);
@@ -75,10 +65,12 @@ export class FsBlobStore implements BlobStore {
     }
     this.#openFiles.evict(target);
     try {
+      // A publish waits on each file-system call in turn, and a package's directory exists after
+      // its first: make it only when the rename says it is missing (remembering the directories
+      // made cost memory in proportion to the registry, 2 MB at 10,000 packages).
       await rename(temp, target).catch(async (err: NodeJS.ErrnoException) => {
-        // The directory was removed from outside since it was made: make it again.
         if (err.code !== 'ENOENT') throw err;
-        await mkdir(dir, { recursive: true });
+        await mkdir(path.dirname(target), { recursive: true });
         await rename(temp, target);
       });
     } catch (err) {
