@@ -13,7 +13,15 @@ import { runPublishLoad } from './lib/publish-load.js';
 import { formatTable, tableRows } from './lib/report.js';
 import { login, publish, seedRegistry } from './lib/seed.js';
 import { manifestOf, publishBody, randomPayload, tarballWith } from './lib/tarballs.js';
-import { installVerdaccio, repoRoot, startCeiling, startOurs, startOursCluster, startVerdaccio } from './lib/targets.js';
+import {
+  installVerdaccio,
+  REGISTRY_NODE_FLAGS,
+  repoRoot,
+  startCeiling,
+  startOurs,
+  startOursCluster,
+  startVerdaccio,
+} from './lib/targets.js';
 import { benchWorkloads } from './lib/workloads.js';
 import { checkWrk, runWrk, writeWrkScript } from './lib/wrk.js';
 import { prepareScaleOut } from './lib/scale-out.js';
@@ -214,10 +222,13 @@ async function main() {
     log(
       `bench: ${options.packages} packages × ${options.versions} versions, ${options.duration} s × ${options.rounds} rounds, ${options.connections} connections, work dir ${workDir}`,
     );
+    log(`our server: node ${[...REGISTRY_NODE_FLAGS, 'pkg-registry serve'].join(' ')} (as npm start runs it)`);
     const all = benchWorkloads({ corpusNames: [] });
     const wanted = args.workloads ? new Set(args.workloads.split(',').map((s) => s.trim())) : undefined;
     for (const id of wanted ?? []) if (!all.some((w) => w.id === id)) throw new Error(`unknown workload '${id}'`);
 
+    const startEmbedded = () =>
+      startOurs({ dataDir: args.data ? path.resolve(args.data) : path.join(workDir, 'data'), workDir, cpuProfileDir: profileDir });
     // Our registry: the embedded default, or the scale-out drivers with one and two nodes.
     let seedTarget;
     if (args['scale-out']) {
@@ -243,11 +254,7 @@ async function main() {
       targets.unshift(first);
       seedTarget = first;
     } else {
-      const ours = await startOurs({
-        dataDir: args.data ? path.resolve(args.data) : path.join(workDir, 'data'),
-        workDir,
-        cpuProfileDir: profileDir,
-      });
+      const ours = await startEmbedded();
       targets.push(ours);
       seedTarget = ours;
     }
@@ -273,6 +280,18 @@ async function main() {
         `  ${seeded.publishes} publishes in ${seeded.seconds.toFixed(1)} s (${Math.round(seeded.publishes / seeded.seconds)}/s, 8 concurrent)`,
       );
       if (marker) writeFileSync(marker, JSON.stringify({ parameters: JSON.parse(seedParameters), seeded }));
+      if (!args['scale-out']) {
+        // Measure the server a reused data directory gets: one started on the registry. The one
+        // that took the seeding's publishes at full speed holds what they left behind (4–8 MiB of
+        // freed memory V8 and malloc keep), which no workload below would show otherwise.
+        log('  restarting our registry on the seeded data…');
+        await targets.pop().stop();
+        const ours = await startEmbedded();
+        await settle(ours.pids[0]);
+        ours.token = token;
+        targets.push(ours);
+        seedTarget = ours;
+      }
     }
     const workloads = benchWorkloads({ corpusNames: seeded.names }).filter((w) => !wanted || wanted.has(w.id));
 
@@ -347,6 +366,7 @@ async function main() {
       loadAverageAtEnd: load,
       mode: args['scale-out'] ? 'scale-out' : 'embedded',
       options,
+      nodeFlags: REGISTRY_NODE_FLAGS,
       seeded: { publishes: seeded.publishes, seconds: seeded.seconds },
       rows,
       runs: results,

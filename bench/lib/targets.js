@@ -13,6 +13,18 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 export const repoRoot = path.resolve(here, '../..');
 // BENCH_REGISTRY_BIN: another build of the server (say a worktree of an earlier commit), same harness.
 const REGISTRY_BIN = process.env.BENCH_REGISTRY_BIN ?? path.join(repoRoot, 'packages/server/bin/pkg-registry.js');
+/** Node's own flags as `npm start` gives them (the root package.json's start script), so the
+ * server is measured as it is started; BENCH_NODE_FLAGS (space-separated) replaces them. */
+export const REGISTRY_NODE_FLAGS =
+  process.env.BENCH_NODE_FLAGS !== undefined
+    ? process.env.BENCH_NODE_FLAGS.split(' ').filter(Boolean)
+    : nodeFlagsOfStartScript(JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')).scripts.start);
+
+function nodeFlagsOfStartScript(script) {
+  const words = script.trim().split(/\s+/);
+  if (words[0] !== 'node') throw new Error(`the start script does not run node: ${script}`);
+  return words.slice(1).filter((w) => w.startsWith('--'));
+}
 
 /** High enough never to refuse a benchmark request, so rate limiting is measured but not hit. */
 const NO_LIMIT = '1000000000';
@@ -45,6 +57,7 @@ function spawnServer(name, args, { logFile, env, cwd }) {
 export async function startOurs({ name = 'ours', dataDir, workDir, storageFlags = [], env = {}, cpuProfileDir }) {
   const port = await freePort();
   const args = [
+    ...REGISTRY_NODE_FLAGS,
     ...(cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`] : []),
     REGISTRY_BIN,
     'serve',
