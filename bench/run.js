@@ -228,7 +228,11 @@ async function main() {
     for (const id of wanted ?? []) if (!all.some((w) => w.id === id)) throw new Error(`unknown workload '${id}'`);
 
     const startEmbedded = () =>
-      startOurs({ dataDir: args.data ? path.resolve(args.data) : path.join(workDir, 'data'), workDir, cpuProfileDir: profileDir });
+      startOurs({
+        dataDir: args.data ? path.resolve(args.data) : path.join(workDir, 'data'),
+        workDir,
+        cpuProfileDir: profileDir,
+      });
     // Our registry: the embedded default, or the scale-out drivers with one and two nodes.
     let seedTarget;
     if (args['scale-out']) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import pino from 'pino';
 import type { FastifyBaseLogger } from 'fastify';
-import { RequestLog, loggerOptions } from '../../src/plugins/logging.js';
+import { RequestLog, loggerOptions, writesWithoutWaiting } from '../../src/plugins/logging.js';
 import type { RequestContext } from '../../src/context.js';
 
 function capture(): { lines: string[]; write(line: string): void } {
@@ -91,5 +91,25 @@ describe('request log lines', () => {
     const plain = { info: (fields: unknown) => void seen.push(fields) } as unknown as FastifyBaseLogger;
     new RequestLog(plain).write('req-2', 'GET', '/x', 200, 1, undefined, '::1');
     expect(seen).toEqual([{ reqId: 'req-2', method: 'GET', url: '/x', status: 200, ms: 1, ip: '::1' }]);
+  });
+});
+
+describe('writesWithoutWaiting', () => {
+  it('is true for a regular file, false for a directory or a descriptor that is not open', async () => {
+    const { mkdtempSync, openSync, closeSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const path = await import('node:path');
+    const dir = mkdtempSync(path.join(tmpdir(), 'pkg-log-fd-'));
+    const file = openSync(path.join(dir, 'log'), 'w');
+    const directory = openSync(dir, 'r');
+    try {
+      expect(writesWithoutWaiting(file)).toBe(true);
+      expect(writesWithoutWaiting(directory)).toBe(false);
+    } finally {
+      closeSync(file);
+      closeSync(directory);
+      rmSync(dir, { recursive: true });
+    }
+    expect(writesWithoutWaiting(file)).toBe(false);
   });
 });
