@@ -1,0 +1,50 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
+
+// The README's quick start: `npm start` at the root runs node with flags of its own
+// (docs/operations.md#memory); a flag node refuses would end it before it serves anything.
+describe('npm start', () => {
+  it('serves the registry with the start script of the root package.json', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'pkg-npm-start-'));
+    const env: NodeJS.ProcessEnv = {};
+    for (const [name, value] of Object.entries(process.env)) if (!name.startsWith('PKG_REGISTRY_')) env[name] = value;
+    const child = spawn('npm', ['start', '--silent'], {
+      cwd: repoRoot,
+      env: { ...env, PKG_REGISTRY_PORT: '0', PKG_REGISTRY_DATA: path.join(dir, 'data') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // Its own process group: npm and the server it starts are stopped together.
+      detached: true,
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    try {
+      const address = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no listening line; stderr: ${stderr}`)), 60_000);
+        child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+          stdout += chunk;
+          for (const line of stdout.split('\n')) {
+            if (!line.includes('"pkg-registry listening"')) continue;
+            clearTimeout(timer);
+            resolve(String((JSON.parse(line) as { address: string }).address));
+          }
+        });
+        child.once('exit', (code) => reject(new Error(`npm start ended with ${code}; stderr: ${stderr}`)));
+      });
+      const ping = await fetch(`${address}/-/ping`);
+      expect(ping.status).toBe(200);
+      expect(stderr).not.toMatch(/bad option|not allowed|Error/);
+    } finally {
+      if (child.pid !== undefined) process.kill(-child.pid, 'SIGTERM');
+      await exited;
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
