@@ -22,7 +22,7 @@ export interface RunRegistryCliOptions {
 }
 
 /** The environment of a child: this process's, without any PKG_REGISTRY_* a developer has set. */
-function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+export function registryChildEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) if (!name.startsWith('PKG_REGISTRY_')) env[name] = value;
   return { ...env, ...extra };
@@ -32,7 +32,7 @@ function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 export function runRegistryCli(args: string[], options: RunRegistryCliOptions = {}): Promise<CliRun> {
   const child = spawn(process.execPath, [REGISTRY_BIN, ...args], {
     cwd: options.cwd,
-    env: childEnv(options.env),
+    env: registryChildEnv(options.env),
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -94,7 +94,7 @@ export async function spawnRegistry(options: SpawnRegistryOptions = {}): Promise
   const group = options.command !== undefined;
   const child = spawn(command.file, [...command.args, ...serveArgs], {
     cwd: options.cwd,
-    env: childEnv(options.env),
+    env: registryChildEnv(options.env),
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: group,
   });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { REGISTRY_BIN } from '@pkg/testkit';
+import { REGISTRY_BIN, registryChildEnv } from '@pkg/testkit';
 
 // stdout redirected to a file is written synchronously, one write per turn of the event loop
 // (src/plugins/logging.ts); every other case of the log goes through a pipe in the other tests.
@@ -30,7 +30,7 @@ describe('the request log written into a file', () => {
     const child = spawn(
       process.execPath,
       [REGISTRY_BIN, 'serve', '--data', path.join(dir, 'data'), '--port', '0', '--rate-limit-anonymous', '0'],
-      { stdio: ['ignore', out.fd, 'pipe'] },
+      { stdio: ['ignore', out.fd, 'pipe'], env: registryChildEnv() },
     );
     await out.close();
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { registryChildEnv } from '@pkg/testkit';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
 
@@ -12,11 +13,9 @@ const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../
 describe('npm start', () => {
   it('serves the registry with the start script of the root package.json', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'pkg-npm-start-'));
-    const env: NodeJS.ProcessEnv = {};
-    for (const [name, value] of Object.entries(process.env)) if (!name.startsWith('PKG_REGISTRY_')) env[name] = value;
     const child = spawn('npm', ['start', '--silent'], {
       cwd: repoRoot,
-      env: { ...env, PKG_REGISTRY_PORT: '0', PKG_REGISTRY_DATA: path.join(dir, 'data') },
+      env: registryChildEnv({ PKG_REGISTRY_PORT: '0', PKG_REGISTRY_DATA: path.join(dir, 'data') }),
       stdio: ['ignore', 'pipe', 'pipe'],
       // Its own process group: npm and the server it starts are stopped together.
       detached: true,
