@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ERROR_CATALOGUE } from '@pkg/protocol';
 
-const doc = readFileSync(new URL('../../../docs/errors.md', import.meta.url), 'utf8');
+const doc = readFileSync(new URL('../../../../docs/errors.md', import.meta.url), 'utf8');
 
 /** Rows of the table under `## Codes`: code, status, error text, and the "when" text. */
 function documentedCodes(): { code: string; status: number; error: string; when: string }[] {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { SETTINGS, envName } from '@pkg/server';
 
-const doc = readFileSync(new URL('../../../docs/configuration.md', import.meta.url), 'utf8');
+const doc = readFileSync(new URL('../../../../docs/configuration.md', import.meta.url), 'utf8');
 
 /** The rows of the first table under `## Settings`, as cells with their code spans unwrapped. */
 function settingsRows(): { key: string; env: string; flag: string; default: string | undefined }[] {

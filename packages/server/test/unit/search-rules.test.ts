@@ -3,12 +3,12 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ProtocolError } from '@pkg/protocol';
 import { buildStoredPackage } from '@pkg/testkit';
-import { fillDays, parseDownloadPeriod } from '../src/search/download-periods.js';
-import { deriveSearchFields, personOf } from '../src/search/search-fields.js';
-import { parseSearchRequest, parseSearchText } from '../src/search/search-query.js';
-import { searchScore } from '../src/search/relevance.js';
-import { finalScore, maintenanceScore, popularityScore, qualityScore } from '../src/search/scoring.js';
-import { BudgetLru } from '../src/storage/budget-lru.js';
+import { fillDays, parseDownloadPeriod } from '../../src/search/download-periods.js';
+import { deriveSearchFields, personOf } from '../../src/search/search-fields.js';
+import { parseSearchRequest, parseSearchText } from '../../src/search/search-query.js';
+import { searchScore } from '../../src/search/relevance.js';
+import { finalScore, maintenanceScore, popularityScore, qualityScore } from '../../src/search/scoring.js';
+import { BudgetLru } from '../../src/storage/budget-lru.js';
 
 const DAY_MS = 86_400_000;
 const NOW = new Date('2025-06-01T00:00:00Z');

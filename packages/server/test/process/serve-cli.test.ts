@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request, runRegistryCli, spawnRegistry } from '@pkg/testkit';
 
 // Spawns the built binary: run `npm run build` first.
-const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
+const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
 
 let dir: string;
 beforeAll(async () => {

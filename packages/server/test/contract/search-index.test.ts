@@ -10,10 +10,10 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStorage, loadConfig, type Storage } from '@pkg/server';
 import { buildStoredPackage, freshPostgresSchema, seedPackage, testPostgresUrl } from '@pkg/testkit';
-import { deriveSearchFields, maintainerKeys } from '../src/search/search-fields.js';
-import { parseSearchText, type SearchQuery } from '../src/search/search-query.js';
-import { rankPackages, relevanceTier, type RankedPackage } from '../src/search/relevance.js';
-import { scorePackage } from '../src/search/scoring.js';
+import { deriveSearchFields, maintainerKeys } from '../../src/search/search-fields.js';
+import { parseSearchText, type SearchQuery } from '../../src/search/search-query.js';
+import { rankPackages, relevanceTier, type RankedPackage } from '../../src/search/relevance.js';
+import { scorePackage } from '../../src/search/scoring.js';
 
 const NOW = new Date('2025-06-01T12:00:00Z');
 

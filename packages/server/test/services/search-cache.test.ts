@@ -5,10 +5,10 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStorage, loadConfig, type Storage } from '@pkg/server';
 import { buildStoredPackage, seedPackage, SwitchableBus } from '@pkg/testkit';
-import { serverDeps } from '../src/deps.js';
-import { parseSearchText } from '../src/search/search-query.js';
-import { SearchService } from '../src/services/search-service.js';
-import type { SearchIndex } from '../src/storage/ports.js';
+import { serverDeps } from '../../src/deps.js';
+import { parseSearchText } from '../../src/search/search-query.js';
+import { SearchService } from '../../src/services/search-service.js';
+import type { SearchIndex } from '../../src/storage/ports.js';
 
 let dataDir: string;
 let first: Storage;

@@ -1,8 +1,8 @@
 /** The SQLite search statements are prepared once per query shape: a shape must fix the SQL. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseSearchText } from '../src/search/search-query.js';
-import { compileSearch } from '../src/storage/drivers/sqlite/sqlite-search-sql.js';
+import { parseSearchText } from '../../src/search/search-query.js';
+import { compileSearch } from '../../src/storage/drivers/sqlite/sqlite-search-sql.js';
 
 const token = fc.oneof(
   fc.constantFrom('ui', 'a', 'shader', 'com.acme', 'input-sys', 'c++', 'x1', 'déjà', 'ab.c', '"q"'),

@@ -100,19 +100,28 @@ describe('no 500, no stack trace for odd requests', () => {
 
 describe('secrets at rest', () => {
   it('tokens are 256 random bits, and the database holds only their hash and only a password hash', async () => {
-    const password = 'a-very-recognisable-password-123';
-    const res = await request(loginUrl('at-rest'), { method: 'PUT', body: { name: 'at-rest', password } });
-    const token: string = res.body.token;
-    expect(Buffer.from(token, 'base64url')).toHaveLength(32);
+    // Reads the database file itself, so on the embedded profile whatever the suite's profile.
+    const embedded = await startRegistry({ profile: 'embedded' });
+    try {
+      const password = 'a-very-recognisable-password-123';
+      const res = await request(`${embedded.url}/-/user/org.couchdb.user:at-rest`, {
+        method: 'PUT',
+        body: { name: 'at-rest', password },
+      });
+      const token: string = res.body.token;
+      expect(Buffer.from(token, 'base64url')).toHaveLength(32);
 
-    const file = path.join(registry.dataDir, 'registry.db');
-    const bytes = Buffer.concat([await readFile(file), await readFile(`${file}-wal`).catch(() => Buffer.alloc(0))]).toString(
-      'latin1',
-    );
-    expect(bytes).not.toContain(token);
-    expect(bytes).not.toContain(password);
-    expect(bytes).toContain(createHash('sha256').update(token).digest('hex'));
-    expect((await registry.storage.metadata.getUser('', 'at-rest'))!.passwordHash).toMatch(/^scrypt\$32768\$8\$1\$/);
+      const file = path.join(embedded.dataDir, 'registry.db');
+      const bytes = Buffer.concat([await readFile(file), await readFile(`${file}-wal`).catch(() => Buffer.alloc(0))]).toString(
+        'latin1',
+      );
+      expect(bytes).not.toContain(token);
+      expect(bytes).not.toContain(password);
+      expect(bytes).toContain(createHash('sha256').update(token).digest('hex'));
+      expect((await embedded.storage.metadata.getUser('', 'at-rest'))!.passwordHash).toMatch(/^scrypt\$32768\$8\$1\$/);
+    } finally {
+      await embedded.close();
+    }
   });
 
   it('two accounts with the same password get different hashes (per-user salt)', async () => {

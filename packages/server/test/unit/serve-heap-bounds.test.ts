@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { serve, type ServeIo } from '../src/serve.js';
+import { serve, type ServeIo } from '../../src/serve.js';
 
 let dir: string;
 beforeEach(async () => {

@@ -11,20 +11,20 @@ import {
   testRedisUrl,
   type TestS3,
 } from '@pkg/testkit';
-import { ConfigError, loadConfig } from '../src/config/config.js';
-import { collectOrphanBlobs, createStorage } from '../src/storage/create-storage.js';
-import { blobKeyFor } from '../src/storage/blob-keys.js';
-import { FsBlobStore } from '../src/storage/drivers/fs/fs-blob-store.js';
-import { POSTGRES_MIGRATIONS } from '../src/storage/drivers/postgres/migrations.js';
-import { POSTGRES_DOWNLOAD_MIGRATIONS } from '../src/storage/drivers/postgres/postgres-download-counts.js';
-import { PostgresInvalidationBus } from '../src/storage/drivers/postgres/postgres-invalidation-bus.js';
-import { POSTGRES_SEARCH_MIGRATIONS } from '../src/storage/drivers/postgres/postgres-search-index.js';
-import { PostgresMetadataStore } from '../src/storage/drivers/postgres/postgres-metadata-store.js';
-import { RedisInvalidationBus } from '../src/storage/drivers/redis/redis-invalidation-bus.js';
-import { S3BlobStore } from '../src/storage/drivers/s3/s3-blob-store.js';
-import { SqliteMetadataStore } from '../src/storage/drivers/sqlite/sqlite-metadata-store.js';
-import { LocalInvalidationBus } from '../src/storage/memory-invalidation-bus.js';
-import { stored } from './contract/metadata-store.contract.js';
+import { ConfigError, loadConfig } from '../../src/config/config.js';
+import { collectOrphanBlobs, createStorage } from '../../src/storage/create-storage.js';
+import { blobKeyFor } from '../../src/storage/blob-keys.js';
+import { FsBlobStore } from '../../src/storage/drivers/fs/fs-blob-store.js';
+import { POSTGRES_MIGRATIONS } from '../../src/storage/drivers/postgres/migrations.js';
+import { POSTGRES_DOWNLOAD_MIGRATIONS } from '../../src/storage/drivers/postgres/postgres-download-counts.js';
+import { PostgresInvalidationBus } from '../../src/storage/drivers/postgres/postgres-invalidation-bus.js';
+import { POSTGRES_SEARCH_MIGRATIONS } from '../../src/storage/drivers/postgres/postgres-search-index.js';
+import { PostgresMetadataStore } from '../../src/storage/drivers/postgres/postgres-metadata-store.js';
+import { RedisInvalidationBus } from '../../src/storage/drivers/redis/redis-invalidation-bus.js';
+import { S3BlobStore } from '../../src/storage/drivers/s3/s3-blob-store.js';
+import { SqliteMetadataStore } from '../../src/storage/drivers/sqlite/sqlite-metadata-store.js';
+import { LocalInvalidationBus } from '../../src/storage/memory-invalidation-bus.js';
+import { stored } from '../contract/metadata-store.contract.js';
 
 let dataDir: string;
 beforeAll(async () => {

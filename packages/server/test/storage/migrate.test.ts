@@ -12,13 +12,13 @@ import {
   type TestPostgres,
   type TestS3,
 } from '@pkg/testkit';
-import { migrateCommand } from '../src/admin/migrate-command.js';
-import { loadConfig } from '../src/config/config.js';
-import { blobKeyFor, sigstoreKeyFor } from '../src/storage/blob-keys.js';
-import { createStorage, type Storage } from '../src/storage/create-storage.js';
-import { FsBlobStore } from '../src/storage/drivers/fs/fs-blob-store.js';
-import type { StoredPackage, TenantId } from '../src/storage/ports.js';
-import { stored, tenant, token, user } from './contract/metadata-store.contract.js';
+import { migrateCommand } from '../../src/admin/migrate-command.js';
+import { loadConfig } from '../../src/config/config.js';
+import { blobKeyFor, sigstoreKeyFor } from '../../src/storage/blob-keys.js';
+import { createStorage, type Storage } from '../../src/storage/create-storage.js';
+import { FsBlobStore } from '../../src/storage/drivers/fs/fs-blob-store.js';
+import type { StoredPackage, TenantId } from '../../src/storage/ports.js';
+import { stored, tenant, token, user } from '../contract/metadata-store.contract.js';
 
 function runMigrate(args: string[]) {
   let stdout = '';
