@@ -1,3 +1,5 @@
+import type { SupportedEngine } from './engine-fields.js';
+
 /** Wire types of the npm registry protocol as this registry speaks it. */
 
 export interface Person {
@@ -27,6 +29,12 @@ export interface VersionRecord {
   /** Minimum Unity editor, `<major>.<minor>`. */
   unity?: string;
   unityRelease?: string;
+  /** Minimum Godot version, `<major>.<minor>`; `godotMax` the newest minor supported. */
+  godot?: string;
+  godotMax?: string;
+  /** Minimum Unreal Engine version, `<major>.<minor>`; `unrealMax` the newest minor supported. */
+  unreal?: string;
+  unrealMax?: string;
   dependencies?: Record<string, string>;
   deprecated?: string;
   dist: Dist;
@@ -103,6 +111,8 @@ export interface SearchObject {
     maintainers: SearchPerson[];
     /** Read by the Unity Editor (as Verdaccio serves it). */
     time: { modified: string };
+    /** The engines the shown version supports (absent in entries indexed before engines were recorded). */
+    engines?: SupportedEngine[];
   };
   score: { final: number; detail: { quality: number; popularity: number; maintenance: number } };
   searchScore: number;

@@ -23,6 +23,7 @@ export function searchPackageObject(fields: SearchFields): SearchObject['package
     ...(fields.publisher ? { publisher: fields.publisher } : {}),
     maintainers: fields.maintainers,
     time: { modified: fields.modified },
+    engines: fields.engines,
   };
 }
 

@@ -4,8 +4,8 @@
  * drivers can only differ in how they match and sort, never in what they match.
  */
 import semver from 'semver';
-import type { PackageDocument, Person, SearchPerson, VersionRecord } from '@pkg/protocol';
-import { sortVersions } from '@pkg/protocol';
+import type { PackageDocument, Person, SearchPerson, SupportedEngine, VersionRecord } from '@pkg/protocol';
+import { sortVersions, supportedEngines } from '@pkg/protocol';
 import type { StoredPackage } from '../storage/ports.js';
 import { qualityScore } from './scoring.js';
 
@@ -51,6 +51,8 @@ export interface SearchFields {
   releaseTimes: number[];
   /** Metadata completeness in [0, 1] (see scoring.ts). */
   quality: number;
+  /** The engines `version` supports. */
+  engines: SupportedEngine[];
   texts: SearchTexts;
 }
 
@@ -107,6 +109,7 @@ export function deriveSearchFields(stored: StoredPackage): SearchFields | null {
     ...(deprecated !== undefined ? { deprecated } : {}),
     unstable: isUnstable(version),
     releaseTimes,
+    engines: supportedEngines(record),
     quality: qualityScore({
       description,
       name: doc.name,

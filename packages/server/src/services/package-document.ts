@@ -11,7 +11,7 @@ export function tarballPath(name: string, version: string): string {
   return `${name}/-/${tarballFileName(name, version)}`;
 }
 
-/** Fields of a version record that installers need (npm's "corgi" form), plus the Unity ones. */
+/** Fields of a version record that installers need (npm's "corgi" form), plus the engine ones. */
 const INSTALL_FIELDS = [
   'name',
   'version',
@@ -34,6 +34,10 @@ const INSTALL_FIELDS = [
   'hasInstallScript',
   'unity',
   'unityRelease',
+  'godot',
+  'godotMax',
+  'unreal',
+  'unrealMax',
 ] as const;
 
 /** A version record as clients see it: `dist.tarball` made absolute. */

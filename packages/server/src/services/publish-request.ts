@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ProtocolError, isSemver, isUnityMinVersion, isUnityRelease } from '@pkg/protocol';
+import { ProtocolError, isSemver, isUnityMinVersion, isUnityRelease, minorEngineFieldProblem } from '@pkg/protocol';
 import { checkTagName } from './dist-tag-rules.js';
 import { isObject } from './json-shapes.js';
 
@@ -117,6 +117,10 @@ function checkManifest(name: string, version: string, manifest: Record<string, u
     if (!isUnityRelease(manifest.unityRelease)) {
       throw invalid(`'unityRelease' must look like <patch><a|b|f|p><build>, e.g. 0f1`);
     }
+  }
+  for (const engine of ['godot', 'unreal'] as const) {
+    const problem = minorEngineFieldProblem(manifest, engine);
+    if (problem) throw invalid(problem);
   }
   if (manifest.dependencies !== undefined && !isStringMap(manifest.dependencies)) {
     throw invalid(`'dependencies' must map package names to version strings`);

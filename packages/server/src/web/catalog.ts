@@ -1,4 +1,4 @@
-import type { SearchObject } from '@pkg/protocol';
+import type { SearchObject, SupportedEngine } from '@pkg/protocol';
 import { parseSearchText } from '../search/search-query.js';
 import { addDays, utcDay } from '../search/utc-days.js';
 import type { SearchService } from '../services/search-service.js';
@@ -17,6 +17,8 @@ export interface PackageSummary {
   updated: string;
   /** Downloads over the last 7 days. */
   weeklyDownloads: number;
+  /** Empty for packages indexed before engines were recorded (their next publish adds them). */
+  engines: SupportedEngine[];
 }
 
 export interface WeekCount {
@@ -86,5 +88,6 @@ function toSummary(object: SearchObject): PackageSummary {
     author: personName(pkg.author),
     updated: object.updated,
     weeklyDownloads: object.downloads.weekly,
+    engines: Array.isArray(pkg.engines) ? pkg.engines : [],
   };
 }

@@ -1,4 +1,11 @@
-import { maxSatisfying, sortVersions, type PackageDocument, type VersionRecord } from '@pkg/protocol';
+import {
+  maxSatisfying,
+  sortVersions,
+  supportedEngines,
+  type PackageDocument,
+  type SupportedEngine,
+  type VersionRecord,
+} from '@pkg/protocol';
 import type { MetadataStore, StoredPackage, TenantId } from '../storage/ports.js';
 import { installSnippet, type InstallSnippet } from './install-snippet.js';
 import { keywordsOf, latestVersionOf, personName, repositoryUrl } from './package-facts.js';
@@ -32,8 +39,8 @@ export interface PackageView {
   versions: VersionRow[];
   distTags: [string, string][];
   dependencies: DependencyRow[];
-  /** Minimum Unity editor, e.g. `2021.3` or `2021.3.0f1`. */
-  unity: string | undefined;
+  /** The engines the version supports, with the versions (Unity: `2021.3.0f1`; none named: Unity, any version). */
+  engines: SupportedEngine[];
   license: string;
   maintainers: string[];
   author: string;
@@ -77,6 +84,7 @@ export class PackageViews {
       dependencies.push({ name: dep, range: String(range), hosted: (await lookup(dep)) !== undefined });
     }
     const scopes = await hostedClosure(record, lookup);
+    const engines = supportedEngines(record);
 
     return {
       name,
@@ -91,7 +99,7 @@ export class PackageViews {
         a === 'latest' ? -1 : b === 'latest' ? 1 : a.localeCompare(b),
       ),
       dependencies,
-      unity: unityOf(record),
+      engines,
       license: typeof (record.license ?? doc.license) === 'string' ? String(record.license ?? doc.license) : '',
       maintainers: (doc.maintainers ?? []).map(personName).filter(Boolean),
       author: personName(record.author ?? doc.author),
@@ -99,7 +107,7 @@ export class PackageViews {
       homepage: safeHttpUrl(record.homepage ?? doc.homepage),
       repository: repositoryUrl(record.repository ?? doc.repository),
       published: doc.time?.[shown] ?? '',
-      install: installSnippet(baseUrl, name, shown, scopes),
+      install: installSnippet(baseUrl, name, shown, scopes, engines),
     };
   }
 }
@@ -155,11 +163,4 @@ function versionRows(doc: PackageDocument): VersionRow[] {
 function readmeOf(record: VersionRecord, doc: PackageDocument): string {
   const own = typeof record.readme === 'string' ? record.readme : '';
   return own.length > 0 ? own : typeof doc.readme === 'string' ? doc.readme : '';
-}
-
-function unityOf(record: VersionRecord): string | undefined {
-  if (typeof record.unity !== 'string' || record.unity.length === 0) return undefined;
-  return typeof record.unityRelease === 'string' && record.unityRelease.length > 0
-    ? `${record.unity}.${record.unityRelease}`
-    : record.unity;
 }

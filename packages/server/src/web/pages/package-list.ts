@@ -1,3 +1,4 @@
+import type { SupportedEngine } from '@pkg/protocol';
 import type { PackageSummary } from '../catalog.js';
 import { html, type SafeHtml } from '../html.js';
 import { isoDate } from '../package-facts.js';
@@ -17,6 +18,7 @@ function packageItem(pkg: PackageSummary): SafeHtml {
     <a class="name" href="${packagePath(pkg.name)}">${pkg.displayName ?? pkg.name}</a>
     ${pkg.displayName ? html` <span class="meta">${pkg.name}</span>` : ''}
     <span class="meta">${pkg.version}</span>
+    ${pkg.engines.length > 0 ? html` <span class="meta engines">${pkg.engines.map(engineLabel).join(' · ')}</span>` : ''}
     ${pkg.description ? html`<p>${pkg.description}</p>` : ''}
     <p class="meta">
       ${pkg.author ? html`${pkg.author} · ` : ''}${updated ? html`updated <time datetime="${pkg.updated}">${updated}</time>` : ''}${html` ·
@@ -30,4 +32,13 @@ function packageItem(pkg: PackageSummary): SafeHtml {
         : ''
     }
   </li>`;
+}
+
+const NAMES: Record<SupportedEngine['engine'], string> = { unity: 'Unity', godot: 'Godot', unreal: 'Unreal Engine' };
+
+/** `Unity 2021.3+`, `Godot 4.2–4.3`, `Unreal Engine 5.3`, `Unity`: short enough for a list. */
+function engineLabel(e: SupportedEngine): string {
+  if (e.min === undefined) return NAMES[e.engine];
+  if (e.max === undefined) return `${NAMES[e.engine]} ${e.min}+`;
+  return e.max === e.min ? `${NAMES[e.engine]} ${e.min}` : `${NAMES[e.engine]} ${e.min}–${e.max}`;
 }

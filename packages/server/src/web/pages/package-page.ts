@@ -1,3 +1,4 @@
+import type { SupportedEngine } from '@pkg/protocol';
 import type { WeekCount } from '../catalog.js';
 import { downloadChart } from '../download-chart.js';
 import { html, type SafeHtml } from '../html.js';
@@ -7,6 +8,15 @@ import { renderReadme } from '../readme.js';
 import { layout } from './layout.js';
 import type { PageContext } from './page-context.js';
 import { packagePath, searchPath } from './urls.js';
+
+const ENGINE_NAMES: Record<SupportedEngine['engine'], string> = { unity: 'Unity', godot: 'Godot', unreal: 'Unreal Engine' };
+
+/** `2021.3.0f1 or newer`, `4.2 to 4.3`, `5.3 only`, `any version`. */
+function engineVersions(e: SupportedEngine): string {
+  if (e.min === undefined) return 'any version';
+  if (e.max === undefined) return `${e.min} or newer`;
+  return e.max === e.min ? `${e.min} only` : `${e.min} to ${e.max}`;
+}
 
 /** Versions listed before the rest is folded away. */
 const VERSIONS_SHOWN = 15;
@@ -31,8 +41,11 @@ export function packagePage(ctx: PageContext, view: PackageView, downloads: Week
         <section aria-labelledby="facts-h">
           <h2 id="facts-h">Details</h2>
           <dl class="facts">
-            <dt>Unity</dt>
-            <dd>${view.unity ? html`${view.unity} or newer` : 'any version'}</dd>
+            ${view.engines.map(
+              (e) =>
+                html`<dt>${ENGINE_NAMES[e.engine]}</dt>
+                  <dd>${engineVersions(e)}</dd>`,
+            )}
             <dt>License</dt>
             <dd>${view.license || 'none given'}</dd>
             ${
@@ -116,23 +129,33 @@ export function packagePage(ctx: PageContext, view: PackageView, downloads: Week
 function installBox(view: PackageView): SafeHtml {
   return html`<section aria-labelledby="install-h" class="install">
     <h2 id="install-h">Install</h2>
-    <div class="copyable">
-      <div class="copy-row">
-        <h3 id="cmd-h">With pkg</h3>
-        <button
-          type="button"
-          class="secondary small"
-          data-copy="install-command"
-          data-label="command"
-          aria-describedby="cmd-h"
-          hidden
-        >
-          Copy
-        </button>
-      </div>
-      <pre><code id="install-command">${view.install.command}</code></pre>
-    </div>
-    <div class="copyable">
+    ${view.install.commands.map((c) => {
+      // Unity's line keeps the id it always had; the others are named after their engine.
+      const id = c.engine === 'unity' ? 'install-command' : `install-command-${c.engine}`;
+      return html`<div class="copyable">
+        <div class="copy-row">
+          <h3 id="${id}-h">${view.install.commands.length > 1 ? c.label : 'With pkg'}</h3>
+          <button
+            type="button"
+            class="secondary small"
+            data-copy="${id}"
+            data-label="command"
+            aria-describedby="${id}-h"
+            hidden
+          >
+            Copy
+          </button>
+        </div>
+        <pre><code id="${id}">${c.command}</code></pre>
+      </div>`;
+    })}
+    ${view.install.manifest === undefined ? '' : manifestBox(view.install.manifest)}
+    <p id="copy-status" class="copy-status" role="status" aria-live="polite"></p>
+  </section>`;
+}
+
+function manifestBox(manifest: string): SafeHtml {
+  return html`<div class="copyable">
       <div class="copy-row">
         <h3 id="manifest-h">In Packages/manifest.json</h3>
         <button
@@ -146,11 +169,9 @@ function installBox(view: PackageView): SafeHtml {
           Copy
         </button>
       </div>
-      <pre><code id="install-manifest">${view.install.manifest}</code></pre>
+      <pre><code id="install-manifest">${manifest}</code></pre>
       <p class="hint">Merge the scoped registry and the dependency into your project's manifest.</p>
-    </div>
-    <p id="copy-status" class="copy-status" role="status" aria-live="polite"></p>
-  </section>`;
+    </div>`;
 }
 
 function dependencies(view: PackageView): SafeHtml {
