@@ -1,16 +1,18 @@
 import { REGISTRY_OPTION, type Command } from './types.js';
-import { ENGINE_OPTION, nameList } from '../project/options.js';
+import { ENGINE_OPTION, ENGINE_VERSION_OPTION, FORCE_OPTION, nameList } from '../project/options.js';
 
 interface AddOptions {
   registry?: string;
   engine?: string;
+  engineVersion?: string;
+  force?: boolean;
 }
 
 export const add: Command<AddOptions> = {
   name: 'add',
   summary: 'Add packages to the project, at the newest version its editor supports',
   description:
-    "Add packages to the project's manifest. Without a version, the newest version compatible with the project's editor is chosen (not simply `latest`). The registry's scoped-registry entry is created or completed with each package and every dependency the registry serves.",
+    "Add packages to the project's manifest. Without a version, the newest version compatible with the project's editor is chosen (not simply `latest`). The registry's scoped-registry entry is created or completed with each package and every dependency the registry serves. In a Godot or Unreal project, the packages are installed into addons/ or Plugins/, enabled in the project file and locked in pkg-lock.json.",
   arguments: [
     {
       name: 'package',
@@ -19,7 +21,7 @@ export const add: Command<AddOptions> = {
       variadic: true,
     },
   ],
-  options: [REGISTRY_OPTION, ENGINE_OPTION],
+  options: [REGISTRY_OPTION, ENGINE_OPTION, ENGINE_VERSION_OPTION, FORCE_OPTION],
   examples: [
     'pkg add com.vendor.input',
     'pkg add com.vendor.input@1.2.0 com.vendor.audio@beta',

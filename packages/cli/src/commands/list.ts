@@ -1,9 +1,10 @@
 import { REGISTRY_OPTION, type Command } from './types.js';
-import { ENGINE_OPTION, GLOBAL_OPTION } from '../project/options.js';
+import { ENGINE_OPTION, ENGINE_VERSION_OPTION, GLOBAL_OPTION } from '../project/options.js';
 
 interface ListOptions {
   registry?: string;
   engine?: string;
+  engineVersion?: string;
   global?: boolean;
   outdated?: boolean;
 }
@@ -18,6 +19,7 @@ export const list: Command<ListOptions> = {
     GLOBAL_OPTION,
     REGISTRY_OPTION,
     ENGINE_OPTION,
+    ENGINE_VERSION_OPTION,
   ],
   examples: ['pkg list', 'pkg list --outdated', 'pkg list --json', 'pkg list --global'],
   async run(ctx, { options }) {

@@ -1,5 +1,5 @@
 import { REGISTRY_OPTION, type Command } from './types.js';
-import { ENGINE_OPTION, GLOBAL_OPTION, SAVE_OPTION, nameList, saveOption, type SaveValue } from '../project/options.js';
+import { ENGINE_OPTION, ENGINE_VERSION_OPTION, FORCE_OPTION, GLOBAL_OPTION, SAVE_OPTION, nameList, saveOption, type SaveValue } from '../project/options.js';
 
 interface UpdateOptions {
   dryRun?: boolean;
@@ -8,6 +8,8 @@ interface UpdateOptions {
   save?: SaveValue;
   latest?: boolean;
   engine?: string;
+  engineVersion?: string;
+  force?: boolean;
 }
 
 export const update: Command<UpdateOptions> = {
@@ -23,6 +25,8 @@ export const update: Command<UpdateOptions> = {
     SAVE_OPTION,
     { flags: '--latest', description: 'allow new major versions (by default updates stay within the current major)' },
     ENGINE_OPTION,
+    ENGINE_VERSION_OPTION,
+    FORCE_OPTION,
   ],
   examples: [
     'pkg update',

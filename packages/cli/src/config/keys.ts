@@ -33,6 +33,13 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
     default: 30,
     parse: (value) => integerIn(value, 'timeout', 1, 600),
   },
+  {
+    key: 'engineVersion',
+    description:
+      'Engine version for projects that do not state one (an Unreal project of a source-built engine, e.g. 5.3); --engine-version overrides it. Empty: none.',
+    default: '',
+    parse: (value) => value.trim(),
+  },
 ];
 
 export function configKey(key: string): ConfigKey {

@@ -4,6 +4,7 @@
  */
 import type { VersionRecord } from '@pkg/protocol';
 import type { ProjectFs } from '../files/project-fs.js';
+import type { EngineInstaller } from './installer.js';
 
 /** One entry of a manifest's `scopedRegistries`: which package names come from which registry. */
 export interface ScopedRegistry {
@@ -85,4 +86,12 @@ export interface Engine {
   isCompatible(record: VersionRecord, version: EngineVersion): boolean;
   /** The engine version `record` asks for, as a person reads it (`2022.3.10f1`); null for none. */
   requirementOf(record: VersionRecord): string | null;
+  /** True when `text` is an engine version of this engine, for `--engine-version` and `engineVersion`. */
+  isVersionText(text: string): boolean;
+  /**
+   * Present for engines whose packages `pkg` installs itself (Godot, Unreal): the engine reads
+   * only a folder of files, so `pkg` extracts packages into the project, edits the project file
+   * and keeps a lock. Absent for Unity, whose Package Manager installs what the manifest lists.
+   */
+  readonly installer?: EngineInstaller;
 }

@@ -5,12 +5,14 @@ import path from 'node:path';
 import type { ProjectFs } from '../files/project-fs.js';
 import type { Engine } from './engine.js';
 import { ClientError } from '../output/errors.js';
+import { godotEngine } from './godot/godot-engine.js';
 import { unityEngine } from './unity/unity-engine.js';
+import { unrealEngine } from './unreal/unreal-engine.js';
 
 export type { Engine, EngineVersion, ManifestChange, ManifestFile, ProjectManifest, ScopedRegistry } from './engine.js';
 
 /** Every supported engine, in the order detection tries them. */
-export const ENGINES: readonly Engine[] = [unityEngine];
+export const ENGINES: readonly Engine[] = [unityEngine, godotEngine, unrealEngine];
 
 export interface SelectedEngine {
   engine: Engine;
@@ -25,7 +27,7 @@ export function engineById(id: string): Engine | undefined {
 /**
  * Finds the project that contains `start` (it or the nearest folder above it that an engine
  * recognises) and its engine. `forced` (from `--engine`) picks the engine by name; the project is
- * then the nearest folder holding that engine's manifest, or `start` itself.
+ * then the nearest folder that engine recognises, else the nearest holding its manifest, else `start`.
  */
 export async function selectEngine(start: string, fs: ProjectFs, forced?: string): Promise<SelectedEngine> {
   const dirs = ancestors(path.resolve(start));
@@ -38,6 +40,9 @@ export async function selectEngine(start: string, fs: ProjectFs, forced?: string
       });
     }
     for (const dir of dirs) {
+      if (await engine.detect(dir, fs)) return { engine, project: dir };
+    }
+    for (const dir of dirs) {
       if (await fs.isFile(path.join(dir, engine.manifestRelativePath))) return { engine, project: dir };
     }
     return { engine, project: dirs[0]! };
@@ -48,7 +53,7 @@ export async function selectEngine(start: string, fs: ProjectFs, forced?: string
     }
   }
   throw new ClientError('NO_ENGINE_DETECTED', {
-    hint: `Run pkg inside a project (Unity: a folder with Assets/, ProjectSettings/ and Packages/manifest.json). Supported engines: ${ENGINES.map((e) => e.id).join(', ')}`,
+    hint: `Run pkg inside a project (Unity: a folder with Assets/, ProjectSettings/ and Packages/manifest.json; Godot 4: project.godot; Unreal Engine 5: one .uproject). Supported engines: ${ENGINES.map((e) => e.id).join(', ')}`,
   });
 }
 

@@ -15,6 +15,8 @@ export interface ProjectFs {
    * so a reader such as the Unity editor sees the old bytes or the new, never half a file.
    */
   writeTextAtomic(file: string, text: string): Promise<void>;
+  /** The names of the entries of `dir`; empty when it does not exist. */
+  listDir(dir: string): Promise<string[]>;
 }
 
 export function projectFs(fs: FileSystem): ProjectFs {
@@ -31,5 +33,6 @@ export function projectFs(fs: FileSystem): ProjectFs {
     isFile: (file) => is(file, 'file'),
     isDirectory: (dir) => is(dir, 'dir'),
     writeTextAtomic: (file, text) => writeFileAtomic(fs, file, text),
+    listDir: (dir) => fs.readdir(dir).catch(() => []),
   };
 }

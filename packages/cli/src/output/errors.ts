@@ -114,6 +114,34 @@ export const CLIENT_ERRORS = {
   UNSAFE_TARBALL: { exit: EXIT.FAILED, message: 'Refusing to extract a tarball with unsafe entries' },
   APPLY_FAILED: { exit: EXIT.FAILED, message: 'The change could not be applied' },
   GLOBAL_NOT_INSTALLED: { exit: EXIT.FAILED, message: 'package not installed globally' },
+  // Engines whose packages pkg installs itself (Godot, Unreal): docs/engines.md.
+  ENGINE_VERSION_REQUIRED: {
+    exit: EXIT.FAILED,
+    message: 'The project does not say its engine version',
+    hint: 'Give it with --engine-version <major>.<minor>, or set it with `pkg config set engineVersion <major>.<minor>`.',
+  },
+  INVALID_ENGINE_VERSION: { exit: EXIT.USAGE, message: 'Invalid engine version' },
+  UNREAL_PROJECT_AMBIGUOUS: {
+    exit: EXIT.FAILED,
+    message: 'The folder holds more than one .uproject file',
+    hint: 'Run pkg in a folder with exactly one .uproject file.',
+  },
+  PACKAGE_LAYOUT_INVALID: { exit: EXIT.FAILED, message: 'The package is not laid out for the project’s engine' },
+  TARGET_EXISTS: {
+    exit: EXIT.FAILED,
+    message: 'A package’s folder exists but pkg-lock.json does not list it',
+    hint: 'Move the folder away (it may be a copy installed by hand), then run pkg again; nothing was changed.',
+  },
+  LOCAL_CHANGES: {
+    exit: EXIT.FAILED,
+    message: 'Files of an installed package were changed by hand',
+    hint: 'Keep a copy of your changes, or run again with --force: the package folders are backed up first.',
+  },
+  LOCK_INVALID: {
+    exit: EXIT.FAILED,
+    message: 'pkg-lock.json is invalid',
+    hint: 'Restore it from version control, or delete it and run `pkg install` to resolve the packages again.',
+  },
 } as const satisfies Record<string, CatalogueEntry>;
 
 export type ClientErrorCode = keyof typeof CLIENT_ERRORS;

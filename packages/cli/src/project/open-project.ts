@@ -1,4 +1,5 @@
 import type { CommandContext } from '../context.js';
+import { ClientError } from '../output/errors.js';
 import { selectEngine, type Engine, type EngineVersion, type ManifestFile } from '../engines/index.js';
 import { projectFs, type ProjectFs } from '../files/project-fs.js';
 import type { VersionRecord } from '@pkg/protocol';
@@ -16,11 +17,40 @@ export interface OpenProject {
   engineLabel: string;
 }
 
-/** Finds the project around the working directory and reads it; warns when compatibility checks are off. */
-export async function openProject(ctx: CommandContext, forcedEngine?: string): Promise<OpenProject> {
+/**
+ * Finds the project around the working directory and reads it; warns when compatibility checks
+ * are off. The engine version is `--engine-version` when given, else the project's own; the
+ * `engineVersion` setting stands in for a project that does not say it (an Unreal project of a
+ * source-built engine).
+ */
+export async function openProject(ctx: CommandContext, forcedEngine?: string, engineVersion?: string): Promise<OpenProject> {
   const fs = projectFs(ctx.deps.fs);
   const { engine, project } = await selectEngine(ctx.deps.cwd, fs, forcedEngine);
-  const [version, manifest] = await Promise.all([engine.readEngineVersion(project, fs), engine.readManifest(project, fs)]);
+  const given = async (text: string, from: string): Promise<EngineVersion> => {
+    if (!engine.isVersionText(text)) {
+      throw new ClientError('INVALID_ENGINE_VERSION', {
+        message: `Invalid engine version '${text}' for ${engine.displayName} (${from})`,
+        hint: engine.id === 'unity' ? 'Give an editor version such as 2022.3.10f1.' : 'Give <major>.<minor>, such as 4.2 or 5.3.',
+      });
+    }
+    return { text };
+  };
+  const fromProject = async (): Promise<EngineVersion> => {
+    const configured = String((await ctx.config()).get('engineVersion'));
+    try {
+      const read = await engine.readEngineVersion(project, fs);
+      return read.text === null && configured !== '' ? given(configured, 'the engineVersion setting') : read;
+    } catch (err) {
+      if (err instanceof ClientError && err.code === 'ENGINE_VERSION_REQUIRED' && configured !== '') {
+        return given(configured, 'the engineVersion setting');
+      }
+      throw err;
+    }
+  };
+  const [version, manifest] = await Promise.all([
+    engineVersion !== undefined ? given(engineVersion, '--engine-version') : fromProject(),
+    engine.readManifest(project, fs),
+  ]);
   if (version.warning) ctx.reporter.warn(version.warning);
   return {
     engine,

@@ -6,6 +6,16 @@ export const ENGINE_OPTION: OptionSpec = {
   description: 'use this engine (e.g. unity) instead of detecting it from the project layout',
 };
 
+export const ENGINE_VERSION_OPTION: OptionSpec = {
+  flags: '--engine-version <version>',
+  description: "the project's engine version (e.g. 5.3), for projects that do not say it or to check against another",
+};
+
+export const FORCE_OPTION: OptionSpec = {
+  flags: '--force',
+  description: 'Godot and Unreal: replace or remove package files changed by hand (they are backed up first)',
+};
+
 export const GLOBAL_OPTION: OptionSpec = {
   flags: '-g, --global',
   description: "act on the client's global packages instead of the project",

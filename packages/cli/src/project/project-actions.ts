@@ -20,6 +20,8 @@ import { parsePackageRequest, planAdd } from '../updates/add-plan.js';
 import { pickNewest } from '../updates/pick-version.js';
 import { recordOf, registryClosure } from '../updates/plan-context.js';
 import { planUninstall } from '../updates/uninstall-plan.js';
+import { applyWithInstall, installFromLock, installsFiles, uninstallWithInstall } from '../install/project-install.js';
+import { lockInstallReport } from '../output/lock-install-report.js';
 import { applyManifestChange } from './apply-change.js';
 import { throwOnConflicts } from './conflicts.js';
 import { openProject, planContextFor, type OpenProject } from './open-project.js';
@@ -29,10 +31,13 @@ import { fetchDocuments, planWithDocuments, type DocumentMap } from './registry-
 export interface ProjectOptions {
   registry?: string;
   engine?: string;
+  engineVersion?: string;
+  /** Godot and Unreal: go on over package files changed by hand. */
+  force?: boolean;
 }
 
 async function start(ctx: CommandContext, options: ProjectOptions) {
-  const open = await openProject(ctx, options.engine);
+  const open = await openProject(ctx, options.engine, options.engineVersion);
   const registry = await ctx.registryUrl(options.registry);
   const header: ProjectHeader = {
     engine: open.engine.id,
@@ -56,7 +61,8 @@ export async function projectAdd(ctx: CommandContext, specs: string[], options: 
   const { open, registry, header } = await start(ctx, options);
   const client = await ctx.registry(registry);
   const scopes = scopesOption(open, registry);
-  const plan = await planWithDocuments(client, new Map(), (docs) =>
+  const documents: DocumentMap = new Map();
+  const plan = await planWithDocuments(client, documents, (docs) =>
     planAdd(open.manifest.manifest.dependencies, requests, planContextFor(open.engine, open.version, docs), {
       engineLabel: open.engineLabel,
       ...(scopes ? { scopes } : {}),
@@ -67,11 +73,10 @@ export async function projectAdd(ctx: CommandContext, specs: string[], options: 
     ...plan.added.map((a) => [a.package, a.version]),
     ...plan.raised.map((r) => [r.package, r.to]),
   ]);
-  const applied = await applyManifestChange(
-    open,
-    { set, ...(plan.registryEntry ? { registry: plan.registryEntry } : {}) },
-    applyOptions(ctx),
-  );
+  const change = { set, ...(plan.registryEntry ? { registry: plan.registryEntry } : {}) };
+  const applied = installsFiles(open)
+    ? await applyWithInstall(ctx, open, client, documents, change, { force: options.force ?? false })
+    : await applyManifestChange(open, change, applyOptions(ctx));
   return addReport(header, plan, applied.backupPath);
 }
 
@@ -82,6 +87,12 @@ export async function projectUninstall(ctx: CommandContext, names: string[], opt
     if (!(name in dependencies)) {
       throw new ClientError('PACKAGE_NOT_IN_PROJECT', { message: `package '${name}' not found in project` });
     }
+  }
+  if (installsFiles(open)) {
+    const plan = planUninstall(dependencies, names, planContextFor(open.engine, open.version, new Map()));
+    if (plan.kind !== 'plan') throw new Error('uninstall without scopes needs no documents');
+    const applied = await uninstallWithInstall(ctx, open, names, { force: options.force ?? false });
+    return uninstallReport(header, plan, applied.backupPath);
   }
   const scopes = scopesOption(open, registry);
   // Scopes are only worked out when there is an entry of ours to shrink: no registry call otherwise.
@@ -111,6 +122,10 @@ function status(open: OpenProject, name: string, version: string, documents: Doc
 export async function projectInstall(ctx: CommandContext, options: ProjectOptions): Promise<CommandResult> {
   const { open, registry, header } = await start(ctx, options);
   const client = await ctx.registry(registry);
+  if (installsFiles(open)) {
+    const restored = await installFromLock(ctx, open, client, { force: options.force ?? false });
+    return lockInstallReport(header, restored.packages, restored.backupPath);
+  }
   const dependencies = open.manifest.manifest.dependencies;
   const documents: DocumentMap = new Map();
   const roots = Object.entries(dependencies)

@@ -7,6 +7,7 @@ import type { CommandResult } from '../output/reporter.js';
 import { updateReport } from '../output/update-report.js';
 import { recordOf, type PlanContext } from '../updates/plan-context.js';
 import { planUpdate, type PlannedUpdate } from '../updates/update-plan.js';
+import { applyWithInstall, installsFiles } from '../install/project-install.js';
 import { applyManifestChange } from './apply-change.js';
 import { throwOnConflicts } from './conflicts.js';
 import { openProject, planContextFor } from './open-project.js';
@@ -19,10 +20,13 @@ export interface ProjectUpdateOptions {
   save: boolean;
   latest?: boolean;
   engine?: string;
+  engineVersion?: string;
+  /** Godot and Unreal: go on over package files changed by hand. */
+  force?: boolean;
 }
 
 export async function projectUpdate(ctx: CommandContext, names: string[], options: ProjectUpdateOptions): Promise<CommandResult> {
-  const open = await openProject(ctx, options.engine);
+  const open = await openProject(ctx, options.engine, options.engineVersion);
   const { engine, manifest } = open;
   const dependencies = manifest.manifest.dependencies;
   for (const name of names) {
@@ -63,11 +67,10 @@ export async function projectUpdate(ctx: CommandContext, names: string[], option
     return updateReport({ ...base, mode: 'fetched', backupPath: null }, scopedBefore);
   }
   const set = Object.fromEntries(plan.updated.map((u) => [u.package, u.to]));
-  const applied = await applyManifestChange(
-    open,
-    { set, ...(plan.registryEntry ? { registry: plan.registryEntry } : {}) },
-    { fs: ctx.deps.fs, backupRoot: ctx.deps.tmpdir, now: ctx.deps.now() },
-  );
+  const change = { set, ...(plan.registryEntry ? { registry: plan.registryEntry } : {}) };
+  const applied = installsFiles(open)
+    ? await applyWithInstall(ctx, open, client, documents, change, { force: options.force ?? false })
+    : await applyManifestChange(open, change, { fs: ctx.deps.fs, backupRoot: ctx.deps.tmpdir, now: ctx.deps.now() });
   return updateReport({ ...base, mode: 'saved', backupPath: applied.backupPath }, scopedBefore);
 }
 

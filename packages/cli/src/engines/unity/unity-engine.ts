@@ -100,6 +100,8 @@ export const unityEngine: Engine = {
 
   isBuiltIn: isUnityBuiltIn,
 
+  isVersionText: (text) => parseUnityVersion(text) !== null,
+
   isCompatible(record: VersionRecord, version: EngineVersion) {
     const editor = version.text === null ? null : parseUnityVersion(version.text);
     if (editor === null) return true;

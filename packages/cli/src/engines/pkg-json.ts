@@ -1,0 +1,60 @@
+/**
+ * `pkg.json`, the package list of a Godot or Unreal project, beside `project.godot` or the
+ * `.uproject`. Neither engine has a manifest of its own, so it is shaped like Unity's
+ * `Packages/manifest.json` (`dependencies`, `scopedRegistries`) and read and edited by the same
+ * code. A project without one has no packages yet: the first `pkg add` creates it.
+ */
+import path from 'node:path';
+import type { ProjectFs } from '../files/project-fs.js';
+import { ClientError } from '../output/errors.js';
+import type { Engine, ManifestFile } from './engine.js';
+import { editUnityManifest, parseUnityManifest } from './unity/unity-manifest.js';
+
+export const PKG_JSON = 'pkg.json';
+export const PKG_LOCK = 'pkg-lock.json';
+/** What a new `pkg.json` starts as. */
+export const EMPTY_PKG_JSON = '{\n  "dependencies": {}\n}\n';
+
+export async function readPkgJson(project: string, fs: ProjectFs): Promise<ManifestFile> {
+  const file = path.join(project, PKG_JSON);
+  const text = (await fs.readTextIfExists(file)) ?? EMPTY_PKG_JSON;
+  try {
+    return { path: file, text, manifest: parseUnityManifest(text) };
+  } catch (error) {
+    throw new ClientError('MANIFEST_INVALID', {
+      message: `${PKG_JSON} is invalid: ${(error as Error).message}`,
+      hint: `Fix ${path.join(project, PKG_JSON)} (it lists the project's packages as {"dependencies": {"<name>": "<version>"}}), then run pkg again.`,
+    });
+  }
+}
+
+/** The manifest members of an engine whose packages `pkg` installs and locks. */
+export const pkgJsonManifest: Pick<Engine, 'manifestRelativePath' | 'readManifest' | 'editManifest' | 'writeManifest' | 'readResolvedVersions'> = {
+  manifestRelativePath: PKG_JSON,
+  readManifest: readPkgJson,
+  editManifest: (file, change) => editUnityManifest(file.text, change),
+  async writeManifest(project, text, fs) {
+    await fs.writeTextAtomic(path.join(project, PKG_JSON), text);
+    const written = await readPkgJson(project, fs);
+    if (written.text !== text) {
+      throw new ClientError('MANIFEST_INVALID', { message: `${PKG_JSON} did not read back as written`, hint: null });
+    }
+    return written;
+  },
+  /** What is installed: the versions in `pkg-lock.json`. */
+  async readResolvedVersions(project, fs) {
+    const text = await fs.readTextIfExists(path.join(project, PKG_LOCK));
+    if (text === null) return {};
+    try {
+      const lock = JSON.parse(text) as { packages?: Record<string, { version?: unknown }> };
+      const resolved: Record<string, string> = {};
+      for (const [name, entry] of Object.entries(lock.packages ?? {})) {
+        if (typeof entry?.version === 'string') resolved[name] = entry.version;
+      }
+      return resolved;
+    } catch {
+      // `list` only shows it; the commands that act on the lock report a broken one.
+      return {};
+    }
+  },
+};

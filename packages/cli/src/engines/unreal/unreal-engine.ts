@@ -1,0 +1,122 @@
+import path from 'node:path';
+import { formatMinorEngineRange, isMinorEngineCompatible, minorEngineRange, parseProjectMinorVersion } from '@pkg/protocol';
+import type { ProjectFs } from '../../files/project-fs.js';
+import type { Engine, EngineVersion } from '../engine.js';
+import type { EngineInstaller } from '../installer.js';
+import { ClientError } from '../../output/errors.js';
+import { pkgJsonManifest } from '../pkg-json.js';
+import { disableUnrealPlugin, enableUnrealPlugin, engineAssociation, uprojectProblem } from './uproject.js';
+
+/** Unreal's own rule for module and plugin names, and a safe path segment. */
+const PLUGIN_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+async function uprojectsIn(dir: string, fs: ProjectFs): Promise<string[]> {
+  return (await fs.listDir(dir)).filter((n) => n.endsWith('.uproject')).sort();
+}
+
+/** The project's one `.uproject`; two or more is a folder pkg cannot act on without guessing. */
+async function uprojectOf(project: string, fs: ProjectFs): Promise<string> {
+  const found = await uprojectsIn(project, fs);
+  if (found.length !== 1) {
+    throw new ClientError('UNREAL_PROJECT_AMBIGUOUS', {
+      message: `${project} holds ${found.length} .uproject files (${found.join(', ')}); pkg needs exactly one`,
+    });
+  }
+  return found[0]!;
+}
+
+async function readUproject(project: string, fs: ProjectFs): Promise<{ name: string; text: string }> {
+  const name = await uprojectOf(project, fs);
+  const text = (await fs.readTextIfExists(path.join(project, name))) ?? '';
+  const problem = uprojectProblem(text);
+  if (problem) {
+    throw new ClientError('MANIFEST_INVALID', {
+      message: `${name} is invalid: ${problem}`,
+      hint: 'Fix the file (the Unreal Editor reports the same problem when it opens the project), then run pkg again.',
+    });
+  }
+  return { name, text };
+}
+
+const installer: EngineInstaller = {
+  projectFile: uprojectOf,
+
+  layout(files, record) {
+    const label = `${record.name}@${record.version}`;
+    const uplugins = files.filter((f) => !f.includes('/') && f.endsWith('.uplugin'));
+    if (uplugins.length !== 1) {
+      throw new ClientError('PACKAGE_LAYOUT_INVALID', {
+        message: `${label} is not an Unreal package: it has ${uplugins.length} .uplugin files at its root, not one`,
+        hint: 'An Unreal package holds package.json, <Name>.uplugin and the plugin’s folders; tell its publisher.',
+      });
+    }
+    const name = uplugins[0]!.slice(0, -'.uplugin'.length);
+    if (!PLUGIN_NAME.test(name)) {
+      throw new ClientError('PACKAGE_LAYOUT_INVALID', {
+        message: `${label} is not an Unreal package: '${name}' is not a valid plugin name`,
+        hint: 'Unreal plugin names are letters, digits and underscores; tell its publisher.',
+      });
+    }
+    return { source: '', target: `Plugins/${name}`, exclude: ['package.json'] };
+  },
+
+  enable(text, target) {
+    const name = target.slice('Plugins/'.length);
+    const result = enableUnrealPlugin(text, name);
+    if (!result) return null;
+    return {
+      text: result.text,
+      edit: {
+        kind: 'unreal-plugin',
+        value: name,
+        ...(result.created ? { created: result.created } : {}),
+        ...(result.previous !== undefined ? { previous: result.previous } : {}),
+      },
+    };
+  },
+
+  disable(text, edit) {
+    return disableUnrealPlugin(text, edit.value, edit);
+  },
+
+  // Building a plugin from source writes these into its folder.
+  isGenerated: (relative) => relative.startsWith('Binaries/') || relative.startsWith('Intermediate/'),
+  keepsOnUpdate: () => false,
+};
+
+export const unrealEngine: Engine = {
+  id: 'unreal',
+  displayName: 'Unreal Engine',
+  versionField: 'unreal',
+  usesScopedRegistries: false,
+  ...pkgJsonManifest,
+
+  async detect(dir, fs) {
+    return (await uprojectsIn(dir, fs)).length > 0;
+  },
+
+  /** `EngineAssociation` when it is `<major>.<minor>`; a source build's GUID says nothing pkg can compare. */
+  async readEngineVersion(project, fs): Promise<EngineVersion> {
+    const { name, text } = await readUproject(project, fs);
+    const association = engineAssociation(text);
+    if (parseProjectMinorVersion(association) !== null) return { text: association };
+    throw new ClientError('ENGINE_VERSION_REQUIRED', {
+      message: `${name} has ${association === '' ? 'an empty EngineAssociation' : `EngineAssociation '${association}'`}, which is not an engine version`,
+      hint: 'A project of a source-built engine does not say its version: give it with --engine-version 5.3, or once with `pkg config set engineVersion 5.3`.',
+    });
+  },
+
+  isBuiltIn: () => false,
+
+  isCompatible(record, version) {
+    return version.text === null || isMinorEngineCompatible(record, 'unreal', version.text);
+  },
+
+  requirementOf(record) {
+    const range = minorEngineRange(record, 'unreal');
+    return range ? formatMinorEngineRange('unreal', range) : "an 'unreal' field (it is not an Unreal package)";
+  },
+
+  isVersionText: (text) => parseProjectMinorVersion(text) !== null,
+  installer,
+};

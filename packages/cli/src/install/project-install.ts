@@ -1,0 +1,200 @@
+/**
+ * The project commands on an engine whose packages `pkg` installs (Godot, Unreal): after the
+ * planners have decided the manifest's versions, this works out every package the project must
+ * hold, fetches and verifies what changes, and hands it to the staged install.
+ */
+import type { VersionRecord } from '@pkg/protocol';
+import { TarballCache } from '../cache/tarball-cache.js';
+import type { CommandContext } from '../context.js';
+import type { Engine, ManifestChange } from '../engines/engine.js';
+import type { EngineInstaller } from '../engines/installer.js';
+import { parseUnityManifest } from '../engines/unity/unity-manifest.js';
+import type { RegistryClient } from '../http/registry-client.js';
+import type { OpenProject } from '../project/open-project.js';
+import { planContextFor } from '../project/open-project.js';
+import { progressBar } from '../project/progress.js';
+import { planWithDocuments, type DocumentMap } from '../project/registry-documents.js';
+import { readLock, type LockFile, type LockedPackage } from './lock-file.js';
+import { folderMissing, localChanges } from './package-files.js';
+import { resolveInstallSet } from './resolve-install.js';
+import { applyInstall, type PackageToInstall } from './staged-install.js';
+
+type InstallingEngine = Engine & { installer: EngineInstaller };
+
+export function installsFiles(open: OpenProject): open is OpenProject & { engine: InstallingEngine } {
+  return open.engine.installer !== undefined;
+}
+
+export interface InstallOptions {
+  force: boolean;
+}
+
+function lockedVersions(lock: LockFile): Record<string, string> {
+  return Object.fromEntries(Object.entries(lock.packages).map(([n, p]) => [n, p.version]));
+}
+
+/** The record a lock entry stands for: enough to fetch and verify its tarball. */
+function lockedRecord(name: string, locked: LockedPackage): VersionRecord {
+  return {
+    name,
+    version: locked.version,
+    ...(locked.dependencies ? { dependencies: locked.dependencies } : {}),
+    dist: { tarball: locked.resolved, integrity: locked.integrity, shasum: '' },
+  };
+}
+
+async function fetchAll(ctx: CommandContext, client: RegistryClient, records: VersionRecord[]) {
+  const cache = new TarballCache(ctx.deps.fs, ctx.paths.cacheDir);
+  const fetched: { record: VersionRecord; tarball: Buffer; fromCache: boolean }[] = [];
+  const progress = progressBar(ctx.reporter, ctx.deps.stderr.isTTY, records.length);
+  try {
+    for (const record of records) {
+      const result = await cache.fetch(client, record);
+      fetched.push({ record, tarball: result.data, fromCache: result.fromCache });
+      progress.tick(`${record.name}@${record.version}`);
+    }
+  } finally {
+    progress.done();
+  }
+  return fetched;
+}
+
+function transaction(ctx: CommandContext, open: OpenProject & { engine: InstallingEngine }, lock: LockFile, lockText: string | null) {
+  return {
+    fs: ctx.deps.fs,
+    projectFs: open.fs,
+    engine: open.engine,
+    project: open.project,
+    lock,
+    lockText,
+    backupRoot: ctx.deps.tmpdir,
+    now: ctx.deps.now(),
+  };
+}
+
+/**
+ * Applies a manifest change (add, update): the new manifest's packages resolved, what differs
+ * from the lock (or is missing on disk) installed, what nothing needs any more removed.
+ */
+export async function applyWithInstall(
+  ctx: CommandContext,
+  open: OpenProject & { engine: InstallingEngine },
+  client: RegistryClient,
+  documents: DocumentMap,
+  change: ManifestChange,
+  options: InstallOptions,
+): Promise<{ backupPath: string | null; changed: boolean }> {
+  const manifestText = open.engine.editManifest(open.manifest, change);
+  const dependencies = parseUnityManifest(manifestText).dependencies;
+  const { lock, text: lockText } = await readLock(open.project, open.fs);
+  const set = await planWithDocuments(client, documents, (docs) =>
+    resolveInstallSet(dependencies, planContextFor(open.engine, open.version, docs), lockedVersions(lock), open.engineLabel),
+  );
+  const toInstall: VersionRecord[] = [];
+  for (const [name, record] of set.records) {
+    const locked = lock.packages[name];
+    if (!locked || locked.version !== record.version || (await folderMissing(ctx.deps.fs, open.project, locked.folder))) {
+      toInstall.push(record);
+    }
+  }
+  const remove = Object.keys(lock.packages).filter((n) => !set.records.has(n));
+  const manifestChanged = manifestText !== (await open.fs.readTextIfExists(open.manifest.path));
+  if (toInstall.length === 0 && remove.length === 0 && !manifestChanged) return { backupPath: null, changed: false };
+  const fetched = await fetchAll(ctx, client, toInstall);
+  const result = await applyInstall({
+    ...transaction(ctx, open, lock, lockText),
+    install: fetched.map((f) => ({ record: f.record, tarball: f.tarball })),
+    remove,
+    manifestText,
+    force: options.force,
+  });
+  return { ...result, changed: true };
+}
+
+/** Removes packages from the manifest, and everything only they needed from the project. Needs no registry. */
+export async function uninstallWithInstall(
+  ctx: CommandContext,
+  open: OpenProject & { engine: InstallingEngine },
+  names: readonly string[],
+  options: InstallOptions,
+): Promise<{ backupPath: string | null }> {
+  const manifestText = open.engine.editManifest(open.manifest, { remove: [...names] });
+  const dependencies = parseUnityManifest(manifestText).dependencies;
+  const { lock, text: lockText } = await readLock(open.project, open.fs);
+  // What stays: the remaining dependencies and, through the lock, what they brought in.
+  const kept = new Set<string>();
+  const queue = Object.keys(dependencies);
+  for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
+    if (kept.has(name)) continue;
+    kept.add(name);
+    queue.push(...Object.keys(lock.packages[name]?.dependencies ?? {}));
+  }
+  const remove = Object.keys(lock.packages).filter((n) => !kept.has(n));
+  return applyInstall({
+    ...transaction(ctx, open, lock, lockText),
+    install: [],
+    remove,
+    manifestText,
+    force: options.force,
+  });
+}
+
+export interface RestoredPackage {
+  package: string;
+  version: string;
+  /** `installed` from the lock, or `in-place` (already matching it). */
+  status: 'installed' | 'in-place';
+  cached: boolean;
+}
+
+/**
+ * `pkg install`: when the lock covers `pkg.json`, exactly the lock's packages, each tarball
+ * verified against its integrity and each file against its digest; packages already in place
+ * and unchanged are left alone. When `pkg.json` asks for something the lock lacks, its packages
+ * are resolved again (keeping the lock's versions where they fit), as `add` would.
+ */
+export async function installFromLock(
+  ctx: CommandContext,
+  open: OpenProject & { engine: InstallingEngine },
+  client: RegistryClient,
+  options: InstallOptions,
+): Promise<{ packages: RestoredPackage[]; backupPath: string | null }> {
+  const { lock, text: lockText } = await readLock(open.project, open.fs);
+  const dependencies = open.manifest.manifest.dependencies;
+  const covered = Object.entries(dependencies).every(([name, version]) => lock.packages[name]?.version === version);
+  if (!covered) {
+    const documents: DocumentMap = new Map();
+    const { backupPath } = await applyWithInstall(ctx, open, client, documents, {}, options);
+    const after = await readLock(open.project, open.fs);
+    return {
+      backupPath,
+      packages: Object.entries(after.lock.packages).map(([name, p]) => ({
+        package: name,
+        version: p.version,
+        status: lock.packages[name]?.version === p.version ? 'in-place' : 'installed',
+        cached: false,
+      })),
+    };
+  }
+  const pending: VersionRecord[] = [];
+  const packages: RestoredPackage[] = [];
+  for (const [name, locked] of Object.entries(lock.packages).sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const inPlace =
+      !(await folderMissing(ctx.deps.fs, open.project, locked.folder)) &&
+      (await localChanges(ctx.deps.fs, open.project, locked, open.engine.installer)).length === 0;
+    if (inPlace) packages.push({ package: name, version: locked.version, status: 'in-place', cached: true });
+    else pending.push(lockedRecord(name, locked));
+  }
+  const fetched = await fetchAll(ctx, client, pending);
+  const install: PackageToInstall[] = fetched.map((f) => ({
+    record: f.record,
+    tarball: f.tarball,
+    expectedFiles: lock.packages[f.record.name]!.files,
+  }));
+  const { backupPath } =
+    install.length === 0
+      ? { backupPath: null }
+      : await applyInstall({ ...transaction(ctx, open, lock, lockText), install, remove: [], manifestText: null, force: options.force });
+  for (const f of fetched) packages.push({ package: f.record.name, version: f.record.version, status: 'installed', cached: f.fromCache });
+  return { packages: packages.sort((a, b) => (a.package < b.package ? -1 : 1)), backupPath };
+}

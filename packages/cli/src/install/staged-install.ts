@@ -1,0 +1,272 @@
+/**
+ * Applying a change to the packages of a Godot or Unreal project as one transaction: every
+ * tarball is extracted into a staging folder inside the project and checked before anything
+ * is touched; then the replaced folders are backed up and moved aside, the new ones moved into
+ * place, the project file and `pkg.json` written, and the lock written last. Any failure puts
+ * back every folder and file as it was.
+ */
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import type { VersionRecord } from '@pkg/protocol';
+import type { FileSystem } from '../deps.js';
+import type { Engine } from '../engines/engine.js';
+import type { EngineInstaller } from '../engines/installer.js';
+import { PKG_JSON, PKG_LOCK } from '../engines/pkg-json.js';
+import type { ProjectFs } from '../files/project-fs.js';
+import { extractPackage } from '../global/safe-extract.js';
+import { writeFileAtomic } from '../io/fs.js';
+import { ClientError } from '../output/errors.js';
+import { backupTimestamp } from '../project/backup.js';
+import { serializeLock, type LockFile, type LockedEdit, type LockedPackage } from './lock-file.js';
+import { digestFiles, folderMissing, listFiles, localChanges } from './package-files.js';
+
+export interface PackageToInstall {
+  record: VersionRecord;
+  /** The verified tarball. */
+  tarball: Buffer;
+  /** When restoring the lock: the files the lock says the package has, which the tarball must match. */
+  expectedFiles?: Record<string, string>;
+}
+
+export interface InstallTransaction {
+  fs: FileSystem;
+  projectFs: ProjectFs;
+  engine: Engine & { installer: EngineInstaller };
+  project: string;
+  lock: LockFile;
+  /** The lock's text as read (null: there was none), put back on failure. */
+  lockText: string | null;
+  /** Packages whose folder is (re)written. */
+  install: PackageToInstall[];
+  /** Packages removed from the project. */
+  remove: string[];
+  /** The new `pkg.json` text; null leaves it alone. */
+  manifestText: string | null;
+  /** Go on over files changed by hand (they are in the backup). */
+  force: boolean;
+  /** Where the backup folder goes (the system's temp directory). */
+  backupRoot: string;
+  now: Date;
+}
+
+interface Staged {
+  name: string;
+  record: VersionRecord;
+  /** The extracted folder that becomes the target. */
+  dir: string;
+  target: string;
+  files: Record<string, string>;
+}
+
+const posix = (p: string) => p.split('/');
+
+/** Applies the transaction; returns the backup folder (null when nothing was replaced or written). */
+export async function applyInstall(tx: InstallTransaction): Promise<{ backupPath: string | null }> {
+  const { fs, engine, project, lock } = tx;
+  const installer = engine.installer;
+  const replaced = [...new Set([...tx.install.map((p) => p.record.name), ...tx.remove])].filter((n) => lock.packages[n]);
+
+  // 1. Hand edits stop everything, before anything is downloaded into the project.
+  if (!tx.force) {
+    const changes = [];
+    for (const name of replaced) {
+      const locked = lock.packages[name]!;
+      if (await folderMissing(fs, project, locked.folder)) continue;
+      changes.push(...(await localChanges(fs, project, locked, installer)));
+    }
+    if (changes.length > 0) {
+      const shown = changes.slice(0, 10).map((c) => `${c.path} (${c.change})`);
+      throw new ClientError('LOCAL_CHANGES', {
+        message: `Files of installed packages were changed by hand: ${shown.join(', ')}${changes.length > 10 ? ` and ${changes.length - 10} more` : ''}`,
+      });
+    }
+  }
+
+  const projectFileName = await installer.projectFile(project, tx.projectFs);
+  const projectFile = path.join(project, projectFileName);
+  const projectText = (await tx.projectFs.readTextIfExists(projectFile)) ?? '';
+  const staging = path.join(project, `.pkg-staging-${randomBytes(6).toString('hex')}`);
+  try {
+    // 2. Extract and check every package in the staging folder.
+    const staged: Staged[] = [];
+    for (const [i, item] of tx.install.entries()) {
+      const { record } = item;
+      const label = `${record.name}@${record.version}`;
+      const extracted = path.join(staging, `new-${i}`);
+      await extractPackage(fs, item.tarball, extracted, label);
+      const all = await listFiles(fs, extracted);
+      const layout = installer.layout(all, record);
+      const prefix = layout.source === '' ? '' : `${layout.source}/`;
+      const dir = layout.source === '' ? extracted : path.join(extracted, ...posix(layout.source));
+      for (const excluded of layout.exclude) await fs.rm(path.join(dir, ...posix(excluded)), { force: true });
+      const files = all.filter((f) => f.startsWith(prefix)).map((f) => f.slice(prefix.length)).filter((f) => !layout.exclude.includes(f));
+      const digests = await digestFiles(fs, dir, files);
+      if (item.expectedFiles && !sameFiles(item.expectedFiles, digests)) {
+        throw new ClientError('INTEGRITY_MISMATCH', {
+          message: `Integrity check failed for ${label}: its files differ from those ${PKG_LOCK} lists`,
+          hint: `The tarball is the one ${PKG_LOCK} names, but its contents are not; nothing was installed. Restore ${PKG_LOCK} from version control.`,
+        });
+      }
+      staged.push({ name: record.name, record, dir, target: layout.target, files: digests });
+    }
+
+    // 3. A folder that exists must be one the lock gives to a package being replaced or removed.
+    const leaving = new Set(replaced);
+    for (const [i, s] of staged.entries()) {
+      const other = staged.findIndex((o, j) => j !== i && o.target === s.target);
+      if (other !== -1) {
+        throw new ClientError('TARGET_EXISTS', {
+          message: `${s.name} and ${staged[other]!.name} both install into ${s.target}`,
+          hint: 'A project can hold only one of them.',
+        });
+      }
+      const owner = Object.entries(lock.packages).find(([, p]) => p.folder === s.target)?.[0];
+      if (owner !== undefined ? !leaving.has(owner) : !(await folderMissing(fs, project, s.target))) {
+        throw new ClientError('TARGET_EXISTS', {
+          message:
+            owner !== undefined
+              ? `${s.target} belongs to ${owner}, which ${s.name} would overwrite`
+              : `${s.target} exists but ${PKG_LOCK} does not list it`,
+        });
+      }
+    }
+
+    // 4. The new project file: the leaving packages' edits undone, the new ones' made.
+    let text = projectText;
+    const orphaned = new Map<string, string>();
+    for (const name of replaced) {
+      for (const edit of [...lock.packages[name]!.projectEdits].reverse()) {
+        text = installer.disable(text, edit);
+        if (edit.created !== undefined) orphaned.set(edit.kind, edit.created);
+      }
+    }
+    const entries = new Map<string, LockedPackage>(Object.entries(lock.packages).filter(([n]) => !leaving.has(n)));
+    for (const s of staged) {
+      const enabled = installer.enable(text, s.target, Object.keys(s.files));
+      const projectEdits: LockedEdit[] = [];
+      if (enabled) {
+        text = enabled.text;
+        projectEdits.push({ file: projectFileName, ...enabled.edit });
+      }
+      entries.set(s.name, {
+        version: s.record.version,
+        resolved: String(s.record.dist.tarball),
+        integrity: String(s.record.dist.integrity),
+        ...(s.record.dependencies && Object.keys(s.record.dependencies).length > 0 ? { dependencies: { ...s.record.dependencies } } : {}),
+        folder: s.target,
+        files: s.files,
+        projectEdits,
+      });
+    }
+    adoptCreations(entries, orphaned);
+    const newLock: LockFile = { lockfileVersion: lock.lockfileVersion, packages: Object.fromEntries(entries) };
+
+    // 5. The backup: what is replaced, and the three files this writes.
+    const backupPath = await backup(tx, [projectFileName, PKG_JSON, PKG_LOCK], replaced.map((n) => lock.packages[n]!.folder));
+
+    // 6. Move, write, and undo all of it on any failure.
+    const undo: (() => Promise<void>)[] = [];
+    try {
+      for (const [i, name] of replaced.entries()) {
+        const target = path.join(project, ...posix(lock.packages[name]!.folder));
+        if (await folderMissing(fs, project, lock.packages[name]!.folder)) continue;
+        const aside = path.join(staging, `old-${i}`);
+        await fs.rename(target, aside);
+        undo.push(() => fs.rename(aside, target));
+        const incoming = staged.find((s) => s.name === name);
+        if (incoming) await keepGenerated(fs, installer, aside, incoming.dir);
+      }
+      for (const s of staged) {
+        const target = path.join(project, ...posix(s.target));
+        await fs.mkdir(path.dirname(target), { recursive: true });
+        await fs.rename(s.dir, target);
+        undo.push(() => fs.rm(target, { recursive: true, force: true }));
+      }
+      if (text !== projectText) {
+        await tx.projectFs.writeTextAtomic(projectFile, text);
+        undo.push(() => tx.projectFs.writeTextAtomic(projectFile, projectText));
+      }
+      if (tx.manifestText !== null) {
+        const manifestFile = path.join(project, PKG_JSON);
+        const before = await tx.projectFs.readTextIfExists(manifestFile);
+        if (before !== tx.manifestText) {
+          await engine.writeManifest(project, tx.manifestText, tx.projectFs);
+          undo.push(() => (before === null ? fs.rm(manifestFile, { force: true }) : tx.projectFs.writeTextAtomic(manifestFile, before)));
+        }
+      }
+      const lockFile = path.join(project, PKG_LOCK);
+      await writeFileAtomic(fs, lockFile, serializeLock(newLock));
+    } catch (err) {
+      const cause = err instanceof Error ? err.message : String(err);
+      const failures: string[] = [];
+      for (const step of undo.reverse()) {
+        await step().catch((e: Error) => failures.push(e.message));
+      }
+      throw new ClientError('APPLY_FAILED', {
+        message:
+          failures.length === 0
+            ? `Failed to install into ${project}: ${cause}. Everything was put back as it was`
+            : `Failed to install into ${project}: ${cause}; putting things back failed too (${failures.join('; ')})`,
+        hint: backupPath ? `The backup is in ${backupPath}.` : null,
+        cause: err,
+      });
+    }
+    return { backupPath };
+  } finally {
+    await fs.rm(staging, { recursive: true, force: true });
+  }
+}
+
+function sameFiles(a: Record<string, string>, b: Record<string, string>): boolean {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((k) => a[k] === b[k]);
+}
+
+/**
+ * When the package whose edit created the plugin list leaves while others stay in it, one of
+ * those takes over the note, so that removing the last one still removes what the first created.
+ */
+function adoptCreations(entries: Map<string, LockedPackage>, orphaned: Map<string, string>): void {
+  for (const [kind, created] of orphaned) {
+    const edits = [...entries.values()].flatMap((p) => p.projectEdits.filter((e) => e.kind === kind));
+    if (edits.length === 0 || edits.some((e) => e.created !== undefined)) continue;
+    edits[0]!.created = created;
+  }
+}
+
+/** Carries generated files the engine keeps across versions (Godot's `*.uid`) into the new folder. */
+async function keepGenerated(fs: FileSystem, installer: EngineInstaller, from: string, to: string): Promise<void> {
+  for (const file of await listFiles(fs, from)) {
+    if (!installer.keepsOnUpdate(file)) continue;
+    const target = path.join(to, ...posix(file));
+    if (await fs.stat(target).then(() => true, () => false)) continue;
+    await fs.mkdir(path.dirname(target), { recursive: true });
+    await fs.copyFile(path.join(from, ...posix(file)), target);
+  }
+}
+
+/** `<tmp>/pkg-backup-<time>/` with the files and folders that exist; null when none does. */
+async function backup(tx: InstallTransaction, files: string[], folders: string[]): Promise<string | null> {
+  const { fs, project } = tx;
+  const present = [];
+  for (const p of [...files, ...folders]) if (!(await folderMissing(fs, project, p))) present.push(p);
+  if (present.length === 0) return null;
+  await fs.mkdir(tx.backupRoot, { recursive: true });
+  const base = path.join(tx.backupRoot, `pkg-backup-${backupTimestamp(tx.now)}`);
+  let dir = base;
+  for (let n = 2; ; n++) {
+    try {
+      await fs.mkdir(dir);
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      dir = `${base}-${n}`;
+    }
+  }
+  for (const p of present) {
+    const target = path.join(dir, ...posix(p));
+    await fs.mkdir(path.dirname(target), { recursive: true });
+    await fs.cp(path.join(project, ...posix(p)), target, { recursive: true });
+  }
+  return dir;
+}
