@@ -23,13 +23,17 @@ export function projectVersionTxt(editorVersion: string): string {
  * or extended by `files`. A key ending in `/` makes an empty folder.
  */
 export async function tmpUnityProject(files: ProjectFiles = {}): Promise<TmpUnityProject> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'pkg-unity-project-'));
-  const all: ProjectFiles = {
+  return tmpProject('pkg-unity-project-', {
     'Assets/': '',
     'ProjectSettings/ProjectVersion.txt': projectVersionTxt('2022.3.10f1'),
     'Packages/manifest.json': { dependencies: {} },
     ...files,
-  };
+  });
+}
+
+/** A project of any engine: `files` written into a fresh temp folder (see `ProjectFiles`). */
+export async function tmpProject(prefix: string, all: ProjectFiles): Promise<TmpUnityProject> {
+  const dir = await mkdtemp(path.join(tmpdir(), prefix));
   for (const [relative, content] of Object.entries(all)) {
     if (content === null) continue;
     const target = path.join(dir, ...relative.split('/'));

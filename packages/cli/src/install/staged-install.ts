@@ -86,6 +86,7 @@ export async function applyInstall(tx: InstallTransaction): Promise<{ backupPath
   const projectFile = path.join(project, projectFileName);
   const projectText = (await tx.projectFs.readTextIfExists(projectFile)) ?? '';
   const staging = path.join(project, `.pkg-staging-${randomBytes(6).toString('hex')}`);
+  await fs.mkdir(staging);
   try {
     // 2. Extract and check every package in the staging folder.
     const staged: Staged[] = [];
@@ -99,7 +100,10 @@ export async function applyInstall(tx: InstallTransaction): Promise<{ backupPath
       const prefix = layout.source === '' ? '' : `${layout.source}/`;
       const dir = layout.source === '' ? extracted : path.join(extracted, ...posix(layout.source));
       for (const excluded of layout.exclude) await fs.rm(path.join(dir, ...posix(excluded)), { force: true });
-      const files = all.filter((f) => f.startsWith(prefix)).map((f) => f.slice(prefix.length)).filter((f) => !layout.exclude.includes(f));
+      const files = all
+        .filter((f) => f.startsWith(prefix))
+        .map((f) => f.slice(prefix.length))
+        .filter((f) => !layout.exclude.includes(f));
       const digests = await digestFiles(fs, dir, files);
       if (item.expectedFiles && !sameFiles(item.expectedFiles, digests)) {
         throw new ClientError('INTEGRITY_MISMATCH', {
@@ -152,7 +156,9 @@ export async function applyInstall(tx: InstallTransaction): Promise<{ backupPath
         version: s.record.version,
         resolved: String(s.record.dist.tarball),
         integrity: String(s.record.dist.integrity),
-        ...(s.record.dependencies && Object.keys(s.record.dependencies).length > 0 ? { dependencies: { ...s.record.dependencies } } : {}),
+        ...(s.record.dependencies && Object.keys(s.record.dependencies).length > 0
+          ? { dependencies: { ...s.record.dependencies } }
+          : {}),
         folder: s.target,
         files: s.files,
         projectEdits,
@@ -162,7 +168,11 @@ export async function applyInstall(tx: InstallTransaction): Promise<{ backupPath
     const newLock: LockFile = { lockfileVersion: lock.lockfileVersion, packages: Object.fromEntries(entries) };
 
     // 5. The backup: what is replaced, and the three files this writes.
-    const backupPath = await backup(tx, [projectFileName, PKG_JSON, PKG_LOCK], replaced.map((n) => lock.packages[n]!.folder));
+    const backupPath = await backup(
+      tx,
+      [projectFileName, PKG_JSON, PKG_LOCK],
+      replaced.map((n) => lock.packages[n]!.folder),
+    );
 
     // 6. Move, write, and undo all of it on any failure.
     const undo: (() => Promise<void>)[] = [];
@@ -191,7 +201,9 @@ export async function applyInstall(tx: InstallTransaction): Promise<{ backupPath
         const before = await tx.projectFs.readTextIfExists(manifestFile);
         if (before !== tx.manifestText) {
           await engine.writeManifest(project, tx.manifestText, tx.projectFs);
-          undo.push(() => (before === null ? fs.rm(manifestFile, { force: true }) : tx.projectFs.writeTextAtomic(manifestFile, before)));
+          undo.push(() =>
+            before === null ? fs.rm(manifestFile, { force: true }) : tx.projectFs.writeTextAtomic(manifestFile, before),
+          );
         }
       }
       const lockFile = path.join(project, PKG_LOCK);
@@ -239,7 +251,13 @@ async function keepGenerated(fs: FileSystem, installer: EngineInstaller, from: s
   for (const file of await listFiles(fs, from)) {
     if (!installer.keepsOnUpdate(file)) continue;
     const target = path.join(to, ...posix(file));
-    if (await fs.stat(target).then(() => true, () => false)) continue;
+    if (
+      await fs.stat(target).then(
+        () => true,
+        () => false,
+      )
+    )
+      continue;
     await fs.mkdir(path.dirname(target), { recursive: true });
     await fs.copyFile(path.join(from, ...posix(file)), target);
   }

@@ -84,7 +84,7 @@ describe('pkg update (built binary)', () => {
 
   it.each([
     ['outside a project', ['update'], 1, 'Error: no supported engine detected. Please specify --engine <engine>'],
-    ['with an unknown engine', ['update', '--engine', 'godot'], 2, "Error: Unknown engine 'godot'"],
+    ['with an unknown engine', ['update', '--engine', 'cryengine'], 2, "Error: Unknown engine 'cryengine'"],
     [
       'for a package not in the project',
       ['update', 'com.fixture.nope'],

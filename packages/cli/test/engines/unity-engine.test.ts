@@ -130,8 +130,8 @@ describe('selectEngine', () => {
   });
 
   it('refuses an unknown --engine as wrong usage, listing the supported ones', async () => {
-    const error = await rejection(selectEngine('.', fs, 'godot'));
-    expect(error.message).toBe("Unknown engine 'godot'");
+    const error = await rejection(selectEngine('.', fs, 'cryengine'));
+    expect(error.message).toBe("Unknown engine 'cryengine'");
     expect(error.exitCode).toBe(2);
     expect(error.hint).toBe(`Supported engines: ${ENGINES.map((e) => e.id).join(', ')}`);
   });

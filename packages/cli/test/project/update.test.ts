@@ -328,9 +328,9 @@ describe('pkg update errors', () => {
     expect((await run(deps, ['update'])).code).toBe(1);
     expect((await run(deps, ['update', '--engine', 'unity'])).code).toBe(0);
     expect(JSON.parse(await project.read('Packages/manifest.json')).dependencies).toEqual({ 'com.fixture.a': '1.2.0' });
-    const unknown = await run(deps, ['update', '--engine', 'godot']);
+    const unknown = await run(deps, ['update', '--engine', 'cryengine']);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toBe("Error: Unknown engine 'godot'\nHint: Supported engines: unity\n");
+    expect(unknown.stderr).toBe("Error: Unknown engine 'cryengine'\nHint: Supported engines: unity, godot, unreal\n");
   });
 
   it('failed to fetch package information, when the registry cannot be reached', async () => {
