@@ -38,7 +38,7 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
     description:
       'Engine version for projects that do not state one (an Unreal project of a source-built engine, e.g. 5.3); --engine-version overrides it. Empty: none.',
     default: '',
-    parse: (value) => value.trim(),
+    parse: (value) => engineVersionValue(value),
   },
 ];
 
@@ -51,6 +51,17 @@ export function configKey(key: string): ConfigKey {
     });
   }
   return spec;
+}
+
+function engineVersionValue(value: string): string {
+  const trimmed = value.trim();
+  // The engine checks the version against its own form when a project is opened.
+  if (trimmed !== '' && !/^(0|[1-9]\d*)\.(0|[1-9]\d*)(\.[0-9A-Za-z]+)?$/.test(trimmed)) {
+    throw new ClientError('CONFIG_INVALID_VALUE', {
+      message: `Invalid value for engineVersion: '${value}' (expected an engine version such as 5.3 or 4.2.1)`,
+    });
+  }
+  return trimmed;
 }
 
 function oneOf(value: string, key: string, allowed: string[]): string {

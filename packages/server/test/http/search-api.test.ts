@@ -61,6 +61,7 @@ describe('GET /-/v1/search response', () => {
       publisher: { username: 'alice', email: 'alice@example.com' },
       maintainers: [{ username: 'alice', email: 'alice@example.com' }],
       time: { modified: object.package.date },
+      engines: [{ engine: 'unity', min: '2021.3' }],
     });
     expect(object.downloads).toEqual({ weekly: 0, monthly: 0 });
     expect(object.updated).toBe(object.package.date);

@@ -95,13 +95,31 @@ describe('download chart', () => {
 describe('install snippet', () => {
   it('names the registry after its host and lists every scope once, sorted', () => {
     const snippet = installSnippet('https://acme.example.com', 'com.acme.b', '1.2.3', ['com.acme.z', 'com.acme.a', 'com.acme.b']);
-    expect(snippet.command).toBe('pkg add com.acme.b');
-    expect(JSON.parse(snippet.manifest)).toEqual({
+    expect(snippet.commands).toEqual([{ engine: 'unity', label: 'In a Unity project', command: 'pkg add com.acme.b' }]);
+    expect(JSON.parse(snippet.manifest!)).toEqual({
       scopedRegistries: [
         { name: 'acme.example.com', url: 'https://acme.example.com', scopes: ['com.acme.a', 'com.acme.b', 'com.acme.z'] },
       ],
       dependencies: { 'com.acme.b': '1.2.3' },
     });
+  });
+
+  it('gives a pkg add line per engine, and the manifest snippet only to Unity packages', () => {
+    const godot = installSnippet(
+      'https://acme.example.com',
+      'com.acme.g',
+      '1.0.0',
+      [],
+      [
+        { engine: 'godot', min: '4.2' },
+        { engine: 'unreal', min: '5.3' },
+      ],
+    );
+    expect(godot.commands.map((c) => [c.engine, c.label, c.command])).toEqual([
+      ['godot', 'In a Godot 4 project', 'pkg add com.acme.g'],
+      ['unreal', 'In an Unreal Engine 5 project', 'pkg add com.acme.g'],
+    ]);
+    expect(godot.manifest).toBeUndefined();
   });
 });
 

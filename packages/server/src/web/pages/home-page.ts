@@ -12,7 +12,9 @@ export interface HomeView {
 export function homePage(ctx: PageContext, view: HomeView): string {
   const body = html`<section class="hero">
       <h1>Find a package</h1>
-      <p class="muted">Browse the Unity packages of this registry, read about them and copy what installs them.</p>
+      <p class="muted">
+        Browse the Unity, Godot and Unreal Engine packages of this registry, read about them and copy what installs them.
+      </p>
       ${searchForm('home-q', '')}
     </section>
     <div class="columns">

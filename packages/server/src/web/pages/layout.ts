@@ -55,7 +55,8 @@ export function layout(ctx: PageContext, options: PageOptions): string {
         <main id="main" class="wrap">${options.body}</main>
         <footer>
           <div class="wrap">
-            pkg-registry: packages for Unity, installable with <code>pkg</code>, npm and the Unity Package Manager.
+            pkg-registry: packages for Unity, Godot and Unreal Engine, installable with <code>pkg</code> (and, for Unity, npm and
+            the Unity Package Manager).
           </div>
         </footer>
       </body>
