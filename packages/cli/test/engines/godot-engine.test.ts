@@ -1,0 +1,161 @@
+import * as nodeFs from 'node:fs/promises';
+import { afterEach, describe, expect, it } from 'vitest';
+import { tmpProject, type ProjectFiles, type TmpUnityProject } from '@pkg/testkit';
+import { selectEngine } from '../../src/engines/index.js';
+import { godotEngine } from '../../src/engines/godot/godot-engine.js';
+import {
+  disableEditorPlugin,
+  enableEditorPlugin,
+  godotFeatureVersion,
+  godotNetSdkVersion,
+} from '../../src/engines/godot/project-godot.js';
+import { projectFs } from '../../src/files/project-fs.js';
+import { ClientError } from '../../src/output/errors.js';
+
+const fs = projectFs(nodeFs);
+const projects: TmpUnityProject[] = [];
+async function project(files: ProjectFiles) {
+  const p = await tmpProject('pkg-godot-unit-', files);
+  projects.push(p);
+  return p;
+}
+afterEach(async () => {
+  await Promise.all(projects.splice(0).map((p) => p.remove()));
+});
+
+const HEADER = '; Engine configuration file.\n\nconfig_version=5\n\n';
+const APPLICATION = '[application]\n\nconfig/name="G"\nconfig/features=PackedStringArray("4.2", "Forward Plus")\n';
+
+describe('Godot 4 projects', () => {
+  it('are found by a project.godot with config_version=5, walking up; Godot 3 projects are not', async () => {
+    const godot4 = await project({ 'project.godot': HEADER + APPLICATION, 'scenes/level/': '' });
+    expect(await selectEngine(godot4.path('scenes/level'), fs)).toEqual({ engine: godotEngine, project: godot4.dir });
+    const godot3 = await project({ 'project.godot': 'config_version=4\n\n[application]\n' });
+    expect(await godotEngine.detect(godot3.dir, fs)).toBe(false);
+  });
+
+  it("read the version from config/features, a C# project's Godot.NET.Sdk winning", async () => {
+    const plain = await project({ 'project.godot': HEADER + APPLICATION });
+    expect(await godotEngine.readEngineVersion(plain.dir, fs)).toEqual({ text: '4.2' });
+    const csharp = await project({
+      'project.godot': HEADER + APPLICATION,
+      'Game.csproj': '<Project Sdk="Godot.NET.Sdk/4.2.1">\n</Project>\n',
+    });
+    expect(await godotEngine.readEngineVersion(csharp.dir, fs)).toEqual({ text: '4.2.1' });
+    const none = await project({ 'project.godot': `${HEADER}[application]\n\nconfig/name="G"\n` });
+    const version = await godotEngine.readEngineVersion(none.dir, fs);
+    expect(version.text).toBeNull();
+    expect(version.warning).toMatch(/Godot compatibility is not checked/);
+  });
+
+  it.each([
+    ['PackedStringArray("4.3", "Mobile")', '4.3'],
+    ['PackedStringArray("Forward Plus", "4.1")', '4.1'],
+    ['PackedStringArray("Forward Plus")', null],
+  ])('config/features=%s → %j', (features, expected) => {
+    expect(godotFeatureVersion(`${HEADER}[application]\n\nconfig/features=${features}\n`)).toBe(expected);
+  });
+
+  it('ignores config/features outside [application]', () => {
+    expect(godotFeatureVersion(`${HEADER}[other]\n\nconfig/features=PackedStringArray("4.2")\n`)).toBeNull();
+    expect(godotNetSdkVersion('<Project Sdk="Microsoft.NET.Sdk">')).toBeNull();
+  });
+
+  it('check compatibility against godot and godotMax; a version without godot is not a Godot package', () => {
+    const record = (fields: Record<string, string>) => ({ name: 'com.a.b', version: '1.0.0', dist: {} as never, ...fields });
+    const v = (text: string) => ({ text });
+    expect(godotEngine.isCompatible(record({ godot: '4.2' }), v('4.2'))).toBe(true);
+    expect(godotEngine.isCompatible(record({ godot: '4.2' }), v('4.1'))).toBe(false);
+    expect(godotEngine.isCompatible(record({ godot: '4.1', godotMax: '4.2' }), v('4.2.3'))).toBe(true);
+    expect(godotEngine.isCompatible(record({ godot: '4.1', godotMax: '4.2' }), v('4.3'))).toBe(false);
+    expect(godotEngine.isCompatible(record({ unity: '2021.3' }), v('4.2'))).toBe(false);
+    expect(godotEngine.isCompatible(record({}), { text: null })).toBe(true);
+    expect(godotEngine.requirementOf(record({ godot: '4.1', godotMax: '4.2' }))).toBe('Godot 4.1–4.2');
+  });
+});
+
+describe('project.godot edits', () => {
+  const VALUE = 'res://addons/dialog/plugin.cfg';
+
+  it.each([
+    ['no [editor_plugins], a later section', `${HEADER}${APPLICATION}\n[rendering]\n\nx=1\n`, 'section'],
+    ['no [editor_plugins], nothing after', `${HEADER}${APPLICATION}`, 'section'],
+    ['[editor_plugins] without enabled', `${HEADER}${APPLICATION}\n[editor_plugins]\n\nother=1\n\n[rendering]\n\nx=1\n`, 'line'],
+    [
+      'other plugins enabled',
+      `${HEADER}${APPLICATION}\n[editor_plugins]\n\nenabled=PackedStringArray("res://addons/a/plugin.cfg")\n`,
+      undefined,
+    ],
+    ['an empty list', `${HEADER}${APPLICATION}\n[editor_plugins]\n\nenabled=PackedStringArray()\n`, undefined],
+    ['CRLF line ends', `${HEADER}${APPLICATION}\n[rendering]\n\nx=1\n`.replace(/\n/g, '\r\n'), 'section'],
+  ])('adds and removes the plugin byte for byte: %s', (_label, before, created) => {
+    const enabled = enableEditorPlugin(before, VALUE)!;
+    expect(enabled.created).toBe(created);
+    expect(enabled.text).toContain(`"${VALUE}"`);
+    expect(enabled.text.split('[editor_plugins]')).toHaveLength(2);
+    expect(enableEditorPlugin(enabled.text, VALUE)).toBeNull();
+    expect(disableEditorPlugin(enabled.text, VALUE, enabled.created)).toBe(before);
+  });
+
+  it('puts a new section where Godot would, between the sections before and after it', () => {
+    const text = enableEditorPlugin(`${HEADER}${APPLICATION}\n[rendering]\n\nx=1\n`, VALUE)!.text;
+    expect(text).toBe(
+      `${HEADER}${APPLICATION}\n[editor_plugins]\n\nenabled=PackedStringArray("${VALUE}")\n\n[rendering]\n\nx=1\n`,
+    );
+  });
+
+  it('removes one plugin of several from the front, middle or end of the list', () => {
+    const list = (...v: string[]) => `[editor_plugins]\n\nenabled=PackedStringArray(${v.map((x) => `"${x}"`).join(', ')})\n`;
+    expect(disableEditorPlugin(list('a', 'b', 'c'), 'a')).toBe(list('b', 'c'));
+    expect(disableEditorPlugin(list('a', 'b', 'c'), 'b')).toBe(list('a', 'c'));
+    expect(disableEditorPlugin(list('a', 'b', 'c'), 'c')).toBe(list('a', 'b'));
+    expect(disableEditorPlugin(list('a'), 'x')).toBe(list('a'));
+  });
+
+  it('keeps a created section that was given other keys since', () => {
+    const before = `${HEADER}${APPLICATION}`;
+    const enabled = enableEditorPlugin(before, VALUE)!;
+    const edited = `${enabled.text}mine=1\n`;
+    expect(disableEditorPlugin(edited, VALUE, 'section')).toBe(`${before}\n[editor_plugins]\n\nmine=1\n`);
+  });
+});
+
+describe('Godot package layout', () => {
+  const record = { name: 'com.a.dialog', version: '1.0.0', dist: {} as never };
+
+  it('installs the one addons/<folder>/ as addons/<folder>/', () => {
+    expect(godotEngine.installer!.layout(['package.json', 'README.md', 'addons/dialog/plugin.cfg'], record)).toEqual({
+      source: 'addons/dialog',
+      target: 'addons/dialog',
+      exclude: [],
+    });
+  });
+
+  it.each([
+    [['package.json'], 'it has no addons/<folder>/'],
+    [['package.json', 'addons/a/x.gd', 'addons/b/y.gd'], 'it has 2 folders in addons/'],
+    [['package.json', 'scripts/x.gd'], "'scripts/x.gd' is outside addons/<folder>/"],
+    [['package.json', 'addons/x.gd'], "'addons/x.gd' is outside addons/<folder>/"],
+  ])('refuses %j', (files, problem) => {
+    let error: unknown;
+    try {
+      godotEngine.installer!.layout(files, record);
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ClientError);
+    expect((error as ClientError).message).toBe(`com.a.dialog@1.0.0 is not a Godot package: ${problem}`);
+  });
+
+  it('tells generated files apart and keeps uids', () => {
+    const { installer } = godotEngine;
+    expect(['a.gd.import', 'a.gd.uid', 'b.en.translation', 'a.gd'].map((f) => installer!.isGenerated(f))).toEqual([
+      true,
+      true,
+      true,
+      false,
+    ]);
+    expect(installer!.keepsOnUpdate('a.gd.uid')).toBe(true);
+    expect(installer!.keepsOnUpdate('a.gd.import')).toBe(false);
+  });
+});

@@ -1,0 +1,181 @@
+import * as nodeFs from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildTarball, sha512Integrity, tmpProject, type TmpUnityProject } from '@pkg/testkit';
+import type { VersionRecord } from '@pkg/protocol';
+import type { FileSystem } from '../../src/deps.js';
+import { godotEngine } from '../../src/engines/godot/godot-engine.js';
+import type { EngineInstaller } from '../../src/engines/installer.js';
+import { projectFs } from '../../src/files/project-fs.js';
+import { emptyLock, readLock, serializeLock, type LockFile } from '../../src/install/lock-file.js';
+import { applyInstall, type PackageToInstall } from '../../src/install/staged-install.js';
+import { ClientError } from '../../src/output/errors.js';
+
+const PROJECT_GODOT = 'config_version=5\n\n[application]\n\nconfig/features=PackedStringArray("4.2")\n';
+const engine = godotEngine as typeof godotEngine & { installer: EngineInstaller };
+
+const projects: TmpUnityProject[] = [];
+afterEach(async () => {
+  await Promise.all(projects.splice(0).map((p) => p.remove()));
+});
+
+function dialog(version: string, files: { path: string; content: string }[] = []): PackageToInstall {
+  const name = 'com.acme.dialog';
+  const tarball = buildTarball({ name, version }, [
+    { path: 'addons/dialog/plugin.cfg', content: `[plugin]\n\nversion="${version}"\n` },
+    ...files,
+  ]);
+  const record: VersionRecord = {
+    name,
+    version,
+    dist: { tarball: `http://registry.test/${name}/-/${name}-${version}.tgz`, integrity: sha512Integrity(tarball), shasum: '' },
+  };
+  return { record, tarball };
+}
+
+/** Every file below `dir` with its content: what "nothing changed" is compared with. */
+async function snapshot(dir: string): Promise<Record<string, string>> {
+  const files = (await readdir(dir, { recursive: true, withFileTypes: true })).filter((e) => e.isFile());
+  return Object.fromEntries(
+    await Promise.all(
+      files.map(async (e) => [
+        path.relative(dir, path.join(e.parentPath, e.name)),
+        await readFile(path.join(e.parentPath, e.name), 'utf8'),
+      ]),
+    ),
+  );
+}
+
+async function setup() {
+  const project = await tmpProject('pkg-staged-', { 'project.godot': PROJECT_GODOT });
+  projects.push(project);
+  const backupRoot = await mkdtemp(path.join(tmpdir(), 'pkg-staged-backup-'));
+  const tx = async (fs: FileSystem, install: PackageToInstall[], remove: string[] = [], force = false) => {
+    const { lock, text } = await readLock(project.dir, projectFs(fs));
+    return applyInstall({
+      fs,
+      projectFs: projectFs(fs),
+      engine,
+      project: project.dir,
+      lock,
+      lockText: text,
+      install,
+      remove,
+      manifestText: `{\n  "dependencies": {}\n}\n`,
+      force,
+      backupRoot,
+      now: new Date('2026-01-01T00:00:00Z'),
+    });
+  };
+  return { project, tx };
+}
+
+async function rejection(promise: Promise<unknown>): Promise<ClientError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof ClientError) return error;
+    throw error;
+  }
+  throw new Error('expected a ClientError');
+}
+
+describe('the staged install', () => {
+  it('puts every folder and file back when the last step, writing the lock, fails', async () => {
+    const { project, tx } = await setup();
+    await tx(nodeFs, [dialog('1.0.0')]);
+    await writeFile(project.path('addons/dialog/plugin.cfg.uid'), 'uid://x\n');
+    const before = await snapshot(project.dir);
+
+    const failing: FileSystem = {
+      ...nodeFs,
+      rename: async (from, to) => {
+        if (String(to).endsWith('pkg-lock.json')) throw new Error('disk full');
+        return nodeFs.rename(from, to);
+      },
+    };
+    const error = await rejection(tx(failing, [dialog('2.0.0', [{ path: 'addons/dialog/new.gd', content: 'extends Node\n' }])]));
+    expect(error.code).toBe('APPLY_FAILED');
+    expect(error.message).toBe(`Failed to install into ${project.dir}: disk full. Everything was put back as it was`);
+    expect(error.hint).toMatch(/^The backup is in .*pkg-backup-2026-01-01T00-00-00-000Z(-\d+)?\.$/);
+    expect(await snapshot(project.dir)).toEqual(before);
+  });
+
+  it('refuses a tarball with an unsafe entry before touching the project', async () => {
+    const { project, tx } = await setup();
+    const before = await snapshot(project.dir);
+    const evil = dialog('1.0.0', [{ path: 'package/../../evil.gd', content: 'x' }]);
+    expect((await rejection(tx(nodeFs, [evil]))).code).toBe('UNSAFE_TARBALL');
+    expect(await snapshot(project.dir)).toEqual(before);
+  });
+
+  it('refuses a package whose folder another locked package owns', async () => {
+    const { project, tx } = await setup();
+    await tx(nodeFs, [dialog('1.0.0')]);
+    const before = await snapshot(project.dir);
+    const other = dialog('1.0.0');
+    other.record = { ...other.record, name: 'com.other.dialog' };
+    const error = await rejection(tx(nodeFs, [other]));
+    expect(error.code).toBe('TARGET_EXISTS');
+    expect(error.message).toBe('addons/dialog belongs to com.acme.dialog, which com.other.dialog would overwrite');
+    expect(await snapshot(project.dir)).toEqual(before);
+  });
+
+  it('keeps Godot’s uid files when a package is updated and drops its import files', async () => {
+    const { project, tx } = await setup();
+    await tx(nodeFs, [dialog('1.0.0')]);
+    await writeFile(project.path('addons/dialog/plugin.cfg.uid'), 'uid://x\n');
+    await writeFile(project.path('addons/dialog/icon.svg.import'), '[remap]\n');
+    await tx(nodeFs, [dialog('1.1.0')]);
+    expect(await project.read('addons/dialog/plugin.cfg')).toBe('[plugin]\n\nversion="1.1.0"\n');
+    expect(await project.read('addons/dialog/plugin.cfg.uid')).toBe('uid://x\n');
+    await expect(project.read('addons/dialog/icon.svg.import')).rejects.toThrow(/ENOENT/);
+  });
+});
+
+describe('pkg-lock.json', () => {
+  async function lockWith(packages: unknown) {
+    const dir = await mkdtemp(path.join(tmpdir(), 'pkg-lock-'));
+    await writeFile(path.join(dir, 'pkg-lock.json'), JSON.stringify({ lockfileVersion: 1, packages }));
+    return rejection(readLock(dir, projectFs(nodeFs)));
+  }
+  const entry = {
+    version: '1.0.0',
+    resolved: 'http://r/x.tgz',
+    integrity: 'sha512-x',
+    folder: 'addons/x',
+    files: {},
+    projectEdits: [],
+  };
+
+  it.each([
+    [
+      'a folder climbing out of the project',
+      { ...entry, folder: '../outside' },
+      'the folder of com.a.b is not a relative path inside the project',
+    ],
+    ['an absolute folder', { ...entry, folder: '/etc' }, 'the folder of com.a.b is not a relative path inside the project'],
+    [
+      'a file path with ..',
+      { ...entry, files: { '../../x': 'sha256-x' } },
+      'the files of com.a.b are not relative paths with digests',
+    ],
+    ['no version', { ...entry, version: 'latest' }, 'com.a.b has no valid version'],
+  ])('refuses %s: the lock decides what is deleted', async (_label, value, problem) => {
+    const error = await lockWith({ 'com.a.b': value });
+    expect(error.code).toBe('LOCK_INVALID');
+    expect(error.message).toBe(`pkg-lock.json is invalid: ${problem}`);
+  });
+
+  it('is written with names and files sorted', () => {
+    const lock: LockFile = emptyLock();
+    lock.packages['com.b.b'] = { ...entry, files: { 'z.gd': 'sha256-z', 'a.gd': 'sha256-a' } };
+    lock.packages['com.a.a'] = { ...entry };
+    const text = serializeLock(lock);
+    expect(Object.keys(JSON.parse(text).packages)).toEqual(['com.a.a', 'com.b.b']);
+    expect(Object.keys(JSON.parse(text).packages['com.b.b'].files)).toEqual(['a.gd', 'z.gd']);
+    expect(text.endsWith('}\n')).toBe(true);
+  });
+});
