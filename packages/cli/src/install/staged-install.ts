@@ -72,7 +72,8 @@ export async function applyInstall(tx: InstallTransaction): Promise<{ backupPath
     for (const name of replaced) {
       const locked = lock.packages[name]!;
       if (await folderMissing(fs, project, locked.folder)) continue;
-      changes.push(...(await localChanges(fs, project, locked, installer)));
+      // A deleted file has nothing to lose; a changed or added one would be overwritten or removed.
+      changes.push(...(await localChanges(fs, project, locked, installer)).filter((c) => c.change !== 'deleted'));
     }
     if (changes.length > 0) {
       const shown = changes.slice(0, 10).map((c) => `${c.path} (${c.change})`);

@@ -21,10 +21,10 @@ afterEach(async () => {
   await Promise.all(projects.splice(0).map((p) => p.remove()));
 });
 
-function dialog(version: string, files: { path: string; content: string }[] = []): PackageToInstall {
-  const name = 'com.acme.dialog';
+function dialog(version: string, files: { path: string; content: string }[] = [], folder = 'dialog'): PackageToInstall {
+  const name = `com.acme.${folder}`;
   const tarball = buildTarball({ name, version }, [
-    { path: 'addons/dialog/plugin.cfg', content: `[plugin]\n\nversion="${version}"\n` },
+    { path: `addons/${folder}/plugin.cfg`, content: `[plugin]\n\nversion="${version}"\n` },
     ...files,
   ]);
   const record: VersionRecord = {
@@ -123,6 +123,20 @@ describe('the staged install', () => {
     expect(await snapshot(project.dir)).toEqual(before);
   });
 
+  it('gives the project file back byte for byte when the package that created the plugin list leaves first', async () => {
+    const { project, tx } = await setup();
+    await tx(nodeFs, [dialog('1.0.0')]);
+    await tx(nodeFs, [dialog('1.0.0', [], 'quest')]);
+    expect(await project.read('project.godot')).toBe(
+      `${PROJECT_GODOT}\n[editor_plugins]\n\nenabled=PackedStringArray("res://addons/dialog/plugin.cfg", "res://addons/quest/plugin.cfg")\n`,
+    );
+    await tx(nodeFs, [], ['com.acme.dialog']);
+    const lock = JSON.parse(await project.read('pkg-lock.json'));
+    expect(lock.packages['com.acme.quest'].projectEdits[0]).toMatchObject({ created: 'section' });
+    await tx(nodeFs, [], ['com.acme.quest']);
+    expect(await project.read('project.godot')).toBe(PROJECT_GODOT);
+  });
+
   it('keeps Godot’s uid files when a package is updated and drops its import files', async () => {
     const { project, tx } = await setup();
     await tx(nodeFs, [dialog('1.0.0')]);
@@ -177,5 +191,30 @@ describe('pkg-lock.json', () => {
     expect(Object.keys(JSON.parse(text).packages)).toEqual(['com.a.a', 'com.b.b']);
     expect(Object.keys(JSON.parse(text).packages['com.b.b'].files)).toEqual(['a.gd', 'z.gd']);
     expect(text.endsWith('}\n')).toBe(true);
+  });
+});
+
+describe('hand edits', () => {
+  it('stop a replace when a file was changed or added, name them, and go on with force; a deleted file stops nothing', async () => {
+    const { project, tx } = await setup();
+    await tx(nodeFs, [dialog('1.0.0', [{ path: 'addons/dialog/a.gd', content: 'a\n' }])]);
+    await nodeFs.rm(project.path('addons/dialog/a.gd'));
+    await tx(nodeFs, [dialog('1.1.0', [{ path: 'addons/dialog/a.gd', content: 'a\n' }])]);
+    expect(await project.read('addons/dialog/a.gd')).toBe('a\n');
+
+    await writeFile(project.path('addons/dialog/a.gd'), 'mine\n');
+    await writeFile(project.path('addons/dialog/notes.txt'), 'mine\n');
+    const before = await snapshot(project.dir);
+    const error = await rejection(tx(nodeFs, [dialog('1.2.0')]));
+    expect(error.code).toBe('LOCAL_CHANGES');
+    expect(error.message).toBe(
+      'Files of installed packages were changed by hand: addons/dialog/a.gd (modified), addons/dialog/notes.txt (added)',
+    );
+    expect(await snapshot(project.dir)).toEqual(before);
+
+    const { backupPath } = await tx(nodeFs, [dialog('1.2.0')], [], true);
+    expect(await readFile(path.join(backupPath!, 'addons/dialog/a.gd'), 'utf8')).toBe('mine\n');
+    expect(await readFile(path.join(backupPath!, 'addons/dialog/notes.txt'), 'utf8')).toBe('mine\n');
+    await expect(project.read('addons/dialog/notes.txt')).rejects.toThrow(/ENOENT/);
   });
 });
