@@ -1,5 +1,14 @@
 import { REGISTRY_OPTION, type Command } from './types.js';
-import { ENGINE_OPTION, ENGINE_VERSION_OPTION, FORCE_OPTION, GLOBAL_OPTION, SAVE_OPTION, nameList, saveOption, type SaveValue } from '../project/options.js';
+import {
+  ENGINE_OPTION,
+  ENGINE_VERSION_OPTION,
+  FORCE_OPTION,
+  GLOBAL_OPTION,
+  SAVE_OPTION,
+  nameList,
+  saveOption,
+  type SaveValue,
+} from '../project/options.js';
 
 interface UpdateOptions {
   dryRun?: boolean;

@@ -29,7 +29,10 @@ export async function readPkgJson(project: string, fs: ProjectFs): Promise<Manif
 }
 
 /** The manifest members of an engine whose packages `pkg` installs and locks. */
-export const pkgJsonManifest: Pick<Engine, 'manifestRelativePath' | 'readManifest' | 'editManifest' | 'writeManifest' | 'readResolvedVersions'> = {
+export const pkgJsonManifest: Pick<
+  Engine,
+  'manifestRelativePath' | 'readManifest' | 'editManifest' | 'writeManifest' | 'readResolvedVersions'
+> = {
   manifestRelativePath: PKG_JSON,
   readManifest: readPkgJson,
   editManifest: (file, change) => editUnityManifest(file.text, change),

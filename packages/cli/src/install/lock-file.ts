@@ -43,7 +43,8 @@ export function emptyLock(): LockFile {
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const isStringMap = (v: unknown): v is Record<string, string> => isObject(v) && Object.values(v).every((x) => typeof x === 'string');
+const isStringMap = (v: unknown): v is Record<string, string> =>
+  isObject(v) && Object.values(v).every((x) => typeof x === 'string');
 
 /** A folder or file path as the lock holds it: relative, `/`-separated, nothing climbing out. */
 function isSafeRelative(p: unknown): p is string {
@@ -61,16 +62,20 @@ function isSafeRelative(p: unknown): p is string {
 /** Why a parsed lock is unusable; null when it is fine. Paths are checked: the lock decides what is deleted. */
 function lockProblem(value: unknown): string | null {
   if (!isObject(value)) return 'it is not a JSON object';
-  if (value.lockfileVersion !== LOCKFILE_VERSION) return `lockfileVersion ${JSON.stringify(value.lockfileVersion)} is not ${LOCKFILE_VERSION}`;
+  if (value.lockfileVersion !== LOCKFILE_VERSION)
+    return `lockfileVersion ${JSON.stringify(value.lockfileVersion)} is not ${LOCKFILE_VERSION}`;
   if (!isObject(value.packages)) return '"packages" is not an object';
   for (const [name, entry] of Object.entries(value.packages)) {
     if (!isPackageName(name)) return `'${name}' is not a package name`;
     if (!isObject(entry)) return `the entry of ${name} is not an object`;
     if (!isSemver(entry.version)) return `${name} has no valid version`;
-    if (typeof entry.resolved !== 'string' || typeof entry.integrity !== 'string') return `${name} has no tarball URL or integrity`;
-    if (entry.dependencies !== undefined && !isStringMap(entry.dependencies)) return `the dependencies of ${name} are not a map of strings`;
+    if (typeof entry.resolved !== 'string' || typeof entry.integrity !== 'string')
+      return `${name} has no tarball URL or integrity`;
+    if (entry.dependencies !== undefined && !isStringMap(entry.dependencies))
+      return `the dependencies of ${name} are not a map of strings`;
     if (!isSafeRelative(entry.folder)) return `the folder of ${name} is not a relative path inside the project`;
-    if (!isStringMap(entry.files) || !Object.keys(entry.files).every(isSafeRelative)) return `the files of ${name} are not relative paths with digests`;
+    if (!isStringMap(entry.files) || !Object.keys(entry.files).every(isSafeRelative))
+      return `the files of ${name} are not relative paths with digests`;
     if (!Array.isArray(entry.projectEdits)) return `the projectEdits of ${name} are not a list`;
     for (const edit of entry.projectEdits as unknown[]) {
       if (!isObject(edit) || typeof edit.file !== 'string' || typeof edit.kind !== 'string' || typeof edit.value !== 'string') {
@@ -89,7 +94,9 @@ export async function readLock(project: string, fs: ProjectFs): Promise<{ lock: 
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw new ClientError('LOCK_INVALID', { message: `${PKG_LOCK} is invalid: it is not valid JSON (${(err as Error).message})` });
+    throw new ClientError('LOCK_INVALID', {
+      message: `${PKG_LOCK} is invalid: it is not valid JSON (${(err as Error).message})`,
+    });
   }
   const problem = lockProblem(value);
   if (problem) throw new ClientError('LOCK_INVALID', { message: `${PKG_LOCK} is invalid: ${problem}` });
@@ -98,7 +105,8 @@ export async function readLock(project: string, fs: ProjectFs): Promise<{ lock: 
 
 /** The lock's text: names sorted, two-space JSON, so that it diffs well under version control. */
 export function serializeLock(lock: LockFile): string {
-  const sortKeys = <T>(o: Record<string, T>) => Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  const sortKeys = <T>(o: Record<string, T>) =>
+    Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   const packages = Object.fromEntries(
     Object.entries(sortKeys(lock.packages)).map(([name, p]) => [name, { ...p, files: sortKeys(p.files) }]),
   );

@@ -59,10 +59,12 @@ export async function localChanges(
   for (const [file, digest] of Object.entries(locked.files)) {
     const where = `${locked.folder}/${file}`;
     if (!onDisk.has(file)) changes.push({ path: where, change: 'deleted' });
-    else if (fileDigest(await fs.readFile(path.join(dir, ...file.split('/')))) !== digest) changes.push({ path: where, change: 'modified' });
+    else if (fileDigest(await fs.readFile(path.join(dir, ...file.split('/')))) !== digest)
+      changes.push({ path: where, change: 'modified' });
   }
   for (const file of onDisk) {
-    if (!(file in locked.files) && !installer.isGenerated(file)) changes.push({ path: `${locked.folder}/${file}`, change: 'added' });
+    if (!(file in locked.files) && !installer.isGenerated(file))
+      changes.push({ path: `${locked.folder}/${file}`, change: 'added' });
   }
   return changes.sort((a, b) => (a.path < b.path ? -1 : 1));
 }

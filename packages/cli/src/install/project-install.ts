@@ -59,7 +59,12 @@ async function fetchAll(ctx: CommandContext, client: RegistryClient, records: Ve
   return fetched;
 }
 
-function transaction(ctx: CommandContext, open: OpenProject & { engine: InstallingEngine }, lock: LockFile, lockText: string | null) {
+function transaction(
+  ctx: CommandContext,
+  open: OpenProject & { engine: InstallingEngine },
+  lock: LockFile,
+  lockText: string | null,
+) {
   return {
     fs: ctx.deps.fs,
     projectFs: open.fs,
@@ -194,7 +199,14 @@ export async function installFromLock(
   const { backupPath } =
     install.length === 0
       ? { backupPath: null }
-      : await applyInstall({ ...transaction(ctx, open, lock, lockText), install, remove: [], manifestText: null, force: options.force });
-  for (const f of fetched) packages.push({ package: f.record.name, version: f.record.version, status: 'installed', cached: f.fromCache });
+      : await applyInstall({
+          ...transaction(ctx, open, lock, lockText),
+          install,
+          remove: [],
+          manifestText: null,
+          force: options.force,
+        });
+  for (const f of fetched)
+    packages.push({ package: f.record.name, version: f.record.version, status: 'installed', cached: f.fromCache });
   return { packages: packages.sort((a, b) => (a.package < b.package ? -1 : 1)), backupPath };
 }

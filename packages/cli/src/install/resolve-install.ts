@@ -67,10 +67,14 @@ export function resolveInstallSet(
     const record = recordOf(context, name, chosen.get(name)!);
     for (const [dependency, wanted] of dependenciesOf(record)) {
       if (!semver.valid(wanted)) {
-        throw conflict(`${name}@${record!.version} asks for ${dependency}@${wanted}, which is not a version`, 'Tell its publisher.');
+        throw conflict(
+          `${name}@${record!.version} asks for ${dependency}@${wanted}, which is not a version`,
+          'Tell its publisher.',
+        );
       }
       const list = wants.get(dependency) ?? [];
-      if (!list.some((w) => w.by === name && w.version === wanted)) list.push({ by: `${name}@${record!.version}`, version: wanted });
+      if (!list.some((w) => w.by === name && w.version === wanted))
+        list.push({ by: `${name}@${record!.version}`, version: wanted });
       wants.set(dependency, list);
       const document = context.documents.get(dependency);
       if (document === undefined) {

@@ -8,15 +8,13 @@ export function lockInstallReport(h: ProjectHeader, packages: RestoredPackage[],
   const installed = packages.filter((p) => p.status === 'installed');
   const inPlace = packages.filter((p) => p.status === 'in-place');
   const message = `${installed.length} package${installed.length === 1 ? '' : 's'} installed and verified (${inPlace.length} already in place)`;
-  const text = [
-    'Install',
-    SEPARATOR,
-    `Engine: ${h.engineLabel}`,
-    `Project: ${h.project}`,
-    `Registry: ${h.registry}`,
-  ];
+  const text = ['Install', SEPARATOR, `Engine: ${h.engineLabel}`, `Project: ${h.project}`, `Registry: ${h.registry}`];
   if (installed.length > 0) {
-    text.push('', 'Installed and Verified:', ...installed.map((p) => `  ${p.package}@${p.version}${p.cached ? ' (cached)' : ''}`));
+    text.push(
+      '',
+      'Installed and Verified:',
+      ...installed.map((p) => `  ${p.package}@${p.version}${p.cached ? ' (cached)' : ''}`),
+    );
   }
   if (inPlace.length > 0) text.push('', 'Already in Place:', ...inPlace.map((p) => `  ${p.package}@${p.version}`));
   text.push('');

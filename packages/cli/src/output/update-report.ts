@@ -2,6 +2,7 @@
  * `pkg update` output: the text of shared/SPEC.md rules 5 and 6 and the update report of its
  * "Client update report" table (snake_case, as the spec writes it).
  */
+import { orNewer } from '../updates/requirement-text.js';
 import type { ScopedRegistry } from '../engines/engine.js';
 import type { UnchangedPackage, UnchangedStatus, UpdatePlan } from '../updates/update-plan.js';
 import { SEPARATOR } from './format.js';
@@ -103,7 +104,7 @@ export function updateReport(input: UpdateReportInput, scopedBefore: readonly Sc
     ...('newerMajor' in u && u.newerMajor
       ? [`${u.package} ${u.newerMajor} is a new major version: pkg update ${u.package} --latest`]
       : []),
-    ...(u.needsNewerEngine ? [`${u.package} ${u.needsNewerEngine.version} needs ${u.needsNewerEngine.requires} or newer`] : []),
+    ...(u.needsNewerEngine ? [`${u.package} ${u.needsNewerEngine.version} needs ${orNewer(u.needsNewerEngine.requires)}`] : []),
   ]);
   if (notes.length > 0) text.push('', 'Notes:', ...notes.map((n) => `  ${n}`));
   text.push('');

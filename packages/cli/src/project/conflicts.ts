@@ -1,3 +1,4 @@
+import { orNewer } from '../updates/requirement-text.js';
 import { ClientError } from '../output/errors.js';
 import type { Conflict } from '../updates/raise-dependencies.js';
 
@@ -9,7 +10,7 @@ export function conflictHint(conflict: Conflict): string {
     case 'crosses-major':
       return `${name}@${conflict.version} is a new major version of ${name}: update the dependent package first (pkg update ${name} --latest), or run with --latest.`;
     case 'needs-newer-engine':
-      return `${name}@${conflict.version} needs ${conflict.engineRequirement} or newer: upgrade the editor, or keep ${dependent} at its current version.`;
+      return `${name}@${conflict.version} needs ${orNewer(String(conflict.engineRequirement))}: upgrade the editor, or keep ${dependent} at its current version.`;
     case 'unavailable':
       return `No usable version of ${name} at or above ${version} is published: keep ${dependent} at its current version.`;
     case 'breaks-dependent':

@@ -3,6 +3,7 @@
  * entries must rise with it, and how our scoped-registry entry must grow. Pure, like the update
  * plan; a request that cannot be met throws a `ClientError` saying why and what would work.
  */
+import { orNewer } from './requirement-text.js';
 import semver from 'semver';
 import { checkPackageName } from '@pkg/protocol';
 import type { ScopedRegistry } from '../engines/engine.js';
@@ -147,7 +148,7 @@ function chooseVersion(context: PlanContext, request: PackageRequest, engineLabe
     if (!context.isCompatible(record)) {
       const compatible = usableVersions(context, name);
       throw new ClientError('NO_COMPATIBLE_VERSION', {
-        message: `${name}@${exact} requires ${context.requirementOf(record)} or newer; this project uses ${engineLabel}`,
+        message: `${name}@${exact} requires ${orNewer(String(context.requirementOf(record)))}; this project uses ${engineLabel}`,
         hint:
           compatible.length > 0
             ? `Versions that work with ${engineLabel}: ${compatible.slice(0, 10).join(', ')}`

@@ -48,7 +48,10 @@ const installer: EngineInstaller = {
     const value = `res://${target}/plugin.cfg`;
     const result = enableEditorPlugin(text, value);
     if (!result) return null;
-    return { text: result.text, edit: { kind: 'godot-editor-plugin', value, ...(result.created ? { created: result.created } : {}) } };
+    return {
+      text: result.text,
+      edit: { kind: 'godot-editor-plugin', value, ...(result.created ? { created: result.created } : {}) },
+    };
   },
 
   disable(text, edit) {
@@ -104,7 +107,7 @@ export const godotEngine: Engine = {
 
   requirementOf(record) {
     const range = minorEngineRange(record, 'godot');
-    return range ? formatMinorEngineRange('godot', range) : "a 'godot' field (it is not a Godot package)";
+    return range ? formatMinorEngineRange('godot', range) : "Godot support (it names no 'godot' field)";
   },
 
   isVersionText: (text) => parseProjectMinorVersion(text) !== null,

@@ -114,7 +114,7 @@ export const unrealEngine: Engine = {
 
   requirementOf(record) {
     const range = minorEngineRange(record, 'unreal');
-    return range ? formatMinorEngineRange('unreal', range) : "an 'unreal' field (it is not an Unreal package)";
+    return range ? formatMinorEngineRange('unreal', range) : "Unreal Engine support (it names no 'unreal' field)";
   },
 
   isVersionText: (text) => parseProjectMinorVersion(text) !== null,

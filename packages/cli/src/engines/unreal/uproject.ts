@@ -79,6 +79,8 @@ export function disableUnrealPlugin(text: string, name: string, edit: { created?
     if (edit.created === 'enabled') return removeJsonValue(body, ['Plugins', at, 'Enabled']);
     const removed = removeJsonValue(body, ['Plugins', at]);
     const left = (JSON.parse(removed) as { Plugins?: unknown[] }).Plugins;
-    return edit.created === 'plugins' && Array.isArray(left) && left.length === 0 ? removeJsonValue(removed, ['Plugins']) : removed;
+    return edit.created === 'plugins' && Array.isArray(left) && left.length === 0
+      ? removeJsonValue(removed, ['Plugins'])
+      : removed;
   });
 }

@@ -135,14 +135,7 @@ function installBox(view: PackageView): SafeHtml {
       return html`<div class="copyable">
         <div class="copy-row">
           <h3 id="${id}-h">${view.install.commands.length > 1 ? c.label : 'With pkg'}</h3>
-          <button
-            type="button"
-            class="secondary small"
-            data-copy="${id}"
-            data-label="command"
-            aria-describedby="${id}-h"
-            hidden
-          >
+          <button type="button" class="secondary small" data-copy="${id}" data-label="command" aria-describedby="${id}-h" hidden>
             Copy
           </button>
         </div>
@@ -156,22 +149,22 @@ function installBox(view: PackageView): SafeHtml {
 
 function manifestBox(manifest: string): SafeHtml {
   return html`<div class="copyable">
-      <div class="copy-row">
-        <h3 id="manifest-h">In Packages/manifest.json</h3>
-        <button
-          type="button"
-          class="secondary small"
-          data-copy="install-manifest"
-          data-label="manifest snippet"
-          aria-describedby="manifest-h"
-          hidden
-        >
-          Copy
-        </button>
-      </div>
-      <pre><code id="install-manifest">${manifest}</code></pre>
-      <p class="hint">Merge the scoped registry and the dependency into your project's manifest.</p>
-    </div>`;
+    <div class="copy-row">
+      <h3 id="manifest-h">In Packages/manifest.json</h3>
+      <button
+        type="button"
+        class="secondary small"
+        data-copy="install-manifest"
+        data-label="manifest snippet"
+        aria-describedby="manifest-h"
+        hidden
+      >
+        Copy
+      </button>
+    </div>
+    <pre><code id="install-manifest">${manifest}</code></pre>
+    <p class="hint">Merge the scoped registry and the dependency into your project's manifest.</p>
+  </div>`;
 }
 
 function dependencies(view: PackageView): SafeHtml {
