@@ -3,6 +3,7 @@
  * planners have decided the manifest's versions, this works out every package the project must
  * hold, fetches and verifies what changes, and hands it to the staged install.
  */
+import path from 'node:path';
 import type { VersionRecord } from '@pkg/protocol';
 import { TarballCache } from '../cache/tarball-cache.js';
 import type { CommandContext } from '../context.js';
@@ -10,6 +11,7 @@ import type { Engine, ManifestChange } from '../engines/engine.js';
 import type { EngineInstaller } from '../engines/installer.js';
 import { parseUnityManifest } from '../engines/unity/unity-manifest.js';
 import type { RegistryClient } from '../http/registry-client.js';
+import { withFileLock } from '../io/fs.js';
 import type { OpenProject } from '../project/open-project.js';
 import { planContextFor } from '../project/open-project.js';
 import { progressBar } from '../project/progress.js';
@@ -20,6 +22,13 @@ import { resolveInstallSet } from './resolve-install.js';
 import { applyInstall, type PackageToInstall } from './staged-install.js';
 
 type InstallingEngine = Engine & { installer: EngineInstaller };
+
+/** Held while a change runs, so two `pkg` processes never move a project's folders at once. */
+export const PROJECT_LOCK = '.pkg-install.lock';
+
+function exclusive<T>(ctx: CommandContext, open: OpenProject, fn: () => Promise<T>): Promise<T> {
+  return withFileLock(ctx.deps.fs, path.join(open.project, PROJECT_LOCK), { sleep: ctx.deps.sleep, now: ctx.deps.now }, fn);
+}
 
 export function installsFiles(open: OpenProject): open is OpenProject & { engine: InstallingEngine } {
   return open.engine.installer !== undefined;
@@ -81,7 +90,18 @@ function transaction(
  * Applies a manifest change (add, update): the new manifest's packages resolved, what differs
  * from the lock (or is missing on disk) installed, what nothing needs any more removed.
  */
-export async function applyWithInstall(
+export function applyWithInstall(
+  ctx: CommandContext,
+  open: OpenProject & { engine: InstallingEngine },
+  client: RegistryClient,
+  documents: DocumentMap,
+  change: ManifestChange,
+  options: InstallOptions,
+): Promise<{ backupPath: string | null; changed: boolean }> {
+  return exclusive(ctx, open, () => applyChange(ctx, open, client, documents, change, options));
+}
+
+async function applyChange(
   ctx: CommandContext,
   open: OpenProject & { engine: InstallingEngine },
   client: RegistryClient,
@@ -117,7 +137,16 @@ export async function applyWithInstall(
 }
 
 /** Removes packages from the manifest, and everything only they needed from the project. Needs no registry. */
-export async function uninstallWithInstall(
+export function uninstallWithInstall(
+  ctx: CommandContext,
+  open: OpenProject & { engine: InstallingEngine },
+  names: readonly string[],
+  options: InstallOptions,
+): Promise<{ backupPath: string | null }> {
+  return exclusive(ctx, open, () => uninstall(ctx, open, names, options));
+}
+
+async function uninstall(
   ctx: CommandContext,
   open: OpenProject & { engine: InstallingEngine },
   names: readonly string[],
@@ -158,7 +187,16 @@ export interface RestoredPackage {
  * and unchanged are left alone. When `pkg.json` asks for something the lock lacks, its packages
  * are resolved again (keeping the lock's versions where they fit), as `add` would.
  */
-export async function installFromLock(
+export function installFromLock(
+  ctx: CommandContext,
+  open: OpenProject & { engine: InstallingEngine },
+  client: RegistryClient,
+  options: InstallOptions,
+): Promise<{ packages: RestoredPackage[]; backupPath: string | null }> {
+  return exclusive(ctx, open, () => restore(ctx, open, client, options));
+}
+
+async function restore(
   ctx: CommandContext,
   open: OpenProject & { engine: InstallingEngine },
   client: RegistryClient,
@@ -169,7 +207,7 @@ export async function installFromLock(
   const covered = Object.entries(dependencies).every(([name, version]) => lock.packages[name]?.version === version);
   if (!covered) {
     const documents: DocumentMap = new Map();
-    const { backupPath } = await applyWithInstall(ctx, open, client, documents, {}, options);
+    const { backupPath } = await applyChange(ctx, open, client, documents, {}, options);
     const after = await readLock(open.project, open.fs);
     return {
       backupPath,
