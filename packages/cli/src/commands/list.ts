@@ -13,7 +13,7 @@ export const list: Command<ListOptions> = {
   name: 'list',
   summary: "List the project's packages with requested, resolved and latest compatible versions",
   description:
-    "List the packages of the project's manifest: the version requested, the version Unity resolved (from Packages/packages-lock.json, when present) and the newest version compatible with the project's editor. With --global: the global packages.",
+    "List the packages of the project's manifest: the version requested, the version installed (Unity: from Packages/packages-lock.json, when present; Godot and Unreal: from pkg-lock.json) and the newest version compatible with the project's editor. With --global: the global packages.",
   options: [
     { flags: '--outdated', description: 'show only packages with a newer compatible version' },
     GLOBAL_OPTION,

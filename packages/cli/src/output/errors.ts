@@ -93,7 +93,7 @@ export const CLIENT_ERRORS = {
   NO_ENGINE_DETECTED: {
     exit: EXIT.FAILED,
     message: 'no supported engine detected. Please specify --engine <engine>',
-    hint: 'Run pkg inside a project (Unity: a folder with Assets/, ProjectSettings/ and Packages/manifest.json), or name the engine with --engine unity.',
+    hint: 'Run pkg inside a project (Unity: a folder with Assets/, ProjectSettings/ and Packages/manifest.json; Godot 4: project.godot; Unreal Engine 5: one .uproject), or name the engine with --engine unity|godot|unreal.',
   },
   UNKNOWN_ENGINE: { exit: EXIT.USAGE, message: 'Unknown engine' },
   MANIFEST_NOT_FOUND: { exit: EXIT.FAILED, message: 'Project manifest not found' },

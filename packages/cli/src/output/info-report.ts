@@ -1,6 +1,9 @@
-import type { PackageDocument, VersionRecord } from '@pkg/protocol';
+import { supportedEngines, type PackageDocument, type VersionRecord } from '@pkg/protocol';
 import type { CommandResult } from './reporter.js';
 import { personText, SEPARATOR } from './format.js';
+
+const ENGINE_FIELDS = ['godot', 'godotMax', 'unreal', 'unrealMax'] as const;
+const ENGINE_NAMES = { unity: 'Unity', godot: 'Godot', unreal: 'Unreal Engine' } as const;
 
 /** Versions listed in text; --json always has them all. */
 const VERSIONS_SHOWN = 30;
@@ -28,7 +31,10 @@ export function infoReport(doc: PackageDocument, record: VersionRecord, versions
     integrity: record.dist?.integrity ?? '',
     published,
     ...(record.deprecated ? { deprecated: record.deprecated } : {}),
+    // Godot and Unreal fields only when the version names them: Unity packages read as before.
+    ...Object.fromEntries(ENGINE_FIELDS.filter((f) => typeof record[f] === 'string').map((f) => [f, record[f]])),
   };
+  const otherEngines = supportedEngines(record).filter((e) => e.engine !== 'unity');
 
   const shownVersions = versions.length > VERSIONS_SHOWN ? versions.slice(-VERSIONS_SHOWN) : versions;
   const text = [
@@ -46,6 +52,10 @@ export function infoReport(doc: PackageDocument, record: VersionRecord, versions
     `License: ${json.license || '(none)'}`,
     `Author: ${json.author || '(unknown)'}`,
     `Minimum Unity version: ${unity || '(any)'}`,
+    ...otherEngines.map(
+      (e) =>
+        `${ENGINE_NAMES[e.engine]}: ${e.max === undefined ? `${e.min} or newer` : e.max === e.min ? `${e.min} only` : `${e.min} to ${e.max}`}`,
+    ),
     ...(json.keywords.length ? [`Keywords: ${json.keywords.join(', ')}`] : []),
     ...(published ? [`Published: ${published}`] : []),
     ...(record.deprecated ? [`Deprecated: ${record.deprecated}`] : []),

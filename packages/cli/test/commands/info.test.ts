@@ -26,7 +26,7 @@ beforeAll(async () => {
         description: 'Input system',
         'dist-tags': { latest: '1.10.0', beta: '2.0.0-beta.1' },
         versions: {
-          '1.2.0': version('1.2.0'),
+          '1.2.0': version('1.2.0', { godot: '4.2', unreal: '5.3', unrealMax: '5.3' }),
           '1.10.0': version('1.10.0', { unityRelease: '0f1', dependencies: { 'com.vendor.core': '2.0.0' }, keywords: ['input'] }),
           '2.0.0-beta.1': version('2.0.0-beta.1', { deprecated: 'use 2.0.0' }),
         },
@@ -86,6 +86,17 @@ describe('pkg info', () => {
     const tag = await run(deps, ['info', 'com.vendor.input@beta', '--registry', fixture.url]);
     expect(tag.stdout).toContain('com.vendor.input@2.0.0-beta.1\n');
     expect(tag.stdout).toContain('Deprecated: use 2.0.0\n');
+  });
+
+  it('shows the Godot and Unreal versions a version supports', async () => {
+    const deps = await testDeps();
+    const text = await run(deps, ['info', 'com.vendor.input@1.2.0', '--registry', fixture.url]);
+    expect(text.stdout).toContain('Minimum Unity version: 2021.3\nGodot: 4.2 or newer\nUnreal Engine: 5.3 only\n');
+    const json = JSON.parse((await run(deps, ['info', 'com.vendor.input@1.2.0', '--json', '--registry', fixture.url])).stdout);
+    expect(json).toMatchObject({ godot: '4.2', unreal: '5.3', unrealMax: '5.3' });
+    expect(json).not.toHaveProperty('godotMax');
+    const latest = JSON.parse((await run(deps, ['info', 'com.vendor.input', '--json', '--registry', fixture.url])).stdout);
+    expect(latest).not.toHaveProperty('godot');
   });
 
   it('reports unknown packages and versions (exit 1) and bad names (exit 2)', async () => {
