@@ -68,19 +68,13 @@ async function fetchAll(ctx: CommandContext, client: RegistryClient, records: Ve
   return fetched;
 }
 
-function transaction(
-  ctx: CommandContext,
-  open: OpenProject & { engine: InstallingEngine },
-  lock: LockFile,
-  lockText: string | null,
-) {
+function transaction(ctx: CommandContext, open: OpenProject & { engine: InstallingEngine }, lock: LockFile) {
   return {
     fs: ctx.deps.fs,
     projectFs: open.fs,
     engine: open.engine,
     project: open.project,
     lock,
-    lockText,
     backupRoot: ctx.deps.tmpdir,
     now: ctx.deps.now(),
   };
@@ -111,7 +105,7 @@ async function applyChange(
 ): Promise<{ backupPath: string | null; changed: boolean }> {
   const manifestText = open.engine.editManifest(open.manifest, change);
   const dependencies = parseUnityManifest(manifestText).dependencies;
-  const { lock, text: lockText } = await readLock(open.project, open.fs);
+  const { lock } = await readLock(open.project, open.fs);
   const set = await planWithDocuments(client, documents, (docs) =>
     resolveInstallSet(dependencies, planContextFor(open.engine, open.version, docs), lockedVersions(lock), open.engineLabel),
   );
@@ -127,7 +121,7 @@ async function applyChange(
   if (toInstall.length === 0 && remove.length === 0 && !manifestChanged) return { backupPath: null, changed: false };
   const fetched = await fetchAll(ctx, client, toInstall);
   const result = await applyInstall({
-    ...transaction(ctx, open, lock, lockText),
+    ...transaction(ctx, open, lock),
     install: fetched.map((f) => ({ record: f.record, tarball: f.tarball })),
     remove,
     manifestText,
@@ -154,7 +148,7 @@ async function uninstall(
 ): Promise<{ backupPath: string | null }> {
   const manifestText = open.engine.editManifest(open.manifest, { remove: [...names] });
   const dependencies = parseUnityManifest(manifestText).dependencies;
-  const { lock, text: lockText } = await readLock(open.project, open.fs);
+  const { lock } = await readLock(open.project, open.fs);
   // What stays: the remaining dependencies and, through the lock, what they brought in.
   const kept = new Set<string>();
   const queue = Object.keys(dependencies);
@@ -165,7 +159,7 @@ async function uninstall(
   }
   const remove = Object.keys(lock.packages).filter((n) => !kept.has(n));
   return applyInstall({
-    ...transaction(ctx, open, lock, lockText),
+    ...transaction(ctx, open, lock),
     install: [],
     remove,
     manifestText,
@@ -202,7 +196,7 @@ async function restore(
   client: RegistryClient,
   options: InstallOptions,
 ): Promise<{ packages: RestoredPackage[]; backupPath: string | null }> {
-  const { lock, text: lockText } = await readLock(open.project, open.fs);
+  const { lock } = await readLock(open.project, open.fs);
   const dependencies = open.manifest.manifest.dependencies;
   const covered = Object.entries(dependencies).every(([name, version]) => lock.packages[name]?.version === version);
   if (!covered) {
@@ -238,7 +232,7 @@ async function restore(
     install.length === 0
       ? { backupPath: null }
       : await applyInstall({
-          ...transaction(ctx, open, lock, lockText),
+          ...transaction(ctx, open, lock),
           install,
           remove: [],
           manifestText: null,

@@ -33,9 +33,8 @@ export interface InstallTransaction {
   projectFs: ProjectFs;
   engine: Engine & { installer: EngineInstaller };
   project: string;
+  /** The lock as read; the file is written last, so a failure before that leaves it as it was. */
   lock: LockFile;
-  /** The lock's text as read (null: there was none), put back on failure. */
-  lockText: string | null;
   /** Packages whose folder is (re)written. */
   install: PackageToInstall[];
   /** Packages removed from the project. */

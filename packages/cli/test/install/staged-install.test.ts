@@ -53,14 +53,13 @@ async function setup() {
   projects.push(project);
   const backupRoot = await mkdtemp(path.join(tmpdir(), 'pkg-staged-backup-'));
   const tx = async (fs: FileSystem, install: PackageToInstall[], remove: string[] = [], force = false) => {
-    const { lock, text } = await readLock(project.dir, projectFs(fs));
+    const { lock } = await readLock(project.dir, projectFs(fs));
     return applyInstall({
       fs,
       projectFs: projectFs(fs),
       engine,
       project: project.dir,
       lock,
-      lockText: text,
       install,
       remove,
       manifestText: `{\n  "dependencies": {}\n}\n`,
