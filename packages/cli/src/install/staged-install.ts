@@ -84,7 +84,10 @@ export async function applyInstall(tx: InstallTransaction): Promise<{ backupPath
 
   const projectFileName = await installer.projectFile(project, tx.projectFs);
   const projectFile = path.join(project, projectFileName);
-  const projectText = (await tx.projectFs.readTextIfExists(projectFile)) ?? '';
+  const projectText = await tx.projectFs.readTextIfExists(projectFile);
+  if (projectText === null) {
+    throw new ClientError('MANIFEST_NOT_FOUND', { message: `${projectFileName} not found in ${project}`, hint: null });
+  }
   const staging = path.join(project, `.pkg-staging-${randomBytes(6).toString('hex')}`);
   await fs.mkdir(staging);
   try {

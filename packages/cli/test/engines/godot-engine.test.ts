@@ -48,6 +48,12 @@ describe('Godot 4 projects', () => {
     expect(version.warning).toMatch(/Godot compatibility is not checked/);
   });
 
+  it('refuse --engine godot where there is no project.godot', async () => {
+    const empty = await project({ 'pkg.json': '{}' });
+    const { engine, project: root } = await selectEngine(empty.dir, fs, 'godot');
+    await expect(engine.readEngineVersion(root, fs)).rejects.toThrow(`project.godot not found in ${empty.dir}`);
+  });
+
   it.each([
     ['PackedStringArray("4.3", "Mobile")', '4.3'],
     ['PackedStringArray("Forward Plus", "4.1")', '4.1'],

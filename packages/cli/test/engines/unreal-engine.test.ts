@@ -60,6 +60,13 @@ describe('Unreal Engine 5 projects', () => {
     expect(error.message).toBe(`${p.dir} holds 2 .uproject files (A.uproject, B.uproject); pkg needs exactly one`);
   });
 
+  it('refuse --engine unreal where there is no .uproject', async () => {
+    const p = await project({ 'pkg.json': '{}' });
+    const error = await rejection(unrealEngine.readEngineVersion(p.dir, fs));
+    expect(error.code).toBe('MANIFEST_NOT_FOUND');
+    expect(error.message).toBe(`No .uproject file in ${p.dir}`);
+  });
+
   it('report a .uproject that is not JSON', async () => {
     const p = await project({ 'Arena.uproject': '{ "FileVersion": 3,' });
     expect((await rejection(unrealEngine.readEngineVersion(p.dir, fs))).code).toBe('MANIFEST_INVALID');

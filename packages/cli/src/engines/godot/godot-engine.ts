@@ -88,7 +88,14 @@ export const godotEngine: Engine = {
       const version = csproj === null ? null : godotNetSdkVersion(csproj);
       if (version) return { text: version };
     }
-    const text = (await fs.readTextIfExists(path.join(project, PROJECT_FILE))) ?? '';
+    const text = await fs.readTextIfExists(path.join(project, PROJECT_FILE));
+    if (text === null) {
+      // Only with --engine godot outside a Godot project: there is no project file to enable plugins in.
+      throw new ClientError('MANIFEST_NOT_FOUND', {
+        message: `${PROJECT_FILE} not found in ${project}`,
+        hint: 'Run pkg in the folder of a Godot 4 project (or below it).',
+      });
+    }
     const version = godotFeatureVersion(text);
     if (version === null) {
       return {

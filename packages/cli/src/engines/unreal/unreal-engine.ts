@@ -17,6 +17,12 @@ async function uprojectsIn(dir: string, fs: ProjectFs): Promise<string[]> {
 /** The project's one `.uproject`; two or more is a folder pkg cannot act on without guessing. */
 async function uprojectOf(project: string, fs: ProjectFs): Promise<string> {
   const found = await uprojectsIn(project, fs);
+  if (found.length === 0) {
+    throw new ClientError('MANIFEST_NOT_FOUND', {
+      message: `No .uproject file in ${project}`,
+      hint: 'Run pkg in the folder of an Unreal Engine 5 project (or below it).',
+    });
+  }
   if (found.length !== 1) {
     throw new ClientError('UNREAL_PROJECT_AMBIGUOUS', {
       message: `${project} holds ${found.length} .uproject files (${found.join(', ')}); pkg needs exactly one`,
