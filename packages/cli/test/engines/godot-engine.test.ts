@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import * as nodeFs from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tmpProject, type ProjectFiles, type TmpUnityProject } from '@pkg/testkit';
@@ -163,5 +164,41 @@ describe('Godot package layout', () => {
     ]);
     expect(installer!.keepsOnUpdate('a.gd.uid')).toBe(true);
     expect(installer!.keepsOnUpdate('a.gd.import')).toBe(false);
+  });
+});
+
+describe('project.godot edits, property-tested', () => {
+  const sectionName = fc.constantFrom('application', 'autoload', 'display', 'input', 'physics', 'rendering');
+  const key = fc.stringMatching(/^[a-z][a-z_/]{0,10}$/);
+  const plugin = fc.stringMatching(/^[a-z]{1,8}$/).map((f) => `res://addons/${f}/plugin.cfg`);
+  const file = fc.record({
+    sections: fc.uniqueArray(sectionName, { maxLength: 4 }),
+    keys: fc.array(key, { minLength: 1, maxLength: 3 }),
+    plugins: fc.option(fc.uniqueArray(plugin, { maxLength: 3 }), { nil: undefined }),
+    crlf: fc.boolean(),
+  });
+
+  function render(f: { sections: string[]; keys: string[]; plugins: string[] | undefined; crlf: boolean }): string {
+    const names = [...f.sections, ...(f.plugins ? ['editor_plugins'] : [])].sort();
+    const blocks = names.map((name) =>
+      name === 'editor_plugins'
+        ? `[editor_plugins]\n\nenabled=PackedStringArray(${f.plugins!.map((p) => `"${p}"`).join(', ')})\n`
+        : `[${name}]\n\n${f.keys.map((k, i) => `${k}=${i}`).join('\n')}\n`,
+    );
+    const text = ['; Engine configuration file.\n\nconfig_version=5\n', ...blocks].join('\n');
+    return f.crlf ? text.replace(/\n/g, '\r\n') : text;
+  }
+
+  it('enabling a plugin lists it once, and disabling it gives back every byte', () => {
+    fc.assert(
+      fc.property(file, plugin, (f, value) => {
+        fc.pre(!(f.plugins ?? []).includes(value));
+        const before = render(f);
+        const enabled = enableEditorPlugin(before, value)!;
+        expect(enabled.text.split(`"${value}"`)).toHaveLength(2);
+        expect(enabled.text.match(/^\[editor_plugins\]/gm)).toHaveLength(1);
+        expect(disableEditorPlugin(enabled.text, value, enabled.created)).toBe(before);
+      }),
+    );
   });
 });
