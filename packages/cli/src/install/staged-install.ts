@@ -191,7 +191,12 @@ export async function applyInstall(tx: InstallTransaction): Promise<{ backupPath
       }
       for (const s of staged) {
         const target = path.join(project, ...posix(s.target));
-        await fs.mkdir(path.dirname(target), { recursive: true });
+        const parent = s.target.split('/').slice(0, -1).join('/');
+        if (parent !== '' && (await folderMissing(fs, project, parent))) {
+          await fs.mkdir(path.dirname(target), { recursive: true });
+          // Created here (`addons/` of a project that had none): everything in it is this change's.
+          undo.push(() => fs.rm(path.dirname(target), { recursive: true, force: true }));
+        }
         await fs.rename(s.dir, target);
         undo.push(() => fs.rm(target, { recursive: true, force: true }));
       }

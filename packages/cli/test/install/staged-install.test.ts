@@ -102,6 +102,21 @@ describe('the staged install', () => {
     expect(await snapshot(project.dir)).toEqual(before);
   });
 
+  it('removes the addons/ folder it created when the first install into a project fails', async () => {
+    const { project, tx } = await setup();
+    const before = await snapshot(project.dir);
+    const failing: FileSystem = {
+      ...nodeFs,
+      rename: async (from, to) => {
+        if (String(to).endsWith('pkg-lock.json')) throw new Error('disk full');
+        return nodeFs.rename(from, to);
+      },
+    };
+    expect((await rejection(tx(failing, [dialog('1.0.0')]))).code).toBe('APPLY_FAILED');
+    expect(await snapshot(project.dir)).toEqual(before);
+    expect(await readdir(project.dir)).toEqual(['project.godot']);
+  });
+
   it('refuses a tarball with an unsafe entry before touching the project', async () => {
     const { project, tx } = await setup();
     const before = await snapshot(project.dir);
