@@ -440,6 +440,21 @@ describe('an Unreal Engine 5 project (built binary)', () => {
     expect(await readFile(path.join(fresh, 'Plugins/Barks/Barks.uplugin'), 'utf8')).toBe(uplugin('2.0.0'));
     expect(await readFile(path.join(fresh, 'Arena.uproject'), 'utf8')).toBe(enabled);
 
+    // A lock whose integrity or file digests do not match what the registry serves installs nothing.
+    for (const tamper of [
+      (entry: { integrity: string }) => (entry.integrity = `sha512-${Buffer.alloc(64).toString('base64')}`),
+      (entry: { files: Record<string, string> }) => (entry.files['Barks.uplugin'] = sha256('forged')),
+    ]) {
+      const copy = await freshCopy(project.dir, ['Arena.uproject', 'pkg.json', 'pkg-lock.json']);
+      const forged = JSON.parse(await readFile(path.join(copy, 'pkg-lock.json'), 'utf8'));
+      tamper(forged.packages['com.fixture.unreal.barks']);
+      await writeFile(path.join(copy, 'pkg-lock.json'), JSON.stringify(forged, null, 2));
+      const refused = await pkg(['install'], copy);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/^Error: Integrity check failed for com\.fixture\.unreal\.barks@2\.0\.0/);
+      expect((await readdir(copy)).sort()).toEqual(['Arena.uproject', 'pkg-lock.json', 'pkg.json']);
+    }
+
     const removed = await pkg(['uninstall', 'com.fixture.unreal.barks'], cwd);
     expect(removed.stderr).toBe('');
     expect(removed.code).toBe(0);
