@@ -1,0 +1,105 @@
+import { EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
+
+/** What an upstream answered, sorted by what the cache does with it. */
+export type UpstreamResult =
+  | { kind: 'ok'; etag: string | null; body: Buffer }
+  | { kind: 'not-modified' }
+  | { kind: 'not-found' }
+  /** 401/403: the upstream refuses our uplink credentials. */
+  | { kind: 'refused'; status: number }
+  /** Unreachable: timeout, connection error, 5xx, 429. Counts against the uplink's circuit. */
+  | { kind: 'down'; reason: string }
+  /** Reachable but unusable: another status, a body over the limit. */
+  | { kind: 'bad'; reason: string };
+
+export interface UpstreamRequest {
+  url: string;
+  /** Milliseconds until the response headers, and between two chunks of the body. */
+  timeoutMs: number;
+  authorization?: string | undefined;
+  accept?: string;
+  etag?: string | null | undefined;
+  /** Largest body accepted, in bytes. */
+  maxBytes: number;
+}
+
+/** The one way the registry talks to upstream registries (tests may pass another). */
+export interface UpstreamClient {
+  get(request: UpstreamRequest): Promise<UpstreamResult>;
+  close(): Promise<void>;
+}
+
+/**
+ * GETs over undici with one connection pool per upstream origin; honours HTTP_PROXY,
+ * HTTPS_PROXY and NO_PROXY like the `pkg` client. Never throws: every failure is a result.
+ */
+export class HttpUpstreamClient implements UpstreamClient {
+  readonly #dispatcher: Dispatcher = new EnvHttpProxyAgent({ connections: 32, keepAliveTimeout: 10_000 });
+
+  async get(upstream: UpstreamRequest): Promise<UpstreamResult> {
+    const headers: Record<string, string> = {
+      accept: upstream.accept ?? 'application/json',
+      'user-agent': 'pkg-registry (uplink)',
+    };
+    if (upstream.authorization) headers.authorization = upstream.authorization;
+    if (upstream.etag) headers['if-none-match'] = upstream.etag;
+    // headersTimeout does not cover connecting (undici's own connect timeout is 10 s): one timer does.
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), upstream.timeoutMs);
+    try {
+      const response = await request(upstream.url, {
+        method: 'GET',
+        headers,
+        dispatcher: this.#dispatcher,
+        signal: controller.signal,
+        headersTimeout: upstream.timeoutMs,
+        bodyTimeout: upstream.timeoutMs,
+      });
+      clearTimeout(timer);
+      const status = response.statusCode;
+      if (status === 200) {
+        const body = await readLimited(response.body, upstream.maxBytes);
+        if (body === undefined) return { kind: 'bad', reason: `response over ${upstream.maxBytes} bytes` };
+        const etag = response.headers.etag;
+        return { kind: 'ok', etag: typeof etag === 'string' ? etag : null, body };
+      }
+      await response.body.dump().catch(() => undefined);
+      if (status === 304) return { kind: 'not-modified' };
+      if (status === 404) return { kind: 'not-found' };
+      if (status === 401 || status === 403) return { kind: 'refused', status };
+      if (status >= 500 || status === 429 || status === 408) return { kind: 'down', reason: `answered ${status}` };
+      return { kind: 'bad', reason: `answered ${status}` };
+    } catch (err) {
+      return { kind: 'down', reason: controller.signal.aborted ? `no answer within ${upstream.timeoutMs} ms` : describe(err) };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.#dispatcher.close();
+  }
+}
+
+async function readLimited(body: AsyncIterable<Buffer> & { destroy(): void }, maxBytes: number): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > maxBytes) {
+      body.destroy();
+      return undefined;
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, size);
+}
+
+/** A short reason: an error code, never a URL with credentials. */
+function describe(err: unknown): string {
+  const code = (err as { code?: unknown })?.code;
+  const cause = (err as { cause?: { code?: unknown } })?.cause?.code;
+  if (typeof code === 'string' && code !== 'UND_ERR_SOCKET') return code;
+  if (typeof cause === 'string') return cause;
+  return typeof code === 'string' ? code : 'connection failed';
+}
