@@ -8,7 +8,8 @@ import { blobKeyFor } from '../storage/blob-keys.js';
 import { MemoryUplinkCache } from '../storage/memory-uplink-cache.js';
 import type { StoredPackage, TenantId, UplinkCacheRecord, UplinkCacheStore } from '../storage/ports.js';
 import { CircuitBreaker, type CircuitState } from './circuit-breaker.js';
-import type { Uplink } from './uplink-config.js';
+import { withLiveResults } from './live-search.js';
+import type { Uplink, UplinkRules } from './uplink-config.js';
 import { isCachedCopy, matchesIntegrity, mergeCached, upstreamDocument } from './upstream-document.js';
 import type { UpstreamClient, UpstreamResult } from './upstream-client.js';
 
@@ -143,6 +144,31 @@ export class UplinkService {
       this.#downloads.set(flightKey, download);
     }
     await download;
+  }
+
+  /**
+   * The local search response with live results of the uplinks that opted in after the local
+   * ones (see live-search.ts); never fails because of an uplink.
+   */
+  async withLiveSearch(
+    tenant: TenantId,
+    rules: UplinkRules,
+    local: Buffer,
+    request: { text: string; size: number; from: number },
+  ): Promise<Buffer> {
+    const now = this.#now();
+    return withLiveResults(
+      local,
+      request,
+      rules,
+      this.#client,
+      (uplink) => this.#circuitOf(tenant, uplink).state(now) !== 'open',
+      (uplink, ok) => {
+        const stats = this.#statsOf(tenant, uplink);
+        stats.requests++;
+        if (!ok) stats.failures++;
+      },
+    );
   }
 
   /** Each uplink's figures since start. */
