@@ -118,6 +118,8 @@ function row(tenant: TenantRecord): string[] {
 }
 
 function describeSettings(settings: TenantSettings): string {
-  const parts = Object.entries(settings).map(([key, value]) => `${key}=${typeof value === 'object' ? JSON.stringify(value) : String(value)}`);
+  const parts = Object.entries(settings).map(
+    ([key, value]) => `${key}=${typeof value === 'object' ? JSON.stringify(value) : String(value)}`,
+  );
   return parts.length > 0 ? parts.join(', ') : 'server defaults';
 }

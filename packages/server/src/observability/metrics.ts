@@ -88,9 +88,21 @@ export class RegistryMetrics {
     });
     // Counted by the uplink service as plain numbers (a cache hit is on the hot path), read here.
     this.#uplinkCounter('pkg_registry_uplink_requests_total', 'Requests sent to upstream registries, by uplink.', 'requests');
-    this.#uplinkCounter('pkg_registry_uplink_cache_hits_total', 'Answers for covered packages given from the cache without asking the upstream, by uplink.', 'hits');
-    this.#uplinkCounter('pkg_registry_uplink_stale_total', 'Cached documents served stale because the upstream could not be asked, by uplink.', 'stale');
-    this.#uplinkCounter('pkg_registry_uplink_failures_total', 'Upstream requests that failed (down, refused, unusable, or a tarball failing its integrity), by uplink.', 'failures');
+    this.#uplinkCounter(
+      'pkg_registry_uplink_cache_hits_total',
+      'Answers for covered packages given from the cache without asking the upstream, by uplink.',
+      'hits',
+    );
+    this.#uplinkCounter(
+      'pkg_registry_uplink_stale_total',
+      'Cached documents served stale because the upstream could not be asked, by uplink.',
+      'stale',
+    );
+    this.#uplinkCounter(
+      'pkg_registry_uplink_failures_total',
+      'Upstream requests that failed (down, refused, unusable, or a tarball failing its integrity), by uplink.',
+      'failures',
+    );
   }
 
   #uplinkCounter(name: string, help: string, field: 'requests' | 'hits' | 'stale' | 'failures'): void {
@@ -102,7 +114,8 @@ export class RegistryMetrics {
       registers: [this.registry],
       collect() {
         this.reset();
-        for (const stats of sources().uplinkStats?.() ?? []) this.inc({ tenant: stats.tenant, uplink: stats.uplink }, stats[field]);
+        for (const stats of sources().uplinkStats?.() ?? [])
+          this.inc({ tenant: stats.tenant, uplink: stats.uplink }, stats[field]);
       },
     });
   }

@@ -62,7 +62,8 @@ export function parseUplinks(value: unknown): UplinkConfig[] {
 
 function parseUplink(entry: unknown, index: number): UplinkConfig {
   const where = `uplink ${index + 1}`;
-  if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) throw new UplinkConfigError(`${where} must be an object`);
+  if (typeof entry !== 'object' || entry === null || Array.isArray(entry))
+    throw new UplinkConfigError(`${where} must be an object`);
   const raw = entry as Record<string, unknown>;
   for (const key of Object.keys(raw)) {
     if (!UPLINK_FIELDS.has(key)) throw new UplinkConfigError(`${where} has an unknown field '${key}'`);
@@ -87,7 +88,8 @@ function parseUplink(entry: unknown, index: number): UplinkConfig {
   if (raw.tokenEnv !== undefined && (typeof raw.tokenEnv !== 'string' || !ENV_NAME.test(raw.tokenEnv))) {
     throw new UplinkConfigError(`${named}: 'tokenEnv' must be the name of an environment variable`);
   }
-  if (raw.search !== undefined && typeof raw.search !== 'boolean') throw new UplinkConfigError(`${named}: 'search' must be true or false`);
+  if (raw.search !== undefined && typeof raw.search !== 'boolean')
+    throw new UplinkConfigError(`${named}: 'search' must be true or false`);
   return {
     name: raw.name,
     url,

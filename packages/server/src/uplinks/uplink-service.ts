@@ -258,7 +258,11 @@ export class UplinkService {
     switch (result.kind) {
       case 'not-modified':
         circuit.success();
-        await this.#store.put(tenant, name, { uplink: uplink.name, etag: record?.etag ?? null, fetchedAt: new Date(now).toISOString() });
+        await this.#store.put(tenant, name, {
+          uplink: uplink.name,
+          etag: record?.etag ?? null,
+          fetchedAt: new Date(now).toISOString(),
+        });
         this.#remember(tenant, name, now + uplink.maxAgeMs, false);
         return 'fresh';
       case 'ok': {
@@ -355,7 +359,8 @@ export class UplinkService {
       throw this.#unavailable(tenant, uplink, what);
     }
     circuit.success();
-    if (result.kind === 'not-found') throw new ProtocolError('NOT_FOUND', `The upstream registry '${uplink.name}' has no tarball of '${what}'`);
+    if (result.kind === 'not-found')
+      throw new ProtocolError('NOT_FOUND', `The upstream registry '${uplink.name}' has no tarball of '${what}'`);
     const problem =
       result.kind === 'ok'
         ? matchesIntegrity(record, result.body)

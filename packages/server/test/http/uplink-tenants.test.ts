@@ -41,10 +41,12 @@ describe('uplinks of a tenant', () => {
   });
 
   it('refuse a publish of a covered name in that tenant', async () => {
-    const token = (await requestWithHost(`${registry.url}/-/user/org.couchdb.user:me`, `acme.${DOMAIN}`, {
-      method: 'PUT',
-      body: { name: 'me', password: 'secret-password', email: 'me@example.com' },
-    })).body.token as string;
+    const token = (
+      await requestWithHost(`${registry.url}/-/user/org.couchdb.user:me`, `acme.${DOMAIN}`, {
+        method: 'PUT',
+        body: { name: 'me', password: 'secret-password', email: 'me@example.com' },
+      })
+    ).body.token as string;
     const published = await requestWithHost(`${registry.url}/com.partner.other`, `acme.${DOMAIN}`, {
       method: 'PUT',
       token,

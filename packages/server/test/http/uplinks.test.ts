@@ -28,7 +28,9 @@ let localToken: string;
 let offsetMs = 0;
 const clock = () => new Date(Date.now() + offsetMs);
 const uplinks = () =>
-  JSON.stringify([{ name: 'upstream', url: proxy.url, packages: ['com.upstream.*'], maxAge: MAX_AGE_S, timeout: 1, search: true }]);
+  JSON.stringify([
+    { name: 'upstream', url: proxy.url, packages: ['com.upstream.*'], maxAge: MAX_AGE_S, timeout: 1, search: true },
+  ]);
 
 beforeAll(async () => {
   upstream = await startRegistry();
@@ -40,7 +42,9 @@ beforeAll(async () => {
     [OTHER, '2.0.0'],
     [SECRET, '1.0.0'],
   ] as const) {
-    const published = await publishVersion(upstream.url, upstreamToken, name, version, { manifest: { description: `${name} upstream` } });
+    const published = await publishVersion(upstream.url, upstreamToken, name, version, {
+      manifest: { description: `${name} upstream` },
+    });
     expect(published.status).toBe(201);
   }
   proxy = await startFaultProxy(upstream.url);
@@ -72,7 +76,9 @@ describe('a covered package', () => {
     expect(full.body.versions['1.1.0'].dist.integrity).toBe(upstreamDoc.versions['1.1.0'].dist.integrity);
     expect(full.headers.get('x-uplink-stale')).toBeNull();
 
-    const abbreviated = await request(`${downstream.url}/${TOOL}`, { headers: { accept: 'application/vnd.npm.install-v1+json' } });
+    const abbreviated = await request(`${downstream.url}/${TOOL}`, {
+      headers: { accept: 'application/vnd.npm.install-v1+json' },
+    });
     expect(abbreviated.status).toBe(200);
     expect(abbreviated.body.versions['1.0.0'].dist.tarball).toBe(`${downstream.url}${tarballPath(TOOL, '1.0.0')}`);
     expect(abbreviated.body.readme).toBeUndefined();
@@ -146,7 +152,11 @@ describe('a covered package', () => {
     expect(publish.status).toBe(403);
     expect(publish.body.code).toBe('FORBIDDEN');
     expect(publish.body.details).toContain("'upstream'");
-    const tag = await request(`${downstream.url}/-/package/${TOOL}/dist-tags/beta`, { method: 'PUT', token: localToken, body: '1.0.0' });
+    const tag = await request(`${downstream.url}/-/package/${TOOL}/dist-tags/beta`, {
+      method: 'PUT',
+      token: localToken,
+      body: '1.0.0',
+    });
     expect(tag.status).toBe(403);
     expect(tag.body.code).toBe('FORBIDDEN');
     expect((await request(`${downstream.url}/com.upstream.mine`)).status).toBe(404);

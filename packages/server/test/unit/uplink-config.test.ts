@@ -5,14 +5,27 @@ import { matchesIntegrity } from '../../src/uplinks/upstream-document.js';
 import { createHash } from 'node:crypto';
 import type { VersionRecord } from '@pkg/protocol';
 
-const uplink = (fields: Record<string, unknown>) => ({ name: 'openupm', url: 'https://package.openupm.com', packages: ['com.a.*'], ...fields });
+const uplink = (fields: Record<string, unknown>) => ({
+  name: 'openupm',
+  url: 'https://package.openupm.com',
+  packages: ['com.a.*'],
+  ...fields,
+});
 
 describe('the uplinks setting', () => {
   it('is read from the config value or PKG_REGISTRY_UPLINKS, with defaults filled in', () => {
     const json = JSON.stringify([uplink({ tokenEnv: 'OPENUPM_TOKEN' })]);
     const config = loadConfig({ env: { PKG_REGISTRY_UPLINKS: json } });
     expect(config.uplinks).toEqual([
-      { name: 'openupm', url: 'https://package.openupm.com', packages: ['com.a.*'], maxAge: 300, timeout: 30, tokenEnv: 'OPENUPM_TOKEN', search: false },
+      {
+        name: 'openupm',
+        url: 'https://package.openupm.com',
+        packages: ['com.a.*'],
+        maxAge: 300,
+        timeout: 30,
+        tokenEnv: 'OPENUPM_TOKEN',
+        search: false,
+      },
     ]);
     expect(loadConfig({ env: {} }).uplinks).toEqual([]);
   });
@@ -43,7 +56,7 @@ describe('UplinkRules', () => {
       { name: 'wide', url: 'https://wide.example', packages: ['com.example.*'] },
       { name: 'narrow', url: 'https://narrow.example', packages: ['com.example.tools.*', 'com.example.exact'], search: true },
     ]),
-    { },
+    {},
   );
 
   it('picks the most specific rule: an exact name, then the longest namespace', () => {

@@ -44,9 +44,10 @@ export class SqliteUplinkCache implements UplinkCacheStore {
   }
 
   async get(tenant: TenantId, name: string): Promise<UplinkCacheRecord | undefined> {
-    const row = this.#stmt('SELECT uplink, etag, fetched_at FROM uplink_cache WHERE tenant = ? AND name = ?').get(tenant, name) as
-      | Row
-      | undefined;
+    const row = this.#stmt('SELECT uplink, etag, fetched_at FROM uplink_cache WHERE tenant = ? AND name = ?').get(
+      tenant,
+      name,
+    ) as Row | undefined;
     return row && { uplink: row.uplink, etag: row.etag, fetchedAt: row.fetched_at };
   }
 
