@@ -54,6 +54,8 @@ type Outcome = 'fresh' | 'stale' | 'missing';
 interface Known {
   until: number;
   missing: boolean;
+  /** The figures of the uplink it came from (counted on the hot path without a lookup). */
+  stats: UplinkStats;
 }
 
 /** How long an upstream 404 is remembered: a package published upstream right now shows up soon. */
@@ -101,7 +103,7 @@ export class UplinkService {
   document(scope: ReadScope, uplink: Uplink, name: string, form: DocumentForm): UplinkDocument | Promise<UplinkDocument> {
     const known = this.#known.get(`${scope.tenant}\0${name}`);
     if (known !== undefined && known.until > this.#now()) {
-      this.#statsOf(scope.tenant, uplink).hits++;
+      known.stats.hits++;
       if (known.missing) throw packageNotFound(name);
       const cached = this.#reads.cachedDocument(scope, name, form);
       if (cached) return { representation: cached, stale: false };
@@ -217,7 +219,7 @@ export class UplinkService {
     const current = stored && !stored.unpublished ? stored.document : undefined;
     if (current !== undefined && !isCachedCopy(current)) {
       // Published here before a rule covered the name: it stays local, never overwritten.
-      this.#remember(tenant, name, now + uplink.maxAgeMs, false);
+      this.#remember(tenant, uplink, name, now + uplink.maxAgeMs, false);
       return 'fresh';
     }
     // A copy from another uplink (the rules changed) is not this uplink's: versions are never merged.
@@ -227,7 +229,7 @@ export class UplinkService {
       if (until > now) {
         // Another node (or this one, before a restart) fetched it recently.
         this.#statsOf(tenant, uplink).hits++;
-        this.#remember(tenant, name, until, false);
+        this.#remember(tenant, uplink, name, until, false);
         return 'fresh';
       }
     }
@@ -263,7 +265,7 @@ export class UplinkService {
           etag: record?.etag ?? null,
           fetchedAt: new Date(now).toISOString(),
         });
-        this.#remember(tenant, name, now + uplink.maxAgeMs, false);
+        this.#remember(tenant, uplink, name, now + uplink.maxAgeMs, false);
         return 'fresh';
       case 'ok': {
         circuit.success();
@@ -277,12 +279,12 @@ export class UplinkService {
         if (typeof fresh === 'string') return this.#unusable(tenant, uplink, name, cached, fresh);
         await this.#write(tenant, uplink, name, fresh, record);
         await this.#store.put(tenant, name, { uplink: uplink.name, etag: result.etag, fetchedAt: new Date(now).toISOString() });
-        this.#remember(tenant, name, now + uplink.maxAgeMs, false);
+        this.#remember(tenant, uplink, name, now + uplink.maxAgeMs, false);
         return 'fresh';
       }
       case 'not-found':
         circuit.success();
-        this.#remember(tenant, name, now + Math.min(NOT_FOUND_MS, Math.max(uplink.maxAgeMs, 1000)), true);
+        this.#remember(tenant, uplink, name, now + Math.min(NOT_FOUND_MS, Math.max(uplink.maxAgeMs, 1000)), true);
         return 'missing';
       case 'refused':
         circuit.success();
@@ -379,9 +381,9 @@ export class UplinkService {
     await this.#deps.blobs.put(key, result.body);
   }
 
-  #remember(tenant: TenantId, name: string, until: number, missing: boolean): void {
+  #remember(tenant: TenantId, uplink: Uplink, name: string, until: number, missing: boolean): void {
     if (this.#known.size >= MAX_KNOWN) this.#known.clear();
-    this.#known.set(`${tenant}\0${name}`, { until, missing });
+    this.#known.set(`${tenant}\0${name}`, { until, missing, stats: this.#statsOf(tenant, uplink) });
   }
 
   #circuitOf(tenant: TenantId, uplink: Uplink): CircuitBreaker {
