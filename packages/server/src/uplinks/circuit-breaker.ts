@@ -10,7 +10,8 @@ export type CircuitState = 'closed' | 'open' | 'half-open';
 export class CircuitBreaker {
   #failures = 0;
   #openUntil = 0;
-  #probing = false;
+  /** When the half-open probe went out; a probe that never reports back frees the slot after openMs. */
+  #probeAt: number | undefined;
 
   constructor(
     readonly threshold = 3,
@@ -31,20 +32,20 @@ export class CircuitBreaker {
   allow(now: number): boolean {
     const state = this.state(now);
     if (state === 'closed') return true;
-    if (state === 'open' || this.#probing) return false;
-    this.#probing = true;
+    if (state === 'open' || (this.#probeAt !== undefined && now - this.#probeAt < this.openMs)) return false;
+    this.#probeAt = now;
     return true;
   }
 
   success(): void {
     this.#failures = 0;
     this.#openUntil = 0;
-    this.#probing = false;
+    this.#probeAt = undefined;
   }
 
   failure(now: number): void {
     this.#failures++;
-    this.#probing = false;
+    this.#probeAt = undefined;
     if (this.#failures >= this.threshold) this.#openUntil = now + this.openMs;
   }
 
