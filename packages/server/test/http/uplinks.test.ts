@@ -110,6 +110,17 @@ describe('a covered package', () => {
     expect(proxy.count(`/${name}`)).toBe(1);
   });
 
+  it('makes one upstream request for concurrent first downloads of one tarball', async () => {
+    const path = tarballPath(SECRET, '1.0.0');
+    const original = await bytesOf(`${upstream.url}${path}`);
+    const downloads = await Promise.all(Array.from({ length: 8 }, () => bytesOf(`${downstream.url}${path}`)));
+    for (const download of downloads) {
+      expect(download.status).toBe(200);
+      expect(download.bytes.equals(original.bytes)).toBe(true);
+    }
+    expect(proxy.count(path)).toBe(1);
+  });
+
   it('is served by a second node on the same storage from what the first fetched, with the upstream unreachable', async () => {
     const second = await startRegistry({ now: clock, dataDir: downstream.dataDir, settings: { uplinks: uplinks() } });
     proxy.set({ kind: 'drop' });
