@@ -132,8 +132,9 @@ export class UplinkService {
     }
     let record = await this.#versionRecord(scope, name, parsed.version);
     if (record === undefined) {
-      // Not in the cached document (or nothing cached yet): the version may be new upstream.
-      const outcome = await this.#refresh(tenant, uplink, name, true);
+      // Nothing cached yet, or a document older than maxAge that may not list the version yet. A
+      // fresh document is not asked again: a version it lacks is a 404, as for any client of it.
+      const outcome = await this.#refresh(tenant, uplink, name);
       if (outcome === 'missing') return;
       record = await this.#versionRecord(scope, name, parsed.version);
       if (record === undefined && outcome === 'stale') throw this.#unavailable(tenant, uplink, `${name}@${parsed.version}`);
@@ -203,18 +204,21 @@ export class UplinkService {
   }
 
   /** One revalidation per package at a time; every concurrent request waits for the same one. */
-  #refresh(tenant: TenantId, uplink: Uplink, name: string, force = false): Promise<Outcome> {
+  #refresh(tenant: TenantId, uplink: Uplink, name: string): Promise<Outcome> {
     const key = `${tenant}\0${name}`;
     let pending = this.#refreshes.get(key);
     if (pending === undefined) {
-      pending = this.#revalidate(tenant, uplink, name, force).finally(() => this.#refreshes.delete(key));
+      pending = this.#revalidate(tenant, uplink, name).finally(() => this.#refreshes.delete(key));
       this.#refreshes.set(key, pending);
     }
     return pending;
   }
 
-  async #revalidate(tenant: TenantId, uplink: Uplink, name: string, force: boolean): Promise<Outcome> {
+  async #revalidate(tenant: TenantId, uplink: Uplink, name: string): Promise<Outcome> {
     const now = this.#now();
+    const known = this.#known.get(`${tenant}\0${name}`);
+    // Fresh on this node (a tarball request of a fresh package): nothing to ask.
+    if (known !== undefined && known.until > now) return known.missing ? 'missing' : 'fresh';
     const [record, stored] = await Promise.all([this.#store.get(tenant, name), this.#deps.metadata.getPackage(tenant, name)]);
     const current = stored && !stored.unpublished ? stored.document : undefined;
     if (current !== undefined && !isCachedCopy(current)) {
@@ -224,7 +228,7 @@ export class UplinkService {
     }
     // A copy from another uplink (the rules changed) is not this uplink's: versions are never merged.
     const cached = current !== undefined && (record === undefined || record.uplink === uplink.name) ? current : undefined;
-    if (cached !== undefined && record !== undefined && !force) {
+    if (cached !== undefined && record !== undefined) {
       const until = Date.parse(record.fetchedAt) + uplink.maxAgeMs;
       if (until > now) {
         // Another node (or this one, before a restart) fetched it recently.
