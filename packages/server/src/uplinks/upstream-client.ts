@@ -1,4 +1,4 @@
-import { EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 
 /** What an upstream answered, sorted by what the cache does with it. */
 export type UpstreamResult =
@@ -29,14 +29,30 @@ export interface UpstreamClient {
   close(): Promise<void>;
 }
 
+type Undici = typeof import('undici');
+
 /**
  * GETs over undici with one connection pool per upstream origin; honours HTTP_PROXY,
  * HTTPS_PROXY and NO_PROXY like the `pkg` client. Never throws: every failure is a result.
+ * undici is loaded on the first upstream request: a registry without uplinks never pays its
+ * memory (architecture.md, "Memory is bounded").
  */
 export class HttpUpstreamClient implements UpstreamClient {
-  readonly #dispatcher: Dispatcher = new EnvHttpProxyAgent({ connections: 32, keepAliveTimeout: 10_000 });
+  #undici: Promise<{ request: Undici['request']; dispatcher: Dispatcher }> | undefined;
 
   async get(upstream: UpstreamRequest): Promise<UpstreamResult> {
+    let undici: { request: Undici['request']; dispatcher: Dispatcher };
+    try {
+      undici = await (this.#undici ??= import('undici').then(({ request, EnvHttpProxyAgent }) => ({
+        request,
+        dispatcher: new EnvHttpProxyAgent({ connections: 32, keepAliveTimeout: 10_000 }),
+      })));
+    } catch (err) {
+      // A proxy variable undici cannot parse: the upstream cannot be reached from here.
+      this.#undici = undefined;
+      return { kind: 'down', reason: describe(err) };
+    }
+    const { request, dispatcher } = undici;
     const headers: Record<string, string> = {
       accept: upstream.accept ?? 'application/json',
       'user-agent': 'pkg-registry (uplink)',
@@ -50,7 +66,7 @@ export class HttpUpstreamClient implements UpstreamClient {
       const response = await request(upstream.url, {
         method: 'GET',
         headers,
-        dispatcher: this.#dispatcher,
+        dispatcher,
         signal: controller.signal,
         headersTimeout: upstream.timeoutMs,
         bodyTimeout: upstream.timeoutMs,
@@ -77,7 +93,8 @@ export class HttpUpstreamClient implements UpstreamClient {
   }
 
   async close(): Promise<void> {
-    await this.#dispatcher.close();
+    const undici = await this.#undici?.catch(() => undefined);
+    await undici?.dispatcher.close();
   }
 }
 
