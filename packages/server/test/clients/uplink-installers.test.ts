@@ -35,7 +35,7 @@ const runs: InstallRun[] = [];
 const npms: NpmClient[] = [];
 // maxAge 0: every request revalidates, so with the upstream stopped each document is served stale.
 const settings = () => ({
-  uplinks: JSON.stringify([{ name: 'team-upstream', url: proxy.url, packages: ['com.upstream.*'], maxAge: 0, timeout: 2 }]),
+  uplinks: JSON.stringify([{ name: 'team-upstream', url: proxy.url, packages: ['com.upstream.*'], maxAge: 0, timeout: 5 }]),
 });
 
 beforeAll(async () => {

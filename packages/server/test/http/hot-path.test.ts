@@ -1096,7 +1096,7 @@ describe('a package from an uplink', () => {
     const { body } = publishBody(COVERED, '1.0.0', { readme: README, manifest: { dependencies: DEPENDENCIES } });
     expect((await request(`${upstream.url}/${COVERED}`, { method: 'PUT', token, body })).status).toBe(201);
     // maxAge 0: every request of a pair revalidates upstream, so both take the same way.
-    const uplinks = [{ name: 'upstream', url: upstream.url, packages: ['com.upstream.*'], maxAge: 0, timeout: 2 }];
+    const uplinks = [{ name: 'upstream', url: upstream.url, packages: ['com.upstream.*'], maxAge: 0, timeout: 5 }];
     target = await startTarget({ settings: { ...HIGH_LIMITS, uplinks: JSON.stringify(uplinks) } });
   });
   afterAll(async () => {

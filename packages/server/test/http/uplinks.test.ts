@@ -29,7 +29,7 @@ let offsetMs = 0;
 const clock = () => new Date(Date.now() + offsetMs);
 const uplinks = () =>
   JSON.stringify([
-    { name: 'upstream', url: proxy.url, packages: ['com.upstream.*'], maxAge: MAX_AGE_S, timeout: 1, search: true },
+    { name: 'upstream', url: proxy.url, packages: ['com.upstream.*'], maxAge: MAX_AGE_S, timeout: 2, search: true },
   ]);
 
 beforeAll(async () => {
@@ -260,7 +260,7 @@ describe('search', () => {
 describe('the upstream down', () => {
   it('serves cached documents stale (saying so) and cached tarballs; the rest gets 503 with Retry-After', async () => {
     offsetMs += (MAX_AGE_S + 1) * 1000;
-    for (const fault of [{ kind: 'drop' }, { kind: 'status', status: 503 }, { kind: 'delay', ms: 3000 }] as const) {
+    for (const fault of [{ kind: 'drop' }, { kind: 'status', status: 503 }, { kind: 'delay', ms: 5000 }] as const) {
       proxy.set(fault);
       const stale = await request(`${downstream.url}/${TOOL}`);
       expect(stale.status, fault.kind).toBe(200);
