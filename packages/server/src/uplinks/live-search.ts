@@ -37,6 +37,7 @@ export async function withLiveResults(
         timeoutMs: uplink.timeoutMs,
         authorization: uplink.authorization,
         maxBytes: MAX_SEARCH_BYTES,
+        compressed: true,
       });
       const objects = result.kind === 'ok' ? objectsOf(result.body) : undefined;
       onResult(uplink, objects !== undefined);

@@ -247,6 +247,7 @@ export class UplinkService {
       accept: 'application/json',
       etag: cached !== undefined ? record?.etag : undefined,
       maxBytes: MAX_DOCUMENT_BYTES,
+      compressed: true,
     });
     return this.#settle(tenant, uplink, name, result, cached, record);
   }

@@ -1,4 +1,9 @@
+import { promisify } from 'node:util';
+import { brotliDecompress, gunzip } from 'node:zlib';
 import type { Dispatcher } from 'undici';
+
+const gunzipAsync = promisify(gunzip);
+const brotliAsync = promisify(brotliDecompress);
 
 /** What an upstream answered, sorted by what the cache does with it. */
 export type UpstreamResult =
@@ -19,8 +24,10 @@ export interface UpstreamRequest {
   authorization?: string | undefined;
   accept?: string;
   etag?: string | null | undefined;
-  /** Largest body accepted, in bytes. */
+  /** Largest body accepted, in bytes (after decompression). */
   maxBytes: number;
+  /** Ask for gzip or brotli (JSON: a large package document is a tenth of its size compressed). */
+  compressed?: boolean;
 }
 
 /** The one way the registry talks to upstream registries (tests may pass another). */
@@ -59,6 +66,7 @@ export class HttpUpstreamClient implements UpstreamClient {
     };
     if (upstream.authorization) headers.authorization = upstream.authorization;
     if (upstream.etag) headers['if-none-match'] = upstream.etag;
+    if (upstream.compressed) headers['accept-encoding'] = 'gzip, br';
     // headersTimeout does not cover connecting (undici's own connect timeout is 10 s): one timer does.
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), upstream.timeoutMs);
@@ -74,8 +82,10 @@ export class HttpUpstreamClient implements UpstreamClient {
       clearTimeout(timer);
       const status = response.statusCode;
       if (status === 200) {
-        const body = await readLimited(response.body, upstream.maxBytes);
+        const raw = await readLimited(response.body, upstream.maxBytes);
+        const body = raw && (await decoded(raw, response.headers['content-encoding'], upstream.maxBytes));
         if (body === undefined) return { kind: 'bad', reason: `response over ${upstream.maxBytes} bytes` };
+        if (body === null) return { kind: 'bad', reason: 'answered a body it could not decompress' };
         const etag = response.headers.etag;
         return { kind: 'ok', etag: typeof etag === 'string' ? etag : null, body };
       }
@@ -110,6 +120,23 @@ async function readLimited(body: AsyncIterable<Buffer> & { destroy(): void }, ma
     chunks.push(chunk);
   }
   return Buffer.concat(chunks, size);
+}
+
+/** The body without its content coding; undefined when it is over the limit, null when it is not what it says. */
+async function decoded(
+  body: Buffer,
+  coding: string | string[] | undefined,
+  maxBytes: number,
+): Promise<Buffer | undefined | null> {
+  const name = typeof coding === 'string' ? coding.trim().toLowerCase() : '';
+  if (name === '' || name === 'identity') return body;
+  try {
+    if (name === 'gzip' || name === 'x-gzip') return await gunzipAsync(body, { maxOutputLength: maxBytes });
+    if (name === 'br') return await brotliAsync(body, { maxOutputLength: maxBytes });
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' ? undefined : null;
+  }
+  return null;
 }
 
 /** A short reason: an error code, never a URL with credentials. */

@@ -84,6 +84,8 @@ describe('a covered package', () => {
     expect(abbreviated.body.readme).toBeUndefined();
     // Both forms and the second request came from the one fetch.
     expect(proxy.count(`/${TOOL}`)).toBe(1);
+    // Asked compressed (the upstream, a registry of ours, then sends gzip).
+    expect(proxy.requests.find((r) => r.url === `/${TOOL}`)!.headers['accept-encoding']).toBe('gzip, br');
   });
 
   it('answers a version record, fetching the document first', async () => {
