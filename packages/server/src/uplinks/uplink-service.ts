@@ -54,12 +54,16 @@ type Outcome = 'fresh' | 'stale' | 'missing';
 interface Known {
   until: number;
   missing: boolean;
+  /** Served stale meanwhile: the upstream could not be asked a moment ago. */
+  stale: boolean;
   /** The figures of the uplink it came from (counted on the hot path without a lookup). */
   stats: UplinkStats;
 }
 
 /** How long an upstream 404 is remembered: a package published upstream right now shows up soon. */
 const NOT_FOUND_MS = 30_000;
+/** How long a stale answer is given from memory before the upstream is tried again. */
+const STALE_MEMORY_MS = 5_000;
 /** Retry-After of a 503 when no circuit is open (seconds). */
 const RETRY_AFTER_S = 10;
 /** Largest upstream package document accepted. */
@@ -103,11 +107,13 @@ export class UplinkService {
   document(scope: ReadScope, uplink: Uplink, name: string, form: DocumentForm): UplinkDocument | Promise<UplinkDocument> {
     const known = this.#known.get(`${scope.tenant}\0${name}`);
     if (known !== undefined && known.until > this.#now()) {
-      known.stats.hits++;
+      const stale = known.stale;
+      if (stale) known.stats.stale++;
+      else known.stats.hits++;
       if (known.missing) throw packageNotFound(name);
       const cached = this.#reads.cachedDocument(scope, name, form);
-      if (cached) return { representation: cached, stale: false };
-      return this.#reads.document(scope, name, form).then((representation) => ({ representation, stale: false }));
+      if (cached) return { representation: cached, stale };
+      return this.#reads.document(scope, name, form).then((representation) => ({ representation, stale }));
     }
     return this.#refresh(scope.tenant, uplink, name).then(async (outcome) => {
       if (outcome === 'missing') throw packageNotFound(name);
@@ -218,7 +224,7 @@ export class UplinkService {
     const now = this.#now();
     const known = this.#known.get(`${tenant}\0${name}`);
     // Fresh on this node (a tarball request of a fresh package): nothing to ask.
-    if (known !== undefined && known.until > now) return known.missing ? 'missing' : 'fresh';
+    if (known !== undefined && known.until > now) return known.missing ? 'missing' : known.stale ? 'stale' : 'fresh';
     const [record, stored] = await Promise.all([this.#store.get(tenant, name), this.#deps.metadata.getPackage(tenant, name)]);
     const current = stored && !stored.unpublished ? stored.document : undefined;
     if (current !== undefined && !isCachedCopy(current)) {
@@ -307,16 +313,19 @@ export class UplinkService {
 
   /** Upstream down or its circuit open: the cached document stale, else 503. */
   #unreachable(tenant: TenantId, uplink: Uplink, name: string, cached: PackageDocument | undefined): Outcome {
-    if (cached !== undefined) return 'stale';
-    throw this.#unavailable(tenant, uplink, name);
+    if (cached === undefined) throw this.#unavailable(tenant, uplink, name);
+    // During an outage every request would otherwise read the store before answering stale.
+    this.#remember(tenant, uplink, name, this.#now() + STALE_MEMORY_MS, false, true);
+    return 'stale';
   }
 
   /** Upstream reachable but its answer unusable: the cached document stale, else 502. */
   #unusable(tenant: TenantId, uplink: Uplink, name: string, cached: PackageDocument | undefined, why: string): Outcome {
     this.#statsOf(tenant, uplink).failures++;
     this.#onFailure(uplink.name, name, why);
-    if (cached !== undefined) return 'stale';
-    throw new ProtocolError('BAD_GATEWAY', `The upstream registry '${uplink.name}' ${why}`);
+    if (cached === undefined) throw new ProtocolError('BAD_GATEWAY', `The upstream registry '${uplink.name}' ${why}`);
+    this.#remember(tenant, uplink, name, this.#now() + STALE_MEMORY_MS, false, true);
+    return 'stale';
   }
 
   #unavailable(tenant: TenantId, uplink: Uplink, what: string): ProtocolError {
@@ -386,9 +395,9 @@ export class UplinkService {
     await this.#deps.blobs.put(key, result.body);
   }
 
-  #remember(tenant: TenantId, uplink: Uplink, name: string, until: number, missing: boolean): void {
+  #remember(tenant: TenantId, uplink: Uplink, name: string, until: number, missing: boolean, stale = false): void {
     if (this.#known.size >= MAX_KNOWN) this.#known.clear();
-    this.#known.set(`${tenant}\0${name}`, { until, missing, stats: this.#statsOf(tenant, uplink) });
+    this.#known.set(`${tenant}\0${name}`, { until, missing, stale, stats: this.#statsOf(tenant, uplink) });
   }
 
   #circuitOf(tenant: TenantId, uplink: Uplink): CircuitBreaker {
