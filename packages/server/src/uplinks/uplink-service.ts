@@ -271,6 +271,8 @@ export class UplinkService {
     switch (result.kind) {
       case 'not-modified':
         circuit.success();
+        if (cached === undefined)
+          return this.#unusable(tenant, uplink, name, cached, 'answered 304 to a request without a validator');
         await this.#store.put(tenant, name, {
           uplink: uplink.name,
           etag: record?.etag ?? null,
