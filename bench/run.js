@@ -11,7 +11,7 @@ import { request } from './lib/http.js';
 import { cpuSeconds, memoryMiB, settle } from './lib/process-stats.js';
 import { runPublishLoad } from './lib/publish-load.js';
 import { formatTable, tableRows } from './lib/report.js';
-import { login, publish, seedRegistry } from './lib/seed.js';
+import { PROXIED_NAMESPACE, login, publish, seedRegistry, seedUpstream } from './lib/seed.js';
 import { manifestOf, publishBody, randomPayload, tarballWith } from './lib/tarballs.js';
 import {
   installVerdaccio,
@@ -36,8 +36,9 @@ const HELP = `Usage: npm run bench -- [options]
   --rounds <n>            rounds; targets alternate within a round (default 2)
   --warmup <s>            unmeasured run before each target's first round (default 1)
   --connections <n>       wrk connections (default 50; one wrk thread)
-  --workloads <ids>       comma-separated subset (document-20, document-100, document-100-gzip,
-                          abbreviated, tarball, search, not-found, whoami, documents-all, publish)
+  --workloads <ids>       comma-separated subset (document-20, proxied-document, document-100,
+                          document-100-gzip, abbreviated, tarball, search, not-found, whoami,
+                          documents-all, publish)
   --with-verdaccio        also measure Verdaccio ${'6.8.0'} (installed on demand into a temp dir)
   --verdaccio-packages <n> corpus packages seeded into Verdaccio, 1 version each (default 200)
   --scale-out             PostgreSQL + shared storage + Redis, one node and two nodes
@@ -217,6 +218,8 @@ async function main() {
   // Names published by this run (publish workload, capture) are new even in a reused data directory.
   const runId = started.getTime().toString(36);
   const targets = [];
+  /** The upstream registry of proxied-document, when that workload runs. */
+  let upstream;
   let cleanupScaleOut = async () => {};
   try {
     log(
@@ -227,10 +230,21 @@ async function main() {
     const wanted = args.workloads ? new Set(args.workloads.split(',').map((s) => s.trim())) : undefined;
     for (const id of wanted ?? []) if (!all.some((w) => w.id === id)) throw new Error(`unknown workload '${id}'`);
 
+    // proxied-document: an upstream registry (another of ours) that our server serves
+    // `com.benchup.*` from, cached for the whole run (maxAge of a day: no revalidation measured).
+    let uplinkFlags = [];
+    if (all.some((w) => w.needsUpstream && (!wanted || wanted.has(w.id)))) {
+      upstream = await startOurs({ name: 'upstream', dataDir: path.join(workDir, 'upstream-data'), workDir });
+      await seedUpstream(upstream.url, await login(upstream.url), options);
+      const uplinks = [{ name: 'bench-upstream', url: upstream.url, packages: [PROXIED_NAMESPACE], maxAge: 86400 }];
+      uplinkFlags = ['--uplinks', JSON.stringify(uplinks)];
+      log(`upstream registry for proxied-document on ${upstream.url}`);
+    }
     const startEmbedded = () =>
       startOurs({
         dataDir: args.data ? path.resolve(args.data) : path.join(workDir, 'data'),
         workDir,
+        extraFlags: uplinkFlags,
         cpuProfileDir: profileDir,
       });
     // Our registry: the embedded default, or the scale-out drivers with one and two nodes.
@@ -242,6 +256,7 @@ async function main() {
         dataDir: path.join(workDir, 'data'),
         workDir,
         storageFlags: scaleOut.flags,
+        extraFlags: uplinkFlags,
         env: scaleOut.env,
         cpuProfileDir: profileDir,
       };
@@ -343,6 +358,8 @@ async function main() {
               ? { ...workload, paths: verdaccio.corpusNames.map((n) => `/${n}`) }
               : workload;
           if (w.paths && w.paths.length === 0) continue;
+          // Verdaccio is not given an uplink to our upstream: the workload is ours alone.
+          if (target.name === 'verdaccio' && w.needsUpstream) continue;
           const scope = `com.benchpub.${runId}.r${round}${target.name.replace(/[^a-z0-9]/g, '')}`;
           if (round === 1 && options.warmup > 0) await measure(target, w, options.warmup, workDir, `${scope}.warm`);
           const run = await measure(target, w, options.duration, workDir, scope);
@@ -381,6 +398,7 @@ async function main() {
     log(`\nresults written to ${path.relative(process.cwd(), out)}`);
   } finally {
     for (const target of targets) await target.stop().catch(() => undefined);
+    await upstream?.stop().catch(() => undefined);
     await cleanupScaleOut().catch((err) => log(`cleanup failed: ${err.message}`));
     if (profileDir && existsSync(profileDir)) {
       const keepDir = path.join(resultsDir, 'profiles');

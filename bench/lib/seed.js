@@ -43,7 +43,29 @@ export const SPECIAL = {
   doc20: 'com.bench.document-20',
   doc100: 'com.bench.document-100',
   bigTarball: 'com.bench.tarball-100k',
+  /** On the upstream registry only: the document of the proxied-document workload (an uplink). */
+  proxied: 'com.benchup.document-20',
 };
+
+/** The namespace our registry serves from the upstream registry (its `uplinks` setting). */
+export const PROXIED_NAMESPACE = 'com.benchup.*';
+
+/**
+ * Seeds the upstream registry of the proxied-document workload: one package whose document has
+ * the shape and size of the local 20-version document, so the two workloads compare directly.
+ */
+export async function seedUpstream(baseUrl, token, { tarballSize }) {
+  const spec = specialSpec(SPECIAL.proxied);
+  for (let v = 0; v < 20; v++) {
+    const manifest = manifestOf(spec, versionOf(v));
+    await publish(
+      baseUrl,
+      token,
+      publishBody(manifest, tarballWith(manifest, randomPayload(tarballSize)), `# ${spec.name}\n`),
+      spec.name,
+    );
+  }
+}
 
 export const versionOf = (i) => `${1 + Math.floor(i / 10)}.${i % 10}.0`;
 

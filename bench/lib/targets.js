@@ -54,7 +54,15 @@ function spawnServer(name, args, { logFile, env, cwd }) {
  * Our registry from the built dist, logging at `info` (one JSON line per request) into a file,
  * rate limits on but out of reach. `storageFlags` picks the drivers (scale-out mode).
  */
-export async function startOurs({ name = 'ours', dataDir, workDir, storageFlags = [], env = {}, cpuProfileDir }) {
+export async function startOurs({
+  name = 'ours',
+  dataDir,
+  workDir,
+  storageFlags = [],
+  extraFlags = [],
+  env = {},
+  cpuProfileDir,
+}) {
   const port = await freePort();
   const args = [
     ...REGISTRY_NODE_FLAGS,
@@ -65,6 +73,7 @@ export async function startOurs({ name = 'ours', dataDir, workDir, storageFlags 
     ...['--rate-limit-anonymous', NO_LIMIT, '--rate-limit-authenticated', NO_LIMIT, '--rate-limit-publish', NO_LIMIT],
     ...['--log-level', 'info'],
     ...storageFlags,
+    ...extraFlags,
   ];
   const server = spawnServer(name, args, { logFile: path.join(workDir, `${name}.log`), env });
   const url = `http://127.0.0.1:${port}`;

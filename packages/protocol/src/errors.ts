@@ -15,7 +15,9 @@ export const ERROR_CATALOGUE = {
   VALIDATION_ERROR: { status: 422, error: 'Validation failed' },
   RATE_LIMIT_EXCEEDED: { status: 429, error: 'Rate limit exceeded' },
   INTERNAL_ERROR: { status: 500, error: 'Internal server error' },
+  BAD_GATEWAY: { status: 502, error: 'Bad gateway' },
   SERVICE_UNAVAILABLE: { status: 503, error: 'Service unavailable' },
+  UPSTREAM_UNAVAILABLE: { status: 503, error: 'Upstream registry unavailable' },
 } as const satisfies Record<string, { status: number; error: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

@@ -28,6 +28,7 @@ import { createHttpServer } from './http/http-server.js';
 import { RequestContextResolver } from './http/request-context.js';
 import { requestIdGenerator } from './http/request-ids.js';
 import { HotPath } from './hot-path/hot-path.js';
+import { installUplinkGuard } from './uplinks/uplink-guard.js';
 
 export interface BuiltApp {
   app: FastifyInstance;
@@ -80,6 +81,7 @@ export async function buildApp(deps: ServerDeps, options: BuildOptions = {}): Pr
   const requestLog = new RequestLog(app.log);
   const services = createServices(deps, {
     onError: (err, task) => app.log.error({ err }, `background task failed: ${task}`),
+    onUplinkFailure: (uplink, what, why) => app.log.warn({ uplink, package: what, reason: why }, 'upstream request failed'),
   });
   // Buffered download counts are written before the storage closes (main and tests close the app first).
   app.addHook('onClose', async () => {
@@ -94,12 +96,14 @@ export async function buildApp(deps: ServerDeps, options: BuildOptions = {}): Pr
   installRequestContext(app, contexts, addressing);
   installRateLimits(app, services.rateLimits);
   installAccessControl(app);
+  installUplinkGuard(app);
   installRequestLog(app, requestLog);
   const metrics = new RegistryMetrics();
   metrics.setSources({
     busConnected: () => deps.bus.connected,
     redisReady: () => deps.redis?.ready,
     cacheStats: () => services.documentCache.stats,
+    uplinkStats: () => services.uplinks.stats(),
   });
   installRequestMetrics(app, metrics);
   const staticPaths = new Set<string>();

@@ -1,7 +1,14 @@
 import type { Config } from './config/config.js';
 import type { RedisConnection } from './storage/drivers/redis/redis-connection.js';
 import type { CounterStore } from './storage/counter-store.js';
-import type { BlobStore, DownloadCountStore, InvalidationBus, MetadataStore, SearchIndex } from './storage/ports.js';
+import type {
+  BlobStore,
+  DownloadCountStore,
+  InvalidationBus,
+  MetadataStore,
+  SearchIndex,
+  UplinkCacheStore,
+} from './storage/ports.js';
 
 /** Everything the server does IO through, built by main.ts (or by a test) and passed in. */
 export interface ServerDeps {
@@ -16,6 +23,10 @@ export interface ServerDeps {
   redis?: RedisConnection | undefined;
   /** Rate-limit and login-throttle counters; in-process ones when not given. */
   counters?: CounterStore;
+  /** Freshness of packages cached from uplinks; kept in memory when not given. */
+  uplinkCache?: UplinkCacheStore | undefined;
+  /** Where uplink tokens (`tokenEnv`) are read; process.env when not given. */
+  env?: NodeJS.ProcessEnv;
   /** Injectable clock: tests move time instead of sleeping. */
   now: () => Date;
 }
@@ -23,9 +34,9 @@ export interface ServerDeps {
 /** The deps of a server on `storage` (what main and the test kit both build). */
 export function serverDeps(
   config: Config,
-  storage: Pick<ServerDeps, 'metadata' | 'search' | 'downloadCounts' | 'blobs' | 'bus' | 'counters' | 'redis'>,
+  storage: Pick<ServerDeps, 'metadata' | 'search' | 'downloadCounts' | 'blobs' | 'bus' | 'counters' | 'redis' | 'uplinkCache'>,
   now: () => Date = () => new Date(),
 ): ServerDeps {
-  const { metadata, search, downloadCounts, blobs, bus, counters, redis } = storage;
-  return { config, metadata, search, downloadCounts, blobs, bus, ...(counters ? { counters } : {}), redis, now };
+  const { metadata, search, downloadCounts, blobs, bus, counters, redis, uplinkCache } = storage;
+  return { config, metadata, search, downloadCounts, blobs, bus, ...(counters ? { counters } : {}), redis, uplinkCache, now };
 }

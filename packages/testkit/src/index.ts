@@ -14,3 +14,4 @@ export * from './unity.js';
 export * from './publish.js';
 export * from './backing-services.js';
 export * from './switchable-bus.js';
+export * from './fault-proxy.js';

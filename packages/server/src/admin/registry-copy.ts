@@ -107,6 +107,9 @@ async function copyPackage(
       continue;
     }
     const source = await from.blobs.get(key);
+    // A package cached from an uplink (absolute tarball URLs) holds only the tarballs someone
+    // downloaded; the others are fetched on first download, on the target too.
+    if (!source && /^https?:\/\//i.test(record.dist.tarball)) continue;
     if (!source) {
       report.problems.push(`${where}@${version}: the tarball is missing from the source`);
       return false;

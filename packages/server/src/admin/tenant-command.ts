@@ -18,6 +18,7 @@ Settings (unset ones follow the server's configuration):
   --rate-limit-anonymous <n>          Requests per hour per client IP without a token (0: no limit)
   --rate-limit-authenticated <n>      Requests per hour per user (0: no limit)
   --rate-limit-publish <n>            Publishes per hour per user (0: no limit)
+  --uplinks '<json>'                  Upstream registries and the packages served from them (uplinks.md)
 
 Options:
   --data <dir>       Data directory of the registry (as for serve)
@@ -33,6 +34,7 @@ const SETTING_FLAGS = {
   'rate-limit-anonymous': 'rateLimitAnonymous',
   'rate-limit-authenticated': 'rateLimitAuthenticated',
   'rate-limit-publish': 'rateLimitPublish',
+  uplinks: 'uplinks',
 } as const satisfies Record<string, keyof TenantSettings>;
 
 const OPTIONS = {
@@ -116,6 +118,8 @@ function row(tenant: TenantRecord): string[] {
 }
 
 function describeSettings(settings: TenantSettings): string {
-  const parts = Object.entries(settings).map(([key, value]) => `${key}=${String(value)}`);
+  const parts = Object.entries(settings).map(
+    ([key, value]) => `${key}=${typeof value === 'object' ? JSON.stringify(value) : String(value)}`,
+  );
   return parts.length > 0 ? parts.join(', ') : 'server defaults';
 }

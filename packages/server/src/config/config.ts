@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import type { UplinkConfig } from '../uplinks/uplink-config.js';
 import { SETTINGS, envName, type SettingSpec } from './settings.js';
 
 const ENV_PREFIX = 'PKG_REGISTRY_';
@@ -38,6 +39,8 @@ export interface Config {
   databaseCache: number;
   youngGeneration: number;
   oldGenerationGrowth: number;
+  /** Empty: every package is local. */
+  uplinks: UplinkConfig[];
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   shutdownTimeout: number;
 }
@@ -98,6 +101,7 @@ export function loadConfig(sources: ConfigSources = {}): Config {
     trustProxy: parseTrustProxy(values.trustProxy as string),
     tlsCert: values.tlsCert ? path.resolve(cwd, values.tlsCert as string) : undefined,
     tlsKey: values.tlsKey ? path.resolve(cwd, values.tlsKey as string) : undefined,
+    uplinks: (values.uplinks as UplinkConfig[] | undefined) ?? [],
   } as Config;
   if ((config.tlsCert === undefined) !== (config.tlsKey === undefined)) {
     throw new ConfigError('tlsCert and tlsKey must be given together');
@@ -170,6 +174,13 @@ function coerce(spec: SettingSpec, value: unknown): unknown {
         throw new ConfigError(`${where} must be an http(s) URL, got '${s}'`);
       }
       return s;
+    }
+    case 'json': {
+      try {
+        return spec.parse ? spec.parse(value) : value;
+      } catch (err) {
+        throw new ConfigError(`${where} ${(err as Error).message}`);
+      }
     }
     default: {
       if (typeof value !== 'string' && typeof value !== 'number') throw new ConfigError(`${where} must be a string`);

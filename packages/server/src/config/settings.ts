@@ -3,7 +3,9 @@
  * (`PKG_REGISTRY_<NAME>`), its command-line flag, type, default and meaning.
  * docs/configuration.md is checked against this table by a test.
  */
-export type SettingType = 'string' | 'integer' | 'boolean' | 'url' | 'path' | 'enum';
+import { parseUplinks } from '../uplinks/uplink-config.js';
+
+export type SettingType = 'string' | 'integer' | 'boolean' | 'url' | 'path' | 'enum' | 'json';
 
 export interface SettingSpec {
   key: string;
@@ -18,6 +20,8 @@ export interface SettingSpec {
   flag?: string;
   /** Environment variable, when it is not the derived `PKG_REGISTRY_<NAME>`. */
   env?: string;
+  /** For `json` settings: checks the parsed value (or a string of JSON) and returns it; throws with the problem. */
+  parse?: (value: unknown) => unknown;
 }
 
 const MiB = 1024 * 1024;
@@ -235,6 +239,15 @@ export const SETTINGS = [
     flag: '--old-generation-growth',
     description:
       "Percent V8's old generation may grow past what survived its last full collection before it collects again (at least 8 MB, V8's smallest step); V8 alone allows up to 300 % on a machine with a few GB of memory, most of it garbage under steady load. 0 leaves it to V8.",
+  },
+  {
+    key: 'uplinks',
+    type: 'json',
+    default: undefined,
+    parse: parseUplinks,
+    flag: '--uplinks',
+    description:
+      'Upstream npm registries this one serves chosen packages from, cached: a JSON array of `{name, url, packages, maxAge, timeout, tokenEnv, search}` (see uplinks.md). Unset: every package is local.',
   },
   {
     key: 'logLevel',

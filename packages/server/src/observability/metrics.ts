@@ -1,4 +1,5 @@
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import type { UplinkStats } from '../uplinks/uplink-service.js';
 import { RequestSeries } from './request-series.js';
 
 /** Sources of figures kept elsewhere, read when Prometheus scrapes. */
@@ -9,6 +10,8 @@ export interface MetricSources {
   busConnected?: () => boolean;
   /** Whether Redis answers commands; undefined when none is configured. */
   redisReady?: () => boolean | undefined;
+  /** Figures of each uplink used since start. */
+  uplinkStats?: () => UplinkStats[];
 }
 
 /**
@@ -81,6 +84,38 @@ export class RegistryMetrics {
         const ready = sources().redisReady?.();
         this.reset();
         if (ready !== undefined) this.set(ready ? 1 : 0);
+      },
+    });
+    // Counted by the uplink service as plain numbers (a cache hit is on the hot path), read here.
+    this.#uplinkCounter('pkg_registry_uplink_requests_total', 'Requests sent to upstream registries, by uplink.', 'requests');
+    this.#uplinkCounter(
+      'pkg_registry_uplink_cache_hits_total',
+      'Answers for covered packages given from the cache without asking the upstream, by uplink.',
+      'hits',
+    );
+    this.#uplinkCounter(
+      'pkg_registry_uplink_stale_total',
+      'Cached documents served stale because the upstream could not be asked, by uplink.',
+      'stale',
+    );
+    this.#uplinkCounter(
+      'pkg_registry_uplink_failures_total',
+      'Upstream requests that failed (down, refused, unusable, or a tarball failing its integrity), by uplink.',
+      'failures',
+    );
+  }
+
+  #uplinkCounter(name: string, help: string, field: 'requests' | 'hits' | 'stale' | 'failures'): void {
+    const sources = () => this.#sources;
+    new Counter({
+      name,
+      help,
+      labelNames: ['tenant', 'uplink'],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const stats of sources().uplinkStats?.() ?? [])
+          this.inc({ tenant: stats.tenant, uplink: stats.uplink }, stats[field]);
       },
     });
   }

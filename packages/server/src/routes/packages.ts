@@ -8,6 +8,8 @@ import type { Services } from '../services/services.js';
 import { packageNameParam } from './guards.js';
 import { wantsAbbreviated } from './negotiation.js';
 import { representationAnswer, sendRepresentation, type SendOptions } from './send-representation.js';
+import { STALE_HEADER } from '../uplinks/uplink-headers.js';
+import type { UplinkDocument } from '../uplinks/uplink-service.js';
 
 /** Package documents may change on any write: clients and proxies revalidate after five minutes. */
 export const DOCUMENT_CACHE_CONTROL = 'public, max-age=300';
@@ -43,12 +45,29 @@ export function documentAnswer(
 ): Answer | Promise<Answer> {
   const scope = { tenant: ctx.tenant, tarballBaseUrl: ctx.tarballBaseUrl };
   const form = wantsAbbreviated(requestHeaders.accept) ? 'abbreviated' : 'full';
+  const uplink = ctx.settings.uplinks?.match(name);
+  if (uplink !== undefined) return uplinkDocumentAnswer(services.uplinks.document(scope, uplink, name, form), requestHeaders);
   const cached = services.packageReads.cachedDocument(scope, name, form);
   if (cached === null) return notFoundAnswer(name);
   if (cached !== undefined) return representationAnswer(requestHeaders, cached, CACHED_DOCUMENT);
   return services.packageReads
     .document(scope, name, form)
     .then((representation) => representationAnswer(requestHeaders, representation, CACHED_DOCUMENT));
+}
+
+/** A covered name's document; a stale one (its upstream is down) says so in `X-Uplink-Stale`. */
+function uplinkDocumentAnswer(
+  document: UplinkDocument | Promise<UplinkDocument>,
+  requestHeaders: IncomingHttpHeaders,
+): Answer | Promise<Answer> {
+  if (document instanceof Promise) return document.then((resolved) => uplinkDocumentAnswer(resolved, requestHeaders));
+  const answer = representationAnswer(requestHeaders, document.representation, CACHED_DOCUMENT);
+  if (!document.stale) return answer;
+  const mark = (resolved: Answer): Answer => {
+    resolved.headers[STALE_HEADER] = 'true';
+    return resolved;
+  };
+  return answer instanceof Promise ? answer.then(mark) : mark(answer);
 }
 
 /** Remembered 404 answers (answers are never changed by their senders), a bounded number. */

@@ -20,6 +20,12 @@ export async function searchRoutes(app: FastifyInstance, { services }: { service
 
 /** The answer to `GET /-/v1/search` with the parsed query string (400 for a bad one). */
 export async function searchAnswer(services: Services, ctx: RequestContext, query: Record<string, unknown>): Promise<Answer> {
-  const body = await services.search.searchBody(ctx.tenant, parseSearchRequest(query));
+  const request = parseSearchRequest(query);
+  let body = await services.search.searchBody(ctx.tenant, request);
+  const uplinks = ctx.settings.uplinks;
+  if (uplinks !== undefined && uplinks.searching.length > 0) {
+    const live = { text: String(query.text), size: request.size, from: request.from };
+    body = await services.uplinks.withLiveSearch(ctx.tenant, uplinks, body, live);
+  }
   return { status: 200, headers: { 'content-type': JSON_UTF8 }, body };
 }

@@ -41,9 +41,13 @@ export function fileAnswer(
   const scope = { tenant: ctx.tenant, tarballBaseUrl: ctx.tarballBaseUrl };
   const cached = method === 'GET' ? services.packageReads.cachedFile(scope, name, fileName) : undefined;
   if (cached !== undefined) return answerWith(services, ctx, name, cached, requestHeaders, () => cached.bytes);
-  return services.packageReads
-    .file(scope, name, fileName)
-    .then((file) => answerWith(services, ctx, name, file, requestHeaders, method === 'GET' ? () => file.open() : undefined));
+  const stored = () =>
+    services.packageReads
+      .file(scope, name, fileName)
+      .then((file) => answerWith(services, ctx, name, file, requestHeaders, method === 'GET' ? () => file.open() : undefined));
+  // A covered package's tarball is downloaded from its uplink the first time, then served like any other.
+  const uplink = ctx.settings.uplinks?.match(name);
+  return uplink === undefined ? stored() : services.uplinks.ensureFile(scope, uplink, name, fileName).then(stored);
 }
 
 function answerWith<Body extends Buffer | Promise<Buffer | Readable>>(

@@ -11,6 +11,9 @@ export async function versionRoutes(app: FastifyInstance, { services }: { servic
   app.get<{ Params: { name: string; version: string } }>('/:name/:version', async (request, reply) => {
     const name = packageNameParam(request.params.name);
     const scope = { tenant: request.ctx.tenant, tarballBaseUrl: request.ctx.tarballBaseUrl };
+    // A covered package's document is fetched (or revalidated) first, as for GET /<name>.
+    const uplink = request.ctx.settings.uplinks?.match(name);
+    if (uplink !== undefined) await services.uplinks.document(scope, uplink, name, 'full');
     const record = await services.packageReads.version(scope, name, request.params.version);
     // A tag or range may point elsewhere after the next write: same caching as the document.
     return sendRepresentation(request, reply, Representation.json(record, JSON_TYPE), { cacheControl: DOCUMENT_CACHE_CONTROL });

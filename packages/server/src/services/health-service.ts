@@ -1,4 +1,5 @@
 import type { ServerDeps } from '../deps.js';
+import type { UplinkHealth } from '../uplinks/uplink-service.js';
 
 export interface CheckResult {
   ok: boolean;
@@ -12,6 +13,11 @@ export interface HealthReport {
   /** `ok`; `degraded` when only Redis is down (the node still serves); `unavailable` otherwise. */
   status: 'ok' | 'degraded' | 'unavailable';
   checks: { database: CheckResult; storage: CheckResult; redis?: CheckResult };
+  /**
+   * Each uplink's circuit (`open` while its upstream is considered down). Informational: a node
+   * whose upstream is down still serves what it has cached, so this never makes it unready.
+   */
+  uplinks?: UplinkHealth[];
 }
 
 const CHECK_TIMEOUT_MS = 2000;
@@ -23,9 +29,11 @@ const CHECK_TIMEOUT_MS = 2000;
  */
 export class HealthService {
   readonly #deps: ServerDeps;
+  readonly #uplinks: { health(): UplinkHealth[] } | undefined;
 
-  constructor(deps: ServerDeps) {
+  constructor(deps: ServerDeps, uplinks?: { health(): UplinkHealth[] }) {
     this.#deps = deps;
+    this.#uplinks = uplinks;
   }
 
   async check(): Promise<HealthReport> {
@@ -36,7 +44,12 @@ export class HealthService {
       redis ? timed(() => redis.ping()) : Promise.resolve(undefined),
     ]);
     const status = !database.ok || !storage.ok ? 'unavailable' : redisCheck && !redisCheck.ok ? 'degraded' : 'ok';
-    return { status, checks: { database, storage, ...(redisCheck ? { redis: redisCheck } : {}) } };
+    const uplinks = this.#uplinks?.health() ?? [];
+    return {
+      status,
+      checks: { database, storage, ...(redisCheck ? { redis: redisCheck } : {}) },
+      ...(uplinks.length > 0 ? { uplinks } : {}),
+    };
   }
 }
 

@@ -153,7 +153,8 @@ function locateFile(
   const record = parsed === undefined ? undefined : doc.versions[parsed.version];
   if (!parsed || !record) throw fileNotFound(name, fileName);
   const { version, kind } = parsed;
-  const integrity = record.dist.integrity;
+  // A version cached from an upstream may carry only a shasum.
+  const integrity = record.dist.integrity ?? record.dist.shasum;
   return kind === 'tarball'
     ? { version, kind, key: blobKeyFor(scope.tenant, name, version), etag: `"${integrity}"`, integrity }
     : { version, kind, key: sigstoreKeyFor(scope.tenant, name, version), etag: `"sigstore-${integrity}"`, integrity };

@@ -12,6 +12,8 @@ import { SearchService } from './search-service.js';
 import { TenantService } from './tenant-service.js';
 import { RateLimitService } from './rate-limits.js';
 import { createMemoryCounterStore } from '../storage/counter-store.js';
+import { UplinkService } from '../uplinks/uplink-service.js';
+import { HttpUpstreamClient, type UpstreamClient } from '../uplinks/upstream-client.js';
 
 /** With other nodes writing to the same database, no cached document or search response is older than this. */
 const SHARED_MAX_AGE_MS = 1000;
@@ -28,6 +30,8 @@ export interface Services {
   distTags: DistTagService;
   search: SearchService;
   health: HealthService;
+  /** Packages served from upstream registries (uplinks), cached. */
+  uplinks: UplinkService;
   /** Package documents kept in memory (its hit counts feed /-/metrics). */
   documentCache: DocumentCache;
   /** Stops background work and writes buffered download counts (the app's onClose). */
@@ -37,6 +41,10 @@ export interface Services {
 export interface ServicesOptions {
   /** Where background failures go (buffered count writes, score refreshes). */
   onError?: (err: unknown, task: string) => void;
+  /** Where failed upstream requests are reported (uplinks). */
+  onUplinkFailure?: (uplink: string, what: string, why: string) => void;
+  /** How uplinks are reached; undici over HTTP(S) when not given. */
+  upstreamClient?: UpstreamClient;
 }
 
 export function createServices(deps: ServerDeps, options: ServicesOptions = {}): Services {
@@ -53,21 +61,29 @@ export function createServices(deps: ServerDeps, options: ServicesOptions = {}):
   );
   const scores = new ScoreRefresher(deps, { onError: (err) => onError(err, 'refreshing search scores') });
   const search = new SearchService(deps, shared ? { sharedMaxAgeMs: SHARED_MAX_AGE_MS } : {});
+  const packageReads = new PackageReadService(deps, documents);
+  const upstream = options.upstreamClient ?? new HttpUpstreamClient();
+  const uplinks = new UplinkService(deps, packageReads, {
+    client: upstream,
+    ...(options.onUplinkFailure ? { onFailure: options.onUplinkFailure } : {}),
+  });
   return {
     tenants,
     auth,
     rateLimits,
     downloads,
-    packageReads: new PackageReadService(deps, documents),
+    packageReads,
+    uplinks,
     publish: new PublishService(deps),
     packageUpdates: new PackageUpdateService(deps),
     distTags: new DistTagService(deps),
-    health: new HealthService(deps),
+    health: new HealthService(deps, uplinks),
     documentCache: documents,
     search,
     async close() {
       await scores.close();
       await downloads.close();
+      await upstream.close();
     },
   };
 }

@@ -1,6 +1,7 @@
 import { ProtocolError } from '@pkg/protocol';
 import type { ServerDeps } from '../deps.js';
 import { GLOBAL_TENANT, type TenantId, type TenantRecord, type TenantSettings } from '../storage/ports.js';
+import { compileUplinks, type UplinkConfig, type UplinkRules } from '../uplinks/uplink-config.js';
 import { tenantNameProblem } from './tenant-names.js';
 
 /** Effective settings of one registry: the tenant's own overrides over the server configuration. */
@@ -10,6 +11,8 @@ export interface EffectiveSettings {
   rateLimitAnonymous: number;
   rateLimitAuthenticated: number;
   rateLimitPublish: number;
+  /** Which package names come from an upstream registry; undefined: every name is local. */
+  uplinks: UplinkRules | undefined;
 }
 
 export interface TenantServiceOptions {
@@ -36,6 +39,8 @@ export class TenantService {
   readonly #pending = new Map<TenantId, Promise<TenantRecord | undefined>>();
   readonly #suffix: string | undefined;
   #globalSettings: EffectiveSettings | undefined;
+  /** Compiled once per configuration value: a tenant record is re-read every second or so. */
+  readonly #compiledUplinks = new WeakMap<readonly UplinkConfig[], UplinkRules | undefined>();
 
   constructor(deps: ServerDeps, options: TenantServiceOptions = {}) {
     this.#deps = deps;
@@ -93,7 +98,15 @@ export class TenantService {
       rateLimitAnonymous: own.rateLimitAnonymous ?? config.rateLimitAnonymous,
       rateLimitAuthenticated: own.rateLimitAuthenticated ?? config.rateLimitAuthenticated,
       rateLimitPublish: own.rateLimitPublish ?? config.rateLimitPublish,
+      uplinks: this.#uplinksOf(own.uplinks ?? config.uplinks),
     };
+  }
+
+  #uplinksOf(configs: readonly UplinkConfig[]): UplinkRules | undefined {
+    if (this.#compiledUplinks.has(configs)) return this.#compiledUplinks.get(configs);
+    const rules = compileUplinks(configs, this.#deps.env ?? process.env);
+    this.#compiledUplinks.set(configs, rules);
+    return rules;
   }
 
   /** One database read per tenant per cacheMs, however many requests arrive meanwhile. */

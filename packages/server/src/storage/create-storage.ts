@@ -7,9 +7,18 @@ import type { RedisConnection } from './drivers/redis/redis-connection.js';
 import { SqliteDownloadCounts } from './drivers/sqlite/sqlite-download-counts.js';
 import { SqliteMetadataStore } from './drivers/sqlite/sqlite-metadata-store.js';
 import { SqliteSearchIndex } from './drivers/sqlite/sqlite-search-index.js';
+import { SqliteUplinkCache } from './drivers/sqlite/sqlite-uplink-cache.js';
 import { LocalInvalidationBus } from './memory-invalidation-bus.js';
 import { blobKeysOfVersion, packageOfBlobKey } from './blob-keys.js';
-import type { BlobStore, DownloadCountStore, InvalidationBus, MetadataStore, SearchIndex, TenantId } from './ports.js';
+import type {
+  BlobStore,
+  DownloadCountStore,
+  InvalidationBus,
+  MetadataStore,
+  SearchIndex,
+  TenantId,
+  UplinkCacheStore,
+} from './ports.js';
 import { createMemoryCounterStore, type CounterStore } from './counter-store.js';
 
 export interface Storage {
@@ -17,6 +26,8 @@ export interface Storage {
   /** Written by `metadata` in each package's write transaction; read here. */
   search: SearchIndex;
   downloadCounts: DownloadCountStore;
+  /** Freshness of packages cached from uplinks, in the metadata database. */
+  uplinkCache: UplinkCacheStore;
   blobs: BlobStore;
   bus: InvalidationBus;
   /** The shared Redis connection, when one is configured (rate limits use it too). */
@@ -44,16 +55,22 @@ export async function createStorage(config: Config, options: CreateStorageOption
     let metadata: MetadataStore;
     let search: SearchIndex;
     let downloadCounts: DownloadCountStore;
+    let uplinkCache: UplinkCacheStore;
     let postgres: PostgresMetadataStore | undefined;
     const clock = options.now ? { now: options.now } : {};
     if (config.database.startsWith('sqlite:')) {
       const searchIndex = new SqliteSearchIndex(clock);
       const counts = new SqliteDownloadCounts();
-      const store = new SqliteMetadataStore(config.database.slice('sqlite:'.length), [searchIndex.writeHook, counts.writeHook], {
-        cacheBytes: config.databaseCache,
-      });
+      const uplinks = new SqliteUplinkCache();
+      const store = new SqliteMetadataStore(
+        config.database.slice('sqlite:'.length),
+        [searchIndex.writeHook, counts.writeHook, uplinks.writeHook],
+        { cacheBytes: config.databaseCache },
+      );
       searchIndex.attach(store.db);
       counts.attach(store.db);
+      uplinks.attach(store.db);
+      uplinkCache = uplinks;
       metadata = store;
       search = searchIndex;
       downloadCounts = counts;
@@ -64,11 +81,19 @@ export async function createStorage(config: Config, options: CreateStorageOption
       const { PostgresMetadataStore } = await import('./drivers/postgres/postgres-metadata-store.js');
       const { PostgresSearchIndex } = await import('./drivers/postgres/postgres-search-index.js');
       const { PostgresDownloadCounts } = await import('./drivers/postgres/postgres-download-counts.js');
+      const { PostgresUplinkCache } = await import('./drivers/postgres/postgres-uplink-cache.js');
       const searchIndex = new PostgresSearchIndex(clock);
       const counts = new PostgresDownloadCounts();
-      postgres = new PostgresMetadataStore(parsePostgresUrl(config.database), [searchIndex.writeHook, counts.writeHook]);
+      const uplinks = new PostgresUplinkCache();
+      postgres = new PostgresMetadataStore(parsePostgresUrl(config.database), [
+        searchIndex.writeHook,
+        counts.writeHook,
+        uplinks.writeHook,
+      ]);
       searchIndex.attach(postgres.pool);
       counts.attach(postgres.pool);
+      uplinks.attach(postgres.pool);
+      uplinkCache = uplinks;
       metadata = postgres;
       search = searchIndex;
       downloadCounts = counts;
@@ -122,6 +147,7 @@ export async function createStorage(config: Config, options: CreateStorageOption
       metadata,
       search,
       downloadCounts,
+      uplinkCache,
       blobs,
       bus,
       counters,

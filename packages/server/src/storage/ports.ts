@@ -7,6 +7,7 @@ import type { Readable } from 'node:stream';
 import type { PackageDocument } from '@pkg/protocol';
 import type { SearchQuery } from '../search/search-query.js';
 import type { Scores } from '../search/scoring.js';
+import type { UplinkConfig } from '../uplinks/uplink-config.js';
 
 /** Tenant id: `''` is the global registry, anything else a tenant's DNS label. */
 export type TenantId = string;
@@ -25,6 +26,7 @@ export interface TenantSettings {
   rateLimitAnonymous?: number;
   rateLimitAuthenticated?: number;
   rateLimitPublish?: number;
+  uplinks?: UplinkConfig[];
 }
 
 export interface UserRecord {
@@ -293,4 +295,25 @@ export interface DownloadCountStore {
   list(tenant: TenantId): Promise<DownloadIncrement[]>;
   /** Sets these counts to exactly the values given (copying a registry: re-running changes nothing). */
   replace(counts: readonly DownloadIncrement[]): Promise<void>;
+}
+
+/** What a registry remembers about one package it caches from an upstream registry. */
+export interface UplinkCacheRecord {
+  /** The uplink the cached document came from. */
+  uplink: string;
+  /** The upstream's ETag of the document last fetched (for If-None-Match); null when it sent none. */
+  etag: string | null;
+  /** ISO time of the last fetch or revalidation that reached the upstream. */
+  fetchedAt: string;
+}
+
+/**
+ * The freshness of packages cached from uplinks, kept beside the package documents (which hold
+ * the cached documents themselves) so that every node sharing the store knows what any node
+ * fetched, and when.
+ */
+export interface UplinkCacheStore {
+  get(tenant: TenantId, name: string): Promise<UplinkCacheRecord | undefined>;
+  /** Creates or replaces the record. */
+  put(tenant: TenantId, name: string, record: UplinkCacheRecord): Promise<void>;
 }

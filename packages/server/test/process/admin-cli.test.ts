@@ -85,6 +85,32 @@ describe('pkg-registry tenant', () => {
     expect(status).toBe(201);
   });
 
+  it('create takes uplinks as JSON; set ... default removes them', async () => {
+    const uplinks = JSON.stringify([{ name: 'openupm', url: 'https://package.openupm.com', packages: ['com.cysharp.*'] }]);
+    const created = await admin(['tenant', 'create', 'proxied', '--uplinks', uplinks]);
+    expect(created.stderr).toBe('');
+    expect(created.code).toBe(0);
+    expect(created.stdout).toContain(
+      'uplinks=[{"name":"openupm","url":"https://package.openupm.com","packages":["com.cysharp.*"]',
+    );
+    const [tenant] = JSON.parse((await admin(['tenant', 'list', '--json'])).stdout).filter(
+      (t: { name: string }) => t.name === 'proxied',
+    );
+    expect(tenant.settings.uplinks).toEqual([
+      {
+        name: 'openupm',
+        url: 'https://package.openupm.com',
+        packages: ['com.cysharp.*'],
+        maxAge: 300,
+        timeout: 30,
+        search: false,
+      },
+    ]);
+    const reset = await admin(['tenant', 'set', 'proxied', '--uplinks', 'default']);
+    expect(reset.code).toBe(0);
+    expect(reset.stdout).toContain("Tenant 'proxied' now has server defaults.");
+  });
+
   it('delete removes the tenant with its users; the running server answers 404 for it', async () => {
     await admin(['tenant', 'create', 'doomed']);
     const doomed = registryHost(registry.url, `doomed.${DOMAIN}`);
@@ -117,6 +143,12 @@ describe('pkg-registry tenant', () => {
     [['tenant', 'frobnicate'], 2, /unknown tenant command 'frobnicate'/],
     [['tenant', 'list', '--bogus'], 2, /Unknown option '--bogus'/],
     [['tenant', 'list', '--signup', 'false'], 2, /settings flags only go with/],
+    [
+      ['tenant', 'create', 'x', '--uplinks', '[{"name":"u"}]'],
+      2,
+      /setting 'uplinks' uplink 'u': 'url' must be an absolute http\(s\) URL/,
+    ],
+    [['tenant', 'create', 'x', '--uplinks', 'not json'], 2, /setting 'uplinks' must be JSON/],
   ])('%j exits %i', async (args, code, message) => {
     const run = await admin(args);
     expect(run.code).toBe(code);

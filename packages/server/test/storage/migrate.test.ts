@@ -212,3 +212,40 @@ async function readFileOf(store: FsBlobStore, key: string): Promise<Buffer> {
   for await (const chunk of blob!.stream) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks);
 }
+
+describe('pkg-registry migrate of a package cached from an uplink', () => {
+  it('copies the document and the tarballs downloaded so far; the others stay to be fetched on demand', async () => {
+    const fromDir = await mkdtemp(path.join(tmpdir(), 'pkg-migrate-uplink-src-'));
+    const toDir = await mkdtemp(path.join(tmpdir(), 'pkg-migrate-uplink-dst-'));
+    try {
+      const name = 'com.upstream.cached';
+      const source = await openEmbedded(fromDir);
+      const pkg = stored(name, ['1.0.0', '1.1.0']);
+      for (const version of ['1.0.0', '1.1.0']) {
+        const tarball = buildTarball({ name, version });
+        // As the uplink stores it: the upstream's absolute URL, only 1.0.0 downloaded.
+        pkg.document.versions[version]!.dist = {
+          tarball: `https://upstream.example/${name}/-/${name}-${version}.tgz`,
+          integrity: sha512Integrity(tarball),
+          shasum: sha1Hex(tarball),
+        };
+        if (version === '1.0.0') await source.blobs.put(blobKeyFor('', name, version), tarball);
+      }
+      await source.metadata.updatePackage('', name, () => ({ next: pkg, result: null }));
+      await source.close();
+
+      const copied = await runMigrate(['--from', fromDir, '--to', toDir]);
+      expect(copied.stderr).toBe('');
+      expect(copied.code).toBe(0);
+      expect(copied.stdout).toContain('1 tarballs copied');
+      const target = await openEmbedded(toDir);
+      expect(Object.keys((await target.metadata.getPackage('', name))!.document.versions)).toEqual(['1.0.0', '1.1.0']);
+      expect(await target.blobs.stat(blobKeyFor('', name, '1.0.0'))).toBeDefined();
+      expect(await target.blobs.stat(blobKeyFor('', name, '1.1.0'))).toBeUndefined();
+      await target.close();
+    } finally {
+      await rm(fromDir, { recursive: true, force: true });
+      await rm(toDir, { recursive: true, force: true });
+    }
+  });
+});

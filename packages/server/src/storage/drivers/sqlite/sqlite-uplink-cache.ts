@@ -1,0 +1,70 @@
+import type Database from 'better-sqlite3';
+import type { TenantId, UplinkCacheRecord, UplinkCacheStore } from '../../ports.js';
+import type { SqlitePackageWriteHook } from './sqlite-metadata-store.js';
+
+type Db = Database.Database;
+type Statement = Database.Statement;
+
+export const UPLINK_CACHE_MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE uplink_cache (
+    tenant TEXT NOT NULL,
+    name TEXT NOT NULL,
+    uplink TEXT NOT NULL,
+    etag TEXT,
+    fetched_at TEXT NOT NULL,
+    PRIMARY KEY (tenant, name)
+  ) WITHOUT ROWID;
+  `,
+];
+
+interface Row {
+  uplink: string;
+  etag: string | null;
+  fetched_at: string;
+}
+
+/** Freshness of cached upstream packages in the SQLite database, beside the documents. */
+export class SqliteUplinkCache implements UplinkCacheStore {
+  #db: Db | undefined;
+  readonly #statements = new Map<string, Statement>();
+
+  /** Creates the table and forgets a deleted tenant's records; package writes do not touch it. */
+  readonly writeHook: SqlitePackageWriteHook = {
+    name: 'uplink-cache',
+    migrations: UPLINK_CACHE_MIGRATIONS,
+    onWrite: () => undefined,
+    onTenantDelete: (db, tenant) => {
+      db.prepare('DELETE FROM uplink_cache WHERE tenant = ?').run(tenant);
+    },
+  };
+
+  attach(db: Db): void {
+    this.#db = db;
+  }
+
+  async get(tenant: TenantId, name: string): Promise<UplinkCacheRecord | undefined> {
+    const row = this.#stmt('SELECT uplink, etag, fetched_at FROM uplink_cache WHERE tenant = ? AND name = ?').get(
+      tenant,
+      name,
+    ) as Row | undefined;
+    return row && { uplink: row.uplink, etag: row.etag, fetchedAt: row.fetched_at };
+  }
+
+  async put(tenant: TenantId, name: string, record: UplinkCacheRecord): Promise<void> {
+    this.#stmt(
+      `INSERT INTO uplink_cache (tenant, name, uplink, etag, fetched_at) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (tenant, name) DO UPDATE SET uplink = excluded.uplink, etag = excluded.etag, fetched_at = excluded.fetched_at`,
+    ).run(tenant, name, record.uplink, record.etag, record.fetchedAt);
+  }
+
+  #stmt(sql: string): Statement {
+    let statement = this.#statements.get(sql);
+    if (!statement) {
+      if (!this.#db) throw new Error('SqliteUplinkCache is not attached to a database');
+      statement = this.#db.prepare(sql);
+      this.#statements.set(sql, statement);
+    }
+    return statement;
+  }
+}

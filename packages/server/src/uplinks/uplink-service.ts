@@ -1,0 +1,440 @@
+import { ProtocolError, type PackageDocument, type VersionRecord } from '@pkg/protocol';
+import type { ServerDeps } from '../deps.js';
+import { nextRevision } from '../services/revisions.js';
+import { packageNotFound, parseFileName, type PackageReadService, type ReadScope } from '../services/package-reads.js';
+import type { DocumentForm } from '../services/package-document.js';
+import type { Representation } from '../services/representation.js';
+import { blobKeyFor } from '../storage/blob-keys.js';
+import { MemoryUplinkCache } from '../storage/memory-uplink-cache.js';
+import type { StoredPackage, TenantId, UplinkCacheRecord, UplinkCacheStore } from '../storage/ports.js';
+import { CircuitBreaker, type CircuitState } from './circuit-breaker.js';
+import { withLiveResults } from './live-search.js';
+import type { Uplink, UplinkRules } from './uplink-config.js';
+import { isCachedCopy, matchesIntegrity, mergeCached, upstreamDocument } from './upstream-document.js';
+import type { UpstreamClient, UpstreamResult } from './upstream-client.js';
+
+/** A package document of a covered name, and whether it is served stale (the upstream is down). */
+export interface UplinkDocument {
+  representation: Representation;
+  stale: boolean;
+}
+
+/** Figures of one uplink since start, for /-/metrics. */
+export interface UplinkStats {
+  tenant: TenantId;
+  uplink: string;
+  /** Requests sent upstream (documents and tarballs). */
+  requests: number;
+  /** Answers given from the cache without asking the upstream. */
+  hits: number;
+  /** Cached documents served because the upstream could not be asked. */
+  stale: number;
+  /** Upstream requests that failed: down, refused, unusable, or a tarball that failed its integrity. */
+  failures: number;
+}
+
+/** An uplink's circuit, for /-/health. */
+export interface UplinkHealth {
+  tenant: TenantId;
+  uplink: string;
+  circuit: CircuitState;
+  failures: number;
+}
+
+export interface UplinkServiceOptions {
+  client: UpstreamClient;
+  /** Told of every failed upstream request (the server logs it as a warning). */
+  onFailure?: (uplink: string, what: string, why: string) => void;
+}
+
+/** How a refresh ended: the document is current, served stale, or does not exist upstream. */
+type Outcome = 'fresh' | 'stale' | 'missing';
+
+/** What this node knows without asking the store: until when a package is fresh, or missing. */
+interface Known {
+  until: number;
+  missing: boolean;
+  /** Served stale meanwhile: the upstream could not be asked a moment ago. */
+  stale: boolean;
+  /** The figures of the uplink it came from (counted on the hot path without a lookup). */
+  stats: UplinkStats;
+}
+
+/** How long an upstream 404 is remembered: a package published upstream right now shows up soon. */
+const NOT_FOUND_MS = 30_000;
+/** How long a stale answer is given from memory before the upstream is tried again. */
+const STALE_MEMORY_MS = 5_000;
+/** Retry-After of a 503 when no circuit is open (seconds). */
+const RETRY_AFTER_S = 10;
+/** Largest upstream package document accepted. */
+const MAX_DOCUMENT_BYTES = 64 * 1024 * 1024;
+/** Bound of the per-node freshness map; it is only a shortcut past the store. */
+const MAX_KNOWN = 100_000;
+
+/**
+ * Packages served from upstream registries (uplinks), cached in this registry's own stores: the
+ * document as a stored package (so the document cache, search and `/-/all` serve it like a local
+ * one) with its freshness in the UplinkCacheStore, and each tarball in the blob store once it
+ * has been downloaded and verified. Concurrent requests for one package or tarball make one
+ * upstream request; each uplink has a circuit breaker.
+ */
+export class UplinkService {
+  readonly #deps: ServerDeps;
+  readonly #reads: PackageReadService;
+  readonly #client: UpstreamClient;
+  readonly #store: UplinkCacheStore;
+  readonly #known = new Map<string, Known>();
+  readonly #refreshes = new Map<string, Promise<Outcome>>();
+  readonly #downloads = new Map<string, Promise<void>>();
+  readonly #circuits = new Map<string, CircuitBreaker>();
+  readonly #stats = new Map<string, UplinkStats>();
+  readonly #onFailure: (uplink: string, what: string, why: string) => void;
+
+  constructor(deps: ServerDeps, reads: PackageReadService, options: UplinkServiceOptions) {
+    this.#deps = deps;
+    this.#reads = reads;
+    this.#client = options.client;
+    this.#onFailure = options.onFailure ?? (() => undefined);
+    this.#store = deps.uplinkCache ?? new MemoryUplinkCache();
+  }
+
+  /**
+   * The document of a name `uplink` covers: from the document cache while it is fresh (no
+   * promise), else after revalidating it upstream. 404 when the upstream has no such package,
+   * 503 UPSTREAM_UNAVAILABLE when it cannot be asked and nothing is cached, 502 BAD_GATEWAY
+   * when it refuses our credentials or answers something unusable.
+   */
+  document(scope: ReadScope, uplink: Uplink, name: string, form: DocumentForm): UplinkDocument | Promise<UplinkDocument> {
+    const known = this.#known.get(`${scope.tenant}\0${name}`);
+    if (known !== undefined && known.until > this.#now()) {
+      const stale = known.stale;
+      if (stale) known.stats.stale++;
+      else known.stats.hits++;
+      if (known.missing) throw packageNotFound(name);
+      const cached = this.#reads.cachedDocument(scope, name, form);
+      if (cached) return { representation: cached, stale };
+      return this.#reads.document(scope, name, form).then((representation) => ({ representation, stale }));
+    }
+    return this.#refresh(scope.tenant, uplink, name).then(async (outcome) => {
+      if (outcome === 'missing') throw packageNotFound(name);
+      if (outcome === 'stale') this.#statsOf(scope.tenant, uplink).stale++;
+      return { representation: await this.#reads.document(scope, name, form), stale: outcome === 'stale' };
+    });
+  }
+
+  /**
+   * Makes sure the blob store holds the tarball `fileName` of a covered package, downloading it
+   * from the uplink (and verifying it against the version's integrity) the first time. Other
+   * files, and versions that do not exist, are left for the read that follows to answer 404.
+   */
+  async ensureFile(scope: ReadScope, uplink: Uplink, name: string, fileName: string): Promise<void> {
+    const parsed = parseFileName(name, fileName);
+    if (parsed === undefined || parsed.kind !== 'tarball') return;
+    const { tenant } = scope;
+    const key = blobKeyFor(tenant, name, parsed.version);
+    if ((await this.#deps.blobs.stat(key)) !== undefined) {
+      this.#statsOf(tenant, uplink).hits++;
+      return;
+    }
+    let record = await this.#versionRecord(scope, name, parsed.version);
+    if (record === undefined) {
+      // Nothing cached yet, or a document older than maxAge that may not list the version yet. A
+      // fresh document is not asked again: a version it lacks is a 404, as for any client of it.
+      const outcome = await this.#refresh(tenant, uplink, name);
+      if (outcome === 'missing') return;
+      record = await this.#versionRecord(scope, name, parsed.version);
+      if (record === undefined && outcome === 'stale') throw this.#unavailable(tenant, uplink, `${name}@${parsed.version}`);
+    }
+    if (record === undefined || !/^https?:\/\//i.test(record.dist.tarball)) return;
+    const flightKey = `${tenant}\0${key}`;
+    let download = this.#downloads.get(flightKey);
+    if (download === undefined) {
+      download = this.#download(tenant, uplink, record, key).finally(() => this.#downloads.delete(flightKey));
+      this.#downloads.set(flightKey, download);
+    }
+    await download;
+  }
+
+  /**
+   * The local search response with live results of the uplinks that opted in after the local
+   * ones (see live-search.ts); never fails because of an uplink.
+   */
+  async withLiveSearch(
+    tenant: TenantId,
+    rules: UplinkRules,
+    local: Buffer,
+    request: { text: string; size: number; from: number },
+  ): Promise<Buffer> {
+    const now = this.#now();
+    return withLiveResults(
+      local,
+      request,
+      rules,
+      this.#client,
+      (uplink) => this.#circuitOf(tenant, uplink).state(now) !== 'open',
+      (uplink, ok) => {
+        const stats = this.#statsOf(tenant, uplink);
+        stats.requests++;
+        if (!ok) stats.failures++;
+      },
+    );
+  }
+
+  /** Each uplink's figures since start. */
+  stats(): UplinkStats[] {
+    return [...this.#stats.values()];
+  }
+
+  /** The circuit of every uplink of the server configuration, and of every tenant uplink used since start. */
+  health(): UplinkHealth[] {
+    const now = this.#now();
+    const report = new Map<string, UplinkHealth>();
+    for (const config of this.#deps.config.uplinks) {
+      report.set(`\0${config.name}`, { tenant: '', uplink: config.name, circuit: 'closed', failures: 0 });
+    }
+    for (const [key, circuit] of this.#circuits) {
+      const [tenant, uplink] = key.split('\0') as [string, string];
+      report.set(key, { tenant, uplink, circuit: circuit.state(now), failures: circuit.failures });
+    }
+    return [...report.values()];
+  }
+
+  async #versionRecord(scope: ReadScope, name: string, version: string): Promise<VersionRecord | undefined> {
+    try {
+      const record = await this.#reads.version(scope, name, version);
+      return record.version === version ? record : undefined;
+    } catch (err) {
+      if (err instanceof ProtocolError && err.code === 'NOT_FOUND') return undefined;
+      throw err;
+    }
+  }
+
+  /** One revalidation per package at a time; every concurrent request waits for the same one. */
+  #refresh(tenant: TenantId, uplink: Uplink, name: string): Promise<Outcome> {
+    const key = `${tenant}\0${name}`;
+    let pending = this.#refreshes.get(key);
+    if (pending === undefined) {
+      pending = this.#revalidate(tenant, uplink, name).finally(() => this.#refreshes.delete(key));
+      this.#refreshes.set(key, pending);
+    }
+    return pending;
+  }
+
+  async #revalidate(tenant: TenantId, uplink: Uplink, name: string): Promise<Outcome> {
+    const now = this.#now();
+    const known = this.#known.get(`${tenant}\0${name}`);
+    // Fresh on this node (a tarball request of a fresh package): nothing to ask.
+    if (known !== undefined && known.until > now) return known.missing ? 'missing' : known.stale ? 'stale' : 'fresh';
+    const [record, stored] = await Promise.all([this.#store.get(tenant, name), this.#deps.metadata.getPackage(tenant, name)]);
+    const current = stored && !stored.unpublished ? stored.document : undefined;
+    if (current !== undefined && !isCachedCopy(current)) {
+      // Published here before a rule covered the name: it stays local, never overwritten.
+      this.#remember(tenant, uplink, name, now + uplink.maxAgeMs, false);
+      return 'fresh';
+    }
+    // A copy from another uplink (the rules changed) is not this uplink's: versions are never merged.
+    const cached = current !== undefined && (record === undefined || record.uplink === uplink.name) ? current : undefined;
+    if (cached !== undefined && record !== undefined) {
+      const until = Date.parse(record.fetchedAt) + uplink.maxAgeMs;
+      if (until > now) {
+        // Another node (or this one, before a restart) fetched it recently.
+        this.#statsOf(tenant, uplink).hits++;
+        this.#remember(tenant, uplink, name, until, false);
+        return 'fresh';
+      }
+    }
+    const circuit = this.#circuitOf(tenant, uplink);
+    if (!circuit.allow(now)) return this.#unreachable(tenant, uplink, name, cached);
+    this.#statsOf(tenant, uplink).requests++;
+    const result = await this.#client.get({
+      url: `${uplink.url}/${name}`,
+      timeoutMs: uplink.timeoutMs,
+      authorization: uplink.authorization,
+      accept: 'application/json',
+      etag: cached !== undefined ? record?.etag : undefined,
+      maxBytes: MAX_DOCUMENT_BYTES,
+      compressed: true,
+    });
+    return this.#settle(tenant, uplink, name, result, cached, record);
+  }
+
+  async #settle(
+    tenant: TenantId,
+    uplink: Uplink,
+    name: string,
+    result: UpstreamResult,
+    cached: PackageDocument | undefined,
+    record: UplinkCacheRecord | undefined,
+  ): Promise<Outcome> {
+    const circuit = this.#circuitOf(tenant, uplink);
+    const now = this.#now();
+    switch (result.kind) {
+      case 'not-modified':
+        circuit.success();
+        if (cached === undefined)
+          return this.#unusable(tenant, uplink, name, cached, 'answered 304 to a request without a validator');
+        await this.#store.put(tenant, name, {
+          uplink: uplink.name,
+          etag: record?.etag ?? null,
+          fetchedAt: new Date(now).toISOString(),
+        });
+        this.#remember(tenant, uplink, name, now + uplink.maxAgeMs, false);
+        return 'fresh';
+      case 'ok': {
+        circuit.success();
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(result.body.toString('utf8'));
+        } catch {
+          return this.#unusable(tenant, uplink, name, cached, 'answered a document that is not JSON');
+        }
+        const fresh = upstreamDocument(name, parsed);
+        if (typeof fresh === 'string') return this.#unusable(tenant, uplink, name, cached, fresh);
+        await this.#write(tenant, uplink, name, fresh, record);
+        await this.#store.put(tenant, name, { uplink: uplink.name, etag: result.etag, fetchedAt: new Date(now).toISOString() });
+        this.#remember(tenant, uplink, name, now + uplink.maxAgeMs, false);
+        return 'fresh';
+      }
+      case 'not-found':
+        circuit.success();
+        this.#remember(tenant, uplink, name, now + Math.min(NOT_FOUND_MS, Math.max(uplink.maxAgeMs, 1000)), true);
+        return 'missing';
+      case 'refused':
+        circuit.success();
+        return this.#unusable(tenant, uplink, name, cached, `refused this registry's credentials (${result.status})`);
+      case 'bad':
+        circuit.success();
+        return this.#unusable(tenant, uplink, name, cached, result.reason);
+      case 'down':
+        circuit.failure(now);
+        this.#statsOf(tenant, uplink).failures++;
+        this.#onFailure(uplink.name, name, result.reason);
+        return this.#unreachable(tenant, uplink, name, cached);
+    }
+  }
+
+  /** Upstream down or its circuit open: the cached document stale, else 503. */
+  #unreachable(tenant: TenantId, uplink: Uplink, name: string, cached: PackageDocument | undefined): Outcome {
+    if (cached === undefined) throw this.#unavailable(tenant, uplink, name);
+    // During an outage every request would otherwise read the store before answering stale.
+    this.#remember(tenant, uplink, name, this.#now() + STALE_MEMORY_MS, false, true);
+    return 'stale';
+  }
+
+  /** Upstream reachable but its answer unusable: the cached document stale, else 502. */
+  #unusable(tenant: TenantId, uplink: Uplink, name: string, cached: PackageDocument | undefined, why: string): Outcome {
+    this.#statsOf(tenant, uplink).failures++;
+    this.#onFailure(uplink.name, name, why);
+    if (cached === undefined) throw new ProtocolError('BAD_GATEWAY', `The upstream registry '${uplink.name}' ${why}`);
+    this.#remember(tenant, uplink, name, this.#now() + STALE_MEMORY_MS, false, true);
+    return 'stale';
+  }
+
+  #unavailable(tenant: TenantId, uplink: Uplink, what: string): ProtocolError {
+    const retryAfter = this.#circuitOf(tenant, uplink).retryAfterSeconds(this.#now(), RETRY_AFTER_S);
+    return new ProtocolError(
+      'UPSTREAM_UNAVAILABLE',
+      `The upstream registry '${uplink.name}' cannot be reached and '${what}' is not cached here; try again later`,
+      { 'retry-after': String(retryAfter) },
+    );
+  }
+
+  /** Writes the fetched document as the stored package, keeping cached versions as they are. */
+  async #write(tenant: TenantId, uplink: Uplink, name: string, fresh: PackageDocument, record: UplinkCacheRecord | undefined) {
+    const switched = record !== undefined && record.uplink !== uplink.name;
+    const dropped = await this.#deps.metadata.updatePackage<string[] | undefined>(tenant, name, (stored) => {
+      const current = stored && !stored.unpublished ? stored.document : undefined;
+      // A local publish got there first (the rule was added meanwhile): it stays.
+      if (current !== undefined && !isCachedCopy(current)) return { next: null, result: undefined };
+      const document = current !== undefined && !switched ? mergeCached(current, fresh) : { ...fresh };
+      document._rev = nextRevision(stored?.document._rev, document);
+      const next: StoredPackage = { document, publishedVersions: Object.keys(document.versions), unpublished: false };
+      const gone = switched && current !== undefined ? Object.keys(current.versions) : [];
+      return { next, result: gone };
+    });
+    // Tarballs of the other uplink's versions must not be served for this uplink's versions.
+    for (const version of dropped ?? []) await this.#deps.blobs.delete(blobKeyFor(tenant, name, version));
+    if (dropped !== undefined) await this.#deps.bus.publish(tenant, name);
+  }
+
+  async #download(tenant: TenantId, uplink: Uplink, record: VersionRecord, key: string): Promise<void> {
+    const what = `${record.name}@${record.version}`;
+    const circuit = this.#circuitOf(tenant, uplink);
+    const now = this.#now();
+    if (!circuit.allow(now)) throw this.#unavailable(tenant, uplink, what);
+    this.#statsOf(tenant, uplink).requests++;
+    const result = await this.#client.get({
+      url: tarballUrl(uplink, record),
+      timeoutMs: uplink.timeoutMs,
+      authorization: uplink.authorization,
+      accept: 'application/octet-stream',
+      maxBytes: this.#deps.config.maxTarballSize,
+    });
+    if (result.kind === 'down') {
+      circuit.failure(now);
+      this.#statsOf(tenant, uplink).failures++;
+      this.#onFailure(uplink.name, what, result.reason);
+      throw this.#unavailable(tenant, uplink, what);
+    }
+    circuit.success();
+    if (result.kind === 'not-found')
+      throw new ProtocolError('NOT_FOUND', `The upstream registry '${uplink.name}' has no tarball of '${what}'`);
+    const problem =
+      result.kind === 'ok'
+        ? matchesIntegrity(record, result.body)
+          ? undefined
+          : `sent a tarball of '${what}' that does not match its integrity; it was refused`
+        : result.kind === 'refused'
+          ? `refused this registry's credentials (${result.status})`
+          : result.kind === 'bad'
+            ? result.reason
+            : 'answered 304 to a request without a validator';
+    if (problem !== undefined || result.kind !== 'ok') {
+      this.#statsOf(tenant, uplink).failures++;
+      this.#onFailure(uplink.name, what, problem ?? 'unusable answer');
+      throw new ProtocolError('BAD_GATEWAY', `The upstream registry '${uplink.name}' ${problem ?? 'answered unusably'}`);
+    }
+    await this.#deps.blobs.put(key, result.body);
+  }
+
+  #remember(tenant: TenantId, uplink: Uplink, name: string, until: number, missing: boolean, stale = false): void {
+    if (this.#known.size >= MAX_KNOWN) this.#known.clear();
+    this.#known.set(`${tenant}\0${name}`, { until, missing, stale, stats: this.#statsOf(tenant, uplink) });
+  }
+
+  #circuitOf(tenant: TenantId, uplink: Uplink): CircuitBreaker {
+    const key = `${tenant}\0${uplink.name}`;
+    let circuit = this.#circuits.get(key);
+    if (circuit === undefined) this.#circuits.set(key, (circuit = new CircuitBreaker()));
+    return circuit;
+  }
+
+  #statsOf(tenant: TenantId, uplink: Uplink): UplinkStats {
+    const key = `${tenant}\0${uplink.name}`;
+    let stats = this.#stats.get(key);
+    if (stats === undefined) {
+      stats = { tenant, uplink: uplink.name, requests: 0, hits: 0, stale: 0, failures: 0 };
+      this.#stats.set(key, stats);
+    }
+    return stats;
+  }
+
+  #now(): number {
+    return this.#deps.now().getTime();
+  }
+}
+
+/**
+ * Where a version's tarball is fetched: its upstream URL when that is on the uplink's own origin,
+ * else the npm path on the uplink. Never another host: our token goes only to the uplink, and a
+ * document cannot make this registry fetch from anywhere else.
+ */
+function tarballUrl(uplink: Uplink, record: VersionRecord): string {
+  const given = record.dist.tarball;
+  try {
+    if (new URL(given).origin === uplink.origin) return given;
+  } catch {
+    // Not a URL: fall through to the npm path.
+  }
+  return `${uplink.url}/${record.name}/-/${record.name}-${record.version}.tgz`;
+}

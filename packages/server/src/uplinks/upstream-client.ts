@@ -1,0 +1,149 @@
+import { promisify } from 'node:util';
+import { brotliDecompress, gunzip } from 'node:zlib';
+import type { Dispatcher } from 'undici';
+
+const gunzipAsync = promisify(gunzip);
+const brotliAsync = promisify(brotliDecompress);
+
+/** What an upstream answered, sorted by what the cache does with it. */
+export type UpstreamResult =
+  | { kind: 'ok'; etag: string | null; body: Buffer }
+  | { kind: 'not-modified' }
+  | { kind: 'not-found' }
+  /** 401/403: the upstream refuses our uplink credentials. */
+  | { kind: 'refused'; status: number }
+  /** Unreachable: timeout, connection error, 5xx, 429. Counts against the uplink's circuit. */
+  | { kind: 'down'; reason: string }
+  /** Reachable but unusable: another status, a body over the limit. */
+  | { kind: 'bad'; reason: string };
+
+export interface UpstreamRequest {
+  url: string;
+  /** Milliseconds until the response headers, and between two chunks of the body. */
+  timeoutMs: number;
+  authorization?: string | undefined;
+  accept?: string;
+  etag?: string | null | undefined;
+  /** Largest body accepted, in bytes (after decompression). */
+  maxBytes: number;
+  /** Ask for gzip or brotli (JSON: a large package document is a tenth of its size compressed). */
+  compressed?: boolean;
+}
+
+/** The one way the registry talks to upstream registries (tests may pass another). */
+export interface UpstreamClient {
+  get(request: UpstreamRequest): Promise<UpstreamResult>;
+  close(): Promise<void>;
+}
+
+type Undici = typeof import('undici');
+
+/**
+ * GETs over undici with one connection pool per upstream origin; honours HTTP_PROXY,
+ * HTTPS_PROXY and NO_PROXY like the `pkg` client. Never throws: every failure is a result.
+ * undici is loaded on the first upstream request: a registry without uplinks never pays its
+ * memory (architecture.md, "Memory is bounded").
+ */
+export class HttpUpstreamClient implements UpstreamClient {
+  #undici: Promise<{ request: Undici['request']; dispatcher: Dispatcher }> | undefined;
+
+  async get(upstream: UpstreamRequest): Promise<UpstreamResult> {
+    let undici: { request: Undici['request']; dispatcher: Dispatcher };
+    try {
+      undici = await (this.#undici ??= import('undici').then(({ request, EnvHttpProxyAgent }) => ({
+        request,
+        dispatcher: new EnvHttpProxyAgent({ connections: 32, keepAliveTimeout: 10_000 }),
+      })));
+    } catch (err) {
+      // A proxy variable undici cannot parse: the upstream cannot be reached from here.
+      this.#undici = undefined;
+      return { kind: 'down', reason: describe(err) };
+    }
+    const { request, dispatcher } = undici;
+    const headers: Record<string, string> = {
+      accept: upstream.accept ?? 'application/json',
+      'user-agent': 'pkg-registry (uplink)',
+    };
+    if (upstream.authorization) headers.authorization = upstream.authorization;
+    if (upstream.etag) headers['if-none-match'] = upstream.etag;
+    if (upstream.compressed) headers['accept-encoding'] = 'gzip, br';
+    // headersTimeout does not cover connecting (undici's own connect timeout is 10 s): one timer does.
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), upstream.timeoutMs);
+    try {
+      const response = await request(upstream.url, {
+        method: 'GET',
+        headers,
+        dispatcher,
+        signal: controller.signal,
+        headersTimeout: upstream.timeoutMs,
+        bodyTimeout: upstream.timeoutMs,
+      });
+      clearTimeout(timer);
+      const status = response.statusCode;
+      if (status === 200) {
+        const raw = await readLimited(response.body, upstream.maxBytes);
+        const body = raw && (await decoded(raw, response.headers['content-encoding'], upstream.maxBytes));
+        if (body === undefined) return { kind: 'bad', reason: `response over ${upstream.maxBytes} bytes` };
+        if (body === null) return { kind: 'bad', reason: 'answered a body it could not decompress' };
+        const etag = response.headers.etag;
+        return { kind: 'ok', etag: typeof etag === 'string' ? etag : null, body };
+      }
+      await response.body.dump().catch(() => undefined);
+      if (status === 304) return { kind: 'not-modified' };
+      if (status === 404) return { kind: 'not-found' };
+      if (status === 401 || status === 403) return { kind: 'refused', status };
+      if (status >= 500 || status === 429 || status === 408) return { kind: 'down', reason: `answered ${status}` };
+      return { kind: 'bad', reason: `answered ${status}` };
+    } catch (err) {
+      return { kind: 'down', reason: controller.signal.aborted ? `no answer within ${upstream.timeoutMs} ms` : describe(err) };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async close(): Promise<void> {
+    const undici = await this.#undici?.catch(() => undefined);
+    await undici?.dispatcher.close();
+  }
+}
+
+async function readLimited(body: AsyncIterable<Buffer> & { destroy(): void }, maxBytes: number): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > maxBytes) {
+      body.destroy();
+      return undefined;
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, size);
+}
+
+/** The body without its content coding; undefined when it is over the limit, null when it is not what it says. */
+async function decoded(
+  body: Buffer,
+  coding: string | string[] | undefined,
+  maxBytes: number,
+): Promise<Buffer | undefined | null> {
+  const name = typeof coding === 'string' ? coding.trim().toLowerCase() : '';
+  if (name === '' || name === 'identity') return body;
+  try {
+    if (name === 'gzip' || name === 'x-gzip') return await gunzipAsync(body, { maxOutputLength: maxBytes });
+    if (name === 'br') return await brotliAsync(body, { maxOutputLength: maxBytes });
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' ? undefined : null;
+  }
+  return null;
+}
+
+/** A short reason: an error code, never a URL with credentials. */
+function describe(err: unknown): string {
+  const code = (err as { code?: unknown })?.code;
+  const cause = (err as { cause?: { code?: unknown } })?.cause?.code;
+  if (typeof code === 'string' && code !== 'UND_ERR_SOCKET') return code;
+  if (typeof cause === 'string') return cause;
+  return typeof code === 'string' ? code : 'connection failed';
+}

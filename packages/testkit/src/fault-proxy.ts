@@ -1,0 +1,116 @@
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type ServerResponse,
+} from 'node:http';
+import type { Socket } from 'node:net';
+
+/** What the proxy does to the next requests. */
+export type Fault =
+  /** Forward unchanged. */
+  | { kind: 'pass' }
+  /** Forward after `ms` milliseconds. */
+  | { kind: 'delay'; ms: number }
+  /** Close the connection without an answer. */
+  | { kind: 'drop' }
+  /** Answer `status` without asking the target. */
+  | { kind: 'status'; status: number }
+  /** Forward, but flip a byte of every tarball body (`application/octet-stream`). */
+  | { kind: 'tamper' };
+
+export interface FaultProxy {
+  /** `http://127.0.0.1:<port>`: use it as the upstream's URL. */
+  url: string;
+  /** Requests received, in order: path and headers. */
+  requests: { url: string; headers: IncomingHttpHeaders }[];
+  /** How many requests asked for exactly this path. */
+  count(path: string): number;
+  /** Changes what happens to the requests from now on. */
+  set(fault: Fault): void;
+  close(): Promise<void>;
+}
+
+/**
+ * A reverse proxy in front of `target` (a test registry) that injects faults: delay, dropped
+ * connections, 5xx answers, tampered tarballs. It keeps the Host header, so the target's
+ * tarball URLs name the proxy, as they would name a public host behind a real proxy.
+ */
+export async function startFaultProxy(target: string): Promise<FaultProxy> {
+  const to = new URL(target);
+  let fault: Fault = { kind: 'pass' };
+  const requests: FaultProxy['requests'] = [];
+  const sockets = new Set<Socket>();
+  const timers = new Set<NodeJS.Timeout>();
+
+  const forward = (req: IncomingMessage, res: ServerResponse, tamper: boolean) => {
+    const upstream = httpRequest(
+      { host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers },
+      (answer) => {
+        const isTarball = String(answer.headers['content-type'] ?? '').startsWith('application/octet-stream');
+        if (!tamper || !isTarball) {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+          return;
+        }
+        const chunks: Buffer[] = [];
+        answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+        answer.on('end', () => {
+          const body = Buffer.concat(chunks);
+          if (body.length > 0) body[body.length - 1] = body[body.length - 1]! ^ 0xff;
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          res.end(body);
+        });
+      },
+    );
+    upstream.on('error', () => res.destroy());
+    req.pipe(upstream);
+  };
+
+  const server = createServer((req, res) => {
+    requests.push({ url: req.url ?? '', headers: req.headers });
+    const now = fault;
+    switch (now.kind) {
+      case 'pass':
+        return forward(req, res, false);
+      case 'tamper':
+        return forward(req, res, true);
+      case 'delay': {
+        const timer = setTimeout(() => {
+          timers.delete(timer);
+          forward(req, res, false);
+        }, now.ms);
+        timers.add(timer);
+        return;
+      }
+      case 'drop':
+        req.socket.destroy();
+        return;
+      case 'status':
+        res.writeHead(now.status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'injected' }));
+        return;
+    }
+  });
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    count: (path) => requests.filter((r) => r.url === path).length,
+    set(next) {
+      fault = next;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const timer of timers) clearTimeout(timer);
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
