@@ -36,8 +36,6 @@ export interface Config {
   documentCache: number;
   tarballCache: number;
   databaseCache: number;
-  youngGeneration: number;
-  oldGenerationGrowth: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   shutdownTimeout: number;
 }
