@@ -5,8 +5,7 @@
  */
 import type { Readable } from 'node:stream';
 import type { PackageDocument } from '@pkg/protocol';
-import type { SearchQuery } from '../search/search-query.js';
-import type { Scores } from '../search/scoring.js';
+import type { Scores, SearchQuery } from '../search/search-types.js';
 
 /** Tenant id: `''` is the global registry, anything else a tenant's DNS label. */
 export type TenantId = string;
