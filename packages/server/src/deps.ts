@@ -1,7 +1,13 @@
 import type { Config } from './config/config.js';
-import type { RedisConnection } from './storage/drivers/redis/redis-connection.js';
 import type { CounterStore } from './storage/counter-store.js';
-import type { BlobStore, DownloadCountStore, InvalidationBus, MetadataStore, SearchIndex } from './storage/ports.js';
+import type {
+  BlobStore,
+  DownloadCountStore,
+  InvalidationBus,
+  MetadataStore,
+  SearchIndex,
+  SharedConnection,
+} from './storage/ports.js';
 
 /** Everything the server does IO through, built by main.ts (or by a test) and passed in. */
 export interface ServerDeps {
@@ -12,8 +18,13 @@ export interface ServerDeps {
   downloadCounts: DownloadCountStore;
   blobs: BlobStore;
   bus: InvalidationBus;
-  /** The shared Redis connection, when one is configured (rate limits, readiness). */
-  redis?: RedisConnection | undefined;
+  /** The shared Redis connection, when one is configured (readiness, its metric). */
+  redis?: SharedConnection | undefined;
+  /**
+   * True when other processes may share this storage (PostgreSQL): caches then keep nothing
+   * longer than a second. createStorage decides it with the drivers.
+   */
+  shared: boolean;
   /** Rate-limit and login-throttle counters; in-process ones when not given. */
   counters?: CounterStore;
   /** Injectable clock: tests move time instead of sleeping. */
@@ -23,9 +34,9 @@ export interface ServerDeps {
 /** The deps of a server on `storage` (what main and the test kit both build). */
 export function serverDeps(
   config: Config,
-  storage: Pick<ServerDeps, 'metadata' | 'search' | 'downloadCounts' | 'blobs' | 'bus' | 'counters' | 'redis'>,
+  storage: Pick<ServerDeps, 'metadata' | 'search' | 'downloadCounts' | 'blobs' | 'bus' | 'counters' | 'redis' | 'shared'>,
   now: () => Date = () => new Date(),
 ): ServerDeps {
-  const { metadata, search, downloadCounts, blobs, bus, counters, redis } = storage;
-  return { config, metadata, search, downloadCounts, blobs, bus, ...(counters ? { counters } : {}), redis, now };
+  const { metadata, search, downloadCounts, blobs, bus, counters, redis, shared } = storage;
+  return { config, metadata, search, downloadCounts, blobs, bus, ...(counters ? { counters } : {}), redis, shared, now };
 }

@@ -9,7 +9,15 @@ import { SqliteMetadataStore } from './drivers/sqlite/sqlite-metadata-store.js';
 import { SqliteSearchIndex } from './drivers/sqlite/sqlite-search-index.js';
 import { LocalInvalidationBus } from './memory-invalidation-bus.js';
 import { blobKeysOfVersion, packageOfBlobKey } from './blob-keys.js';
-import type { BlobStore, DownloadCountStore, InvalidationBus, MetadataStore, SearchIndex, TenantId } from './ports.js';
+import type {
+  BlobStore,
+  DownloadCountStore,
+  InvalidationBus,
+  MetadataStore,
+  SearchIndex,
+  SharedConnection,
+  TenantId,
+} from './ports.js';
 import { createMemoryCounterStore, type CounterStore } from './counter-store.js';
 
 export interface Storage {
@@ -20,7 +28,7 @@ export interface Storage {
   blobs: BlobStore;
   bus: InvalidationBus;
   /** The shared Redis connection, when one is configured (rate limits use it too). */
-  redis: RedisConnection | undefined;
+  redis: SharedConnection | undefined;
   /** True when other processes may share this storage (PostgreSQL): start-up must not assume it is alone. */
   shared: boolean;
   /** Rate-limit and login-throttle counters. */

@@ -93,6 +93,8 @@ export interface MetadataStore {
   close(): Promise<void>;
   /** Readiness: resolves when the database answers a query. */
   ping(): Promise<void>;
+  /** Optional: brings the database up to date after a bulk import (`pkg-registry migrate`). */
+  afterBulkImport?(): Promise<void>;
 
   getTenant(name: TenantId): Promise<TenantRecord | undefined>;
   listTenants(): Promise<TenantRecord[]>;
@@ -271,6 +273,16 @@ export interface SearchIndex {
    * response is kept).
    */
   resultsVersion?(): number;
+}
+
+/**
+ * What the server sees of its shared connection to Redis (rate limits and the invalidation bus
+ * use it through their own ports): whether commands can be sent now, and a readiness probe.
+ */
+export interface SharedConnection {
+  readonly ready: boolean;
+  /** A round trip. */
+  ping(): Promise<void>;
 }
 
 /** Downloads of one version on one UTC day (`YYYY-MM-DD`). */

@@ -1,5 +1,5 @@
 import type { MetadataStore, TenantId } from '../storage/ports.js';
-import { hashToken, newToken } from '../services/tokens.js';
+import { hashToken, newToken } from './tokens.js';
 
 /** How long a browser stays signed in to the web interface. */
 export const BROWSER_SESSION_SECONDS = 12 * 60 * 60;

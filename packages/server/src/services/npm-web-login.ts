@@ -1,6 +1,6 @@
 import { ProtocolError } from '@pkg/protocol';
-import type { AuthService } from '../services/auth-service.js';
-import { hashToken, newToken } from '../services/tokens.js';
+import type { AuthService } from './auth-service.js';
+import { hashToken, newToken } from './tokens.js';
 import type { MetadataStore, TenantId } from '../storage/ports.js';
 
 /** How long an `npm login` waits for its user to sign in in the browser. */
