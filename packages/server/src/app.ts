@@ -26,6 +26,7 @@ import { createHttpServer } from './http/http-server.js';
 import { RequestContextResolver } from './http/request-context.js';
 import { requestIdGenerator } from './http/request-ids.js';
 import { HotPath } from './hot-path/hot-path.js';
+import type { RequestPipeline } from './http/request-steps.js';
 
 export interface BuiltApp {
   app: FastifyInstance;
@@ -33,6 +34,8 @@ export interface BuiltApp {
   metrics: RegistryMetrics;
   /** The hot reads' short path; `enabled = false` sends everything through fastify. */
   hotPath: HotPath;
+  /** The request steps both paths run. */
+  pipeline: RequestPipeline;
 }
 
 export interface BuildOptions {
@@ -118,7 +121,7 @@ export async function buildApp(deps: ServerDeps, options: BuildOptions = {}): Pr
   await app.register(healthRoutes, { services, metrics });
   const hotPath = new HotPath({ services, pipeline, addressing, log: app.log, nextRequestId, drain, staticPaths });
   offer.hotPath = hotPath;
-  return { app, services, metrics, hotPath };
+  return { app, services, metrics, hotPath, pipeline };
 }
 
 function noSchemas(): never {
