@@ -14,6 +14,7 @@ import type {
   DownloadCountStore,
   InvalidationBus,
   MetadataStore,
+  PackageStore,
   SearchIndex,
   SharedConnection,
   TenantId,
@@ -183,7 +184,7 @@ export async function collectOrphanBlobs(
   return removed;
 }
 
-async function referencedKeysOf(metadata: MetadataStore, tenant: TenantId, name: string): Promise<Set<string>> {
+async function referencedKeysOf(metadata: PackageStore, tenant: TenantId, name: string): Promise<Set<string>> {
   const keys = new Set<string>();
   for (const version of await metadata.versionsOf(tenant, name)) {
     for (const key of blobKeysOfVersion(tenant, name, version)) keys.add(key);
