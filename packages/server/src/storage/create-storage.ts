@@ -7,6 +7,10 @@ import type { RedisConnection } from './drivers/redis/redis-connection.js';
 import { SqliteDownloadCounts } from './drivers/sqlite/sqlite-download-counts.js';
 import { SqliteMetadataStore } from './drivers/sqlite/sqlite-metadata-store.js';
 import { SqliteSearchIndex } from './drivers/sqlite/sqlite-search-index.js';
+import { MemoryBlobStore } from './drivers/memory/memory-blob-store.js';
+import { MemoryDownloadCounts } from './drivers/memory/memory-download-counts.js';
+import { MemoryDatabase, MemoryMetadataStore } from './drivers/memory/memory-metadata-store.js';
+import { MemorySearchIndex } from './drivers/memory/memory-search-index.js';
 import { LocalInvalidationBus } from './memory-invalidation-bus.js';
 import { blobKeysOfVersion, packageOfBlobKey } from './blob-keys.js';
 import type {
@@ -148,6 +152,33 @@ export async function createStorage(config: Config, options: CreateStorageOption
     for (const resource of opened.reverse()) await resource.close().catch(() => undefined);
     throw err;
   }
+}
+
+/**
+ * A whole storage in process memory: a memory driver of every port (metadata, search index,
+ * download counts, blobs, the one-process bus and counters). Services can be tested on it alone,
+ * and the app with `inject()`, without a database or a data directory.
+ */
+export function createMemoryStorage(options: { now?: () => Date } = {}): Storage {
+  const counts = new MemoryDownloadCounts();
+  const search = new MemorySearchIndex(counts, options);
+  const metadata = new MemoryMetadataStore(new MemoryDatabase(), [search.writeHook, counts.writeHook]);
+  const blobs = new MemoryBlobStore();
+  const bus = new LocalInvalidationBus();
+  const counters = createMemoryCounterStore();
+  return {
+    metadata,
+    search,
+    downloadCounts: counts,
+    blobs,
+    bus,
+    counters,
+    redis: undefined,
+    shared: false,
+    async close() {
+      await counters.close();
+    },
+  };
 }
 
 /** Removes tarballs no package references (a crash between blob write and metadata commit). */

@@ -107,7 +107,7 @@ describe('storage drivers', () => {
         }
       }
     }
-    expect(new Set(files.map(driverOf))).toEqual(new Set(['fs', 'postgres', 'redis', 's3', 'sqlite']));
+    expect(new Set(files.map(driverOf))).toEqual(new Set(['fs', 'memory', 'postgres', 'redis', 's3', 'sqlite']));
     expect(crossings).toEqual([]);
   });
 

@@ -1,0 +1,34 @@
+/** The memory driver of every storage port runs the same contract suites as the real drivers. */
+import type { DownloadIncrement } from '../../src/storage/ports.js';
+import { MemoryBlobStore, type MemoryBlobs } from '../../src/storage/drivers/memory/memory-blob-store.js';
+import { MemoryDownloadCounts } from '../../src/storage/drivers/memory/memory-download-counts.js';
+import { MemoryDatabase, MemoryMetadataStore } from '../../src/storage/drivers/memory/memory-metadata-store.js';
+import { blobStoreContract } from './blob-store.contract.js';
+import { downloadCountsContract } from './download-counts.contract.js';
+import { metadataStoreContract } from './metadata-store.contract.js';
+import { sessionStoreContract } from './session-store.contract.js';
+
+// Stores opened on one memory database share it, as processes share a database file.
+metadataStoreContract(
+  'memory',
+  async () => {
+    const db = new MemoryDatabase();
+    return { open: async () => new MemoryMetadataStore(db), destroy: async () => undefined };
+  },
+  { exclusiveAcrossInstances: true },
+);
+
+sessionStoreContract('memory', async () => {
+  const db = new MemoryDatabase();
+  return { open: async () => new MemoryMetadataStore(db), destroy: async () => undefined };
+});
+
+blobStoreContract('memory', async () => {
+  const blobs: MemoryBlobs = new Map();
+  return { open: async () => new MemoryBlobStore(blobs), destroy: async () => undefined };
+});
+
+downloadCountsContract('memory', async () => {
+  const counts = new Map<string, DownloadIncrement>();
+  return { open: async () => new MemoryDownloadCounts(counts), destroy: async () => undefined };
+});
