@@ -15,6 +15,7 @@ import { PROXIED_NAMESPACE, login, publish, seedRegistry, seedUpstream } from '.
 import { manifestOf, publishBody, randomPayload, tarballWith } from './lib/tarballs.js';
 import {
   installVerdaccio,
+  REGISTRY_NODE_ENV,
   REGISTRY_NODE_FLAGS,
   repoRoot,
   startCeiling,
@@ -225,7 +226,9 @@ async function main() {
     log(
       `bench: ${options.packages} packages × ${options.versions} versions, ${options.duration} s × ${options.rounds} rounds, ${options.connections} connections, work dir ${workDir}`,
     );
-    log(`our server: node ${[...REGISTRY_NODE_FLAGS, 'pkg-registry serve'].join(' ')} (as npm start runs it)`);
+    log(
+      `our server: ${[...Object.entries(REGISTRY_NODE_ENV).map(([k, v]) => `${k}=${v}`), 'node', ...REGISTRY_NODE_FLAGS, 'pkg-registry serve'].join(' ')} (as npm start runs it)`,
+    );
     const all = benchWorkloads({ corpusNames: [] });
     const wanted = args.workloads ? new Set(args.workloads.split(',').map((s) => s.trim())) : undefined;
     for (const id of wanted ?? []) if (!all.some((w) => w.id === id)) throw new Error(`unknown workload '${id}'`);
@@ -388,6 +391,7 @@ async function main() {
       mode: args['scale-out'] ? 'scale-out' : 'embedded',
       options,
       nodeFlags: REGISTRY_NODE_FLAGS,
+      nodeEnv: REGISTRY_NODE_ENV,
       seeded: { publishes: seeded.publishes, seconds: seeded.seconds },
       rows,
       runs: results,

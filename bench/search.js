@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { UNITY_SCOPE, prng, queries, storedCorpus as corpus } from './lib/corpus.js';
 import { parseFlags } from './lib/flags.js';
+import { REGISTRY_NODE_ENV, REGISTRY_NODE_FLAGS } from './lib/targets.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const USAGE = `Usage: node bench/search.js [--packages 100000] [--versions 5] [--connections 20]
@@ -87,13 +88,15 @@ async function startServer(dataDir, extraFlags) {
   const child = spawn(
     process.execPath,
     [
+      // Started as `npm start` starts it (the heap bounds are node options of its script).
+      ...REGISTRY_NODE_FLAGS,
       path.join(root, 'packages/server/bin/pkg-registry.js'),
       'serve',
       ...['--data', dataDir, '--host', '127.0.0.1', '--port', String(port)],
       ...['--log-level', 'warn', '--rate-limit-anonymous', '0'],
       ...extraFlags,
     ],
-    { stdio: ['ignore', 'inherit', 'inherit'] },
+    { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, ...REGISTRY_NODE_ENV } },
   );
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 300; i++) {

@@ -13,17 +13,25 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 export const repoRoot = path.resolve(here, '../..');
 // BENCH_REGISTRY_BIN: another build of the server (say a worktree of an earlier commit), same harness.
 const REGISTRY_BIN = process.env.BENCH_REGISTRY_BIN ?? path.join(repoRoot, 'packages/server/bin/pkg-registry.js');
+const START_SCRIPT = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')).scripts.start;
 /** Node's own flags as `npm start` gives them (the root package.json's start script), so the
  * server is measured as it is started; BENCH_NODE_FLAGS (space-separated) replaces them. */
 export const REGISTRY_NODE_FLAGS =
   process.env.BENCH_NODE_FLAGS !== undefined
     ? process.env.BENCH_NODE_FLAGS.split(' ').filter(Boolean)
-    : nodeFlagsOfStartScript(JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')).scripts.start);
+    : startScriptWords(START_SCRIPT).flags;
+/** The environment the start script sets before `node` (`NAME=value` words), given to the server too. */
+export const REGISTRY_NODE_ENV = startScriptWords(START_SCRIPT).env;
 
-function nodeFlagsOfStartScript(script) {
+function startScriptWords(script) {
   const words = script.trim().split(/\s+/);
+  const env = {};
+  while (/^[A-Z_][A-Z0-9_]*=/.test(words[0] ?? '')) {
+    const [name, ...value] = words.shift().split('=');
+    env[name] = value.join('=');
+  }
   if (words[0] !== 'node') throw new Error(`the start script does not run node: ${script}`);
-  return words.slice(1).filter((w) => w.startsWith('--'));
+  return { env, flags: words.slice(1).filter((w) => w.startsWith('--')) };
 }
 
 /** High enough never to refuse a benchmark request, so rate limiting is measured but not hit. */
@@ -75,7 +83,7 @@ export async function startOurs({
     ...storageFlags,
     ...extraFlags,
   ];
-  const server = spawnServer(name, args, { logFile: path.join(workDir, `${name}.log`), env });
+  const server = spawnServer(name, args, { logFile: path.join(workDir, `${name}.log`), env: { ...REGISTRY_NODE_ENV, ...env } });
   const url = `http://127.0.0.1:${port}`;
   await waitForHttp(`${url}/-/ping`, 120_000, server.alive).catch((err) => {
     const tail = readFileSync(path.join(workDir, `${name}.log`), 'utf8')

@@ -1,15 +1,13 @@
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { ServerDeps } from './deps.js';
 import { answerFrameworkError, installErrorHandler } from './plugins/error-handler.js';
-import { installRequestContext } from './plugins/request-context.js';
-import { installRateLimits } from './plugins/rate-limit.js';
-import { installAccessControl } from './plugins/access.js';
+import { installPublishRateLimit } from './plugins/rate-limit.js';
+import { createRequestPipeline, installRequestPipeline } from './plugins/request-pipeline.js';
 import { installBodyParsing } from './plugins/body-parsing.js';
 import { installConnectionDraining } from './plugins/connection-draining.js';
 import { installJsonDepthLimit } from './plugins/json-depth.js';
-import { RequestLog, installRequestLog, loggerOptions, type LogStream } from './plugins/logging.js';
+import { RequestLog, loggerOptions, type LogStream } from './plugins/logging.js';
 import { RegistryMetrics } from './observability/metrics.js';
-import { installRequestMetrics } from './plugins/request-metrics.js';
 import { createServices, type Services } from './services/services.js';
 import { healthRoutes } from './routes/health.js';
 import { pingRoutes } from './routes/ping.js';
@@ -29,6 +27,7 @@ import { RequestContextResolver } from './http/request-context.js';
 import { requestIdGenerator } from './http/request-ids.js';
 import { HotPath } from './hot-path/hot-path.js';
 import { installUplinkGuard } from './uplinks/uplink-guard.js';
+import type { RequestPipeline } from './http/request-steps.js';
 
 export interface BuiltApp {
   app: FastifyInstance;
@@ -36,6 +35,8 @@ export interface BuiltApp {
   metrics: RegistryMetrics;
   /** The hot reads' short path; `enabled = false` sends everything through fastify. */
   hotPath: HotPath;
+  /** The request steps both paths run. */
+  pipeline: RequestPipeline;
 }
 
 export interface BuildOptions {
@@ -75,7 +76,7 @@ export async function buildApp(deps: ServerDeps, options: BuildOptions = {}): Pr
     // server's whole life) are never loaded. A schema added to a route fails at start-up.
     schemaController: { compilersFactory: { buildValidator: noSchemas, buildSerializer: noSchemas } },
     forceCloseConnections: false,
-    // One log line per request, written by installRequestLog when the response is sent.
+    // One log line per request, written by the pipeline's requestLog step when the response is sent.
     logController: new LogController({ disableRequestLogging: true }),
   }) as unknown as FastifyInstance;
   const requestLog = new RequestLog(app.log);
@@ -93,11 +94,6 @@ export async function buildApp(deps: ServerDeps, options: BuildOptions = {}): Pr
   installBodyParsing(app);
   installJsonDepthLimit(app);
   const contexts = new RequestContextResolver(config, services);
-  installRequestContext(app, contexts, addressing);
-  installRateLimits(app, services.rateLimits);
-  installAccessControl(app);
-  installUplinkGuard(app);
-  installRequestLog(app, requestLog);
   const metrics = new RegistryMetrics();
   metrics.setSources({
     busConnected: () => deps.bus.connected,
@@ -105,7 +101,11 @@ export async function buildApp(deps: ServerDeps, options: BuildOptions = {}): Pr
     cacheStats: () => services.documentCache.stats,
     uplinkStats: () => services.uplinks.stats(),
   });
-  installRequestMetrics(app, metrics);
+  // The steps every request takes, on fastify's path and on the hot path alike.
+  const pipeline = createRequestPipeline({ drain, contexts, addressing, rateLimits: services.rateLimits, requestLog, metrics });
+  installRequestPipeline(app, pipeline);
+  installUplinkGuard(app);
+  installPublishRateLimit(app, services.rateLimits);
   const staticPaths = new Set<string>();
   app.addHook('onRoute', (route) => {
     if (!route.url.includes(':') && !route.url.includes('*')) staticPaths.add(route.url);
@@ -123,19 +123,9 @@ export async function buildApp(deps: ServerDeps, options: BuildOptions = {}): Pr
   await app.register(downloadCountRoutes, { services });
   await app.register(webRoutes, { deps, services });
   await app.register(healthRoutes, { services, metrics });
-  const hotPath = new HotPath({
-    services,
-    contexts,
-    addressing,
-    metrics,
-    log: app.log,
-    requestLog,
-    nextRequestId,
-    drain,
-    staticPaths,
-  });
+  const hotPath = new HotPath({ services, pipeline, addressing, log: app.log, nextRequestId, drain, staticPaths });
   offer.hotPath = hotPath;
-  return { app, services, metrics, hotPath };
+  return { app, services, metrics, hotPath, pipeline };
 }
 
 function noSchemas(): never {

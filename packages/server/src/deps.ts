@@ -1,5 +1,4 @@
 import type { Config } from './config/config.js';
-import type { RedisConnection } from './storage/drivers/redis/redis-connection.js';
 import type { CounterStore } from './storage/counter-store.js';
 import type {
   BlobStore,
@@ -7,6 +6,7 @@ import type {
   InvalidationBus,
   MetadataStore,
   SearchIndex,
+  SharedConnection,
   UplinkCacheStore,
 } from './storage/ports.js';
 
@@ -19,12 +19,17 @@ export interface ServerDeps {
   downloadCounts: DownloadCountStore;
   blobs: BlobStore;
   bus: InvalidationBus;
-  /** The shared Redis connection, when one is configured (rate limits, readiness). */
-  redis?: RedisConnection | undefined;
+  /** The shared Redis connection, when one is configured (readiness, its metric). */
+  redis?: SharedConnection | undefined;
+  /**
+   * True when other processes may share this storage (PostgreSQL): caches then keep nothing
+   * longer than a second. createStorage decides it with the drivers.
+   */
+  shared: boolean;
   /** Rate-limit and login-throttle counters; in-process ones when not given. */
   counters?: CounterStore;
   /** Freshness of packages cached from uplinks; kept in memory when not given. */
-  uplinkCache?: UplinkCacheStore | undefined;
+  uplinkCache: UplinkCacheStore;
   /** Where uplink tokens (`tokenEnv`) are read; process.env when not given. */
   env?: NodeJS.ProcessEnv;
   /** Injectable clock: tests move time instead of sleeping. */
@@ -34,9 +39,24 @@ export interface ServerDeps {
 /** The deps of a server on `storage` (what main and the test kit both build). */
 export function serverDeps(
   config: Config,
-  storage: Pick<ServerDeps, 'metadata' | 'search' | 'downloadCounts' | 'blobs' | 'bus' | 'counters' | 'redis' | 'uplinkCache'>,
+  storage: Pick<
+    ServerDeps,
+    'metadata' | 'search' | 'downloadCounts' | 'blobs' | 'bus' | 'counters' | 'redis' | 'shared' | 'uplinkCache'
+  >,
   now: () => Date = () => new Date(),
 ): ServerDeps {
-  const { metadata, search, downloadCounts, blobs, bus, counters, redis, uplinkCache } = storage;
-  return { config, metadata, search, downloadCounts, blobs, bus, ...(counters ? { counters } : {}), redis, uplinkCache, now };
+  const { metadata, search, downloadCounts, blobs, bus, counters, redis, shared, uplinkCache } = storage;
+  return {
+    config,
+    metadata,
+    search,
+    downloadCounts,
+    blobs,
+    bus,
+    ...(counters ? { counters } : {}),
+    redis,
+    shared,
+    uplinkCache,
+    now,
+  };
 }

@@ -6,8 +6,6 @@ import { SETTINGS } from './config/settings.js';
 import { readTlsFiles } from './config/tls.js';
 import { collectOrphanBlobs, createStorage, type Storage } from './storage/create-storage.js';
 import { DeferredLog } from './storage/deferred-log.js';
-import { boundOldGenerationGrowth } from './old-generation.js';
-import { capYoungGeneration } from './young-generation.js';
 
 const SHARED_ORPHAN_GRACE_MS = 60 * 60 * 1000;
 
@@ -16,13 +14,6 @@ export interface ServeIo {
   stderr: { write(text: string): void };
   env: NodeJS.ProcessEnv;
   onStopSignal(listener: (signal: string) => void): void;
-  /**
-   * Bounds the process's young generation (the youngGeneration setting); returns the function
-   * that ends the bound. Servers started inside another program (tests) leave its heap alone.
-   */
-  capYoungGeneration?(maxBytes: number): () => void;
-  /** Bounds V8's old generation's growth between full collections (oldGenerationGrowth); returns the undo. */
-  boundOldGenerationGrowth?(percent: number): () => void;
 }
 
 export const processServeIo: ServeIo = {
@@ -31,8 +22,6 @@ export const processServeIo: ServeIo = {
   onStopSignal(listener) {
     for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => listener(signal));
   },
-  capYoungGeneration,
-  boundOldGenerationGrowth,
 };
 
 /** Reads `serve`'s flags into setting values by key. */
@@ -101,8 +90,6 @@ export async function serve(argv: string[], io: ServeIo = processServeIo): Promi
   const startedAt = new Date();
   const sweep = new AbortController();
   let sweeping: Promise<void> = Promise.resolve();
-  let releaseYoungGeneration: (() => void) | undefined;
-  let releaseOldGeneration: (() => void) | undefined;
 
   let stopping: Promise<void> | undefined;
   const stop = (signal: string): Promise<void> => {
@@ -132,10 +119,6 @@ export async function serve(argv: string[], io: ServeIo = processServeIo): Promi
   try {
     const address = await app.listen({ host: config.host, port: config.port });
     app.log.info({ address, database: config.database.startsWith('sqlite:') ? 'sqlite' : 'postgres' }, 'pkg-registry listening');
-    // Only now: start-up runs long chains of promises during which the bound's check (after
-    // each collection, between turns of the event loop) could not run.
-    releaseYoungGeneration = io.capYoungGeneration?.(config.youngGeneration);
-    releaseOldGeneration = io.boundOldGenerationGrowth?.(config.oldGenerationGrowth);
     // Orphan tarballs are collected in the background once serving: walking every tarball takes
     // a time in proportion to the registry (half a minute at 100,000 packages), and an orphan
     // is never served meanwhile (only versions in a document are). Alone, every unreferenced
@@ -156,8 +139,6 @@ export async function serve(argv: string[], io: ServeIo = processServeIo): Promi
     return 1;
   }
   await stopped;
-  releaseYoungGeneration?.();
-  releaseOldGeneration?.();
   return 0;
 }
 

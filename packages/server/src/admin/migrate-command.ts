@@ -3,7 +3,6 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config/config.js';
 import { createStorage, redactUrlCredentials, type Storage } from '../storage/create-storage.js';
-import { PostgresMetadataStore } from '../storage/drivers/postgres/postgres-metadata-store.js';
 import { copyRegistry } from './registry-copy.js';
 
 export const MIGRATE_USAGE = `Usage: pkg-registry migrate --from <registry> --to <registry> [options]
@@ -72,10 +71,7 @@ export async function migrateCommand(argv: string[], io: CommandIo): Promise<num
     target = await createStorage(to);
     io.stdout.write(`Copying ${describe(from)} to ${describe(to)}\n`);
     const report = await copyRegistry(source, target, (line) => io.stdout.write(`  ${line}\n`));
-    // A bulk import leaves PostgreSQL without statistics of the new rows until autovacuum
-    // runs: without them it may scan instead of using the search indexes.
-    if (target.metadata instanceof PostgresMetadataStore)
-      await target.metadata.pool.query('ANALYZE packages, search_packages, download_counts');
+    await target.metadata.afterBulkImport?.();
     io.stdout.write(
       `Copied ${report.tenants} tenants, ${report.users} users, ${report.tokens} tokens, ${report.packages} packages, ` +
         `${report.downloadCounts} download counts; ` +

@@ -37,8 +37,6 @@ export interface Config {
   documentCache: number;
   tarballCache: number;
   databaseCache: number;
-  youngGeneration: number;
-  oldGenerationGrowth: number;
   /** Empty: every package is local. */
   uplinks: UplinkConfig[];
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';

@@ -222,25 +222,6 @@ export const SETTINGS = [
       "Bytes of SQLite's page cache (the embedded database only). Hot documents are served from documentCache and the operating system caches the file, so a small page cache costs little; 0 leaves SQLite its minimum.",
   },
   {
-    key: 'youngGeneration',
-    type: 'integer',
-    default: 4 * MiB,
-    min: 0,
-    flag: '--young-generation',
-    description:
-      "Bytes V8's young generation (where new objects live until they survive a collection) may grow to, rounded down to a power of two; V8 alone lets it grow to 32 MiB. 0 leaves it to V8.",
-  },
-  {
-    key: 'oldGenerationGrowth',
-    type: 'integer',
-    default: 20,
-    min: 0,
-    max: 300,
-    flag: '--old-generation-growth',
-    description:
-      "Percent V8's old generation may grow past what survived its last full collection before it collects again (at least 8 MB, V8's smallest step); V8 alone allows up to 300 % on a machine with a few GB of memory, most of it garbage under steady load. 0 leaves it to V8.",
-  },
-  {
     key: 'uplinks',
     type: 'json',
     default: undefined,

@@ -3,29 +3,24 @@ import { parse as parseQueryString } from 'fast-querystring';
 import type { Readable } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
 import type { RequestContext } from '../context.js';
-import { readAccessDenial } from '../http/access.js';
 import { errorResponse, jsonAnswer, type Answer } from '../http/answer.js';
 import type { ClientAddressing } from '../http/client-address.js';
-import type { RequestContextResolver } from '../http/request-context.js';
-import type { RegistryMetrics } from '../observability/metrics.js';
+import type { RequestPipeline, StepReply, StepRequest } from '../http/request-steps.js';
 import type { DrainState } from '../plugins/connection-draining.js';
-import type { RequestLog } from '../plugins/logging.js';
 import { documentAnswer } from '../routes/packages.js';
 import { fileAnswer } from '../routes/tarballs.js';
 import { searchAnswer } from '../routes/search.js';
 import { whoamiAnswer } from '../routes/user-auth.js';
-import type { LimitState } from '../services/rate-limits.js';
 import type { Services } from '../services/services.js';
 import { hotRouteOf, type HotRoute } from './hot-routes.js';
 
 /** What the hot path shares with the fastify app, so both answer alike. */
 export interface HotPathParts {
   services: Services;
-  contexts: RequestContextResolver;
+  /** The request steps fastify runs as hooks: the hot path runs the same list. */
+  pipeline: RequestPipeline;
   addressing: ClientAddressing;
-  metrics: RegistryMetrics;
   log: FastifyBaseLogger;
-  requestLog: RequestLog;
   /** The request id generator fastify uses too, so ids stay unique across both. */
   nextRequestId: () => string;
   drain: DrainState;
@@ -35,11 +30,12 @@ export interface HotPathParts {
 
 /**
  * Answers the registry's hottest reads — package documents, tarballs, 404s of unknown packages,
- * whoami, search — before fastify sees them, with the same steps and the same code as the fastify routes
- * (request context, rate limit, read access, the route's answer, the error shape, the log line
- * and metrics) minus the framework's per-request machinery, which costs more than the rest of
- * such a request (bench/README.md). Anything else, or anything unusual about one of these
- * (HEAD, a query string, a body, an invalid name, shutting down), goes to fastify.
+ * whoami, search — before fastify sees them, running the same request steps as fastify's hooks
+ * (http/request-steps.ts: request context, rate limit, read access, the log line, metrics,
+ * draining) around the same route code, minus the framework's per-request machinery, which
+ * costs more than the rest of such a request (bench/README.md). Anything else, or anything
+ * unusual about one of these (HEAD, a query string, a body, an invalid name, shutting down),
+ * goes to fastify.
  */
 export class HotPath {
   /** Off: every request goes through fastify (tests compare the two). */
@@ -67,74 +63,83 @@ export class HotPath {
   }
 }
 
-/** One request on the hot path; each step runs at once when it needs no promise. */
-class HotExchange {
+/**
+ * One request on the hot path: the request and the reply the pipeline's steps see. Each step
+ * runs at once when it needs no promise.
+ */
+class HotExchange implements StepRequest, StepReply {
+  readonly id: string;
+  readonly method = 'GET';
+  readonly raw: IncomingMessage;
+  readonly routeOptions: HotRoute['options'];
+  ctx!: RequestContext;
+  /** Set when the response is out, for the steps after it. */
+  elapsedTime = 0;
   readonly #parts: HotPathParts;
-  readonly #request: IncomingMessage;
   readonly #response: ServerResponse;
   readonly #route: HotRoute;
   readonly #started = performance.now();
-  readonly #reqId: string;
-  #ctx: RequestContext | undefined;
-  #limit: LimitState | undefined;
+  /** Headers the steps set, in fastify's order: before the route's. */
+  #headers: Record<string, string> | undefined;
 
   constructor(parts: HotPathParts, request: IncomingMessage, response: ServerResponse, route: HotRoute) {
     this.#parts = parts;
-    this.#request = request;
+    this.raw = request;
     this.#response = response;
     this.#route = route;
-    this.#reqId = parts.nextRequestId();
+    this.routeOptions = route.options;
+    this.id = parts.nextRequestId();
+  }
+
+  get url(): string {
+    return this.raw.url ?? '';
+  }
+
+  get ip(): string {
+    return this.#parts.addressing.ip(this.raw);
+  }
+
+  get statusCode(): number {
+    return this.#response.statusCode;
+  }
+
+  header(name: string, value: string): this {
+    (this.#headers ??= {})[name] = value;
+    return this;
   }
 
   run(): void {
-    const { contexts, addressing } = this.#parts;
-    const request = this.#request;
-    try {
-      const ctx = contexts.resolve({
-        host: addressing.host(request),
-        protocol: addressing.protocol(request),
-        authorization: request.headers.authorization,
-      });
-      if (ctx instanceof Promise)
-        ctx.then(
-          (resolved) => this.#count(resolved),
-          (err) => this.#fail(err),
-        );
-      else this.#count(ctx);
-    } catch (err) {
-      this.#fail(err);
-    }
+    this.#steps(0);
   }
 
-  /** Counts the request against the caller's limit (as plugins/rate-limit.ts does), then answers. */
-  #count(ctx: RequestContext): void {
-    this.#ctx = ctx;
-    try {
-      const { rateLimits } = this.#parts.services;
-      const { caller, settings, tenant } = ctx;
-      const counted = caller
-        ? rateLimits.count('authenticated', tenant, caller.user, settings.rateLimitAuthenticated)
-        : rateLimits.count('anonymous', tenant, this.#parts.addressing.ip(this.#request), settings.rateLimitAnonymous);
-      if (counted instanceof Promise)
-        counted.then(
-          (state) => this.#answer(state),
+  /** The pipeline's steps before the handler, from `first` on, then the route's answer. */
+  #steps(first: number): void {
+    const steps = this.#parts.pipeline.beforeHandler;
+    for (let i = first; i < steps.length; i++) {
+      let result;
+      try {
+        result = steps[i]!.run(this, this);
+      } catch (err) {
+        return this.#fail(err);
+      }
+      if (result instanceof Promise) {
+        result.then(
+          (failure) => (failure ? this.#fail(failure) : this.#steps(i + 1)),
           (err) => this.#fail(err),
         );
-      else this.#answer(counted);
-    } catch (err) {
-      this.#fail(err);
+        return;
+      }
+      if (result) return this.#fail(result);
     }
+    this.#answer();
   }
 
-  #answer(limit: LimitState | undefined): void {
-    this.#limit = limit;
-    const ctx = this.#ctx!;
+  #answer(): void {
     try {
-      const denied = readAccessDenial(ctx, false);
-      if (denied) throw denied;
       const { services } = this.#parts;
+      const ctx = this.ctx;
       const route = this.#route;
-      const headers = this.#request.headers;
+      const headers = this.raw.headers;
       const answer =
         route.kind === 'document'
           ? documentAnswer(services, ctx, route.name, headers)
@@ -156,25 +161,18 @@ class HotExchange {
 
   #fail(err: unknown): void {
     const failure = errorResponse(err);
-    if (failure.unexpected) this.#parts.log.error({ reqId: this.#reqId, err }, 'unhandled error');
+    if (failure.unexpected) this.#parts.log.error({ reqId: this.id, err }, 'unhandled error');
     this.#send(jsonAnswer(failure.status, failure.body, failure.headers));
   }
 
   #send(answer: Answer): void {
     const response = this.#response;
     if (response.headersSent || response.destroyed) return;
-    const limit = this.#limit;
-    // Fastify's header order: the rate limit's (set first, by its hook), then the route's.
-    const headers: Record<string, string> = limit
-      ? {
-          'x-ratelimit-limit': String(limit.limit),
-          'x-ratelimit-remaining': String(limit.remaining),
-          'x-ratelimit-reset': String(limit.reset),
-        }
-      : {};
+    // Fastify's order: the steps' headers (set by their hooks), then the route's, then onSend's.
+    const headers = (this.#headers ??= {});
     for (const name in answer.headers) headers[name] = answer.headers[name]!;
-    // Fastify's order: its draining hook adds Connection before the length is set.
-    if (this.#parts.drain.draining) headers.connection = 'close';
+    const beforeSend = this.#parts.pipeline.beforeSend;
+    for (let i = 0; i < beforeSend.length; i++) beforeSend[i]!.run(this);
     const body = answer.body;
     if (Buffer.isBuffer(body)) headers['content-length'] = String(body.length);
     else if (body === undefined && answer.status !== 304 && answer.status !== 204) headers['content-length'] = '0';
@@ -190,22 +188,14 @@ class HotExchange {
   }
 
   #finished(): void {
+    this.elapsedTime = performance.now() - this.#started;
     try {
-      this.#record();
+      const afterResponse = this.#parts.pipeline.afterResponse;
+      for (let i = 0; i < afterResponse.length; i++) afterResponse[i]!.run(this, this);
     } catch (err) {
       // The response is out; a failure to count or log it must not take the process down.
-      this.#parts.log.error({ reqId: this.#reqId, err }, 'recording a request failed');
+      this.#parts.log.error({ reqId: this.id, err }, 'recording a request failed');
     }
-  }
-
-  #record(): void {
-    const { metrics, requestLog, drain, addressing } = this.#parts;
-    const request = this.#request;
-    const status = this.#response.statusCode;
-    const ms = performance.now() - this.#started;
-    metrics.observeRequest('GET', this.#route.pattern, status, ms / 1000);
-    requestLog.write(this.#reqId, 'GET', request.url ?? '', status, ms, this.#ctx, addressing.ip(request));
-    drain.responseDone();
   }
 }
 

@@ -1,9 +1,8 @@
-import type { FastifyInstance } from 'fastify';
 import { readAccessDenial } from '../http/access.js';
+import type { BeforeStepRun, Step } from '../http/request-steps.js';
 
 /** Refuses requests that the registry's `readAccess` setting does not allow (http/access.ts). */
-export function installAccessControl(app: FastifyInstance): void {
-  app.addHook('onRequest', (request, _reply, done) => {
-    done(readAccessDenial(request.ctx, request.routeOptions.config?.openAccess === true));
-  });
-}
+export const readAccessStep: Step<BeforeStepRun> = {
+  name: 'readAccess',
+  run: (request) => readAccessDenial(request.ctx, request.routeOptions.config?.openAccess === true),
+};

@@ -10,7 +10,7 @@ import { ProtocolError } from '@pkg/protocol';
 export function installBodyParsing(app: FastifyInstance): void {
   // Every body of the protocol is JSON; anything else is 415 rather than a string that fails later.
   app.removeContentTypeParser('text/plain');
-  app.addHook('preParsing', (request, _reply, payload, done) => {
+  app.addHook('preParsing', function bodyEncoding(request, _reply, payload, done) {
     const header = request.headers['content-encoding'];
     if (header === undefined) return done(null, payload);
     const encoding = String(header).toLowerCase().trim();

@@ -1,11 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { ProtocolError } from '@pkg/protocol';
+import type { AfterStepRun, BeforeStepRun, SendStepRun, Step } from '../http/request-steps.js';
 
 /**
  * Lets `app.close()` finish as soon as the in-flight requests have: once closing starts, every
- * response says `Connection: close`, so keep-alive sockets end with their last response instead
- * of holding the shutdown until the timeout. A request that still arrives on an open connection
- * gets 503 in the registry's error shape (fastify's own 503 has another body).
+ * response says `Connection: close` (closeWhileDrainingStep), so keep-alive sockets end with
+ * their last response instead of holding the shutdown until the timeout. A request that still
+ * arrives on an open connection gets 503 in the registry's error shape (fastify's own 503 has
+ * another body). The request steps are below; this installs what happens when closing starts.
  */
 export function installConnectionDraining(app: FastifyInstance): DrainState {
   let draining = false;
@@ -20,18 +22,9 @@ export function installConnectionDraining(app: FastifyInstance): DrainState {
   app.addHook('onClose', async () => {
     clearInterval(sweeper);
   });
-  // Callback-style hooks: they run on every request, and a synchronous callback costs no promise.
-  app.addHook('onRequest', (_request, _reply, done) => {
-    if (draining) return done(new ProtocolError('SERVICE_UNAVAILABLE', 'The server is shutting down; retry shortly'));
-    done();
-  });
-  app.addHook('onSend', (_request, reply, payload, done) => {
-    if (draining) reply.header('connection', 'close');
-    done(null, payload);
-  });
   // A response whose headers went out before closing began (a streamed tarball) leaves its
   // keep-alive socket busy when close() looks for idle ones: close it once the response is done.
-  const state: DrainState = {
+  return {
     get draining() {
       return draining;
     },
@@ -39,16 +32,34 @@ export function installConnectionDraining(app: FastifyInstance): DrainState {
       if (draining) setImmediate(() => app.server.closeIdleConnections());
     },
   };
-  app.addHook('onResponse', (_request, _reply, done) => {
-    state.responseDone();
-    done();
-  });
-  return state;
 }
 
-/** Whether the server is shutting down, for requests answered outside fastify (hot-path/). */
+/** Whether the server is shutting down, for the request steps below. */
 export interface DrainState {
   readonly draining: boolean;
-  /** Call when such a response has ended: while draining, its socket is closed once idle. */
+  /** Call when a response has ended: while draining, its socket is closed once idle. */
   responseDone(): void;
+}
+
+/** A request that arrives while closing gets 503 in the registry's error shape. */
+export function refuseWhileDrainingStep(drain: DrainState): Step<BeforeStepRun> {
+  return {
+    name: 'refuseWhileDraining',
+    run: () =>
+      drain.draining ? new ProtocolError('SERVICE_UNAVAILABLE', 'The server is shutting down; retry shortly') : undefined,
+  };
+}
+
+/** Every response while closing says `Connection: close`. */
+export function closeWhileDrainingStep(drain: DrainState): Step<SendStepRun> {
+  return {
+    name: 'closeWhileDraining',
+    run(reply) {
+      if (drain.draining) reply.header('connection', 'close');
+    },
+  };
+}
+
+export function responseDoneStep(drain: DrainState): Step<AfterStepRun> {
+  return { name: 'responseDone', run: () => drain.responseDone() };
 }

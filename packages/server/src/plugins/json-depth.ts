@@ -9,7 +9,7 @@ export const MAX_JSON_DEPTH = 64;
  * them recursively. The body size limit alone still allows hundreds of thousands of levels.
  */
 export function installJsonDepthLimit(app: FastifyInstance): void {
-  app.addHook('preValidation', (request, _reply, done) => {
+  app.addHook('preValidation', function jsonDepthLimit(request, _reply, done) {
     if (request.body !== null && typeof request.body === 'object' && depthExceeds(request.body, MAX_JSON_DEPTH)) {
       return done(new ProtocolError('BAD_REQUEST', `The JSON body is nested more than ${MAX_JSON_DEPTH} levels deep`));
     }

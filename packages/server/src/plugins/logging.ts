@@ -1,7 +1,8 @@
 import { fstatSync } from 'node:fs';
-import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
+import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify';
 import pino from 'pino';
 import type { RequestContext } from '../context.js';
+import type { AfterStepRun, Step, StepReply, StepRequest } from '../http/request-steps.js';
 
 /** Where log lines go instead of stdout (tests capture them). */
 export interface LogStream {
@@ -65,15 +66,12 @@ export function redactUrl(url: string): string {
 }
 
 /** One JSON line per request: what was asked, by whom, the outcome and the time taken. */
-export function installRequestLog(app: FastifyInstance, requestLog: RequestLog): void {
-  app.addHook('onResponse', (request, reply, done) => {
-    logRequestLine(requestLog, request, reply);
-    done();
-  });
+export function requestLogStep(requestLog: RequestLog): Step<AfterStepRun> {
+  return { name: 'requestLog', run: (request, reply) => logRequestLine(requestLog, request, reply) };
 }
 
 /** Writes the request's line; also called for requests fastify answers before routing. */
-export function logRequestLine(requestLog: RequestLog, request: FastifyRequest, reply: FastifyReply): void {
+export function logRequestLine(requestLog: RequestLog, request: StepRequest, reply: StepReply): void {
   requestLog.write(request.id, request.method, request.url, reply.statusCode, reply.elapsedTime, request.ctx, request.ip);
 }
 

@@ -1,4 +1,5 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { BeforeStepRun, Step, StepReply } from '../http/request-steps.js';
 import { isPublishBody } from '../services/publish-request.js';
 import type { LimitState, RateLimitService } from '../services/rate-limits.js';
 
@@ -6,33 +7,28 @@ import type { LimitState, RateLimitService } from '../services/rate-limits.js';
  * Counts every request against the caller's hourly limit (per user with a valid token, else per
  * client IP, which is the socket's peer unless it is a trusted proxy) and answers with the
  * X-RateLimit-* headers. A publish also counts against the publish limit once its body is
- * parsed, because only the body tells a publish from other writes to `PUT /<package>`.
+ * parsed (installPublishRateLimit), because only the body tells a publish from other writes to
+ * `PUT /<package>`.
  */
-export function installRateLimits(app: FastifyInstance, limits: RateLimitService): void {
-  // Callback-style: with counters in memory a request is counted without a promise.
-  app.addHook('onRequest', (request, reply, done) => {
-    if (request.routeOptions.config?.unmetered === true) return done();
-    const { tenant, caller, settings } = request.ctx;
-    let counted;
-    try {
-      counted = caller
+export function rateLimitStep(limits: RateLimitService): Step<BeforeStepRun> {
+  return {
+    name: 'rateLimit',
+    // With counters in memory a request is counted without a promise.
+    run(request, reply) {
+      if (request.routeOptions.config?.unmetered === true) return undefined;
+      const { tenant, caller, settings } = request.ctx;
+      const counted = caller
         ? limits.count('authenticated', tenant, caller.user, settings.rateLimitAuthenticated)
         : limits.count('anonymous', tenant, request.ip, settings.rateLimitAnonymous);
-    } catch (err) {
-      return done(err as Error);
-    }
-    if (counted instanceof Promise) {
-      counted.then((state) => {
-        if (state) setHeaders(reply, state);
-        done();
-      }, done);
-      return;
-    }
-    if (counted) setHeaders(reply, counted);
-    done();
-  });
+      if (counted instanceof Promise) return counted.then((state) => setHeaders(reply, state));
+      return setHeaders(reply, counted);
+    },
+  };
+}
 
-  app.addHook('preValidation', (request, reply, done) => {
+/** Counts a publish against the publish limit, once its body is parsed (a fastify-only hook). */
+export function installPublishRateLimit(app: FastifyInstance, limits: RateLimitService): void {
+  app.addHook('preValidation', function publishRateLimit(request, reply, done) {
     const { tenant, caller, settings } = request.ctx;
     if (!caller || !isPublish(request)) return done();
     let counted;
@@ -48,10 +44,12 @@ export function installRateLimits(app: FastifyInstance, limits: RateLimitService
   });
 }
 
-function setHeaders(reply: FastifyReply, state: LimitState): void {
-  reply.header('X-RateLimit-Limit', state.limit);
-  reply.header('X-RateLimit-Remaining', state.remaining);
-  reply.header('X-RateLimit-Reset', state.reset);
+function setHeaders(reply: StepReply, state: LimitState | undefined): undefined {
+  if (state === undefined) return undefined;
+  reply.header('x-ratelimit-limit', String(state.limit));
+  reply.header('x-ratelimit-remaining', String(state.remaining));
+  reply.header('x-ratelimit-reset', String(state.reset));
+  return undefined;
 }
 
 /**

@@ -5,7 +5,7 @@
  * answers against these functions, so a new driver meets the same rules.
  */
 import type { SearchTexts } from './search-fields.js';
-import type { SearchQuery } from './search-query.js';
+import type { SearchQuery } from './search-types.js';
 
 /** Relevance tiers, best first. */
 export const TIER = {

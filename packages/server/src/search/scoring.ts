@@ -1,4 +1,6 @@
-import type { SearchFields } from './search-fields.js';
+import type { ScoreDetail, Scores } from './search-types.js';
+
+export type { ScoreDetail, Scores };
 
 /**
  * The package scores search returns (`score.detail`, `score.final`), every value in [0, 1].
@@ -14,17 +16,6 @@ export const FINAL_WEIGHTS = { quality: 0.3, popularity: 0.35, maintenance: 0.35
 export const RECENCY_HALF_LIFE_DAYS = 180;
 /** Releases in the last 365 days that count as a full release cadence. */
 export const CADENCE_FULL_RELEASES = 6;
-
-export interface ScoreDetail {
-  quality: number;
-  popularity: number;
-  maintenance: number;
-}
-
-export interface Scores {
-  final: number;
-  detail: ScoreDetail;
-}
 
 export interface QualityInputs {
   name: string;
@@ -97,11 +88,11 @@ export interface ScoreInputs {
 }
 
 /**
- * The scores of a package as it is written: its derived fields, the monthly downloads it has so
+ * The scores of a package as it is written: its derived search fields, the monthly downloads it has so
  * far, and the registry's largest monthly count (which this package may now hold).
  */
 export function scoreWrittenPackage(
-  fields: Pick<SearchFields, 'quality' | 'releaseTimes' | 'deprecated'>,
+  fields: { quality: number; releaseTimes: readonly number[]; deprecated?: string },
   monthlyDownloads: number,
   registryMax: number,
   now: Date,

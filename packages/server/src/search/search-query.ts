@@ -4,26 +4,12 @@
  */
 import { ProtocolError } from '@pkg/protocol';
 import { isShortTerm } from './relevance.js';
+import type { SearchQuery } from './search-types.js';
+
+export type { SearchQuery };
 
 export const MAX_TEXT_LENGTH = 512;
 export const MAX_TERMS = 16;
-
-export interface SearchQuery {
-  /** Lowercased free-text terms; a package matches when every term matches one of its fields. */
-  terms: string[];
-  /** `keywords:a,b,-c`: at least one of `include` is a keyword, none of `exclude` is (exact, lowercased). */
-  keywords: { include: string[]; exclude: string[] };
-  /** `author:x`: every value occurs in the author's name or e-mail. */
-  authors: string[];
-  /** `maintainer:x`: every value is a maintainer's user name or e-mail. */
-  maintainers: string[];
-  /** `is:deprecated` → true, `not:deprecated` → false. */
-  deprecated?: boolean;
-  /** `is:unstable` (below 1.0.0 or prerelease) → true, `not:unstable` → false. */
-  unstable?: boolean;
-  /** `is:insecure` → true: this registry knows no advisories, so nothing matches. */
-  insecure?: boolean;
-}
 
 const FLAGS = ['deprecated', 'unstable', 'insecure'] as const;
 

@@ -22,6 +22,19 @@ export interface RegistrySettings {
 
 /** Characters of a token kept in clear so its owner can recognise it in a list. */
 const TOKEN_PREFIX_LENGTH = 6;
+/** Length of the public id of a token: the start of its sha256, which reveals nothing of it. */
+const TOKEN_ID_LENGTH = 16;
+
+/** A token as its owner may see it listed: never the token itself. */
+export interface TokenSummary {
+  /** Public id (the hash's start): what a revocation names. */
+  id: string;
+  /** The token's first characters, when stored. */
+  prefix: string | undefined;
+  createdAt: string;
+  expiresAt: string | null;
+  readonly: boolean;
+}
 
 const USER_NAME = /^[a-z0-9][a-z0-9._-]{0,127}$/i;
 
@@ -200,7 +213,31 @@ export class AuthService {
    */
   async logout(tenant: TenantId, token: string): Promise<boolean> {
     if (token.length === 0 || token.length > 512) return false;
-    const hash = hashToken(token);
+    return this.#revoke(tenant, hashToken(token));
+  }
+
+  /** A user's tokens, newest first. */
+  async listTokens(tenant: TenantId, user: string): Promise<TokenSummary[]> {
+    const tokens = await this.#deps.metadata.listUserTokens(tenant, user);
+    return tokens.map((t) => ({
+      id: t.hash.slice(0, TOKEN_ID_LENGTH),
+      prefix: t.prefix,
+      createdAt: t.createdAt,
+      expiresAt: t.expiresAt,
+      readonly: t.readonly,
+    }));
+  }
+
+  /** Revokes the user's token with that public id; false when the user has no such token. */
+  async revokeToken(tenant: TenantId, user: string, id: string): Promise<boolean> {
+    if (!/^[0-9a-f]{16}$/.test(id)) return false;
+    const matches = (await this.#deps.metadata.listUserTokens(tenant, user)).filter((t) => t.hash.startsWith(id));
+    if (matches.length !== 1) return false;
+    return this.#revoke(tenant, matches[0]!.hash);
+  }
+
+  /** The one way a token ends: out of the cache of authenticated tokens, then out of the store. */
+  #revoke(tenant: TenantId, hash: string): Promise<boolean> {
     this.#callers.delete(`${tenant}\0${hash}`);
     return this.#deps.metadata.deleteToken(tenant, hash);
   }

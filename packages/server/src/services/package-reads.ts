@@ -67,6 +67,14 @@ export class PackageReadService {
     return cached === null || cached === undefined ? cached : cached.representation;
   }
 
+  /**
+   * The package as stored (tombstones included), or undefined: the web pages show more of it
+   * than a document form holds, and look up its dependencies.
+   */
+  async stored(tenant: TenantId, name: string): Promise<StoredPackage | undefined> {
+    return this.#deps.metadata.getPackage(tenant, name);
+  }
+
   /** The full document read from the store now, bypassing the cache (`?write=true`). */
   async freshDocument(scope: ReadScope, name: string): Promise<Representation> {
     const stored = visible(await this.#deps.metadata.getPackage(scope.tenant, name), name);

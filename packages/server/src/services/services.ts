@@ -1,5 +1,7 @@
 import type { ServerDeps } from '../deps.js';
 import { AuthService } from './auth-service.js';
+import { BrowserSessions } from './browser-sessions.js';
+import { NpmWebLogin } from './npm-web-login.js';
 import { DistTagService } from './dist-tags.js';
 import { DocumentCache } from './document-cache.js';
 import { HealthService } from './health-service.js';
@@ -22,6 +24,10 @@ const SHARED_MAX_AGE_MS = 1000;
 export interface Services {
   tenants: TenantService;
   auth: AuthService;
+  /** Sign-in sessions of the web interface. */
+  browserSessions: BrowserSessions;
+  /** npm's web login (`npm login` through the browser). */
+  npmLogin: NpmWebLogin;
   rateLimits: RateLimitService;
   downloads: DownloadRecorder;
   packageReads: PackageReadService;
@@ -53,7 +59,7 @@ export function createServices(deps: ServerDeps, options: ServicesOptions = {}):
   const tenants = new TenantService(deps);
   const auth = new AuthService(deps, counters);
   const rateLimits = new RateLimitService(counters);
-  const shared = !deps.config.database.startsWith('sqlite:');
+  const { shared } = deps;
   const documents = new DocumentCache(deps.bus, deps.config.documentCache, shared ? { maxAgeMs: SHARED_MAX_AGE_MS } : {});
   const downloads = new BatchingDownloadRecorder(
     { counts: deps.downloadCounts, search: deps.search, now: deps.now },
@@ -70,6 +76,8 @@ export function createServices(deps: ServerDeps, options: ServicesOptions = {}):
   return {
     tenants,
     auth,
+    browserSessions: new BrowserSessions(deps.metadata, deps.now),
+    npmLogin: new NpmWebLogin(deps.metadata, auth, deps.now),
     rateLimits,
     downloads,
     packageReads,

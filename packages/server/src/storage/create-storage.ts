@@ -8,6 +8,11 @@ import { SqliteDownloadCounts } from './drivers/sqlite/sqlite-download-counts.js
 import { SqliteMetadataStore } from './drivers/sqlite/sqlite-metadata-store.js';
 import { SqliteSearchIndex } from './drivers/sqlite/sqlite-search-index.js';
 import { SqliteUplinkCache } from './drivers/sqlite/sqlite-uplink-cache.js';
+import { MemoryBlobStore } from './drivers/memory/memory-blob-store.js';
+import { MemoryDownloadCounts } from './drivers/memory/memory-download-counts.js';
+import { MemoryDatabase, MemoryMetadataStore } from './drivers/memory/memory-metadata-store.js';
+import { MemorySearchIndex } from './drivers/memory/memory-search-index.js';
+import { MemoryUplinkCache } from './drivers/memory/memory-uplink-cache.js';
 import { LocalInvalidationBus } from './memory-invalidation-bus.js';
 import { blobKeysOfVersion, packageOfBlobKey } from './blob-keys.js';
 import type {
@@ -15,7 +20,9 @@ import type {
   DownloadCountStore,
   InvalidationBus,
   MetadataStore,
+  PackageStore,
   SearchIndex,
+  SharedConnection,
   TenantId,
   UplinkCacheStore,
 } from './ports.js';
@@ -31,7 +38,7 @@ export interface Storage {
   blobs: BlobStore;
   bus: InvalidationBus;
   /** The shared Redis connection, when one is configured (rate limits use it too). */
-  redis: RedisConnection | undefined;
+  redis: SharedConnection | undefined;
   /** True when other processes may share this storage (PostgreSQL): start-up must not assume it is alone. */
   shared: boolean;
   /** Rate-limit and login-throttle counters. */
@@ -167,6 +174,35 @@ export async function createStorage(config: Config, options: CreateStorageOption
   }
 }
 
+/**
+ * A whole storage in process memory: a memory driver of every port (metadata, search index,
+ * download counts, blobs, the one-process bus and counters). Services can be tested on it alone,
+ * and the app with `inject()`, without a database or a data directory.
+ */
+export function createMemoryStorage(options: { now?: () => Date } = {}): Storage {
+  const counts = new MemoryDownloadCounts();
+  const search = new MemorySearchIndex(counts, options);
+  const uplinkCache = new MemoryUplinkCache();
+  const metadata = new MemoryMetadataStore(new MemoryDatabase(), [search.writeHook, counts.writeHook, uplinkCache.writeHook]);
+  const blobs = new MemoryBlobStore();
+  const bus = new LocalInvalidationBus();
+  const counters = createMemoryCounterStore();
+  return {
+    metadata,
+    search,
+    downloadCounts: counts,
+    blobs,
+    bus,
+    counters,
+    redis: undefined,
+    shared: false,
+    uplinkCache,
+    async close() {
+      await counters.close();
+    },
+  };
+}
+
 /** Removes tarballs no package references (a crash between blob write and metadata commit). */
 export async function collectOrphanBlobs(
   storage: Storage,
@@ -201,7 +237,7 @@ export async function collectOrphanBlobs(
   return removed;
 }
 
-async function referencedKeysOf(metadata: MetadataStore, tenant: TenantId, name: string): Promise<Set<string>> {
+async function referencedKeysOf(metadata: PackageStore, tenant: TenantId, name: string): Promise<Set<string>> {
   const keys = new Set<string>();
   for (const version of await metadata.versionsOf(tenant, name)) {
     for (const key of blobKeysOfVersion(tenant, name, version)) keys.add(key);

@@ -5,8 +5,7 @@
  */
 import type { Readable } from 'node:stream';
 import type { PackageDocument } from '@pkg/protocol';
-import type { SearchQuery } from '../search/search-query.js';
-import type { Scores } from '../search/scoring.js';
+import type { Scores, SearchQuery } from '../search/search-types.js';
 import type { UplinkConfig } from '../uplinks/uplink-config.js';
 
 /** Tenant id: `''` is the global registry, anything else a tenant's DNS label. */
@@ -90,13 +89,11 @@ export interface PackageMutation<T> {
   result: T;
 }
 
-export interface MetadataStore {
-  /** Creates or upgrades the schema; safe when several processes start at once. */
-  migrate(): Promise<void>;
-  close(): Promise<void>;
-  /** Readiness: resolves when the database answers a query. */
-  ping(): Promise<void>;
-
+/**
+ * The registry-wide records of a metadata store: tenants, accounts, tokens and the short-lived
+ * sessions of the web interface. (Verdaccio's two-level storage contract: this is its `Storage`.)
+ */
+export interface RegistryStore {
   getTenant(name: TenantId): Promise<TenantRecord | undefined>;
   listTenants(): Promise<TenantRecord[]>;
   /** False when a tenant of that name already exists. */
@@ -141,7 +138,14 @@ export interface MetadataStore {
   deleteSession(tenant: TenantId, hash: string): Promise<boolean>;
   /** Removes the sessions of every tenant that have expired at `now`; returns how many. */
   deleteExpiredSessions(now: string): Promise<number>;
+}
 
+/**
+ * The per-package records of a metadata store: each package's document and history, read whole
+ * and changed under the package's own lock, and the lists that walk every package.
+ * (Verdaccio's `StorageHandler`.)
+ */
+export interface PackageStore {
   getPackage(tenant: TenantId, name: string): Promise<StoredPackage | undefined>;
   /**
    * The versions in a package's document, read by the database without the document being
@@ -165,6 +169,17 @@ export interface MetadataStore {
   listPackageNames(tenant: TenantId, options?: { includeUnpublished?: boolean }): Promise<string[]>;
   /** Every blob key referenced by any package of any tenant (orphan collection). */
   referencedBlobKeys(): Promise<Set<string>>;
+}
+
+/** One database holding both parts, with its lifecycle; every driver passes both contract suites. */
+export interface MetadataStore extends RegistryStore, PackageStore {
+  /** Creates or upgrades the schema; safe when several processes start at once. */
+  migrate(): Promise<void>;
+  close(): Promise<void>;
+  /** Readiness: resolves when the database answers a query. */
+  ping(): Promise<void>;
+  /** Optional: brings the database up to date after a bulk import (`pkg-registry migrate`). */
+  afterBulkImport?(): Promise<void>;
 }
 
 export interface BlobInfo {
@@ -274,6 +289,16 @@ export interface SearchIndex {
    * response is kept).
    */
   resultsVersion?(): number;
+}
+
+/**
+ * What the server sees of its shared connection to Redis (rate limits and the invalidation bus
+ * use it through their own ports): whether commands can be sent now, and a readiness probe.
+ */
+export interface SharedConnection {
+  readonly ready: boolean;
+  /** A round trip. */
+  ping(): Promise<void>;
 }
 
 /** Downloads of one version on one UTC day (`YYYY-MM-DD`). */

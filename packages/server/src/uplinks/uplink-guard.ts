@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { ProtocolError } from '@pkg/protocol';
 
 /**
@@ -7,17 +7,24 @@ import { ProtocolError } from '@pkg/protocol';
  * builds expect from the upstream (dependency confusion), and versions are never merged.
  */
 export function installUplinkGuard(app: FastifyInstance): void {
-  app.addHook('onRequest', (request, _reply, done) => {
-    const method = request.method;
-    if (method === 'GET' || method === 'HEAD') return done();
-    const name = (request.params as { name?: unknown } | undefined)?.name;
-    const uplink = typeof name === 'string' ? request.ctx.settings.uplinks?.match(name) : undefined;
-    if (uplink === undefined) return done();
-    done(
-      new ProtocolError(
-        'FORBIDDEN',
-        `'${name as string}' is served from the upstream registry '${uplink.name}' (uplink): it cannot be published or changed here`,
-      ),
-    );
+  // Only on the routes that write: a GET never runs it, so the reads' hooks stay the request
+  // pipeline's steps, as the hot path runs them.
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (methods.every((method) => method === 'GET' || method === 'HEAD')) return;
+    const existing = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest];
+    route.onRequest = [...existing, uplinkWriteGuard];
   });
+}
+
+function uplinkWriteGuard(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
+  const name = (request.params as { name?: unknown } | undefined)?.name;
+  const uplink = typeof name === 'string' ? request.ctx.settings.uplinks?.match(name) : undefined;
+  if (uplink === undefined) return done();
+  done(
+    new ProtocolError(
+      'FORBIDDEN',
+      `'${name as string}' is served from the upstream registry '${uplink.name}' (uplink): it cannot be published or changed here`,
+    ),
+  );
 }

@@ -5,7 +5,6 @@ import { packageNotFound, parseFileName, type PackageReadService, type ReadScope
 import type { DocumentForm } from '../services/package-document.js';
 import type { Representation } from '../services/representation.js';
 import { blobKeyFor } from '../storage/blob-keys.js';
-import { MemoryUplinkCache } from '../storage/memory-uplink-cache.js';
 import type { StoredPackage, TenantId, UplinkCacheRecord, UplinkCacheStore } from '../storage/ports.js';
 import { CircuitBreaker, type CircuitState } from './circuit-breaker.js';
 import { withLiveResults } from './live-search.js';
@@ -95,7 +94,7 @@ export class UplinkService {
     this.#reads = reads;
     this.#client = options.client;
     this.#onFailure = options.onFailure ?? (() => undefined);
-    this.#store = deps.uplinkCache ?? new MemoryUplinkCache();
+    this.#store = deps.uplinkCache;
   }
 
   /**

@@ -14,7 +14,7 @@ const FORM_BODY_LIMIT = 16 * 1024;
  * pages instead of JSON, and HTML form bodies parsed. Only for the web interface's own routes.
  */
 export function installHtmlResponses(app: FastifyInstance, web: WebServices): void {
-  app.addHook('onSend', async (_request, reply, payload) => {
+  app.addHook('onSend', async function htmlResponses(_request, reply, payload) {
     setSecurityHeaders(reply);
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'private, no-cache');
     return payload;

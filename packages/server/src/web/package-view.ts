@@ -6,7 +6,8 @@ import {
   type SupportedEngine,
   type VersionRecord,
 } from '@pkg/protocol';
-import type { MetadataStore, StoredPackage, TenantId } from '../storage/ports.js';
+import type { PackageReadService } from '../services/package-reads.js';
+import type { StoredPackage, TenantId } from '../storage/ports.js';
 import { installSnippet, type InstallSnippet } from './install-snippet.js';
 import { keywordsOf, latestVersionOf, personName, repositoryUrl } from './package-facts.js';
 import { safeHttpUrl } from './html.js';
@@ -56,15 +57,15 @@ const MAX_SCOPE_WALK = 500;
 
 /** Builds package pages' view models; dependencies are looked up in the same tenant. */
 export class PackageViews {
-  readonly #metadata: MetadataStore;
+  readonly #packages: PackageReadService;
 
-  constructor(metadata: MetadataStore) {
-    this.#metadata = metadata;
+  constructor(packages: PackageReadService) {
+    this.#packages = packages;
   }
 
   /** The view of `name` at `version` (default: latest), or undefined when either does not exist. */
   async view(tenant: TenantId, baseUrl: string, name: string, version?: string): Promise<PackageView | undefined> {
-    const stored = await this.#metadata.getPackage(tenant, name);
+    const stored = await this.#packages.stored(tenant, name);
     if (!stored || stored.unpublished) return undefined;
     const doc = stored.document;
     const latest = latestVersionOf(doc);
@@ -75,7 +76,7 @@ export class PackageViews {
 
     const lookups = new Map<string, StoredPackage | undefined>([[name, stored]]);
     const lookup = async (dep: string) => {
-      if (!lookups.has(dep)) lookups.set(dep, await this.#metadata.getPackage(tenant, dep));
+      if (!lookups.has(dep)) lookups.set(dep, await this.#packages.stored(tenant, dep));
       const found = lookups.get(dep);
       return found && !found.unpublished && Object.keys(found.document.versions ?? {}).length > 0 ? found : undefined;
     };

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ProtocolError } from '@pkg/protocol';
-import { BROWSER_SESSION_SECONDS } from './browser-sessions.js';
+import { BROWSER_SESSION_SECONDS } from '../services/browser-sessions.js';
 import { readCookie, setCookie } from './cookies.js';
 import type { WebServices } from './web-services.js';
 
@@ -52,8 +52,8 @@ export async function startBrowserSession(
   user: string,
 ): Promise<void> {
   // A new secret at every sign-in (no session fixation); the one it replaces ends now.
-  await web.sessions.end(request.ctx.tenant, readCookie(request, 'session'));
-  const secret = await web.sessions.start(request.ctx.tenant, user);
+  await web.registry.browserSessions.end(request.ctx.tenant, readCookie(request, 'session'));
+  const secret = await web.registry.browserSessions.start(request.ctx.tenant, user);
   setCookie(request, reply, 'session', secret, { sameSite: 'Lax', maxAge: BROWSER_SESSION_SECONDS });
 }
 

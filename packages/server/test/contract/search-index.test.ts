@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createStorage, loadConfig, type Storage } from '@pkg/server';
+import { createMemoryStorage, createStorage, loadConfig, type Storage } from '@pkg/server';
 import { buildStoredPackage, freshPostgresSchema, seedPackage, testPostgresUrl } from '@pkg/testkit';
 import { deriveSearchFields, maintainerKeys } from '../../src/search/search-fields.js';
 import { parseSearchText, type SearchQuery } from '../../src/search/search-query.js';
@@ -17,16 +17,22 @@ import { scorePackage } from '../../src/search/scoring.js';
 
 const NOW = new Date('2025-06-01T12:00:00Z');
 
-/** Each metadata driver with a search index, by the `database` setting that selects it. */
-const DRIVERS: { name: string; database: (dataDir: string) => string; drop?: () => Promise<void> }[] = [
-  { name: 'SQLite', database: (dataDir) => `sqlite:${path.join(dataDir, 'registry.db')}` },
+/** Each metadata driver with a search index: its storage, opened in a fresh data directory. */
+const DRIVERS: { name: string; open: (dataDir: string) => Promise<Storage>; drop?: () => Promise<void> }[] = [
+  { name: 'SQLite', open: (dataDir) => openStorage(dataDir, `sqlite:${path.join(dataDir, 'registry.db')}`) },
+  { name: 'memory', open: async () => createMemoryStorage({ now: () => NOW }) },
   ...(testPostgresUrl ? [postgresDriver()] : []),
 ];
+
+function openStorage(dataDir: string, database: string): Promise<Storage> {
+  const config = loadConfig({ flags: { data: dataDir, database, logLevel: 'silent' }, env: {} });
+  return createStorage(config, { now: () => NOW });
+}
 
 /** PostgreSQL on a fresh schema (when scripts/test.js found a server). */
 function postgresDriver() {
   const schema = freshPostgresSchema();
-  return { name: 'PostgreSQL', database: () => schema.url, drop: () => schema.drop() };
+  return { name: 'PostgreSQL', open: (dataDir: string) => openStorage(dataDir, schema.url), drop: () => schema.drop() };
 }
 
 // A small alphabet, so that names, keywords and texts collide often.
@@ -129,15 +135,14 @@ function tryParse(text: string): SearchQuery | undefined {
   }
 }
 
-describe.each(DRIVERS)('search index contract ($name)', ({ database, drop }) => {
+describe.each(DRIVERS)('search index contract ($name)', ({ open, drop }) => {
   let storage: Storage;
   let dataDir: string;
   let run = 0;
 
   beforeAll(async () => {
     dataDir = await mkdtemp(path.join(tmpdir(), 'pkg-registry-search-contract-'));
-    const config = loadConfig({ flags: { data: dataDir, database: database(dataDir), logLevel: 'silent' }, env: {} });
-    storage = await createStorage(config, { now: () => NOW });
+    storage = await open(dataDir);
   });
   afterAll(async () => {
     await storage.close();

@@ -95,7 +95,7 @@ describe('pkg-registry serve: a bad setting stops start-up with exit code 2', ()
     async (args) => {
       const run = await runRegistryCli(args);
       expect(run.code).toBe(0);
-      for (const flag of ['--host', '--port', '--data', '--config', '--tls-cert', '--young-generation', '--database-cache']) {
+      for (const flag of ['--host', '--port', '--data', '--config', '--tls-cert', '--document-cache', '--database-cache']) {
         expect(run.stdout).toContain(flag);
       }
       // Each option's description starts in one column, two spaces at least after the longest option.

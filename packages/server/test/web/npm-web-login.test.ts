@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loginUser, request, startRegistry, type TestRegistry } from '@pkg/testkit';
-import { NPM_LOGIN_POLL_SECONDS, NPM_LOGIN_SECONDS } from '../../src/web/npm-web-login.js';
+import { NPM_LOGIN_POLL_SECONDS, NPM_LOGIN_SECONDS } from '../../src/services/npm-web-login.js';
 import { WebClient } from './web-client.js';
 
 let registry: TestRegistry;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loginUser, request, startRegistry, type TestRegistry } from '@pkg/testkit';
-import { BROWSER_SESSION_SECONDS } from '../../src/web/browser-sessions.js';
+import { BROWSER_SESSION_SECONDS } from '../../src/services/browser-sessions.js';
 import { WebClient, squash } from './web-client.js';
 
 let registry: TestRegistry;

@@ -1,19 +1,12 @@
+import type { TokenSummary } from '../../services/auth-service.js';
 import { CSRF_FIELD } from '../csrf.js';
 import { html, type SafeHtml } from '../html.js';
 import { isoDate } from '../package-facts.js';
 import { layout } from './layout.js';
 import type { PageContext } from './page-context.js';
 
-/** A token as the account page lists it: never the token itself. */
-export interface TokenRow {
-  /** Public id (the hash's start): what the revoke form sends. */
-  id: string;
-  /** The token's first characters, when stored. */
-  prefix: string | undefined;
-  createdAt: string;
-  expiresAt: string | null;
-  readonly: boolean;
-}
+/** A token as the account page lists it: never the token itself; the revoke form sends its id. */
+export type TokenRow = TokenSummary;
 
 export interface AccountView {
   user: string;

@@ -1,6 +1,6 @@
 import { CSRF_FIELD } from '../csrf.js';
 import { html } from '../html.js';
-import type { PendingNpmLogin } from '../npm-web-login.js';
+import type { PendingNpmLogin } from '../../services/npm-web-login.js';
 import { layout } from './layout.js';
 import type { PageContext } from './page-context.js';
 import { signInForm } from './sign-in-form.js';

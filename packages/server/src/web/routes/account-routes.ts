@@ -43,7 +43,7 @@ export async function accountRoutes(app: FastifyInstance, { web }: { web: WebSer
 
   app.post<{ Body: Form }>('/-/web/signout', async (request, reply) => {
     checkCsrf(request, formOf(request.body).csrf);
-    await web.sessions.end(request.ctx.tenant, readCookie(request, 'session'));
+    await web.registry.browserSessions.end(request.ctx.tenant, readCookie(request, 'session'));
     clearCookie(request, reply, 'session');
     return reply.redirect('/', 303);
   });
@@ -53,7 +53,7 @@ export async function accountRoutes(app: FastifyInstance, { web }: { web: WebSer
     if (!ctx.viewer) return reply.redirect(`/-/web/signin?next=${encodeURIComponent(ACCOUNT)}`, 303);
     const [user, tokens] = await Promise.all([
       web.registry.auth.getUser(request.ctx.tenant, ctx.viewer),
-      web.tokens.list(request.ctx.tenant, ctx.viewer),
+      web.registry.auth.listTokens(request.ctx.tenant, ctx.viewer),
     ]);
     const notice = request.query.revoked === '1' ? 'The token was revoked.' : undefined;
     return sendPage(
@@ -67,9 +67,9 @@ export async function accountRoutes(app: FastifyInstance, { web }: { web: WebSer
   app.post<{ Body: Form }>(`${ACCOUNT}/tokens/revoke`, async (request, reply) => {
     const form = formOf(request.body);
     checkCsrf(request, form.csrf);
-    const user = await web.sessions.userOf(request.ctx.tenant, readCookie(request, 'session'));
+    const user = await web.registry.browserSessions.userOf(request.ctx.tenant, readCookie(request, 'session'));
     if (!user) return reply.redirect(`/-/web/signin?next=${encodeURIComponent(ACCOUNT)}`, 303);
-    if (!(await web.tokens.revoke(request.ctx.tenant, user, form.id ?? ''))) {
+    if (!(await web.registry.auth.revokeToken(request.ctx.tenant, user, form.id ?? ''))) {
       throw new ProtocolError('NOT_FOUND', 'You have no token with that id (it may be revoked already)');
     }
     return reply.redirect(`${ACCOUNT}?revoked=1`, 303);

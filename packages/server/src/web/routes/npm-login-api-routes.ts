@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { ProtocolError } from '@pkg/protocol';
 import { isObject } from '../../services/json-shapes.js';
-import { isSecret } from '../npm-web-login.js';
+import { isSecret } from '../../services/npm-web-login.js';
 import type { WebServices } from '../web-services.js';
 
 /**
@@ -17,7 +17,7 @@ export async function npmLoginApiRoutes(app: FastifyInstance, { web }: { web: We
     const create = request.body?.create;
     if (create !== undefined && typeof create !== 'boolean')
       throw new ProtocolError('BAD_REQUEST', "'create' must be true or false");
-    const urls = await web.npmLogin.start(request.ctx.tenant, request.ctx.baseUrl, {
+    const urls = await web.registry.npmLogin.start(request.ctx.tenant, request.ctx.baseUrl, {
       client: String(request.headers['user-agent'] ?? '').slice(0, 200),
       ip: request.ip,
       create: create === true,
@@ -27,7 +27,7 @@ export async function npmLoginApiRoutes(app: FastifyInstance, { web }: { web: We
 
   app.get<{ Params: { secret: string } }>('/-/v1/login/done/:secret', async (request, reply) => {
     if (!isSecret(request.params.secret)) throw new ProtocolError('NOT_FOUND', 'This login session does not exist');
-    const poll = await web.npmLogin.collect(request.ctx.tenant, request.params.secret);
+    const poll = await web.registry.npmLogin.collect(request.ctx.tenant, request.params.secret);
     reply.header('cache-control', 'no-store');
     if (poll.state === 'pending') return reply.code(202).header('retry-after', String(poll.retryAfter)).send({});
     return reply.send({ token: poll.token });

@@ -16,7 +16,7 @@ const COMPLETE = '/-/web/login-complete';
 export async function npmLoginPageRoutes(app: FastifyInstance, { web }: { web: WebServices }): Promise<void> {
   app.get<{ Params: { secret: string } }>('/-/web/login/:secret', async (request, reply) => {
     const ctx = await pageContext(request, reply, web);
-    const pending = await web.npmLogin.pending(request.ctx.tenant, request.params.secret);
+    const pending = await web.registry.npmLogin.pending(request.ctx.tenant, request.params.secret);
     if (!pending) return gone(reply, ctx);
     const { signup } = request.ctx.settings;
     return sendPage(reply, npmLoginPage(ctx, { action: request.url, pending, signup }), 200, 'no-store');
@@ -27,7 +27,7 @@ export async function npmLoginPageRoutes(app: FastifyInstance, { web }: { web: W
     checkCsrf(request, form.csrf);
     const ctx = await pageContext(request, reply, web);
     const tenant = request.ctx.tenant;
-    const pending = await web.npmLogin.pending(tenant, request.params.secret);
+    const pending = await web.registry.npmLogin.pending(tenant, request.params.secret);
     if (!pending) return gone(reply, ctx);
 
     let user: string;
@@ -42,7 +42,7 @@ export async function npmLoginPageRoutes(app: FastifyInstance, { web }: { web: W
       }
       user = outcome.user;
     }
-    if (!(await web.npmLogin.approve(tenant, request.params.secret, user))) return gone(reply, ctx);
+    if (!(await web.registry.npmLogin.approve(tenant, request.params.secret, user))) return gone(reply, ctx);
     if (ctx.viewer !== user) await startBrowserSession(request, reply, web, user);
     return reply.redirect(COMPLETE, 303);
   });

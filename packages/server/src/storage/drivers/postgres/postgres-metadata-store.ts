@@ -81,6 +81,12 @@ export class PostgresMetadataStore implements MetadataStore {
   }
 
   /** Readiness: a round trip to the database. */
+  async afterBulkImport(): Promise<void> {
+    // Until autovacuum runs, PostgreSQL has no statistics of the new rows: without them it may
+    // scan instead of using the search indexes.
+    await this.pool.query('ANALYZE packages, search_packages, download_counts');
+  }
+
   async ping(): Promise<void> {
     await this.pool.query('SELECT 1');
   }

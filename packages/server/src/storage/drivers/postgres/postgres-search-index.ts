@@ -5,7 +5,7 @@ import type { SearchQuery } from '../../../search/search-query.js';
 import { scorePackage, scoreWrittenPackage } from '../../../search/scoring.js';
 import { addDays, utcDay } from '../../../search/utc-days.js';
 import type { PackageSummary, SearchHit, SearchIndex, SearchPage, StoredPackage, TenantId } from '../../ports.js';
-import { listKey, partsKey } from '../sqlite/sqlite-search-sql.js';
+import { listKey, partsKey } from '../../../search/search-keys.js';
 import { inTransaction } from './pg-connection.js';
 import type { PostgresPackageWriteHook } from './postgres-metadata-store.js';
 import { compileSearch, FIELD_MARK, searchWords } from './postgres-search-sql.js';

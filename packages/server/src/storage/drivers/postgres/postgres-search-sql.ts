@@ -7,7 +7,7 @@
  */
 import { isShortTerm, TIER } from '../../../search/relevance.js';
 import type { SearchQuery } from '../../../search/search-query.js';
-import { listKey, markTerm, PART_MARK } from '../sqlite/sqlite-search-sql.js';
+import { listKey, markTerm, PART_MARK } from '../../../search/search-keys.js';
 
 /** Words are runs of letters and digits (search/relevance.ts), the unit of short-term matches. */
 const WORD_SEPARATORS = /[^\p{L}\p{N}\p{Co}]+/u;

@@ -6,7 +6,8 @@ import { scorePackage, scoreWrittenPackage } from '../../../search/scoring.js';
 import { addDays, utcDay } from '../../../search/utc-days.js';
 import type { PackageSummary, SearchHit, SearchIndex, SearchPage, StoredPackage, TenantId } from '../../ports.js';
 import type { SqlitePackageWriteHook } from './sqlite-metadata-store.js';
-import { compileSearch, listKey, partsKey, tenantIdRange, type CompiledSearch } from './sqlite-search-sql.js';
+import { listKey, partsKey } from '../../../search/search-keys.js';
+import { compileSearch, tenantIdRange, type CompiledSearch } from './sqlite-search-sql.js';
 
 type Db = Database.Database;
 type Statement = Database.Statement;

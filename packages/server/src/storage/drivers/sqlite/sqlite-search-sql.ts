@@ -5,13 +5,9 @@
  * only on the query's shape (how many terms, which qualifiers), so statements are prepared once
  * per shape; the values are bound.
  */
-import type { SearchQuery } from '../../../search/search-query.js';
-import { isShortTerm, PART_SEPARATORS, TIER } from '../../../search/relevance.js';
-
-/** Marks the start of a name part in `parts_key`, and separates keywords and maintainers. */
-export const PART_MARK = '\x1f';
-/** Joins the name and displayName halves of `parts_key`; a term never contains it. */
-export const HALF_MARK = '\x1e';
+import type { SearchQuery } from '../../../search/search-types.js';
+import { isShortTerm, TIER } from '../../../search/relevance.js';
+import { listKey, markTerm, PART_MARK } from '../../../search/search-keys.js';
 
 const TEXT_COLUMNS = '{name display keywords description author}';
 /** A value the word index holds as one token: letters and digits only. */
@@ -42,38 +38,6 @@ export const TENANT_ID_SPAN = 2 ** 32;
 
 export function tenantIdRange(tenantNumber: number): { lo: number; hi: number } {
   return { lo: tenantNumber * TENANT_ID_SPAN + 1, hi: (tenantNumber + 1) * TENANT_ID_SPAN - 1 };
-}
-
-/**
- * `parts_key` of a name or displayName: the text with PART_MARK at the start of every part
- * (the start, and after each separator), so "starts a part" and "occurs" both become a plain
- * `instr` with the term marked the same way (markTerm).
- */
-export function partsKey(name: string, displayName: string): string {
-  return markText(name) + HALF_MARK + (displayName.length > 0 ? markText(displayName) : '');
-}
-
-function markText(text: string): string {
-  return PART_MARK + markSeparators(text);
-}
-
-/** The term as it appears inside `parts_key`: a PART_MARK after each of its separators. */
-export function markTerm(term: string): string {
-  return markSeparators(term);
-}
-
-function markSeparators(text: string): string {
-  let out = '';
-  for (const ch of text) {
-    out += ch;
-    if ((PART_SEPARATORS as readonly string[]).includes(ch)) out += PART_MARK;
-  }
-  return out;
-}
-
-/** A list as stored in `keywords_key` / `maintainers_key`: every item between marks. */
-export function listKey(items: readonly string[]): string {
-  return items.length === 0 ? '' : PART_MARK + items.join(PART_MARK) + PART_MARK;
 }
 
 export function compileSearch(query: SearchQuery): CompiledSearch {

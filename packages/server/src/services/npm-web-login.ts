@@ -1,7 +1,7 @@
 import { ProtocolError } from '@pkg/protocol';
-import type { AuthService } from '../services/auth-service.js';
-import { hashToken, newToken } from '../services/tokens.js';
-import type { MetadataStore, TenantId } from '../storage/ports.js';
+import type { AuthService } from './auth-service.js';
+import { hashToken, newToken } from './tokens.js';
+import type { RegistryStore, TenantId } from '../storage/ports.js';
 
 /** How long an `npm login` waits for its user to sign in in the browser. */
 export const NPM_LOGIN_SECONDS = 5 * 60;
@@ -42,11 +42,11 @@ export type NpmLoginPoll = { state: 'pending'; retryAfter: number } | { state: '
  * so it is single use.
  */
 export class NpmWebLogin {
-  readonly #metadata: MetadataStore;
+  readonly #metadata: RegistryStore;
   readonly #auth: AuthService;
   readonly #now: () => Date;
 
-  constructor(metadata: MetadataStore, auth: AuthService, now: () => Date) {
+  constructor(metadata: RegistryStore, auth: AuthService, now: () => Date) {
     this.#metadata = metadata;
     this.#auth = auth;
     this.#now = now;

@@ -1,5 +1,5 @@
-import type { MetadataStore, TenantId } from '../storage/ports.js';
-import { hashToken, newToken } from '../services/tokens.js';
+import type { RegistryStore, TenantId } from '../storage/ports.js';
+import { hashToken, newToken } from './tokens.js';
 
 /** How long a browser stays signed in to the web interface. */
 export const BROWSER_SESSION_SECONDS = 12 * 60 * 60;
@@ -12,10 +12,10 @@ const KIND = 'web';
  * nobody a session. A session is only a key to the web pages: it never authenticates API calls.
  */
 export class BrowserSessions {
-  readonly #metadata: MetadataStore;
+  readonly #metadata: RegistryStore;
   readonly #now: () => Date;
 
-  constructor(metadata: MetadataStore, now: () => Date) {
+  constructor(metadata: RegistryStore, now: () => Date) {
     this.#metadata = metadata;
     this.#now = now;
   }

@@ -1,0 +1,30 @@
+import type { TenantId, UplinkCacheRecord, UplinkCacheStore } from '../../ports.js';
+import type { MemoryPackageWriteHook } from './memory-metadata-store.js';
+
+/** Uplink freshness in process memory: the memory storage's driver, and deps built without one. */
+export class MemoryUplinkCache implements UplinkCacheStore {
+  readonly #records: Map<string, UplinkCacheRecord>;
+
+  /** Forgets a deleted tenant's records; package writes do not touch them. */
+  readonly writeHook: MemoryPackageWriteHook = {
+    onWrite: () => undefined,
+    onTenantDelete: (tenant) => {
+      const prefix = `${tenant}\0`;
+      for (const key of this.#records.keys()) if (key.startsWith(prefix)) this.#records.delete(key);
+    },
+  };
+
+  /** `records` may be shared by several caches, as several processes share a database. */
+  constructor(records: Map<string, UplinkCacheRecord> = new Map()) {
+    this.#records = records;
+  }
+
+  async get(tenant: TenantId, name: string): Promise<UplinkCacheRecord | undefined> {
+    const record = this.#records.get(`${tenant}\0${name}`);
+    return record && { ...record };
+  }
+
+  async put(tenant: TenantId, name: string, record: UplinkCacheRecord): Promise<void> {
+    this.#records.set(`${tenant}\0${name}`, { ...record });
+  }
+}

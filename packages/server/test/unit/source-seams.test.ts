@@ -1,0 +1,131 @@
+/**
+ * The seams of the source tree, checked on the files themselves: no import cycle among the
+ * source files of any workspace, no storage driver reaching into another driver's files, and
+ * no V8 flag changed while the server runs (memory bounds are start options of `node`).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+const packagesRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+const WORKSPACES = ['protocol', 'server', 'cli', 'testkit'];
+
+/** Every `.ts` file under `dir`. */
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
+    .map((entry) => path.join(entry.parentPath, entry.name));
+}
+
+/** File → the files of the same workspace it imports (static and dynamic, types included). */
+function importGraph(files: readonly string[]): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const file of files) {
+    const { importedFiles } = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
+    graph.set(
+      file,
+      importedFiles
+        .map((imported) => imported.fileName)
+        .filter((name) => name.startsWith('.'))
+        .map((name) => path.resolve(path.dirname(file), name.replace(/\.js$/, '.ts'))),
+    );
+  }
+  return graph;
+}
+
+/** The strongly connected groups of more than one file (Tarjan): each is an import cycle. */
+export function importCycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  const visit = (file: string): void => {
+    index.set(file, next);
+    low.set(file, next);
+    next++;
+    stack.push(file);
+    onStack.add(file);
+    for (const target of graph.get(file) ?? []) {
+      if (!graph.has(target)) continue;
+      if (!index.has(target)) {
+        visit(target);
+        low.set(file, Math.min(low.get(file)!, low.get(target)!));
+      } else if (onStack.has(target)) {
+        low.set(file, Math.min(low.get(file)!, index.get(target)!));
+      }
+    }
+    if (low.get(file) !== index.get(file)) return;
+    const group: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      onStack.delete(member);
+      group.push(member);
+    } while (member !== file);
+    if (group.length > 1 || (graph.get(file) ?? []).includes(file)) cycles.push(group.sort());
+  };
+  for (const file of graph.keys()) if (!index.has(file)) visit(file);
+  return cycles;
+}
+
+const relative = (file: string) => path.relative(packagesRoot, file);
+
+describe('import cycles', () => {
+  it.each(WORKSPACES)('none among the source files of packages/%s', (workspace) => {
+    const graph = importGraph(sourceFiles(path.join(packagesRoot, workspace, 'src')));
+    expect(graph.size).toBeGreaterThan(5);
+    expect(importCycles(graph).map((cycle) => cycle.map(relative))).toEqual([]);
+  });
+
+  it('are found, however long', () => {
+    const graph = new Map([
+      ['a', ['b']],
+      ['b', ['c']],
+      ['c', ['a', 'd']],
+      ['d', []],
+      ['e', ['e']],
+    ]);
+    expect(importCycles(graph)).toEqual([['a', 'b', 'c'], ['e']]);
+  });
+});
+
+describe('storage drivers', () => {
+  const driversDir = path.join(packagesRoot, 'server/src/storage/drivers');
+  const driverOf = (file: string) => path.relative(driversDir, file).split(path.sep)[0];
+
+  it('import no file of another driver', () => {
+    const files = sourceFiles(driversDir);
+    const crossings: string[] = [];
+    for (const [file, targets] of importGraph(files)) {
+      for (const target of targets) {
+        if (target.startsWith(driversDir + path.sep) && driverOf(target) !== driverOf(file)) {
+          crossings.push(`${relative(file)} imports ${relative(target)}`);
+        }
+      }
+    }
+    expect(new Set(files.map(driverOf))).toEqual(new Set(['fs', 'memory', 'postgres', 'redis', 's3', 'sqlite']));
+    expect(crossings).toEqual([]);
+  });
+
+  it('are named by no file outside storage/ (create-storage.ts picks them)', () => {
+    const serverSrc = path.join(packagesRoot, 'server/src');
+    const outside = [...importGraph(sourceFiles(serverSrc))]
+      .filter(([file]) => !file.startsWith(path.join(serverSrc, 'storage') + path.sep))
+      .flatMap(([file, targets]) => targets.filter((t) => t.startsWith(driversDir)).map(() => relative(file)));
+    expect([...new Set(outside)]).toEqual([]);
+  });
+});
+
+describe('V8 and libuv options', () => {
+  it('are never changed by the running server', () => {
+    const offenders = sourceFiles(path.join(packagesRoot, 'server/src'))
+      .concat(path.join(packagesRoot, 'server/bin/pkg-registry.js'))
+      .filter((file) => /setFlagsFromString|runInNewContext|expose-gc|UV_THREADPOOL_SIZE/.test(readFileSync(file, 'utf8')))
+      .map(relative);
+    expect(offenders).toEqual([]);
+  });
+});
