@@ -9,7 +9,8 @@ import { Reporter } from './output/reporter.js';
 const GLOBAL_HELP = `
 Environment:
   PKG_REGISTRY          registry to use when no --registry is given (overrides the config file)
-  PKG_TOKEN             token to send instead of the stored one (for CI)
+  PKG_TOKEN             token to send to the registry in effect instead of the stored one (for CI)
+  UPM_USER_CONFIG_FILE  Unity's user config with registry tokens (default: ~/.upmconfig.toml)
   PKG_CONFIG_DIR        directory of config.json (default: the platform's config directory)
   PKG_DATA_DIR          directory of stored tokens and global packages
   HTTPS_PROXY, HTTP_PROXY, NO_PROXY   proxies; NODE_EXTRA_CA_CERTS: extra trusted CAs
@@ -64,7 +65,8 @@ export async function runCli(argv: string[], deps: Deps): Promise<ExitCode> {
   }
   if (!invocation) return EXIT.USAGE;
 
-  const ctx = new CommandContext(deps, reporter);
+  const registryFlag = invocation.input.options.registry;
+  const ctx = new CommandContext(deps, reporter, typeof registryFlag === 'string' ? registryFlag : undefined);
   try {
     const result = await invocation.command.run(ctx, invocation.input);
     reporter.result(result);

@@ -9,6 +9,15 @@ import type { TokenStore } from './auth/token-store.js';
 import type { Reporter } from './output/reporter.js';
 import { ClientError } from './output/errors.js';
 
+interface Credential {
+  token: string | null;
+  scheme?: 'Bearer' | 'Basic';
+  /** Send it only once the registry asks (upmconfig's `alwaysAuth = false`). */
+  lazy?: boolean;
+  /** Where it came from, for messages. */
+  source?: string;
+}
+
 export interface RegistryClientRequest {
   /** Token to send; by default the host's stored token (or PKG_TOKEN), when there is one. */
   token?: string | null;
@@ -27,11 +36,15 @@ export class CommandContext {
   #tokens: Promise<TokenStore> | null = null;
   #transport: Promise<HttpTransport> | null = null;
   #prompter: Prompter | null = null;
+  readonly #registryFlag: string | undefined;
+  #upmconfigWarned = false;
 
-  constructor(deps: Deps, reporter: Reporter) {
+  /** `registryFlag` is the run's `--registry`, which decides the registry in effect. */
+  constructor(deps: Deps, reporter: Reporter, registryFlag?: string) {
     this.deps = deps;
     this.reporter = reporter;
     this.paths = clientPaths(deps.env, deps.platform, deps.homedir);
+    this.#registryFlag = registryFlag;
   }
 
   /** The per-user config file, read once. */
@@ -58,7 +71,10 @@ export class CommandContext {
       const { selectTokenStore } = await import('./auth/select.js');
       const config = await this.config();
       const { deps } = this;
+      // A bad --registry is reported by the command itself; PKG_TOKEN then speaks for no host.
+      const inEffect = await this.registryUrl(this.#registryFlag).catch(() => null);
       return selectTokenStore({
+        envTokenHost: inEffect ? registryHostKey(inEffect) : '',
         setting: String(config.get('tokenStore')),
         env: deps.env,
         platform: deps.platform,
@@ -89,18 +105,26 @@ export class CommandContext {
     return token;
   }
 
-  /** A client for `registry`, sending the host's token unless told otherwise. */
+  /**
+   * A client for `registry`, sending its credential unless told otherwise: PKG_TOKEN (for the
+   * registry in effect), else the token `pkg login` stored for the host, else the one Unity's
+   * `~/.upmconfig.toml` holds for the URL.
+   */
   async registry(registry: RegistryUrl, request: RegistryClientRequest = {}): Promise<RegistryClient> {
-    const [{ RegistryClient }, transport, token] = await Promise.all([
+    const [{ RegistryClient }, transport, credential] = await Promise.all([
       import('./http/registry-client.js'),
       this.#openTransport(),
-      request.token === undefined ? this.#tokenForReads(registry) : Promise.resolve(request.token),
+      request.token === undefined ? this.#credentialForReads(registry) : Promise.resolve<Credential>({ token: request.token }),
     ]);
+    const { token } = credential;
     if (token) this.reporter.addSecret(token);
     return new RegistryClient({
       registry,
       transport,
       token,
+      ...(credential.scheme ? { tokenScheme: credential.scheme } : {}),
+      ...(credential.lazy ? { lazyAuth: true } : {}),
+      ...(credential.source ? { tokenSource: credential.source } : {}),
       userAgent: `pkg/${this.deps.version}`,
       sleep: this.deps.sleep,
       now: this.deps.now,
@@ -116,6 +140,29 @@ export class CommandContext {
       if (!(err instanceof ClientError)) throw err;
       this.reporter.warn(`${err.message}; continuing without a token.`);
       return null;
+    }
+  }
+
+  async #credentialForReads(registry: RegistryUrl): Promise<Credential> {
+    const stored = await this.#tokenForReads(registry);
+    if (stored) {
+      const fromEnv = (await this.tokens()).overridden && stored === this.deps.env.PKG_TOKEN?.trim();
+      return { token: stored, scheme: 'Bearer', source: fromEnv ? 'the token in PKG_TOKEN' : 'the token `pkg login` stored' };
+    }
+    const { readUpmCredential, upmConfigPath } = await import('./auth/upmconfig.js');
+    const file = upmConfigPath(this.deps.env, this.deps.homedir, this.deps.platform);
+    try {
+      const upm = await readUpmCredential(this.deps.fs, file, registry);
+      if (!upm) return { token: null };
+      this.reporter.debug(`using the credential for ${registry} from ${file}`);
+      return { token: upm.value, scheme: upm.scheme, lazy: !upm.alwaysAuth, source: `the token in ${file}` };
+    } catch (err) {
+      // Once per run, however many registries the project names.
+      if (!this.#upmconfigWarned) {
+        this.reporter.warn(`Cannot read ${file}: ${(err as Error).message}; continuing without its credentials.`);
+      }
+      this.#upmconfigWarned = true;
+      return { token: null };
     }
   }
 

@@ -72,12 +72,15 @@ export interface TransportOptions {
   timeoutMs: number;
 }
 
-/** One HTTP exchange, fully buffered. */
+/**
+ * One HTTP exchange; the response is fully buffered. A streamed body (an upload of hundreds of
+ * MB) is read as it is sent; its length must be known and is given in `content-length`.
+ */
 export interface HttpRequest {
   method: string;
   url: URL;
   headers: Record<string, string>;
-  body?: string | Buffer;
+  body?: string | Buffer | AsyncIterable<Uint8Array>;
 }
 
 export interface HttpResponse {

@@ -1,16 +1,19 @@
 import type { TokenStore } from './token-store.js';
 
 /**
- * `PKG_TOKEN` overrides storage (for CI): every read answers it, for every host; writes and
- * deletes still reach the store underneath, so `login` and `logout` keep working.
+ * `PKG_TOKEN` overrides storage (for CI) for the registry in effect only: reads for that host
+ * answer it, other hosts (the other registries a project names) keep their own tokens. Writes
+ * and deletes still reach the store underneath, so `login` and `logout` keep working.
  */
 export class EnvTokenOverride implements TokenStore {
   readonly overridden = true;
   readonly #token: string;
+  readonly #host: string;
   readonly #base: TokenStore;
 
-  constructor(token: string, base: TokenStore) {
+  constructor(token: string, host: string, base: TokenStore) {
     this.#token = token;
+    this.#host = host;
     this.#base = base;
   }
 
@@ -18,8 +21,8 @@ export class EnvTokenOverride implements TokenStore {
     return this.#base.name;
   }
 
-  async get(_host: string): Promise<string | null> {
-    return this.#token;
+  async get(host: string): Promise<string | null> {
+    return host === this.#host ? this.#token : this.#base.get(host);
   }
 
   set(host: string, token: string): Promise<void> {

@@ -16,18 +16,20 @@ export interface SelectTokenStoreOptions {
   loadKeyring(): Promise<KeyringBinding>;
   sleep(ms: number): Promise<void>;
   now(): Date;
+  /** Host key of the registry in effect: the only one PKG_TOKEN speaks for. */
+  envTokenHost: string;
   /** Told why the keychain was not used, for --verbose. */
   debug?(message: string): void;
 }
 
 /**
  * The one place that decides where tokens live: the OS keychain when one answers (or when
- * the setting demands it), otherwise the encrypted file; PKG_TOKEN, when set, overrides reads.
+ * the setting demands it), otherwise the encrypted file; PKG_TOKEN, when set, overrides reads for the registry in effect.
  */
 export async function selectTokenStore(options: SelectTokenStoreOptions): Promise<TokenStore> {
   const base = await baseStore(options);
   const envToken = options.env.PKG_TOKEN?.trim();
-  return envToken ? new EnvTokenOverride(envToken, base) : base;
+  return envToken ? new EnvTokenOverride(envToken, options.envTokenHost, base) : base;
 }
 
 async function baseStore(options: SelectTokenStoreOptions): Promise<TokenStore> {

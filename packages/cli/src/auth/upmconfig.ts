@@ -63,3 +63,31 @@ export async function removeUpmToken(fs: FileSystem, file: string, registry: str
   await writeToml(fs, file, doc);
   return true;
 }
+
+/** A credential Unity would send to a registry, read from `[npmAuth."<url>"]`. */
+export interface UpmCredential {
+  /** The token, or the base64 `user:password` of `_auth`. */
+  value: string;
+  scheme: 'Bearer' | 'Basic';
+  /** `alwaysAuth`: send it with every request rather than only when the registry asks. */
+  alwaysAuth: boolean;
+}
+
+/**
+ * The credential `~/.upmconfig.toml` holds for `registry` (the key matched with and without a
+ * trailing slash, as Unity does); null when there is none or the file does not exist. A file
+ * that is not valid TOML is an error: Unity would not read it either.
+ */
+export async function readUpmCredential(fs: FileSystem, file: string, registry: string): Promise<UpmCredential | null> {
+  const doc = await readToml(fs, file);
+  const npmAuth = doc.npmAuth;
+  if (typeof npmAuth !== 'object' || npmAuth === null) return null;
+  for (const [key, raw] of Object.entries(npmAuth as Table)) {
+    if (!sameRegistry(key, registry) || typeof raw !== 'object' || raw === null) continue;
+    const entry = raw as Table;
+    const alwaysAuth = entry.alwaysAuth === true;
+    if (typeof entry.token === 'string' && entry.token !== '') return { value: entry.token, scheme: 'Bearer', alwaysAuth };
+    if (typeof entry._auth === 'string' && entry._auth !== '') return { value: entry._auth, scheme: 'Basic', alwaysAuth };
+  }
+  return null;
+}

@@ -19,6 +19,8 @@ export interface ProjectManifest {
   dependencies: Record<string, string>;
   /** Empty for engines without scoped registries. */
   scopedRegistries: ScopedRegistry[];
+  /** The manifest's own default registry (Unity's top-level `registry`), when it names one. */
+  registry?: string;
 }
 
 /** A manifest as read from disk: its exact text (edits start from it) and what it says. */
@@ -40,6 +42,8 @@ export interface ManifestChange {
    * is empty. Other entries are never touched.
    */
   registry?: ScopedRegistry;
+  /** Several entries changed at once, each as `registry` describes. */
+  registries?: ScopedRegistry[];
 }
 
 /** The project's engine version, as far as it could be read. */
@@ -62,6 +66,11 @@ export interface Engine {
   readonly versionField: string;
   /** Whether manifests list which registry serves which packages (`scopedRegistries`). */
   readonly usesScopedRegistries: boolean;
+  /**
+   * The engine maker's registry, which serves every package no scoped registry claims (Unity's
+   * https://packages.unity.com). pkg never asks it: the editor fetches and updates those itself.
+   */
+  readonly ownRegistry?: string;
   /** The manifest's path relative to the project root, for messages and backups. */
   readonly manifestRelativePath: string;
 

@@ -1,11 +1,13 @@
 /**
  * `--global` for install, list, update and uninstall. Global packages belong to no project, so
  * no engine version limits them; everything else (version choice, dependency raises, integrity
- * checks, reports) is what the project commands do.
+ * checks, reports) is what the project commands do. Each package records the registry it came
+ * from, and list and update ask that registry again; `--registry` narrows them to its packages.
  */
 import semver from 'semver';
 import { TarballCache } from '../cache/tarball-cache.js';
 import type { CommandContext } from '../context.js';
+import { normalizeRegistryUrl, sameRegistryUrl } from '../engines/registry-url.js';
 import { ClientError } from '../output/errors.js';
 import { addReport, listReport, uninstallReport, type ListedPackage, type ProjectHeader } from '../output/project-reports.js';
 import type { CommandResult } from '../output/reporter.js';
@@ -13,12 +15,14 @@ import { updateReport } from '../output/update-report.js';
 import { throwOnConflicts } from '../project/conflicts.js';
 import { planContextFor } from '../project/open-project.js';
 import { fetchIntoCache, type ProjectUpdateOptions } from '../project/project-update.js';
-import { fetchDocuments, planWithDocuments, type DocumentMap } from '../project/registry-documents.js';
+import { planWithDocuments, type DocumentMap } from '../project/registry-documents.js';
+import { RegistrySet } from '../project/registry-set.js';
 import { parsePackageRequest, planAdd } from '../updates/add-plan.js';
 import { pickNewest } from '../updates/pick-version.js';
 import { recordOf, type PlanContext } from '../updates/plan-context.js';
+import { RegistryRouting } from '../updates/registry-routing.js';
 import { planUpdate } from '../updates/update-plan.js';
-import { GlobalPackages } from './global-packages.js';
+import { GlobalPackages, type GlobalManifest } from './global-packages.js';
 
 const NO_ENGINE = { text: null };
 const LABEL = 'none (global packages)';
@@ -28,6 +32,24 @@ async function start(ctx: CommandContext, registryFlag: string | undefined) {
   const store = new GlobalPackages(ctx.deps.fs, ctx.paths.dataDir, { sleep: ctx.deps.sleep, now: ctx.deps.now });
   const header: ProjectHeader = { engine: 'global', engineLabel: LABEL, project: store.dir, registry };
   return { registry, store, header };
+}
+
+/**
+ * The registries of global packages: each installed one is asked of the registry it came from
+ * (older records without one: the registry in effect), everything else of the registry in effect.
+ */
+function globalRegistries(
+  ctx: CommandContext,
+  registry: string,
+  manifest: GlobalManifest,
+  requested: ReadonlySet<string> = new Set(),
+) {
+  const routing = new RegistryRouting(
+    { dependencies: {}, scopedRegistries: [] },
+    { usesScopedRegistries: false, fallback: registry },
+  );
+  const fixed = new Map(Object.entries(manifest.registries).filter(([name]) => !requested.has(name)));
+  return new RegistrySet(ctx, routing, { fixed });
 }
 
 function assertInstalled(installed: Record<string, string>, names: string[]): void {
@@ -41,11 +63,11 @@ function assertInstalled(installed: Record<string, string>, names: string[]): vo
   }
 }
 
-/** Downloads, verifies and extracts each version, in order. */
+/** Downloads, verifies and extracts each version, in order, each from its registry. */
 async function installVersions(
   ctx: CommandContext,
   store: GlobalPackages,
-  client: Awaited<ReturnType<CommandContext['registry']>>,
+  registries: RegistrySet,
   context: PlanContext,
   versions: { name: string; version: string }[],
 ): Promise<void> {
@@ -53,55 +75,87 @@ async function installVersions(
   for (const { name, version } of versions) {
     const record = recordOf(context, name, version);
     if (!record) throw new ClientError('VERSION_NOT_FOUND', { message: `Version '${version}' of ${name} not found` });
-    const tarball = await cache.fetch(client, record);
+    const tarball = await cache.fetch(await registries.client(registries.registryOf(name)), record);
     await store.install(name, version, tarball.data);
   }
+}
+
+/** The registry of every package in `names`, as it was fetched, for the global manifest. */
+function recorded(registries: RegistrySet, names: Iterable<string>): Record<string, string> {
+  return Object.fromEntries([...names].map((name) => [name, registries.registryOf(name)]));
 }
 
 export async function globalInstall(ctx: CommandContext, specs: string[], registryFlag?: string): Promise<CommandResult> {
   const requests = specs.map(parsePackageRequest);
   const { registry, store, header } = await start(ctx, registryFlag);
-  const client = await ctx.registry(registry);
   return store.locked(async () => {
-    const installed = await store.read();
+    const manifest = await store.readAll();
+    const registries = globalRegistries(ctx, registry, manifest, new Set(requests.map((r) => r.name)));
     const documents: DocumentMap = new Map();
-    const plan = await planWithDocuments(client, documents, (docs) =>
-      planAdd(installed, requests, planContextFor(null, NO_ENGINE, docs), { engineLabel: LABEL }),
+    const plan = await planWithDocuments(registries, documents, (docs) =>
+      planAdd(manifest.dependencies, requests, planContextFor(null, NO_ENGINE, docs), { engineLabel: LABEL }),
     );
-    throwOnConflicts(plan.conflicts);
+    throwOnConflicts(plan.conflicts, 'add');
     const versions = [
       ...plan.added.map((a) => ({ name: a.package, version: a.version })),
       ...plan.raised.map((r) => ({ name: r.package, version: r.to })),
     ];
-    await installVersions(ctx, store, client, planContextFor(null, NO_ENGINE, documents), versions);
-    await store.write(plan.dependencies);
+    await installVersions(ctx, store, registries, planContextFor(null, NO_ENGINE, documents), versions);
+    await store.write(plan.dependencies, {
+      ...manifest.registries,
+      ...recorded(
+        registries,
+        versions.map((v) => v.name),
+      ),
+    });
     return addReport(header, plan, null);
   });
 }
 
 export async function globalUninstall(ctx: CommandContext, names: string[], registryFlag?: string): Promise<CommandResult> {
-  const { store, header } = await start(ctx, registryFlag);
+  const { registry, store, header } = await start(ctx, registryFlag);
   return store.locked(async () => {
-    const installed = await store.read();
+    const manifest = await store.readAll();
+    const installed = manifest.dependencies;
     assertInstalled(installed, names);
+    if (registryFlag !== undefined) {
+      for (const name of names) {
+        const from = manifest.registries[name] ?? registry;
+        if (!sameRegistryUrl(from, registry)) {
+          throw new ClientError('GLOBAL_NOT_INSTALLED', {
+            message: `package '${name}' is not installed globally from ${registry}`,
+            hint: `It came from ${from}; run without --registry to remove it.`,
+          });
+        }
+      }
+    }
     const remaining = { ...installed };
     for (const name of names) {
       await store.remove(name);
       delete remaining[name];
     }
-    await store.write(remaining);
+    await store.write(remaining, manifest.registries);
     const removed = names.map((name) => ({ package: name, version: installed[name]! }));
-    return uninstallReport(header, { kind: 'plan', removed, dependencies: remaining }, null);
+    return uninstallReport(header, { kind: 'plan', removed, dependencies: remaining, registryEntries: [] }, null);
   });
+}
+
+/** With `--registry`, only the packages that came from it. */
+function inRun(manifest: GlobalManifest, registry: string, registryFlag: string | undefined) {
+  return (name: string) =>
+    registryFlag === undefined || sameRegistryUrl(manifest.registries[name] ?? registry, normalizeRegistryUrl(registry));
 }
 
 export async function globalList(ctx: CommandContext, outdated: boolean, registryFlag?: string): Promise<CommandResult> {
   const { registry, store, header } = await start(ctx, registryFlag);
-  const installed = await store.read();
+  const manifest = await store.readAll();
+  const registries = globalRegistries(ctx, registry, manifest);
+  const names = Object.keys(manifest.dependencies).filter(inRun(manifest, registry, registryFlag));
   const documents: DocumentMap = new Map();
-  if (Object.keys(installed).length > 0) await fetchDocuments(await ctx.registry(registry), Object.keys(installed), documents);
+  await registries.fetch(names, documents);
   const context = planContextFor(null, NO_ENGINE, documents);
-  const packages: ListedPackage[] = Object.entries(installed).map(([name, version]) => {
+  const packages: ListedPackage[] = names.map((name) => {
+    const version = manifest.dependencies[name]!;
     const latest = documents.get(name) ? pickNewest(context, name) : null;
     return {
       package: name,
@@ -110,6 +164,7 @@ export async function globalList(ctx: CommandContext, outdated: boolean, registr
       latest_compatible: latest,
       status: documents.get(name) === null ? 'not in registry' : 'registry',
       outdated: latest !== null && semver.valid(version) !== null && semver.gt(latest, version),
+      registry: registries.registryOf(name),
     };
   });
   return listReport(header, packages, outdated);
@@ -117,15 +172,17 @@ export async function globalList(ctx: CommandContext, outdated: boolean, registr
 
 export async function globalUpdate(ctx: CommandContext, names: string[], options: ProjectUpdateOptions): Promise<CommandResult> {
   const { registry, store, header } = await start(ctx, options.registry);
-  const client = await ctx.registry(registry);
   return store.locked(async () => {
-    const installed = await store.read();
+    const manifest = await store.readAll();
+    const installed = manifest.dependencies;
     assertInstalled(installed, names);
+    const registries = globalRegistries(ctx, registry, manifest);
+    const only = new Set(Object.keys(installed).filter(inRun(manifest, registry, options.registry)));
     const documents: DocumentMap = new Map();
-    const plan = await planWithDocuments(client, documents, (docs) =>
-      planUpdate(installed, planContextFor(null, NO_ENGINE, docs), { names, latest: options.latest ?? false }),
+    const plan = await planWithDocuments(registries, documents, (docs) =>
+      planUpdate(installed, planContextFor(null, NO_ENGINE, docs), { names, latest: options.latest ?? false, only }),
     );
-    throwOnConflicts(plan.conflicts);
+    throwOnConflicts(plan.conflicts, 'update');
     const context = planContextFor(null, NO_ENGINE, documents);
     const base = {
       plan,
@@ -138,18 +195,20 @@ export async function globalUpdate(ctx: CommandContext, names: string[], options
       backupPath: null,
     };
     if (options.dryRun) return updateReport({ ...base, mode: 'dry-run' });
+    const clientFor = (record: { name: string }) => registries.client(registries.registryOf(record.name));
     if (!options.save) {
-      await fetchIntoCache(ctx, client, context, plan.updated);
+      await fetchIntoCache(ctx, clientFor, context, plan.updated);
       return updateReport({ ...base, mode: 'fetched' });
     }
-    await installVersions(
-      ctx,
-      store,
-      client,
-      context,
-      plan.updated.map((u) => ({ name: u.package, version: u.to })),
-    );
-    await store.write(plan.dependencies);
+    const versions = plan.updated.map((u) => ({ name: u.package, version: u.to }));
+    await installVersions(ctx, store, registries, context, versions);
+    await store.write(plan.dependencies, {
+      ...manifest.registries,
+      ...recorded(
+        registries,
+        versions.map((v) => v.name),
+      ),
+    });
     return updateReport({ ...base, mode: 'saved' });
   });
 }

@@ -1,8 +1,9 @@
 /**
  * Global packages: `<data dir>/global/packages/<name>/` holds the extracted files of one version
  * per package, and `<data dir>/global/manifest.json` records them as
- * `{"dependencies": {"<name>": "<version>"}}`, the same shape as a Unity manifest so the same
- * planners apply. Changes happen under a lock file, and a package folder is swapped in only once
+ * `{"dependencies": {"<name>": "<version>"}, "registries": {"<name>": "<registry url>"}}`: the
+ * dependencies in the shape of a Unity manifest so the same planners apply, and the registry each
+ * package came from, which list and update ask again. Changes happen under a lock file, and a package folder is swapped in only once
  * its tarball is verified and fully extracted.
  */
 import { randomBytes } from 'node:crypto';
@@ -11,6 +12,12 @@ import type { FileSystem } from '../deps.js';
 import { readTextIfExists, withFileLock, writeFileAtomic, type LockOptions } from '../io/fs.js';
 import { ClientError } from '../output/errors.js';
 import { extractPackage } from './safe-extract.js';
+
+export interface GlobalManifest {
+  dependencies: Record<string, string>;
+  /** Package name → the registry URL it was installed from. */
+  registries: Record<string, string>;
+}
 
 export class GlobalPackages {
   readonly dir: string;
@@ -31,13 +38,24 @@ export class GlobalPackages {
 
   /** Installed packages, name → version. */
   async read(): Promise<Record<string, string>> {
+    return (await this.readAll()).dependencies;
+  }
+
+  /** Installed packages and the registry each came from (absent for packages installed before it was recorded). */
+  async readAll(): Promise<GlobalManifest> {
     const text = await readTextIfExists(this.#fs, this.manifestPath);
-    if (text === null) return {};
+    if (text === null) return { dependencies: {}, registries: {} };
     try {
-      const parsed = JSON.parse(text) as { dependencies?: unknown };
+      const parsed = JSON.parse(text) as { dependencies?: unknown; registries?: unknown };
       const deps = parsed.dependencies;
       if (typeof deps !== 'object' || deps === null || Array.isArray(deps)) throw new Error('"dependencies" is not an object');
-      return Object.fromEntries(Object.entries(deps).filter((e): e is [string, string] => typeof e[1] === 'string'));
+      const registries = parsed.registries ?? {};
+      if (typeof registries !== 'object' || registries === null || Array.isArray(registries)) {
+        throw new Error('"registries" is not an object');
+      }
+      const strings = (value: object) =>
+        Object.fromEntries(Object.entries(value).filter((e): e is [string, string] => typeof e[1] === 'string'));
+      return { dependencies: strings(deps), registries: strings(registries) };
     } catch (err) {
       throw new ClientError('MANIFEST_INVALID', {
         message: `${this.manifestPath} is invalid: ${(err as Error).message}`,
@@ -74,8 +92,15 @@ export class GlobalPackages {
     await this.#fs.rm(this.packageDir(name), { recursive: true, force: true });
   }
 
-  async write(dependencies: Record<string, string>): Promise<void> {
-    const sorted = Object.fromEntries(Object.entries(dependencies).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-    await writeFileAtomic(this.#fs, this.manifestPath, `${JSON.stringify({ dependencies: sorted }, null, 2)}\n`);
+  /** Writes the packages and, for those that have one, the registry each came from. */
+  async write(dependencies: Record<string, string>, registries: Record<string, string> = {}): Promise<void> {
+    const sort = (record: Record<string, string>) =>
+      Object.fromEntries(Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    const kept = Object.fromEntries(Object.entries(registries).filter(([name]) => name in dependencies));
+    await writeFileAtomic(
+      this.#fs,
+      this.manifestPath,
+      `${JSON.stringify({ dependencies: sort(dependencies), registries: sort(kept) }, null, 2)}\n`,
+    );
   }
 }

@@ -18,6 +18,15 @@ export interface RegistryClientOptions {
   transport: HttpTransport;
   /** Sent as `Authorization: Bearer` to the registry's own host, never to another host. */
   token?: string | null;
+  /** `Basic` for a `user:password` credential (Unity's `_auth`); `Bearer` by default. */
+  tokenScheme?: 'Bearer' | 'Basic';
+  /**
+   * Send the token only once the registry asks for it with a 401 (npm's and Unity's
+   * `alwaysAuth = false`); by default it goes with every request to the registry's host.
+   */
+  lazyAuth?: boolean;
+  /** Which token it is, for the hint of a 401: `the token in PKG_TOKEN`, `the token in <file>`. */
+  tokenSource?: string;
   userAgent: string;
   sleep(ms: number): Promise<void>;
   now(): Date;
@@ -26,8 +35,16 @@ export interface RegistryClientOptions {
   retry?: RetryPolicy;
 }
 
+/** A request body too big to hold: opened anew for each attempt, of a known length. */
+export interface StreamedBody {
+  length: number;
+  contentType: string;
+  open(): AsyncIterable<Uint8Array>;
+}
+
 interface CallOptions {
   body?: unknown;
+  streamedBody?: StreamedBody;
   /** Safe to repeat after a 5xx or a dropped connection. */
   idempotent: boolean;
   /** Token to send instead of the client's own (null: send none). */
@@ -58,6 +75,7 @@ export class RegistryClient {
   readonly registry: RegistryUrl;
   readonly host: string;
   readonly #options: RegistryClientOptions;
+  #challenged = false;
 
   constructor(options: RegistryClientOptions) {
     this.#options = options;
@@ -164,6 +182,29 @@ export class RegistryClient {
     }
   }
 
+  /**
+   * `PUT /<name>` with an npm publish document. The registry's reason for a refusal (a version
+   * that exists, a name it does not allow, a body too large) becomes PUBLISH_REFUSED.
+   */
+  async publish(name: string, body: StreamedBody): Promise<void> {
+    try {
+      await this.#json('PUT', `/${encodeURIComponent(name)}`, { idempotent: false, streamedBody: body });
+    } catch (err) {
+      if (err instanceof RegistryHttpError && [400, 403, 409, 413, 422].includes(err.status)) {
+        throw new ClientError('PUBLISH_REFUSED', {
+          message: `The registry refused ${name}: ${err.details || `HTTP ${err.status}`}`,
+          hint:
+            err.status === 403
+              ? `Your account may publish only packages it owns on ${this.registry}.`
+              : err.status === 409
+                ? 'A published version cannot be replaced: raise "version" in package.json.'
+                : 'Fix what the registry names, then publish again.',
+        });
+      }
+      throw this.#statusError(err, 'publish', name);
+    }
+  }
+
   /** Downloads a tarball (`dist.tarball`, possibly on a CDN host: it then gets no token). */
   async tarball(url: string): Promise<Buffer> {
     const target = new URL(url);
@@ -190,12 +231,24 @@ export class RegistryClient {
     const policy = this.#options.retry ?? DEFAULT_RETRY;
     const headers: Record<string, string> = { accept: options.accept ?? 'application/json', 'user-agent': userAgent };
     const token = options.token === undefined ? this.#options.token : options.token;
+    const scheme = options.token === undefined ? (this.#options.tokenScheme ?? 'Bearer') : 'Bearer';
+    const lazy = options.token === undefined && this.#options.lazyAuth === true;
     // Never hand the registry's token to another host (a CDN, a redirect target).
-    if (token && url.host.toLowerCase() === this.host) headers.authorization = `Bearer ${token}`;
+    const authorize = () => {
+      if (token && url.host.toLowerCase() === this.host && (!lazy || this.#challenged)) {
+        headers.authorization = `${scheme} ${token}`;
+      }
+    };
+    authorize();
     let body: string | undefined;
     if (options.body !== undefined) {
       body = JSON.stringify(options.body);
       headers['content-type'] = 'application/json';
+    }
+    const streamed = options.streamedBody;
+    if (streamed) {
+      headers['content-type'] = streamed.contentType;
+      headers['content-length'] = String(streamed.length);
     }
     const shown = `${method} ${url.origin}${redactPath(url.pathname)}${url.search}`;
     for (let attempt = 1; ; attempt++) {
@@ -203,7 +256,8 @@ export class RegistryClient {
       debug(`→ ${shown}${attempt > 1 ? ` (attempt ${attempt})` : ''}`);
       let response: HttpResponse;
       try {
-        response = await transport.send({ method, url, headers, ...(body !== undefined ? { body } : {}) });
+        const payload = streamed ? streamed.open() : body;
+        response = await transport.send({ method, url, headers, ...(payload !== undefined ? { body: payload } : {}) });
       } catch (err) {
         if (err instanceof ClientError) throw err;
         const wait = retryDelay(policy, attempt, { error: { code: errorCode(err) } }, options.idempotent, now());
@@ -213,6 +267,12 @@ export class RegistryClient {
         continue;
       }
       debug(`← ${response.status} ${shown} (${now().getTime() - started} ms)`);
+      if (response.status === 401 && lazy && token && !this.#challenged && url.host.toLowerCase() === this.host) {
+        this.#challenged = true;
+        authorize();
+        debug('  the registry asks for authentication: sending the token');
+        continue;
+      }
       const wait =
         response.status >= 200 && response.status < 400
           ? null
@@ -229,7 +289,11 @@ export class RegistryClient {
     }
   }
 
-  #statusError(err: unknown, call: 'login' | 'whoami' | 'logout' | 'search' | 'package' | 'tarball', subject?: string): unknown {
+  #statusError(
+    err: unknown,
+    call: 'login' | 'whoami' | 'logout' | 'search' | 'package' | 'tarball' | 'publish',
+    subject?: string,
+  ): unknown {
     if (!(err instanceof RegistryHttpError)) return err;
     if (err.status === 404) {
       if (call === 'package' && subject) {
@@ -250,9 +314,15 @@ export class RegistryClient {
       });
     }
     if (err.status === 401) {
+      const login = `pkg login --registry ${this.registry}`;
       return this.authenticated
-        ? new ClientError('TOKEN_REJECTED')
-        : new ClientError('NOT_LOGGED_IN', { message: `Authentication required by ${this.registry}` });
+        ? new ClientError('TOKEN_REJECTED', {
+            hint: `${this.registry} rejected ${this.#options.tokenSource ?? 'the token'}: it was revoked or has expired. Run \`${login}\` again.`,
+          })
+        : new ClientError('AUTH_REQUIRED', {
+            message: `Authentication required by ${this.registry}`,
+            hint: `Run \`${login}\`, or give Unity a token for ${this.registry} in ~/.upmconfig.toml ([npmAuth."${this.registry}"]).`,
+          });
     }
     if (err.status === 403) return new ClientError('FORBIDDEN', { message: `Forbidden: ${err.details}` });
     return new ClientError('REGISTRY_ERROR', {

@@ -15,7 +15,7 @@ import { withFileLock } from '../io/fs.js';
 import type { OpenProject } from '../project/open-project.js';
 import { planContextFor } from '../project/open-project.js';
 import { progressBar } from '../project/progress.js';
-import { planWithDocuments, type DocumentMap } from '../project/registry-documents.js';
+import { planWithDocuments, singleRegistry, type DocumentMap } from '../project/registry-documents.js';
 import { readLock, type LockFile, type LockedPackage } from './lock-file.js';
 import { folderMissing, localChanges } from './package-files.js';
 import { resolveInstallSet } from './resolve-install.js';
@@ -106,7 +106,7 @@ async function applyChange(
   const manifestText = open.engine.editManifest(open.manifest, change);
   const dependencies = parseUnityManifest(manifestText).dependencies;
   const { lock } = await readLock(open.project, open.fs);
-  const set = await planWithDocuments(client, documents, (docs) =>
+  const set = await planWithDocuments(singleRegistry(client), documents, (docs) =>
     resolveInstallSet(dependencies, planContextFor(open.engine, open.version, docs), lockedVersions(lock), open.engineLabel),
   );
   const toInstall: VersionRecord[] = [];

@@ -142,6 +142,23 @@ export const CLIENT_ERRORS = {
     message: 'pkg-lock.json is invalid',
     hint: 'Restore it from version control, or delete it and run `pkg install` to resolve the packages again.',
   },
+  DUPLICATE_SCOPE: {
+    exit: EXIT.FAILED,
+    message: 'A scope is listed by two scoped registries',
+    hint: 'Unity leaves such a project undefined: keep the scope in one entry of scopedRegistries only.',
+  },
+  AUTH_REQUIRED: {
+    exit: EXIT.FAILED,
+    message: 'Authentication required by the registry',
+    hint: 'Run `pkg login --registry <url>`, or give Unity a token for it in ~/.upmconfig.toml.',
+  },
+  // `pkg publish`.
+  PACKAGE_INVALID: {
+    exit: EXIT.FAILED,
+    message: 'The package cannot be published',
+    hint: 'Fix package.json or the package folder, then run pkg publish again (--dry-run checks without publishing).',
+  },
+  PUBLISH_REFUSED: { exit: EXIT.FAILED, message: 'The registry refused the package' },
 } as const satisfies Record<string, CatalogueEntry>;
 
 export type ClientErrorCode = keyof typeof CLIENT_ERRORS;

@@ -4,26 +4,47 @@ import type { AddPlan } from '../updates/add-plan.js';
 import type { UninstallPlan } from '../updates/uninstall-plan.js';
 import { SEPARATOR } from './format.js';
 import type { CommandResult } from './reporter.js';
+import { registriesLine } from './update-report.js';
 
 export interface ProjectHeader {
   engine: string;
   engineLabel: string;
   project: string;
   registry: string;
+  /** Every registry the run asked, when that is not just `registry`. */
+  registries?: string[];
 }
 
 function header(title: string, h: ProjectHeader): string[] {
-  return [title, SEPARATOR, `Engine: ${h.engineLabel}`, `Project: ${h.project}`, `Registry: ${h.registry}`];
+  return [
+    title,
+    SEPARATOR,
+    `Engine: ${h.engineLabel}`,
+    `Project: ${h.project}`,
+    `Registry: ${h.registry}`,
+    ...registriesLine(h.registry, h.registries),
+  ];
 }
 
 function headerJson(h: ProjectHeader) {
-  return { engine: h.engine, project: h.project, registry: h.registry };
+  return { engine: h.engine, project: h.project, registry: h.registry, ...(h.registries ? { registries: h.registries } : {}) };
 }
 
-function scopedRegistryLines(entry: ScopedRegistry | undefined): string[] {
-  if (!entry) return [];
-  if (entry.scopes.length === 0) return ['', `Scoped registry '${entry.name}' removed: no package needs it any more`];
-  return ['', `Scoped registry '${entry.name}' (${entry.url}) scopes: ${entry.scopes.join(', ')}`];
+function scopedRegistryLines(entries: readonly ScopedRegistry[]): string[] {
+  if (entries.length === 0) return [];
+  return [
+    '',
+    ...entries.map((entry) =>
+      entry.scopes.length === 0
+        ? `Scoped registry '${entry.name}' removed: no package needs it any more`
+        : `Scoped registry '${entry.name}' (${entry.url}) scopes: ${entry.scopes.join(', ')}`,
+    ),
+  ];
+}
+
+/** `scoped_registry` (the first changed entry, as before several registries) and all of them. */
+function scopedJson(entries: readonly ScopedRegistry[]) {
+  return { scoped_registry: entries[0] ?? null, scoped_registries: entries };
 }
 
 export function addReport(h: ProjectHeader, plan: AddPlan, backupPath: string | null): CommandResult {
@@ -44,7 +65,7 @@ export function addReport(h: ProjectHeader, plan: AddPlan, backupPath: string | 
       ...plan.raised.map((r) => `  ${r.package}: ${r.from} → ${r.to} (required by ${r.requiredBy})`),
     );
   }
-  text.push(...scopedRegistryLines(plan.registryEntry), '');
+  text.push(...scopedRegistryLines(plan.registryEntries), '');
   if (backupPath) text.push(`Backup: ${backupPath}`);
   text.push(message);
   return {
@@ -57,7 +78,7 @@ export function addReport(h: ProjectHeader, plan: AddPlan, backupPath: string | 
       })),
       already_present: plan.alreadyPresent.map((a) => ({ package: a.package, version: a.version })),
       raised: plan.raised.map((r) => ({ package: r.package, old_version: r.from, new_version: r.to, required_by: r.requiredBy })),
-      scoped_registry: plan.registryEntry ?? null,
+      ...scopedJson(plan.registryEntries),
       backup_path: backupPath,
       message,
     },
@@ -70,14 +91,14 @@ export function uninstallReport(h: ProjectHeader, plan: UninstallPlan, backupPat
   const message = `${count} package${count === 1 ? '' : 's'} removed`;
   const text = header('Uninstall Packages', h);
   text.push('', 'Removed:', ...plan.removed.map((r) => `  ${r.package}@${r.version}`));
-  text.push(...scopedRegistryLines(plan.registryEntry), '');
+  text.push(...scopedRegistryLines(plan.registryEntries), '');
   if (backupPath) text.push(`Backup: ${backupPath}`);
   text.push(message);
   return {
     json: {
       ...headerJson(h),
       removed: plan.removed,
-      scoped_registry: plan.registryEntry ?? null,
+      ...scopedJson(plan.registryEntries),
       backup_path: backupPath,
       message,
     },
@@ -89,6 +110,8 @@ export interface FetchedPackage {
   package: string;
   version: string;
   cached: boolean;
+  /** The registry it came from. */
+  registry: string;
 }
 
 export interface SkippedPackage {
@@ -104,8 +127,7 @@ export function installReport(h: ProjectHeader, fetched: FetchedPackage[], skipp
   if (fetched.length > 0) {
     text.push('', 'Fetched and Verified:', ...fetched.map((f) => `  ${f.package}@${f.version}${f.cached ? ' (cached)' : ''}`));
   }
-  if (skipped.length > 0)
-    text.push('', 'Not From This Registry:', ...skipped.map((s) => `  ${s.package}: ${s.version} (${s.status})`));
+  if (skipped.length > 0) text.push('', 'Not Fetched:', ...skipped.map((s) => `  ${s.package}: ${s.version} (${s.status})`));
   text.push('', message);
   return { json: { ...headerJson(h), fetched, skipped, message }, text };
 }
@@ -117,6 +139,8 @@ export interface ListedPackage {
   latest_compatible: string | null;
   status: string;
   outdated: boolean;
+  /** The registry that serves it; null for built-ins and file or git references. */
+  registry: string | null;
 }
 
 export function listReport(h: ProjectHeader, packages: ListedPackage[], outdatedOnly: boolean): CommandResult {

@@ -4,6 +4,7 @@
  */
 import { orNewer } from '../updates/requirement-text.js';
 import type { ScopedRegistry } from '../engines/engine.js';
+import { sameRegistryUrl } from '../engines/registry-url.js';
 import type { UnchangedPackage, UnchangedStatus, UpdatePlan } from '../updates/update-plan.js';
 import { SEPARATOR } from './format.js';
 import type { CommandResult } from './reporter.js';
@@ -16,6 +17,8 @@ export interface UpdateReportInput {
   engineVersion: string | null;
   project: string;
   registry: string;
+  /** Every registry the run asked, when that is not just `registry`. */
+  registries?: string[];
   mode: 'dry-run' | 'saved' | 'fetched';
   backupPath: string | null;
   /** The manifest's name for messages (`Packages/manifest.json`). */
@@ -26,8 +29,15 @@ const STATUS_TEXT: Record<UnchangedStatus, string> = {
   latest: 'latest',
   'built-in': 'built-in',
   'not-in-registry': 'not in registry',
+  'unity-registry': "Unity's registry",
   external: 'local or git reference',
 };
+
+/** `Registries: …` when the run asked others than the registry in effect. */
+export function registriesLine(inEffect: string, asked: readonly string[] | undefined): string[] {
+  if (!asked || asked.length === 0 || (asked.length === 1 && sameRegistryUrl(asked[0]!, inEffect))) return [];
+  return [`Registries: ${asked.join(', ')}`];
+}
 
 export function updateMessage(count: number, mode: UpdateReportInput['mode'], manifestName: string): string {
   if (mode === 'dry-run') return `${count} packages would be updated`;
@@ -47,21 +57,22 @@ function unchangedJson(u: UnchangedPackage) {
   };
 }
 
-function scopesAdded(entry: ScopedRegistry | undefined, before: readonly ScopedRegistry[]): string[] {
-  if (!entry) return [];
-  const old = before.find((e) => e.url === entry.url)?.scopes ?? [];
+function scopesAdded(entry: ScopedRegistry, before: readonly ScopedRegistry[]): string[] {
+  const old = before.find((e) => sameRegistryUrl(e.url, entry.url))?.scopes ?? [];
   return entry.scopes.filter((s) => !old.includes(s));
 }
 
 export function updateReport(input: UpdateReportInput, scopedBefore: readonly ScopedRegistry[] = []): CommandResult {
   const { plan, mode } = input;
-  const added = scopesAdded(plan.registryEntry, scopedBefore);
+  const perEntry = plan.registryEntries.map((entry) => ({ entry, added: scopesAdded(entry, scopedBefore) }));
+  const added = perEntry.flatMap((e) => e.added);
   const message = updateMessage(plan.updated.length, mode, input.manifestName);
   const json = {
     engine: input.engine,
     engine_version: input.engineVersion,
     project: input.project,
     registry: input.registry,
+    ...(input.registries ? { registries: input.registries } : {}),
     updated: plan.updated.map((u) => ({
       package: u.package,
       old_version: u.from,
@@ -86,6 +97,7 @@ export function updateReport(input: UpdateReportInput, scopedBefore: readonly Sc
     `Engine: ${input.engineLabel}`,
     `Project: ${input.project}`,
     `Registry: ${input.registry}`,
+    ...registriesLine(input.registry, input.registries),
   ];
   const updatedTitle = preview ? 'Would Update:' : mode === 'fetched' ? 'Fetched (not saved):' : 'Updated Packages:';
   if (plan.updated.length > 0) {
@@ -97,8 +109,9 @@ export function updateReport(input: UpdateReportInput, scopedBefore: readonly Sc
     text.push('', preview ? 'Would Not Update:' : 'No Updates Available:');
     for (const u of plan.unchanged) text.push(`  ${u.package}: ${u.version} (${STATUS_TEXT[u.status]})`);
   }
-  if (added.length > 0 && plan.registryEntry) {
-    text.push('', `${preview ? 'Would add to' : 'Added to'} scoped registry '${plan.registryEntry.name}': ${added.join(', ')}`);
+  for (const { entry, added: names } of perEntry) {
+    if (names.length === 0) continue;
+    text.push('', `${preview ? 'Would add to' : 'Added to'} scoped registry '${entry.name}': ${names.join(', ')}`);
   }
   const notes = [...plan.updated, ...plan.unchanged].flatMap((u) => [
     ...('newerMajor' in u && u.newerMajor

@@ -67,9 +67,11 @@ export function planContextFor(
   engine: Engine | null,
   version: EngineVersion,
   documents: ReadonlyMap<string, PackageDocument | null>,
+  registries?: { isUnqueried(name: string): boolean },
 ): PlanContext {
   return {
     documents,
+    ...(registries ? { isUnqueried: (name: string) => registries.isUnqueried(name) } : {}),
     isCompatible: (record: VersionRecord) => engine?.isCompatible(record, version) ?? true,
     isBuiltIn: (name) => engine?.isBuiltIn(name) ?? false,
     requirementOf: (record) => engine?.requirementOf(record) ?? null,

@@ -1,9 +1,7 @@
-/** `add`, `uninstall`, `install` and `list` on a project. */
-import type { VersionRecord } from '@pkg/protocol';
+/** `add`, `uninstall`, `install` and `list` on a project, each package on its own registry. */
 import semver from 'semver';
 import { TarballCache } from '../cache/tarball-cache.js';
 import type { CommandContext } from '../context.js';
-import { sameRegistryUrl } from '../engines/registry-url.js';
 import { ClientError } from '../output/errors.js';
 import {
   addReport,
@@ -17,16 +15,18 @@ import {
 } from '../output/project-reports.js';
 import type { CommandResult } from '../output/reporter.js';
 import { parsePackageRequest, planAdd } from '../updates/add-plan.js';
+import { checkClosure } from '../updates/closure-check.js';
 import { pickNewest } from '../updates/pick-version.js';
-import { recordOf, registryClosure } from '../updates/plan-context.js';
+import { recordOf } from '../updates/plan-context.js';
 import { planUninstall } from '../updates/uninstall-plan.js';
 import { applyWithInstall, installFromLock, installsFiles, uninstallWithInstall } from '../install/project-install.js';
 import { lockInstallReport } from '../output/lock-install-report.js';
 import { applyManifestChange } from './apply-change.js';
 import { throwOnConflicts } from './conflicts.js';
-import { openProject, planContextFor, type OpenProject } from './open-project.js';
+import { openProject, type OpenProject } from './open-project.js';
+import { projectRegistries, type ProjectRegistries } from './project-registries.js';
 import { progressBar } from './progress.js';
-import { fetchDocuments, planWithDocuments, type DocumentMap } from './registry-documents.js';
+import { planWithDocuments, type DocumentMap } from './registry-documents.js';
 
 export interface ProjectOptions {
   registry?: string;
@@ -36,119 +36,141 @@ export interface ProjectOptions {
   force?: boolean;
 }
 
-async function start(ctx: CommandContext, options: ProjectOptions) {
-  const open = await openProject(ctx, options.engine, options.engineVersion);
-  const registry = await ctx.registryUrl(options.registry);
-  const header: ProjectHeader = {
+function headerOf(open: OpenProject, registries: ProjectRegistries): ProjectHeader {
+  const asked = registries.set.registriesAsked;
+  return {
     engine: open.engine.id,
     engineLabel: open.engineLabel,
     project: open.project,
-    registry,
+    registry: registries.inEffect,
+    ...(asked.length > 0 ? { registries: asked } : {}),
   };
-  return { open, registry, header };
-}
-
-function scopesOption(open: OpenProject, registryUrl: string) {
-  return open.engine.usesScopedRegistries ? { registryUrl, entries: open.manifest.manifest.scopedRegistries } : undefined;
 }
 
 function applyOptions(ctx: CommandContext) {
   return { fs: ctx.deps.fs, backupRoot: ctx.deps.tmpdir, now: ctx.deps.now() };
 }
 
+/** Manifest dependencies that name a registry version (not built-ins, not file or git references). */
+function registryDependencies(open: OpenProject): [string, string][] {
+  return Object.entries(open.manifest.manifest.dependencies).filter(
+    ([name, version]) => !open.engine.isBuiltIn(name) && semver.valid(version),
+  );
+}
+
 export async function projectAdd(ctx: CommandContext, specs: string[], options: ProjectOptions): Promise<CommandResult> {
   const requests = specs.map(parsePackageRequest);
-  const { open, registry, header } = await start(ctx, options);
-  const client = await ctx.registry(registry);
-  const scopes = scopesOption(open, registry);
+  const open = await openProject(ctx, options.engine, options.engineVersion);
+  const registries = await projectRegistries(ctx, open, {
+    ...(options.registry !== undefined ? { flag: options.registry } : {}),
+    explicit: new Set(requests.map((r) => r.name)),
+  });
   const documents: DocumentMap = new Map();
-  const plan = await planWithDocuments(client, documents, (docs) =>
-    planAdd(open.manifest.manifest.dependencies, requests, planContextFor(open.engine, open.version, docs), {
+  const plan = await planWithDocuments(registries.set, documents, (docs) =>
+    planAdd(open.manifest.manifest.dependencies, requests, registries.context(docs), {
       engineLabel: open.engineLabel,
-      ...(scopes ? { scopes } : {}),
+      ...(registries.scopes ? { scopes: registries.scopes } : {}),
     }),
   );
-  throwOnConflicts(plan.conflicts);
+  throwOnConflicts(plan.conflicts, 'add');
   const set = Object.fromEntries([
     ...plan.added.map((a) => [a.package, a.version]),
     ...plan.raised.map((r) => [r.package, r.to]),
   ]);
-  const change = { set, ...(plan.registryEntry ? { registry: plan.registryEntry } : {}) };
+  const change = { set, registries: plan.registryEntries };
+  // Engines that install files (Godot, Unreal) have no scoped registries: one registry serves all.
   const applied = installsFiles(open)
-    ? await applyWithInstall(ctx, open, client, documents, change, { force: options.force ?? false })
+    ? await applyWithInstall(ctx, open, await registries.set.client(registries.inEffect), documents, change, {
+        force: options.force ?? false,
+      })
     : await applyManifestChange(open, change, applyOptions(ctx));
-  return addReport(header, plan, applied.backupPath);
+  return addReport(headerOf(open, registries), plan, applied.backupPath);
 }
 
 export async function projectUninstall(ctx: CommandContext, names: string[], options: ProjectOptions): Promise<CommandResult> {
-  const { open, registry, header } = await start(ctx, options);
+  const open = await openProject(ctx, options.engine, options.engineVersion);
   const dependencies = open.manifest.manifest.dependencies;
   for (const name of names) {
     if (!(name in dependencies)) {
       throw new ClientError('PACKAGE_NOT_IN_PROJECT', { message: `package '${name}' not found in project` });
     }
   }
+  const registries = await projectRegistries(ctx, open, options.registry !== undefined ? { flag: options.registry } : {});
+  for (const name of names) {
+    if (!registries.inRun(name)) {
+      throw new ClientError('PACKAGE_NOT_IN_PROJECT', {
+        message: `package '${name}' does not come from ${registries.inEffect}`,
+        hint: `It comes from ${registries.set.registryOf(name)}; run without --registry to remove it.`,
+      });
+    }
+  }
   if (installsFiles(open)) {
-    const plan = planUninstall(dependencies, names, planContextFor(open.engine, open.version, new Map()));
+    const plan = planUninstall(dependencies, names, registries.context(new Map()));
     if (plan.kind !== 'plan') throw new Error('uninstall without scopes needs no documents');
     const applied = await uninstallWithInstall(ctx, open, names, { force: options.force ?? false });
-    return uninstallReport(header, plan, applied.backupPath);
+    return uninstallReport(headerOf(open, registries), plan, applied.backupPath);
   }
-  const scopes = scopesOption(open, registry);
-  // Scopes are only worked out when there is an entry of ours to shrink: no registry call otherwise.
-  const ours = scopes !== undefined && scopes.entries.some((e) => sameRegistryUrl(e.url, registry));
-  const client = ours ? await ctx.registry(registry) : null;
-  const plan = client
-    ? await planWithDocuments(client, new Map(), (docs) =>
-        planUninstall(dependencies, names, planContextFor(open.engine, open.version, docs), scopes),
+  const entries = open.manifest.manifest.scopedRegistries;
+  // Scopes are only worked out when there are entries to shrink: no registry call otherwise.
+  const scoped = registries.scopes !== undefined && entries.length > 0;
+  const plan = scoped
+    ? await planWithDocuments(registries.set, new Map(), (docs) =>
+        planUninstall(dependencies, names, registries.context(docs), { entries }),
       )
-    : planUninstall(dependencies, names, planContextFor(open.engine, open.version, new Map()));
+    : planUninstall(dependencies, names, registries.context(new Map()));
   if (plan.kind !== 'plan') throw new Error('uninstall without scopes needs no documents');
   const applied = await applyManifestChange(
     open,
-    { remove: plan.removed.map((r) => r.package), ...(plan.registryEntry ? { registry: plan.registryEntry } : {}) },
+    { remove: plan.removed.map((r) => r.package), registries: plan.registryEntries },
     applyOptions(ctx),
   );
-  return uninstallReport(header, plan, applied.backupPath);
+  return uninstallReport(headerOf(open, registries), plan, applied.backupPath);
 }
 
-function status(open: OpenProject, name: string, version: string, documents: DocumentMap): string | null {
+function status(open: OpenProject, registries: ProjectRegistries, name: string, version: string, documents: DocumentMap) {
   if (open.engine.isBuiltIn(name)) return 'built-in';
   if (!semver.valid(version)) return 'local or git reference';
+  if (registries.set.isUnqueried(name)) return 'unity-registry';
   if (documents.get(name) === null) return 'not in registry';
   return null;
 }
 
 export async function projectInstall(ctx: CommandContext, options: ProjectOptions): Promise<CommandResult> {
-  const { open, registry, header } = await start(ctx, options);
-  const client = await ctx.registry(registry);
+  const open = await openProject(ctx, options.engine, options.engineVersion);
+  const registries = await projectRegistries(ctx, open, options.registry !== undefined ? { flag: options.registry } : {});
   if (installsFiles(open)) {
+    const client = await registries.set.client(registries.inEffect);
     const restored = await installFromLock(ctx, open, client, { force: options.force ?? false });
-    return lockInstallReport(header, restored.packages, restored.backupPath);
+    return lockInstallReport(headerOf(open, registries), restored.packages, restored.backupPath);
   }
   const dependencies = open.manifest.manifest.dependencies;
   const documents: DocumentMap = new Map();
-  const roots = Object.entries(dependencies)
-    .filter(([name, version]) => !open.engine.isBuiltIn(name) && semver.valid(version))
+  const roots = registryDependencies(open)
+    .filter(([name]) => registries.inRun(name))
     .map(([name, version]) => ({ name, version }));
-  const { records } = await planWithDocuments<{ kind: 'plan'; records: VersionRecord[] }>(client, documents, (docs) => {
-    const closure = registryClosure(planContextFor(open.engine, open.version, docs), roots);
-    return closure.missing.size > 0
-      ? { kind: 'needs-documents' as const, names: [...closure.missing] }
-      : { kind: 'plan' as const, records: closure.records };
-  });
-  const context = planContextFor(open.engine, open.version, documents);
+  const closure = await planWithDocuments(registries.set, documents, (docs) =>
+    checkClosure(
+      registries.context(docs),
+      dependencies,
+      roots.map((r) => r.name),
+    ),
+  );
+  const context = registries.context(documents);
   for (const { name, version } of roots) {
     if (documents.get(name) && !recordOf(context, name, version)) {
       throw new ClientError('VERSION_NOT_FOUND', {
         message: `Version '${version}' of ${name} not found`,
-        hint: `${open.engine.manifestRelativePath} asks for a version the registry does not have: pick another with \`pkg add ${name}@<version>\`.`,
+        hint: `${open.engine.manifestRelativePath} asks for a version ${registries.set.registryOf(name)} does not have: pick another with \`pkg add ${name}@<version>\`.`,
       });
     }
   }
+  throwOnConflicts(closure.conflicts, 'install');
+  // What the editor resolves, not whatever versions the dependencies happen to name.
+  const records = [...closure.resolved].flatMap(([name, version]) => recordOf(context, name, version) ?? []);
   const skipped: SkippedPackage[] = [];
   for (const [name, version] of Object.entries(dependencies)) {
-    const why = status(open, name, version, documents);
+    if (!registries.inRun(name)) continue;
+    const why = status(open, registries, name, version, documents);
     if (why) skipped.push({ package: name, version, status: why });
   }
   const cache = new TarballCache(ctx.deps.fs, ctx.paths.cacheDir);
@@ -156,38 +178,48 @@ export async function projectInstall(ctx: CommandContext, options: ProjectOption
   const progress = progressBar(ctx.reporter, ctx.deps.stderr.isTTY, records.length);
   try {
     for (const record of records) {
-      const result = await cache.fetch(client, record);
-      fetched.push({ package: record.name, version: record.version, cached: result.fromCache });
+      const result = await cache.fetch(await registries.clientFor(record), record);
+      fetched.push({
+        package: record.name,
+        version: record.version,
+        cached: result.fromCache,
+        registry: registries.set.registryOf(record.name),
+      });
       progress.tick(`${record.name}@${record.version}`);
     }
   } finally {
     progress.done();
   }
-  return installReport(header, fetched, skipped);
+  return installReport(headerOf(open, registries), fetched, skipped);
 }
 
 export async function projectList(ctx: CommandContext, outdated: boolean, options: ProjectOptions): Promise<CommandResult> {
-  const { open, registry, header } = await start(ctx, options);
+  const open = await openProject(ctx, options.engine, options.engineVersion);
+  const registries = await projectRegistries(ctx, open, options.registry !== undefined ? { flag: options.registry } : {});
   const dependencies = open.manifest.manifest.dependencies;
   const resolved = await open.engine.readResolvedVersions(open.project, open.fs);
   const documents: DocumentMap = new Map();
-  const registryNames = Object.entries(dependencies)
-    .filter(([name, version]) => !open.engine.isBuiltIn(name) && semver.valid(version))
-    .map(([name]) => name);
-  if (registryNames.length > 0) await fetchDocuments(await ctx.registry(registry), registryNames, documents);
-  const context = planContextFor(open.engine, open.version, documents);
-  const packages: ListedPackage[] = Object.entries(dependencies).map(([name, requested]) => {
-    const why = status(open, name, requested, documents);
-    const latest = why ? null : pickNewest(context, name);
-    const current = resolved[name] ?? requested;
-    return {
-      package: name,
-      requested,
-      resolved: resolved[name] ?? null,
-      latest_compatible: latest,
-      status: why ?? (latest === null ? 'no compatible version' : 'registry'),
-      outdated: latest !== null && semver.valid(current) !== null && semver.gt(latest, current),
-    };
-  });
-  return listReport(header, packages, outdated);
+  const names = registryDependencies(open)
+    .map(([name]) => name)
+    .filter((name) => registries.inRun(name));
+  if (names.length > 0) await registries.set.fetch(names, documents);
+  const context = registries.context(documents);
+  const packages: ListedPackage[] = Object.entries(dependencies)
+    .filter(([name]) => registries.inRun(name))
+    .map(([name, requested]) => {
+      const why = status(open, registries, name, requested, documents);
+      const latest = why ? null : pickNewest(context, name);
+      const current = resolved[name] ?? requested;
+      const registry = why === 'built-in' || why === 'local or git reference' ? null : registries.set.registryOf(name);
+      return {
+        package: name,
+        requested,
+        resolved: resolved[name] ?? null,
+        latest_compatible: latest,
+        status: why ?? (latest === null ? 'no compatible version' : 'registry'),
+        outdated: latest !== null && semver.valid(current) !== null && semver.gt(latest, current),
+        registry,
+      };
+    });
+  return listReport(headerOf(open, registries), packages, outdated);
 }

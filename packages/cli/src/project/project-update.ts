@@ -1,4 +1,5 @@
 /** `pkg update` on a project: plan, then print (dry run), fetch (--save=false) or apply. */
+import type { VersionRecord } from '@pkg/protocol';
 import { TarballCache } from '../cache/tarball-cache.js';
 import type { CommandContext } from '../context.js';
 import type { RegistryClient } from '../http/registry-client.js';
@@ -10,7 +11,8 @@ import { planUpdate, type PlannedUpdate } from '../updates/update-plan.js';
 import { applyWithInstall, installsFiles } from '../install/project-install.js';
 import { applyManifestChange } from './apply-change.js';
 import { throwOnConflicts } from './conflicts.js';
-import { openProject, planContextFor } from './open-project.js';
+import { openProject } from './open-project.js';
+import { projectRegistries } from './project-registries.js';
 import { progressBar } from './progress.js';
 import { planWithDocuments, type DocumentMap } from './registry-documents.js';
 
@@ -37,19 +39,20 @@ export async function projectUpdate(ctx: CommandContext, names: string[], option
       });
     }
   }
-  const registry = await ctx.registryUrl(options.registry);
-  const client = await ctx.registry(registry);
+  const registries = await projectRegistries(ctx, open, options.registry !== undefined ? { flag: options.registry } : {});
+  const only = options.registry !== undefined ? new Set(Object.keys(dependencies).filter(registries.inRun)) : undefined;
   const documents: DocumentMap = new Map();
   let context: PlanContext | undefined;
-  const plan = await planWithDocuments(client, documents, (docs) => {
-    context = planContextFor(engine, open.version, docs);
+  const plan = await planWithDocuments(registries.set, documents, (docs) => {
+    context = registries.context(docs);
     return planUpdate(dependencies, context, {
       names,
       latest: options.latest ?? false,
-      ...(engine.usesScopedRegistries ? { scopes: { registryUrl: registry, entries: manifest.manifest.scopedRegistries } } : {}),
+      ...(registries.scopes ? { scopes: registries.scopes } : {}),
+      ...(only ? { only } : {}),
     });
   });
-  throwOnConflicts(plan.conflicts);
+  throwOnConflicts(plan.conflicts, 'update');
 
   const base = {
     plan,
@@ -57,27 +60,31 @@ export async function projectUpdate(ctx: CommandContext, names: string[], option
     engineLabel: open.engineLabel,
     engineVersion: open.version.text,
     project: open.project,
-    registry,
+    registry: registries.inEffect,
+    ...(registries.set.registriesAsked.length > 0 ? { registries: registries.set.registriesAsked } : {}),
     manifestName: engine.manifestRelativePath,
   };
   const scopedBefore = manifest.manifest.scopedRegistries;
   if (options.dryRun) return updateReport({ ...base, mode: 'dry-run', backupPath: null }, scopedBefore);
   if (!options.save) {
-    await fetchIntoCache(ctx, client, context!, plan.updated);
+    await fetchIntoCache(ctx, (record) => registries.clientFor(record), context!, plan.updated);
     return updateReport({ ...base, mode: 'fetched', backupPath: null }, scopedBefore);
   }
   const set = Object.fromEntries(plan.updated.map((u) => [u.package, u.to]));
-  const change = { set, ...(plan.registryEntry ? { registry: plan.registryEntry } : {}) };
+  const change = { set, registries: plan.registryEntries };
+  // Engines that install files (Godot, Unreal) have no scoped registries: one registry serves all.
   const applied = installsFiles(open)
-    ? await applyWithInstall(ctx, open, client, documents, change, { force: options.force ?? false })
+    ? await applyWithInstall(ctx, open, await registries.set.client(registries.inEffect), documents, change, {
+        force: options.force ?? false,
+      })
     : await applyManifestChange(open, change, { fs: ctx.deps.fs, backupRoot: ctx.deps.tmpdir, now: ctx.deps.now() });
   return updateReport({ ...base, mode: 'saved', backupPath: applied.backupPath }, scopedBefore);
 }
 
-/** Downloads and verifies the planned versions the registry serves into the local cache. */
+/** Downloads and verifies the planned versions into the local cache, each from its registry. */
 export async function fetchIntoCache(
   ctx: CommandContext,
-  client: RegistryClient,
+  clientFor: (record: VersionRecord) => Promise<RegistryClient>,
   context: PlanContext,
   updates: readonly PlannedUpdate[],
 ): Promise<void> {
@@ -86,7 +93,7 @@ export async function fetchIntoCache(
   const progress = progressBar(ctx.reporter, ctx.deps.stderr.isTTY, records.length);
   try {
     for (const record of records) {
-      await cache.fetch(client, record);
+      await cache.fetch(await clientFor(record), record);
       progress.tick(`${record.name}@${record.version}`);
     }
   } finally {

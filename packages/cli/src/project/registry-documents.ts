@@ -13,6 +13,16 @@ const MAX_ROUNDS = 100;
 
 export type DocumentMap = Map<string, PackageDocument | null>;
 
+/** Where documents come from: one registry, or a project's registries (RegistrySet). */
+export interface DocumentSource {
+  fetch(names: Iterable<string>, into: DocumentMap): Promise<void>;
+}
+
+/** Every document from the one registry `client` talks to. */
+export function singleRegistry(client: RegistryClient): DocumentSource {
+  return { fetch: (names, into) => fetchDocuments(client, names, into) };
+}
+
 /**
  * The package's document, or null when the registry does not have it. Any other failure is
  * `failed to fetch package information`, with the cause as the hint.
@@ -44,7 +54,7 @@ export async function fetchDocuments(client: RegistryClient, names: Iterable<str
 
 /** Runs `plan` until it stops asking for documents, fetching what it asks for in between. */
 export async function planWithDocuments<P extends { kind: 'plan' }>(
-  client: RegistryClient,
+  source: DocumentSource,
   documents: DocumentMap,
   plan: (documents: DocumentMap) => P | NeedsDocuments,
 ): Promise<P> {
@@ -52,7 +62,7 @@ export async function planWithDocuments<P extends { kind: 'plan' }>(
     const result = plan(documents);
     if (result.kind === 'plan') return result as P;
     const before = documents.size;
-    await fetchDocuments(client, result.names, documents);
+    await source.fetch(result.names, documents);
     if (documents.size === before) throw new Error(`planner keeps asking for ${result.names.join(', ')}`);
   }
   throw new Error('dependency tree too deep to plan');

@@ -11,7 +11,8 @@ import { ClientError } from '../output/errors.js';
 import { recordOf, registryClosure, type NeedsDocuments, type PlanContext } from './plan-context.js';
 import { isUsable, pickNewest, usableVersions, versionRequirements } from './pick-version.js';
 import { raiseDependencies, type Conflict } from './raise-dependencies.js';
-import { completeRegistryEntry } from './registry-scopes.js';
+import { checkClosure } from './closure-check.js';
+import { completeRegistryEntries, type ScopeTargets } from './registry-scopes.js';
 import type { PlannedUpdate } from './update-plan.js';
 
 export interface PackageRequest {
@@ -37,14 +38,15 @@ export interface AddPlan {
   raised: PlannedUpdate[];
   conflicts: Conflict[];
   dependencies: Record<string, string>;
-  registryEntry?: ScopedRegistry;
+  /** Scoped-registry entries created or completed for the added packages; empty when none changes. */
+  registryEntries: ScopedRegistry[];
 }
 
 export interface AddOptions {
   /** How the engine and its version read in messages, e.g. `Unity 2022.3.10f1`. */
   engineLabel: string;
   latest?: boolean;
-  scopes?: { registryUrl: string; entries: readonly ScopedRegistry[] };
+  scopes?: ScopeTargets;
 }
 
 /** Splits `com.vendor.name@1.2.0` (names cannot contain `@`, so the first one separates). */
@@ -102,22 +104,25 @@ export function planAdd(
   );
   if (raised.missing.size > 0) return { kind: 'needs-documents', names: [...raised.missing] };
 
-  let registryEntry: ScopedRegistry | undefined;
+  const checked = checkClosure(context, final, [...added.map((a) => a.package), ...raised.raises.map((r) => r.name)]);
+  if (checked.kind !== 'plan') return checked;
+  let registryEntries: ScopedRegistry[] = [];
   if (options.scopes) {
     const roots = [...added, ...alreadyPresent].map((a) => ({ name: a.package, version: a.version }));
     roots.push(...raised.raises.map((r) => ({ name: r.name, version: r.to })));
     const closure = registryClosure(context, roots);
     if (closure.missing.size > 0) return { kind: 'needs-documents', names: [...closure.missing] };
-    registryEntry = completeRegistryEntry(options.scopes.entries, options.scopes.registryUrl, closure.names);
+    registryEntries = completeRegistryEntries(options.scopes, closure.names);
   }
   return {
     kind: 'plan',
     added,
     alreadyPresent,
     raised: raised.raises.map((r) => ({ package: r.name, from: r.from, to: r.to, requiredBy: r.requiredBy })),
-    conflicts: raised.conflicts,
+    // The closure sees again what a refused raise already reports: once is enough.
+    conflicts: [...raised.conflicts, ...checked.conflicts.filter((c) => !raised.conflicts.some((r) => r.message === c.message))],
     dependencies: final,
-    ...(registryEntry ? { registryEntry } : {}),
+    registryEntries,
   };
 }
 

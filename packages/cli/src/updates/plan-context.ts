@@ -17,6 +17,11 @@ export interface PlanContext {
   isBuiltIn(name: string): boolean;
   /** The engine version `record` asks for, for messages; null when it asks for none. */
   requirementOf(record: VersionRecord): string | null;
+  /**
+   * True for packages served by a registry pkg does not ask (the engine maker's own, which the
+   * editor updates itself); their documents are null.
+   */
+  isUnqueried?(name: string): boolean;
 }
 
 /** A planner's answer when it needs more documents before it can decide. */

@@ -13,8 +13,11 @@ export interface Conflict {
   package: string;
   /** The dependency and the version it needs. */
   requires: { name: string; version: string };
-  reason: 'crosses-major' | 'unavailable' | 'needs-newer-engine' | 'breaks-dependent';
-  /** For `crosses-major`: the version the raise would need; for `needs-newer-engine` too. */
+  reason: 'crosses-major' | 'unavailable' | 'needs-newer-engine' | 'breaks-dependent' | 'manifest-lower';
+  /**
+   * For `crosses-major`: the version the raise would need; for `needs-newer-engine` too; for
+   * `manifest-lower`: the lower version the manifest lists.
+   */
   version?: string;
   /** For `needs-newer-engine`: what that version asks of the engine. */
   engineRequirement?: string;

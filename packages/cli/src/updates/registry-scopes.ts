@@ -64,3 +64,29 @@ export function shrinkRegistryEntry(
   if (scopes.length === entry.scopes.length) return undefined;
   return { ...entry, scopes };
 }
+
+/**
+ * Where names have to be listed: `entryFor` gives the URL of the registry whose entry must list
+ * a name, or null when none must (a registry that serves unscoped names, one pkg does not ask).
+ */
+export interface ScopeTargets {
+  entries: readonly ScopedRegistry[];
+  entryFor(name: string): string | null;
+}
+
+/** Every entry that has to grow so that each name of `needed` is listed where it comes from. */
+export function completeRegistryEntries(targets: ScopeTargets, needed: Iterable<string>): ScopedRegistry[] {
+  const byRegistry = new Map<string, string[]>();
+  for (const name of new Set(needed)) {
+    const url = targets.entryFor(name);
+    if (url === null) continue;
+    const key = normalizeRegistryUrl(url);
+    byRegistry.set(key, [...(byRegistry.get(key) ?? []), name]);
+  }
+  const changed: ScopedRegistry[] = [];
+  for (const [url, names] of byRegistry) {
+    const entry = completeRegistryEntry(targets.entries, url, names);
+    if (entry) changed.push(entry);
+  }
+  return changed;
+}

@@ -12,14 +12,15 @@ export interface UninstallPlan {
   kind: 'plan';
   removed: { package: string; version: string }[];
   dependencies: Record<string, string>;
-  registryEntry?: ScopedRegistry;
+  /** Entries that lose scopes (an empty list: the entry goes); empty when none changes. */
+  registryEntries: ScopedRegistry[];
 }
 
 export function planUninstall(
   dependencies: Readonly<Record<string, string>>,
   names: readonly string[],
   context: PlanContext,
-  scopes?: { registryUrl: string; entries: readonly ScopedRegistry[] },
+  scopes?: { entries: readonly ScopedRegistry[] },
 ): UninstallPlan | NeedsDocuments {
   for (const name of names) {
     if (!(name in dependencies)) {
@@ -31,7 +32,7 @@ export function planUninstall(
     .filter(([name]) => removedNames.has(name))
     .map(([name, version]) => ({ package: name, version }));
   const remaining = Object.fromEntries(Object.entries(dependencies).filter(([name]) => !removedNames.has(name)));
-  let registryEntry: ScopedRegistry | undefined;
+  const registryEntries: ScopedRegistry[] = [];
   if (scopes) {
     const roots = (deps: Record<string, string>) =>
       Object.entries(deps)
@@ -43,7 +44,13 @@ export function planUninstall(
     if (missing.size > 0) return { kind: 'needs-documents', names: [...missing] };
     // A removed package the registry does not know still had its own name in our scopes.
     for (const r of removed) released.names.add(r.package);
-    registryEntry = shrinkRegistryEntry(scopes.entries, scopes.registryUrl, released.names, kept.names);
+    // What stays in the manifest keeps the scopes that match it, whichever registry serves it.
+    for (const name of Object.keys(remaining)) kept.names.add(name);
+    // Every entry: a removed package's dependencies may have come from other registries.
+    for (const entry of scopes.entries) {
+      const shrunk = shrinkRegistryEntry(scopes.entries, entry.url, released.names, kept.names);
+      if (shrunk) registryEntries.push(shrunk);
+    }
   }
-  return { kind: 'plan', removed, dependencies: remaining, ...(registryEntry ? { registryEntry } : {}) };
+  return { kind: 'plan', removed, dependencies: remaining, registryEntries };
 }

@@ -4,8 +4,9 @@
  */
 import semver from 'semver';
 import type { ScopedRegistry } from '../engines/engine.js';
+import { checkClosure } from './closure-check.js';
 import { registryClosure, type NeedsDocuments, type PlanContext } from './plan-context.js';
-import { completeRegistryEntry } from './registry-scopes.js';
+import { completeRegistryEntries, type ScopeTargets } from './registry-scopes.js';
 import { blockedByEngine, newerMajor, pickUpdate } from './pick-version.js';
 import { raiseDependencies, type Conflict } from './raise-dependencies.js';
 
@@ -15,8 +16,10 @@ export type UnchangedStatus =
   | 'latest'
   /** Ships with the engine. */
   | 'built-in'
-  /** The registry does not have it (Unity's own registry or another one serves it). */
+  /** The registry that serves it does not have it. */
   | 'not-in-registry'
+  /** The engine maker's registry serves it (Unity's): the editor updates it, pkg does not ask. */
+  | 'unity-registry'
   /** The manifest names a file path or git URL, not a registry version. */
   | 'external';
 
@@ -50,8 +53,8 @@ export interface UpdatePlan {
   conflicts: Conflict[];
   /** The dependencies after the update, in manifest order. */
   dependencies: Record<string, string>;
-  /** Our scoped-registry entry, completed for what the new versions bring; absent when unchanged. */
-  registryEntry?: ScopedRegistry;
+  /** Scoped-registry entries completed for what the new versions bring; empty when none changes. */
+  registryEntries: ScopedRegistry[];
 }
 
 export interface UpdateOptions {
@@ -60,10 +63,15 @@ export interface UpdateOptions {
   /** Cross major versions. */
   latest: boolean;
   /**
-   * The registry in use and the manifest's scoped registries, for engines that have them: new
-   * versions' dependencies served by the registry are added to its entry.
+   * The manifest's scoped registries, for engines that have them: new versions' dependencies
+   * are added to the entry of the registry that serves them.
    */
-  scopes?: { registryUrl: string; entries: readonly ScopedRegistry[] };
+  scopes?: ScopeTargets;
+  /**
+   * The only packages this run may touch (`--registry`: that registry's packages); every
+   * dependency when absent. `names` narrows it further.
+   */
+  only?: ReadonlySet<string>;
 }
 
 /** Registry packages the plan has to know: every manifest dependency with a registry version. */
@@ -78,10 +86,11 @@ export function planUpdate(
   context: PlanContext,
   options: UpdateOptions,
 ): UpdatePlan | NeedsDocuments {
-  const missing = registryCandidates(context, dependencies).filter((name) => !context.documents.has(name));
+  const inScope = (name: string) => options.only === undefined || options.only.has(name);
+  const missing = registryCandidates(context, dependencies).filter((name) => inScope(name) && !context.documents.has(name));
   if (missing.length > 0) return { kind: 'needs-documents', names: missing };
 
-  const selected = new Set(options.names.length > 0 ? options.names : Object.keys(dependencies));
+  const selected = new Set((options.names.length > 0 ? options.names : Object.keys(dependencies)).filter(inScope));
   const final: Record<string, string> = { ...dependencies };
   const unchanged = new Map<string, UnchangedPackage>();
   const direct: string[] = [];
@@ -123,29 +132,37 @@ export function planUpdate(
     if (reason !== undefined) update.requiredBy = reason;
     updated.push(update);
   }
-  let registryEntry: ScopedRegistry | undefined;
+  const checked = checkClosure(
+    context,
+    final,
+    updated.map((u) => u.package),
+  );
+  if (checked.kind !== 'plan') return checked;
+  let registryEntries: ScopedRegistry[] = [];
   if (options.scopes && updated.length > 0) {
     const closure = registryClosure(
       context,
       updated.map((u) => ({ name: u.package, version: u.to })),
     );
     if (closure.missing.size > 0) return { kind: 'needs-documents', names: [...closure.missing] };
-    registryEntry = completeRegistryEntry(options.scopes.entries, options.scopes.registryUrl, closure.names);
+    registryEntries = completeRegistryEntries(options.scopes, closure.names);
   }
   const order = Object.keys(dependencies);
   return {
     kind: 'plan',
     updated,
     unchanged: order.filter((n) => unchanged.has(n)).map((n) => unchanged.get(n)!),
-    conflicts: raised.conflicts,
+    // The closure sees again what a refused raise already reports: once is enough.
+    conflicts: [...raised.conflicts, ...checked.conflicts.filter((c) => !raised.conflicts.some((r) => r.message === c.message))],
     dependencies: final,
-    ...(registryEntry ? { registryEntry } : {}),
+    registryEntries,
   };
 }
 
 function statusWithoutRegistry(context: PlanContext, name: string, version: string): UnchangedStatus | null {
   if (context.isBuiltIn(name)) return 'built-in';
   if (!semver.valid(version)) return 'external';
+  if (context.isUnqueried?.(name)) return 'unity-registry';
   if (context.documents.get(name) === null) return 'not-in-registry';
   return null;
 }

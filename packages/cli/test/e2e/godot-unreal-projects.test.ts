@@ -318,6 +318,7 @@ describe('a Godot 4 project (built binary)', () => {
         latest_compatible: '2.0.0',
         status: 'registry',
         outdated: false,
+        registry: registry.url,
       },
     ]);
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tmpUnityProject, type TestRegistry } from '@pkg/testkit';
-import { fixtureRegistry } from '../project/fixtures.js';
+import { fixtureEntry, fixtureRegistry } from '../project/fixtures.js';
 import { makeHome, runPkg, runPkgInPty, type Home } from '../support/spawn.js';
 
 // The built `pkg` against a real registry holding fixtures published through the publish API.
@@ -94,7 +94,10 @@ describe('pkg update (built binary)', () => {
     ['on a conflict', ['update', 'com.fixture.x'], 1, 'Error: version conflict: com.fixture.x requires com.fixture.y@2.0.0'],
   ])('fails %s with the spec’s message and exit code', async (situation, args, exit, message) => {
     const project = await tmpUnityProject({
-      'Packages/manifest.json': { dependencies: { 'com.fixture.x': '1.0.0', 'com.fixture.y': '1.0.0' } },
+      'Packages/manifest.json': {
+        dependencies: { 'com.fixture.x': '1.0.0', 'com.fixture.y': '1.0.0' },
+        scopedRegistries: [fixtureEntry(registry)],
+      },
     });
     const cwd = situation === 'outside a project' ? await mkdtemp(path.join(tmpdir(), 'pkg-e2e-empty-')) : project.dir;
     const result = await runPkg(args, { home, env, cwd });
@@ -149,6 +152,7 @@ describe('pkg add, list, install, uninstall (built binary)', () => {
         latest_compatible: '1.1.0',
         status: 'registry',
         outdated: false,
+        registry: registry.url,
       },
       {
         package: 'com.fixture.b',
@@ -157,6 +161,7 @@ describe('pkg add, list, install, uninstall (built binary)', () => {
         latest_compatible: '1.0.0',
         status: 'registry',
         outdated: false,
+        registry: registry.url,
       },
     ]);
 
@@ -175,7 +180,9 @@ describe('pkg add, list, install, uninstall (built binary)', () => {
 
   it('draws the install progress bar in a terminal', async () => {
     const freshHome = await makeHome();
-    const project = await tmpUnityProject({ 'Packages/manifest.json': { dependencies: { 'com.fixture.app': '1.1.0' } } });
+    const project = await tmpUnityProject({
+      'Packages/manifest.json': { dependencies: { 'com.fixture.app': '1.1.0' }, scopedRegistries: [fixtureEntry(registry)] },
+    });
     const result = await runPkgInPty(['install'], [], { home: freshHome, env, cwd: project.dir });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('3/3 com.fixture.core@1.1.0');
@@ -208,6 +215,7 @@ describe('global packages (built binary)', () => {
     });
     expect(JSON.parse(await readFile(path.join(globalDir, 'manifest.json'), 'utf8'))).toEqual({
       dependencies: { 'com.fixture.core': '1.4.0' },
+      registries: { 'com.fixture.core': registry.url },
     });
 
     const removed = await runPkg(['uninstall', '--global', 'com.fixture.core'], { home: globalHome, env, cwd });

@@ -17,13 +17,17 @@ describe('global packages', () => {
     const deps = await testDeps({ env: { PKG_REGISTRY: registry.url } });
     const globalDir = path.join(deps.env.PKG_DATA_DIR!, 'global');
     const manifest = async () => JSON.parse(await readFile(path.join(globalDir, 'manifest.json'), 'utf8'));
+    const from = (...names: string[]) => Object.fromEntries(names.map((n) => [n, registry.url]));
     const installedJson = async (name: string) =>
       JSON.parse(await readFile(path.join(globalDir, 'packages', name, 'package.json'), 'utf8'));
 
     const installed = await run(deps, ['install', '--global', 'com.fixture.a@1.0.0', 'com.fixture.core@1.0.0']);
     expect(installed.stderr).toBe('');
     expect(installed.code).toBe(0);
-    expect(await manifest()).toEqual({ dependencies: { 'com.fixture.a': '1.0.0', 'com.fixture.core': '1.0.0' } });
+    expect(await manifest()).toEqual({
+      dependencies: { 'com.fixture.a': '1.0.0', 'com.fixture.core': '1.0.0' },
+      registries: from('com.fixture.a', 'com.fixture.core'),
+    });
     expect(await installedJson('com.fixture.a')).toMatchObject({ name: 'com.fixture.a', version: '1.0.0' });
 
     const listed = await run(deps, ['list', '--global', '--json']);
@@ -35,6 +39,7 @@ describe('global packages', () => {
         latest_compatible: '2.1.0',
         status: 'registry',
         outdated: true,
+        registry: registry.url,
       },
       {
         package: 'com.fixture.core',
@@ -43,6 +48,7 @@ describe('global packages', () => {
         latest_compatible: '1.4.0',
         status: 'registry',
         outdated: true,
+        registry: registry.url,
       },
     ]);
 
@@ -52,18 +58,24 @@ describe('global packages', () => {
       engine: 'global',
       updated: [{ package: 'com.fixture.a', old_version: '1.0.0', new_version: '1.3.0' }],
     });
-    expect(await manifest()).toEqual({ dependencies: { 'com.fixture.a': '1.0.0', 'com.fixture.core': '1.0.0' } });
+    expect(await manifest()).toEqual({
+      dependencies: { 'com.fixture.a': '1.0.0', 'com.fixture.core': '1.0.0' },
+      registries: from('com.fixture.a', 'com.fixture.core'),
+    });
 
     // No project means no editor: the newest of the major is taken, whatever its unity field.
     const updated = await run(deps, ['update', '--global', 'com.fixture.a']);
     expect(updated.code).toBe(0);
     expect(updated.stdout).toContain('Updated Packages:\n  com.fixture.a: 1.0.0 → 1.3.0\n');
-    expect(await manifest()).toEqual({ dependencies: { 'com.fixture.a': '1.3.0', 'com.fixture.core': '1.0.0' } });
+    expect(await manifest()).toEqual({
+      dependencies: { 'com.fixture.a': '1.3.0', 'com.fixture.core': '1.0.0' },
+      registries: from('com.fixture.a', 'com.fixture.core'),
+    });
     expect(await installedJson('com.fixture.a')).toMatchObject({ version: '1.3.0' });
 
     const removed = await run(deps, ['uninstall', '--global', 'com.fixture.a']);
     expect(removed.code).toBe(0);
-    expect(await manifest()).toEqual({ dependencies: { 'com.fixture.core': '1.0.0' } });
+    expect(await manifest()).toEqual({ dependencies: { 'com.fixture.core': '1.0.0' }, registries: from('com.fixture.core') });
     await expect(stat(path.join(globalDir, 'packages', 'com.fixture.a'))).rejects.toThrow();
 
     const missing = await run(deps, ['uninstall', '--global', 'com.fixture.a']);
@@ -76,5 +88,26 @@ describe('global packages', () => {
     expect(notThere.stderr.split('\n')[0]).toBe("Error: package 'com.fixture.b' is not installed globally");
     const noName = await run(deps, ['install', '--global']);
     expect(noName.code).toBe(2);
+  });
+
+  it('remembers the registry each package came from: list and update --global ask it, not the one in effect', async () => {
+    // The registry in effect is down; the package was installed with --registry.
+    const deps = await testDeps({ env: { PKG_REGISTRY: 'http://127.0.0.1:9' } });
+    const installed = await run(deps, ['install', '--global', 'com.fixture.core@1.0.0', '--registry', registry.url]);
+    expect(installed.code).toBe(0);
+    const listed = await run(deps, ['list', '--global', '--json']);
+    expect(listed.code).toBe(0);
+    expect(JSON.parse(listed.stdout).packages).toMatchObject([
+      { package: 'com.fixture.core', latest_compatible: '1.4.0', registry: registry.url },
+    ]);
+    const updated = await run(deps, ['update', '--global', '--json']);
+    expect(updated.code).toBe(0);
+    expect(JSON.parse(updated.stdout).updated).toEqual([
+      { package: 'com.fixture.core', old_version: '1.0.0', new_version: '1.4.0' },
+    ]);
+    // --registry narrows to that registry's packages: none come from the one on port 9.
+    const narrowed = await run(deps, ['list', '--global', '--json', '--registry', 'http://127.0.0.1:9']);
+    expect(JSON.parse(narrowed.stdout).packages).toEqual([]);
+    expect((await run(deps, ['uninstall', '--global', 'com.fixture.core'])).code).toBe(0);
   });
 });

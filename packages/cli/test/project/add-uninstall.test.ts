@@ -16,7 +16,7 @@ const other = { name: 'other', url: 'https://other.example.com', scopes: ['com.o
 
 describe('pkg add', () => {
   it('adds the newest version the editor supports, not the latest tag', async () => {
-    const { project, deps } = await projectWith(registry, { 'Packages/manifest.json': { dependencies: {} } });
+    const { project, deps } = await projectWith(registry, { 'Packages/manifest.json': unityJson({ dependencies: {} }) });
     const { code, stdout } = await run(deps, ['add', 'com.fixture.b', '--json']);
     expect(code).toBe(0);
     expect(JSON.parse(stdout)).toMatchObject({

@@ -72,15 +72,28 @@ export async function removeProjects(): Promise<void> {
   await Promise.all(made.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
 }
 
+/** The scoped-registry entry that sends `com.fixture.*` to the fixture registry. */
+export function fixtureEntry(registry: TestRegistry) {
+  return { name: 'fixtures', url: registry.url, scopes: ['com.fixture'] };
+}
+
 /**
  * A Unity project built from `files` and in-process client deps pointed at `registry`, run from
- * the project. `removeProjects()` deletes both.
+ * the project. A manifest given as an object that names no registry gets `fixtureEntry` (Unity
+ * would otherwise ask its own registry for the fixtures). `removeProjects()` deletes both.
  */
 export async function projectWith(
   registry: TestRegistry,
   files: ProjectFiles,
   overrides: Partial<TestDeps> = {},
 ): Promise<ProjectRun> {
+  const manifest = files['Packages/manifest.json'];
+  if (typeof manifest === 'object' && manifest !== null && !Buffer.isBuffer(manifest)) {
+    const value = manifest as Record<string, unknown>;
+    if (value.scopedRegistries === undefined && value.registry === undefined) {
+      files = { ...files, 'Packages/manifest.json': { ...value, scopedRegistries: [fixtureEntry(registry)] } };
+    }
+  }
   const project = await tmpUnityProject(files);
   made.push(project.dir);
   const deps = await testDeps({ cwd: project.dir, env: { PKG_REGISTRY: registry.url }, ...overrides });

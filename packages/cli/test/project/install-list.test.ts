@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestRegistry } from '@pkg/testkit';
 import { capture, run } from '../support/deps.js';
-import { fixtureRegistry, projectWith, unityJson, removeProjects } from './fixtures.js';
+import { fixtureEntry, fixtureRegistry, projectWith, unityJson, removeProjects } from './fixtures.js';
 
 let registry: TestRegistry;
 beforeAll(async () => {
@@ -18,8 +18,12 @@ const served = async (name: string, version: string) =>
   Buffer.from(await (await fetch(`${registry.url}/${name}/-/${name}-${version}.tgz`)).arrayBuffer());
 
 describe('pkg install (no names)', () => {
-  const manifest = unityJson({
-    dependencies: { 'com.fixture.app': '1.1.0', 'com.unity.modules.ui': '1.0.0', 'com.unity.textmeshpro': '3.0.6' },
+  let manifest: string;
+  beforeAll(() => {
+    manifest = unityJson({
+      dependencies: { 'com.fixture.app': '1.1.0', 'com.unity.modules.ui': '1.0.0', 'com.unity.textmeshpro': '3.0.6' },
+      scopedRegistries: [fixtureEntry(registry)],
+    });
   });
 
   it('fetches and verifies every registry dependency and theirs into the cache, manifest untouched', async () => {
@@ -36,7 +40,7 @@ describe('pkg install (no names)', () => {
       ],
       skipped: [
         { package: 'com.unity.modules.ui', version: '1.0.0', status: 'built-in' },
-        { package: 'com.unity.textmeshpro', version: '3.0.6', status: 'not in registry' },
+        { package: 'com.unity.textmeshpro', version: '3.0.6', status: 'unity-registry' },
       ],
     });
     for (const [name, version] of [
@@ -139,7 +143,7 @@ describe('pkg list', () => {
         'com.fixture.core       1.4.0      1.4.0     1.4.0',
         'com.fixture.engine     1.0.0      -         - (no compatible version)',
         'com.unity.modules.ui   1.0.0      -         - (built-in)',
-        'com.unity.textmeshpro  3.0.6      -         - (not in registry)',
+        'com.unity.textmeshpro  3.0.6      -         - (unity-registry)',
         '',
       ].join('\n'),
     );
@@ -154,6 +158,7 @@ describe('pkg list', () => {
       engine: 'unity',
       project: project.dir,
       registry: registry.url,
+      registries: [registry.url],
       packages: [
         {
           package: 'com.fixture.a',
@@ -162,6 +167,7 @@ describe('pkg list', () => {
           latest_compatible: '2.1.0',
           status: 'registry',
           outdated: true,
+          registry: registry.url,
         },
       ],
     });

@@ -64,7 +64,10 @@ describe('pkg update', () => {
 
   it('prints the update report with --json', async () => {
     const { project, deps } = await projectWith(registry, {
-      'Packages/manifest.json': { dependencies: { 'com.fixture.a': '1.0.0', 'com.fixture.y': '1.0.0' } },
+      'Packages/manifest.json': {
+        dependencies: { 'com.fixture.a': '1.0.0', 'com.fixture.y': '1.0.0' },
+        scopedRegistries: [{ name: '127.0.0.1', url: registry.url, scopes: ['com.fixture.a', 'com.fixture.y'] }],
+      },
     });
     const { code, stdout } = await run(deps, ['update', '--json']);
     expect(code).toBe(0);
@@ -75,6 +78,7 @@ describe('pkg update', () => {
       engine_version: '2022.3.10f1',
       project: project.dir,
       registry: registry.url,
+      registries: [registry.url],
       updated: [
         {
           package: 'com.fixture.a',
@@ -84,18 +88,21 @@ describe('pkg update', () => {
         },
       ],
       unchanged: [{ package: 'com.fixture.y', version: '1.0.0', status: 'latest', newer_major: '2.0.0' }],
-      scopes_added: ['com.fixture.a'],
+      scopes_added: [],
       backup_path: path.join(deps.tmpdir, (await backups(deps))[0]!),
       message: '1 packages updated successfully',
     });
     expect(JSON.parse(await project.read('Packages/manifest.json'))).toEqual({
       dependencies: { 'com.fixture.a': '1.2.0', 'com.fixture.y': '1.0.0' },
-      scopedRegistries: [{ name: '127.0.0.1', url: registry.url, scopes: ['com.fixture.a'] }],
+      scopedRegistries: [{ name: '127.0.0.1', url: registry.url, scopes: ['com.fixture.a', 'com.fixture.y'] }],
     });
   });
 
   it('--dry-run prints the preview and changes nothing on disk', async () => {
-    const manifest = unityJson({ dependencies: { 'com.fixture.a': '1.0.0', 'com.fixture.core': '1.4.0' } });
+    const manifest = unityJson({
+      dependencies: { 'com.fixture.a': '1.0.0', 'com.fixture.core': '1.4.0' },
+      scopedRegistries: [ours()],
+    });
     const { project, deps } = await projectWith(registry, { 'Packages/manifest.json': manifest });
     const before = await readdir(project.dir, { recursive: true });
     const { code, stdout } = await run(deps, ['update', '--dry-run']);
@@ -114,8 +121,6 @@ describe('pkg update', () => {
         'Would Not Update:',
         '  com.fixture.core: 1.4.0 (latest)',
         '',
-        "Would add to scoped registry '127.0.0.1': com.fixture.a",
-        '',
         'Notes:',
         '  com.fixture.a 1.3.0 needs 2023.1 or newer',
         '',
@@ -130,7 +135,7 @@ describe('pkg update', () => {
   });
 
   it('--dry-run --json prints the report with dry_run and no backup', async () => {
-    const manifest = unityJson({ dependencies: { 'com.fixture.a': '1.0.0' } });
+    const manifest = unityJson({ dependencies: { 'com.fixture.a': '1.0.0' }, scopedRegistries: [ours()] });
     const { project, deps } = await projectWith(registry, { 'Packages/manifest.json': manifest });
     const { code, stdout } = await run(deps, ['update', '--dry-run', '--json']);
     expect(code).toBe(0);
@@ -211,7 +216,7 @@ describe('pkg update', () => {
       updated: [],
       unchanged: [
         { package: 'com.unity.modules.ui', version: '1.0.0', status: 'built-in' },
-        { package: 'com.unity.textmeshpro', version: '3.0.6', status: 'not-in-registry' },
+        { package: 'com.unity.textmeshpro', version: '3.0.6', status: 'unity-registry' },
         { package: 'com.vendor.local', version: 'file:../local', status: 'external' },
       ],
       backup_path: null,
@@ -221,7 +226,7 @@ describe('pkg update', () => {
   });
 
   it('--save=false fetches and verifies into the cache without changing the manifest', async () => {
-    const manifest = unityJson({ dependencies: { 'com.fixture.a': '1.0.0' } });
+    const manifest = unityJson({ dependencies: { 'com.fixture.a': '1.0.0' }, scopedRegistries: [ours()] });
     const { project, deps } = await projectWith(registry, { 'Packages/manifest.json': manifest });
     const { code, stdout } = await run(deps, ['update', '--save=false']);
     expect(code).toBe(0);
@@ -261,19 +266,22 @@ describe('pkg update keeps the manifest’s formatting byte for byte', () => {
     expect(await project.read('Packages/manifest.json')).toBe(write(expected));
   });
 
-  it('adds a new scoped registry in the file’s own style', async () => {
+  it('adds a new scoped registry in the file’s own style (pkg add)', async () => {
     const text = '{\r\n    "dependencies": {\r\n        "com.fixture.a": "1.0.0"\r\n    }\r\n}';
     const { project, deps } = await projectWith(registry, { 'Packages/manifest.json': text });
-    expect((await run(deps, ['update'])).code).toBe(0);
+    expect((await run(deps, ['add', 'com.fixture.b'])).code).toBe(0);
     expect(await project.read('Packages/manifest.json')).toBe(
-      `{\r\n    "dependencies": {\r\n        "com.fixture.a": "1.2.0"\r\n    },\r\n    "scopedRegistries": [\r\n        {\r\n            "name": "127.0.0.1",\r\n            "url": "${registry.url}",\r\n            "scopes": [\r\n                "com.fixture.a"\r\n            ]\r\n        }\r\n    ]\r\n}`,
+      `{\r\n    "dependencies": {\r\n        "com.fixture.a": "1.0.0",\r\n        "com.fixture.b": "1.0.0"\r\n    },\r\n    "scopedRegistries": [\r\n        {\r\n            "name": "127.0.0.1",\r\n            "url": "${registry.url}",\r\n            "scopes": [\r\n                "com.fixture.b"\r\n            ]\r\n        }\r\n    ]\r\n}`,
     );
   });
 });
 
 describe('pkg update errors', () => {
   it('version conflict: <package> requires <other>@<version>, and nothing changes', async () => {
-    const manifest = unityJson({ dependencies: { 'com.fixture.x': '1.0.0', 'com.fixture.y': '1.0.0' } });
+    const manifest = unityJson({
+      dependencies: { 'com.fixture.x': '1.0.0', 'com.fixture.y': '1.0.0' },
+      scopedRegistries: [ours()],
+    });
     const { project, deps } = await projectWith(registry, { 'Packages/manifest.json': manifest });
     const { code, stdout, stderr } = await run(deps, ['update', 'com.fixture.x']);
     expect(code).toBe(1);
@@ -292,7 +300,10 @@ describe('pkg update errors', () => {
   });
 
   it('version conflict: cannot update package, when a new major breaks a dependent', async () => {
-    const manifest = unityJson({ dependencies: { 'com.fixture.x': '1.0.0', 'com.fixture.y': '1.0.0' } });
+    const manifest = unityJson({
+      dependencies: { 'com.fixture.x': '1.0.0', 'com.fixture.y': '1.0.0' },
+      scopedRegistries: [ours()],
+    });
     const { project, deps } = await projectWith(registry, { 'Packages/manifest.json': manifest });
     const { code, stdout } = await run(deps, ['update', 'com.fixture.y', '--latest', '--json']);
     expect(code).toBe(1);
@@ -334,18 +345,19 @@ describe('pkg update errors', () => {
   });
 
   it('failed to fetch package information, when the registry cannot be reached', async () => {
-    const { deps } = await projectWith(
-      registry,
-      { 'Packages/manifest.json': { dependencies: { 'com.fixture.a': '1.0.0' } } },
-      { env: { PKG_REGISTRY: 'http://127.0.0.1:9' } },
-    );
+    const { deps } = await projectWith(registry, {
+      'Packages/manifest.json': {
+        dependencies: { 'com.fixture.a': '1.0.0' },
+        scopedRegistries: [{ name: 'down', url: 'http://127.0.0.1:9', scopes: ['com.fixture'] }],
+      },
+    });
     const { code, stderr } = await run(deps, ['update']);
     expect(code).toBe(1);
     expect(stderr).toMatch(/^Error: failed to fetch package information\nHint: com\.fixture\.a: Failed to connect to registry/);
   });
 
   it('restores the backup automatically when writing the manifest fails, and says so', async () => {
-    const manifest = unityJson({ dependencies: { 'com.fixture.a': '1.0.0' } });
+    const manifest = unityJson({ dependencies: { 'com.fixture.a': '1.0.0' }, scopedRegistries: [ours()] });
     let failed = false;
     // The new manifest lands on disk, then the step after it fails: the backup must come back.
     const failingFs: FileSystem = {

@@ -74,6 +74,7 @@ describe('selectTokenStore', () => {
     fs,
     sleep: async () => undefined,
     now: () => new Date(),
+    envTokenHost: 'h',
   });
 
   it('uses the keychain when it answers', async () => {
@@ -113,7 +114,7 @@ describe('selectTokenStore', () => {
     ).rejects.toBeInstanceOf(ClientError);
   });
 
-  it('lets PKG_TOKEN override reads while writes still reach the store', async () => {
+  it('lets PKG_TOKEN override reads for the registry in effect while writes still reach the store', async () => {
     const { binding, entries } = fakeBinding();
     const store = await selectTokenStore({
       ...(await base()),
@@ -123,9 +124,12 @@ describe('selectTokenStore', () => {
     });
     expect(store.overridden).toBe(true);
     expect(store.name).toBe('keychain');
-    expect(await store.get('any.host')).toBe('ci-token');
+    expect(await store.get('h')).toBe('ci-token');
+    expect(await store.get('other.host')).toBe(null);
     await store.set('h', 'stored');
+    await store.set('other.host', 'other');
     expect(entries.get('pkg-registry/h')).toBe('stored');
     expect(await store.get('h')).toBe('ci-token');
+    expect(await store.get('other.host')).toBe('other');
   });
 });

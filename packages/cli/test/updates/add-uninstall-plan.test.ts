@@ -17,7 +17,7 @@ function add(
   ctx: PlanContext,
   entries = [] as { name: string; url: string; scopes: string[] }[],
 ): AddPlan {
-  const result = planAdd(deps, requests, ctx, { engineLabel: label, scopes: { registryUrl, entries } });
+  const result = planAdd(deps, requests, ctx, { engineLabel: label, scopes: { entries, entryFor: () => registryUrl } });
   if (result.kind !== 'plan') throw new Error(`needs ${result.names.join(', ')}`);
   return result;
 }
@@ -125,13 +125,13 @@ describe('planAdd', () => {
     const mid = doc(B, [{ v: '1.0.0', deps: { [A]: '1.0.0' } }]);
     const ctx = context([a, mid, top], { notInRegistry: ['com.unity.textmeshpro'] });
     const other = { name: 'other', url: 'https://other.example.com', scopes: ['com.other'] };
-    expect(add({}, [{ name: C }], ctx, [other]).registryEntry).toEqual({
+    expect(add({}, [{ name: C }], ctx, [other]).registryEntries[0]).toEqual({
       name: 'registry.example.com',
       url: registryUrl,
       scopes: [A, B, C],
     });
     const ours = { name: 'mine', url: registryUrl, scopes: ['com.zzz', B] };
-    expect(add({}, [{ name: C }], ctx, [other, ours]).registryEntry).toEqual({
+    expect(add({}, [{ name: C }], ctx, [other, ours]).registryEntries[0]).toEqual({
       name: 'mine',
       url: registryUrl,
       scopes: [A, B, C, 'com.zzz'],
@@ -164,10 +164,10 @@ describe('planUninstall', () => {
   const two = doc(B, [{ v: '1.0.0', deps: { 'com.vendor.shared': '1.0.0' } }]);
   const ctx = context([shared, one, onlyA, two]);
   const entry = { name: 'ours', url: registryUrl, scopes: [A, B, 'com.vendor.future', 'com.vendor.only-a', 'com.vendor.shared'] };
-  const other = { name: 'other', url: 'https://other.example.com', scopes: [A] };
+  const other = { name: 'other', url: 'https://other.example.com', scopes: ['com.other'] };
 
   function uninstall(deps: Record<string, string>, names: string[], entries = [other, entry]): UninstallPlan {
-    const result = planUninstall(deps, names, ctx, { registryUrl, entries });
+    const result = planUninstall(deps, names, ctx, { entries });
     if (result.kind !== 'plan') throw new Error(`needs ${result.names.join(', ')}`);
     return result;
   }
@@ -176,19 +176,29 @@ describe('planUninstall', () => {
     const plan = uninstall({ [A]: '1.0.0', [B]: '1.0.0' }, [A]);
     expect(plan.removed).toEqual([{ package: A, version: '1.0.0' }]);
     expect(plan.dependencies).toEqual({ [B]: '1.0.0' });
-    expect(plan.registryEntry).toEqual({ ...entry, scopes: [B, 'com.vendor.future', 'com.vendor.shared'] });
+    expect(plan.registryEntries).toEqual([{ ...entry, scopes: [B, 'com.vendor.future', 'com.vendor.shared'] }]);
+  });
+
+  it('tidies every entry the removed package’s dependencies came from', () => {
+    const ours = { name: 'ours', url: registryUrl, scopes: [A, B] };
+    const theirs = { name: 'theirs', url: 'https://other.example.com', scopes: ['com.vendor.only-a', 'com.vendor.shared'] };
+    const plan = uninstall({ [A]: '1.0.0', [B]: '1.0.0' }, [A], [ours, theirs]);
+    expect(plan.registryEntries).toEqual([
+      { ...ours, scopes: [B] },
+      { ...theirs, scopes: ['com.vendor.shared'] },
+    ]);
   });
 
   it('empties the entry when nothing of ours is left, keeping hand-written scopes for other packages', () => {
     const plan = uninstall({ [A]: '1.0.0', [B]: '1.0.0' }, [A, B]);
-    expect(plan.registryEntry?.scopes).toEqual(['com.vendor.future']);
+    expect(plan.registryEntries.find((e) => e.url === registryUrl)?.scopes).toEqual(['com.vendor.future']);
     const bare = { name: 'ours', url: registryUrl, scopes: [A, 'com.vendor.only-a', 'com.vendor.shared'] };
-    expect(uninstall({ [A]: '1.0.0' }, [A], [bare]).registryEntry?.scopes).toEqual([]);
+    expect(uninstall({ [A]: '1.0.0' }, [A], [bare]).registryEntries[0]?.scopes).toEqual([]);
   });
 
   it('leaves a prefix scope that a remaining package still matches', () => {
     const prefix = { name: 'ours', url: registryUrl, scopes: ['com.vendor'] };
-    expect(uninstall({ [A]: '1.0.0', [B]: '1.0.0' }, [A], [prefix]).registryEntry).toBeUndefined();
+    expect(uninstall({ [A]: '1.0.0', [B]: '1.0.0' }, [A], [prefix]).registryEntries).toEqual([]);
   });
 
   it('refuses a package the project does not have', () => {

@@ -282,22 +282,26 @@ describe('planUpdate: scoped registry', () => {
       { name: 'other', url: 'https://other.example.com', scopes: ['com.other'] },
       { name: 'ours', url: `${registryUrl}/`, scopes: [A] },
     ];
-    const result = plan({ [A]: '1.0.0' }, ctx, { scopes: { registryUrl, entries } });
-    expect(result.registryEntry).toEqual({ name: 'ours', url: `${registryUrl}/`, scopes: [A, C, 'com.vendor.d'] });
+    const result = plan({ [A]: '1.0.0' }, ctx, { scopes: { entries, entryFor: () => registryUrl } });
+    expect(result.registryEntries[0]).toEqual({ name: 'ours', url: `${registryUrl}/`, scopes: [A, C, 'com.vendor.d'] });
   });
 
   it('creates our entry when the manifest has none', () => {
-    const result = plan({ [A]: '1.0.0' }, ctx, { scopes: { registryUrl, entries: [] } });
-    expect(result.registryEntry).toEqual({ name: 'registry.example.com', url: registryUrl, scopes: [A, C, 'com.vendor.d'] });
+    const result = plan({ [A]: '1.0.0' }, ctx, { scopes: { entries: [], entryFor: () => registryUrl } });
+    expect(result.registryEntries[0]).toEqual({ name: 'registry.example.com', url: registryUrl, scopes: [A, C, 'com.vendor.d'] });
   });
 
   it('changes nothing when a scope already covers the names', () => {
     const entries = [{ name: 'ours', url: registryUrl, scopes: ['com.vendor'] }];
-    expect(plan({ [A]: '1.0.0' }, ctx, { scopes: { registryUrl, entries } }).registryEntry).toBeUndefined();
+    expect(plan({ [A]: '1.0.0' }, ctx, { scopes: { entries, entryFor: () => registryUrl } }).registryEntries).toEqual([]);
   });
 
   it('asks for the documents of dependencies it has to place', () => {
-    const result = planUpdate({ [A]: '1.0.0' }, context([a]), { names: [], latest: false, scopes: { registryUrl, entries: [] } });
+    const result = planUpdate({ [A]: '1.0.0' }, context([a]), {
+      names: [],
+      latest: false,
+      scopes: { entries: [], entryFor: () => registryUrl },
+    });
     expect(result).toEqual({ kind: 'needs-documents', names: expect.arrayContaining([C, 'com.unity.textmeshpro']) });
   });
 });

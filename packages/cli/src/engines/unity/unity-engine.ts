@@ -41,6 +41,7 @@ export const unityEngine: Engine = {
   displayName: 'Unity',
   versionField: 'unity',
   usesScopedRegistries: true,
+  ownRegistry: 'https://packages.unity.com',
   manifestRelativePath: MANIFEST,
 
   async detect(dir, fs) {

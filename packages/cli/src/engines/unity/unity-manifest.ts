@@ -11,7 +11,8 @@ const BOM = '\uFEFF';
 /** Why a manifest value is not a valid Unity manifest; null when it is. */
 export function unityManifestProblem(value: unknown): string | null {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'it is not a JSON object';
-  const { dependencies, scopedRegistries } = value as Record<string, unknown>;
+  const { dependencies, scopedRegistries, registry } = value as Record<string, unknown>;
+  if (registry !== undefined && typeof registry !== 'string') return '"registry" is not a string';
   if (dependencies !== undefined) {
     if (typeof dependencies !== 'object' || dependencies === null || Array.isArray(dependencies)) {
       return '"dependencies" is not an object';
@@ -48,10 +49,11 @@ export function parseUnityManifest(text: string): ProjectManifest {
   }
   const problem = unityManifestProblem(value);
   if (problem) throw new Error(problem);
-  const v = value as { dependencies?: Record<string, string>; scopedRegistries?: ScopedRegistry[] };
+  const v = value as { dependencies?: Record<string, string>; scopedRegistries?: ScopedRegistry[]; registry?: string };
   return {
     dependencies: { ...v.dependencies },
     scopedRegistries: (v.scopedRegistries ?? []).map((r) => ({ name: r.name, url: r.url, scopes: [...r.scopes] })),
+    ...(v.registry ? { registry: v.registry } : {}),
   };
 }
 
@@ -69,6 +71,7 @@ export function editUnityManifest(text: string, change: ManifestChange): string 
     body = setJsonValue(body, ['dependencies', name], version, 'sorted');
   }
   if (change.registry) body = editRegistryEntry(body, change.registry);
+  for (const entry of change.registries ?? []) body = editRegistryEntry(body, entry);
   return bom + body;
 }
 
