@@ -29,19 +29,19 @@ export function rateLimitStep(limits: RateLimitService): Step<BeforeStepRun> {
 /** Counts a publish against the publish limit, once its body is parsed (a fastify-only hook). */
 export function installPublishRateLimit(app: FastifyInstance, limits: RateLimitService): void {
   app.addHook('preValidation', function publishRateLimit(request, reply, done) {
-    const { tenant, caller, settings } = request.ctx;
-    if (!caller || !isPublish(request)) return done();
-    let counted;
-    try {
-      counted = limits.count('publish', tenant, caller.user, settings.rateLimitPublish);
-    } catch (err) {
-      return done(err as Error);
-    }
-    Promise.resolve(counted).then((state) => {
-      if (state) setHeaders(reply, state);
-      done();
-    }, done);
+    if (!request.ctx.caller || !isPublish(request)) return done();
+    countPublish(request, reply, limits).then(() => done(), done);
   });
+}
+
+/**
+ * Counts a publish against the caller's publish limit (429 beyond it). The publish route, which
+ * reads its body as a stream, calls it once the body has shown the request is a publish.
+ */
+export async function countPublish(request: FastifyRequest, reply: StepReply, limits: RateLimitService): Promise<void> {
+  const { tenant, caller, settings } = request.ctx;
+  if (!caller) return;
+  setHeaders(reply, await limits.count('publish', tenant, caller.user, settings.rateLimitPublish));
 }
 
 function setHeaders(reply: StepReply, state: LimitState | undefined): undefined {

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config/config.js';
 import type { Services } from '../services/services.js';
 import { packageNameParam, requireWriter } from './guards.js';
-import { documentBodyLimit } from './publish.js';
+import { MAX_DOCUMENT_REST } from '../services/publish-service.js';
 
 /**
  * The revision-addressed writes npm uses to unpublish and change owners:
@@ -12,11 +12,12 @@ import { documentBodyLimit } from './publish.js';
  */
 export async function packageChangeRoutes(
   app: FastifyInstance,
-  { services, config }: { services: Services; config: Config },
+  { services }: { services: Services; config: Config },
 ): Promise<void> {
   app.put<{ Params: { name: string; rev: string }; Body: unknown }>(
     '/:name/-rev/:rev',
-    { bodyLimit: documentBodyLimit(config) },
+    // These documents never carry a tarball: parsed whole, they get the rest's limit of a publish.
+    { bodyLimit: MAX_DOCUMENT_REST },
     async (request) => {
       const name = packageNameParam(request.params.name);
       const caller = requireWriter(request);

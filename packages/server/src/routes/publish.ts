@@ -1,5 +1,8 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ProtocolError } from '@pkg/protocol';
 import type { Config } from '../config/config.js';
+import { countPublish } from '../plugins/rate-limit.js';
+import { StreamedBody } from '../services/publish-body-receiver.js';
 import { isPublishBody } from '../services/publish-request.js';
 import type { Services } from '../services/services.js';
 import { packageNameParam, requireWriter } from './guards.js';
@@ -16,28 +19,57 @@ export function documentBodyLimit(config: Config): number {
 
 /**
  * `PUT /<name>`: npm's publish (a body with `_attachments`), or npm's edit of the document
- * without attachments (`npm deprecate` sends the whole document back this way).
+ * without attachments (`npm deprecate` sends the whole document back this way). The body is
+ * read as a stream, after the caller is known to be allowed to write: a tarball of any size
+ * goes to the blob store piece by piece (services/publish-body-receiver.ts).
  */
 export async function publishRoutes(
   app: FastifyInstance,
   { services, config }: { services: Services; config: Config },
 ): Promise<void> {
-  app.put<{ Params: { name: string }; Body: unknown }>(
-    '/:name',
-    { bodyLimit: documentBodyLimit(config) },
-    async (request, reply) => {
-      const name = packageNameParam(request.params.name);
-      const caller = requireWriter(request);
-      const { tenant } = request.ctx;
-      if (isPublishBody(request.body)) {
-        const { created, rev } = await services.publish.publish(tenant, caller, name, request.body);
+  // This plugin's own parser (fastify scopes parsers to the plugin): the handler reads the body.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', (_request, payload, done) => done(null, new StreamedBody(payload)));
+  const bodyLimit = documentBodyLimit(config);
+
+  app.put<{ Params: { name: string }; Body: StreamedBody | undefined }>('/:name', { bodyLimit }, async (request, reply) => {
+    const body = request.body;
+    if (!(body instanceof StreamedBody)) throw new ProtocolError('BAD_REQUEST', 'The request body is empty');
+    const { tenant } = request.ctx;
+    let name, caller, received;
+    try {
+      name = packageNameParam(request.params.name);
+      caller = requireWriter(request);
+      const declared = Number(request.headers['content-length']);
+      if (declared > bodyLimit)
+        throw new ProtocolError('PAYLOAD_TOO_LARGE', 'The request body is larger than the configured limit');
+      received = await services.publish.receive(tenant, caller, name, body.stream, bodyLimit);
+    } catch (err) {
+      closeUnlessRead(request, reply, body);
+      throw err;
+    }
+    try {
+      if (isPublishBody(received.document)) {
+        await countPublish(request, reply, services.rateLimits);
+        const { created, rev } = await services.publish.publish(tenant, caller, name, received);
         return reply.code(created ? 201 : 200).send({ ok: true, id: name, rev });
       }
-      const { rev } = await services.packageUpdates.update(tenant, caller, name, request.body, {
+      const { rev } = await services.packageUpdates.update(tenant, caller, name, received.document, {
         rev: undefined,
         allowRemoval: false,
       });
       return reply.code(200).send({ ok: true, id: name, rev });
-    },
-  );
+    } finally {
+      await received.discard();
+    }
+  });
+}
+
+/**
+ * An answer given before the body was read to its end (401, 403, 413, malformed JSON) closes the
+ * connection: the rest of a body of up to a gigabyte is not worth reading to keep it alive.
+ */
+function closeUnlessRead(request: FastifyRequest, reply: FastifyReply, body: StreamedBody): void {
+  if (body.stream.readableEnded && request.raw.readableEnded) return;
+  reply.header('connection', 'close');
 }

@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import { ProtocolError, isSemver, isUnityMinVersion, isUnityRelease, minorEngineFieldProblem } from '@pkg/protocol';
 import { checkTagName } from './dist-tag-rules.js';
 import { isObject } from './json-shapes.js';
+import type { DigestAlgorithm, ReceivedTarball } from './tarball-intake.js';
 
 /** A publish body, checked: one version, its tarball bytes and the tags to point at it. */
 export interface PublishRequest {
@@ -9,7 +9,8 @@ export interface PublishRequest {
   version: string;
   /** The version's package.json as the client sent it (its `dist` is rebuilt by the server). */
   manifest: Record<string, unknown>;
-  tarball: Buffer;
+  /** The tarball as streamed out of the body: its upload is committed when the version is. */
+  tarball: ReceivedTarball;
   /** `sha512-<base64>` of the tarball bytes. */
   integrity: string;
   /** sha1 hex of the tarball bytes (npm's legacy `dist.shasum`). */
@@ -26,7 +27,6 @@ export interface PublishLimits {
   maxTarballSize: number;
 }
 
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 const MAX_SIGSTORE_SIZE = 1024 * 1024;
 const MAX_README_SIZE = 1024 * 1024;
 
@@ -41,9 +41,15 @@ export function isPublishBody(body: unknown): boolean {
  * Checks npm's publish body (`_attachments` with base64 `data` and `length`, `versions`,
  * `dist-tags`): wrong shapes are 400, broken rules 422, an oversized tarball 413. The body may
  * hold more versions than the attached one (npm's retry after a 409 sends the merged document);
- * only the attached version is published.
+ * only the attached version is published. The tarballs' bytes were streamed out of the body as
+ * it was read (publish-body-receiver.ts): `tarballs` tells what they were.
  */
-export function parsePublishBody(name: string, body: unknown, limits: PublishLimits): PublishRequest {
+export function parsePublishBody(
+  name: string,
+  body: unknown,
+  limits: PublishLimits,
+  tarballs: ReadonlyMap<string, ReceivedTarball>,
+): PublishRequest {
   if (!isObject(body)) throw badRequest('the publish body must be a JSON object');
   for (const field of ['name', '_id'] as const) {
     if (body[field] !== undefined && body[field] !== name) {
@@ -84,10 +90,10 @@ export function parsePublishBody(name: string, body: unknown, limits: PublishLim
     throw invalid(`the provenance attachment must be named ${name}-${version}.sigstore`);
   }
 
-  const tarball = decodeAttachment(attachment, limits);
-  const integrity = `sha512-${createHash('sha512').update(tarball).digest('base64')}`;
-  const shasum = createHash('sha1').update(tarball).digest('hex');
-  checkDigests(manifest.dist, tarball, integrity, shasum);
+  const tarball = checkAttachment(attachment, tarballs.get(fileName), limits);
+  const integrity = tarball.digests.sha512!;
+  const shasum = Buffer.from(tarball.digests.sha1!.slice('sha1-'.length), 'base64').toString('hex');
+  checkDigests(manifest.dist, tarball.digests, shasum);
 
   const tags = tagsFor(body['dist-tags'], version);
   const readme = pickString(manifest.readme, body.readme, 'readme');
@@ -127,7 +133,7 @@ function checkManifest(name: string, version: string, manifest: Record<string, u
   }
 }
 
-function decodeAttachment(attachment: unknown, limits: PublishLimits): Buffer {
+function checkAttachment(attachment: unknown, received: ReceivedTarball | undefined, limits: PublishLimits): ReceivedTarball {
   if (!isObject(attachment)) throw badRequest('the tarball attachment must be an object with data and length');
   const { data, length } = attachment;
   if (typeof data !== 'string') throw badRequest("the tarball attachment's 'data' must be a base64 string");
@@ -137,21 +143,21 @@ function decodeAttachment(attachment: unknown, limits: PublishLimits): Buffer {
   const tooLarge = () =>
     new ProtocolError('PAYLOAD_TOO_LARGE', `the tarball is larger than the limit of ${limits.maxTarballSize} bytes`);
   if (length > limits.maxTarballSize) throw tooLarge();
-  if (data.length % 4 !== 0 || !BASE64.test(data)) throw badRequest("the tarball attachment's 'data' is not valid base64");
-  const decodedLength = (data.length / 4) * 3 - (data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0);
-  if (decodedLength > limits.maxTarballSize) throw tooLarge();
-  if (decodedLength !== length) {
-    throw invalid(`the attachment's length is ${length} but its data decodes to ${decodedLength} bytes`);
+  // Every tarball's data string was streamed out of the body, leaving "" in its place.
+  if (!received || !received.validBase64 || data !== '') throw badRequest("the tarball attachment's 'data' is not valid base64");
+  if (received.length > limits.maxTarballSize) throw tooLarge();
+  if (received.length !== length) {
+    throw invalid(`the attachment's length is ${length} but its data decodes to ${received.length} bytes`);
   }
   if (length === 0) throw invalid('the tarball is empty');
-  return Buffer.from(data, 'base64');
+  return received;
 }
 
 /**
  * `dist.integrity` (every sha512/sha384/sha256/sha1 hash it lists) or, without it, `dist.shasum`
  * must match the bytes: a publish that names neither is refused too.
  */
-function checkDigests(dist: unknown, tarball: Buffer, sha512: string, sha1: string): void {
+function checkDigests(dist: unknown, digests: Partial<Record<DigestAlgorithm, string>>, sha1Hex: string): void {
   if (dist !== undefined && !isObject(dist)) throw badRequest("'dist' must be an object");
   const integrity = dist?.integrity;
   const shasum = dist?.shasum;
@@ -162,8 +168,12 @@ function checkDigests(dist: unknown, tarball: Buffer, sha512: string, sha1: stri
     for (const entry of integrity.trim().split(/\s+/)) {
       const match = /^(sha512|sha384|sha256|sha1)-([A-Za-z0-9+/=]+)(\?.*)?$/.exec(entry);
       if (!match) continue;
-      const algorithm = match[1]!;
-      const expected = algorithm === 'sha512' ? sha512 : `${algorithm}-${createHash(algorithm).update(tarball).digest('base64')}`;
+      const algorithm = match[1] as DigestAlgorithm;
+      const expected = digests[algorithm];
+      if (expected === undefined) {
+        // Only computed when the document names it before the attachment (npm's order).
+        throw invalid(`dist.integrity names ${algorithm}: put the version before _attachments in the body for it to be checked`);
+      }
       if (`${algorithm}-${match[2]}` !== expected) {
         throw invalid(`dist.integrity does not match the tarball (${algorithm} differs)`);
       }
@@ -171,7 +181,7 @@ function checkDigests(dist: unknown, tarball: Buffer, sha512: string, sha1: stri
     }
     if (checked === 0) throw invalid('dist.integrity names no supported hash (sha512, sha384, sha256, sha1)');
   } else if (shasum) {
-    if (shasum.toLowerCase() !== sha1) throw invalid('dist.shasum does not match the tarball');
+    if (shasum.toLowerCase() !== sha1Hex) throw invalid('dist.shasum does not match the tarball');
   } else {
     throw invalid('dist.integrity (or dist.shasum) is required');
   }

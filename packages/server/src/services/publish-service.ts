@@ -7,8 +7,10 @@ import { tarballPath } from './package-document.js';
 import { requireMaintainer } from './maintainers.js';
 import { mirrorLatestFields } from './package-fields.js';
 import { parsePublishBody, type PublishRequest } from './publish-request.js';
+import { receivePublishBody, type ReceivedDocument } from './publish-body-receiver.js';
 import { nextRevision } from './revisions.js';
-import { inspectTarball, type TarballFacts } from './tarball-validation.js';
+import type { TarballFacts } from './tarball-validation.js';
+import { isSemver } from '@pkg/protocol';
 
 export interface PublishResult {
   /** False when the same version with the same bytes was already there (an idempotent retry). */
@@ -34,6 +36,12 @@ const SERVER_OWNED_FIELDS = [
 const MAX_UNPACK_RATIO = 10;
 
 /**
+ * Most bytes of a `PUT /<name>` document without its tarballs (readme, versions, a provenance
+ * bundle): it is parsed whole, like any JSON body.
+ */
+export const MAX_DOCUMENT_REST = 16 * 1024 * 1024;
+
+/**
  * Publishing one version: checks the body and the tarball, writes the tarball to the blob store,
  * then commits the document under the package's lock. Only then is the version visible, so a
  * crash leaves either the whole version or an unreferenced blob that start-up removes.
@@ -45,7 +53,35 @@ export class PublishService {
     this.#deps = deps;
   }
 
-  async publish(tenant: TenantId, caller: Caller, name: string, body: unknown): Promise<PublishResult> {
+  /**
+   * Reads a `PUT /<name>` body as it arrives, its tarballs streamed into uncommitted uploads
+   * under the keys their file names give: the caller publishes it (or hands an edit on) and then
+   * discards it. Only a maintainer (or anybody, for a new package) gets as far as sending it.
+   */
+  async receive(
+    tenant: TenantId,
+    caller: Caller,
+    name: string,
+    body: AsyncIterable<Buffer>,
+    bodyLimit: number,
+  ): Promise<ReceivedDocument> {
+    const { config, metadata, blobs } = this.#deps;
+    // Checked again under the lock; here it spares reading a body the answer will refuse.
+    requireMaintainer(await metadata.getPackage(tenant, name), caller.user, name);
+    return receivePublishBody(body, {
+      bodyLimit,
+      maxRestBytes: MAX_DOCUMENT_REST,
+      limits: { maxTarballSize: config.maxTarballSize, maxUnpackedSize: config.maxTarballSize * MAX_UNPACK_RATIO },
+      uploadFor: async (file) => {
+        const prefix = `${name}-`;
+        const version = file.startsWith(prefix) && file.endsWith('.tgz') ? file.slice(prefix.length, -'.tgz'.length) : '';
+        return isSemver(version) ? blobs.upload(blobKeyFor(tenant, name, version)) : undefined;
+      },
+    });
+  }
+
+  /** Publishes a received body that carries attachments (isPublishBody). */
+  async publish(tenant: TenantId, caller: Caller, name: string, received: ReceivedDocument): Promise<PublishResult> {
     const { config, metadata, blobs } = this.#deps;
     const blobKey = (version: string) => blobKeyFor(tenant, name, version);
     const sigstoreKey = (version: string) => sigstoreKeyFor(tenant, name, version);
@@ -58,7 +94,7 @@ export class PublishService {
     try {
       result = await metadata.updatePackage<PublishResult>(tenant, name, async (current) => {
         requireMaintainer(current, caller.user, name);
-        checked ??= await this.#check(tenant, caller, name, body, config.maxTarballSize);
+        checked ??= await this.#check(tenant, caller, name, received, config.maxTarballSize);
         const { request, facts, publisher } = checked;
         if (current?.publishedVersions.includes(request.version)) {
           const existing = current.unpublished ? undefined : current.document.versions[request.version];
@@ -74,7 +110,9 @@ export class PublishService {
         }
         // Inside the lock: no other publish of this package can write the same key meanwhile.
         if (wroteBlobs === undefined) {
-          await blobs.put(blobKey(request.version), request.tarball);
+          const upload = request.tarball.upload;
+          if (!upload) throw new Error(`the upload of ${name}@${request.version} is gone`);
+          await upload.commit();
           if (request.sigstore) await blobs.put(sigstoreKey(request.version), request.sigstore);
           wroteBlobs = request.version;
         }
@@ -98,11 +136,12 @@ export class PublishService {
     tenant: TenantId,
     caller: Caller,
     name: string,
-    body: unknown,
+    received: ReceivedDocument,
     maxTarballSize: number,
   ): Promise<{ request: PublishRequest; facts: TarballFacts; publisher: Person }> {
-    const request = parsePublishBody(name, body, { maxTarballSize });
-    const facts = await inspectTarball(request.tarball, { maxUnpackedSize: maxTarballSize * MAX_UNPACK_RATIO });
+    const request = parsePublishBody(name, received.document, { maxTarballSize }, received.tarballs);
+    const facts = request.tarball.facts;
+    if (facts instanceof ProtocolError) throw facts;
     if (facts.manifest.name !== name || facts.manifest.version !== request.version) {
       throw new ProtocolError(
         'VALIDATION_ERROR',

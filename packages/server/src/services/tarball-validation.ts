@@ -28,75 +28,134 @@ const MAX_MANIFEST_SIZE = 1024 * 1024;
  * present and parse as an object. Anything else is 422 VALIDATION_ERROR.
  */
 export async function inspectTarball(bytes: Buffer, limits: TarballLimits): Promise<TarballFacts> {
-  if (bytes.length < 2 || bytes[0] !== 0x1f || bytes[1] !== 0x8b) {
-    throw invalid('the tarball is not gzip-compressed');
-  }
-  let fileCount = 0;
-  let unpackedSize = 0;
-  let manifestText: string | undefined;
-  let manifestSeen = false;
-  let hasShrinkwrap = false;
+  const inspector = await TarballInspector.create(limits);
+  inspector.write(bytes);
+  return inspector.finish();
+}
 
-  // Loaded on the first publish: a registry that only serves reads never needs it in memory.
-  const { Parser } = await import('tar');
-  await new Promise<void>((resolve, reject) => {
-    let failed = false;
-    const parser = new Parser({
+/**
+ * The same checks as `inspectTarball`, on a tarball that arrives in pieces: write each piece as
+ * it comes (nothing but `package/package.json` is kept), then `finish`. After the first problem
+ * the rest is ignored and `finish` rejects with it; `failure` tells it early.
+ */
+export class TarballInspector {
+  readonly #limits: TarballLimits;
+  readonly #parser: import('tar').Parser;
+  #head: Buffer | undefined = Buffer.alloc(0);
+  #failure: ProtocolError | undefined;
+  #ended = false;
+  readonly #done: Promise<void>;
+  #fileCount = 0;
+  #unpackedSize = 0;
+  #manifestText: string | undefined;
+  #manifestSeen = false;
+  #hasShrinkwrap = false;
+
+  private constructor(limits: TarballLimits, Parser: typeof import('tar').Parser) {
+    this.#limits = limits;
+    this.#parser = new Parser({
       strict: true,
       // The registry never writes these files anywhere; only the ratio guard matters here.
       maxDecompressionRatio: 1000,
     });
-    const fail = (err: Error) => {
-      if (failed) return;
-      failed = true;
-      parser.abort(err);
-      reject(err);
-    };
-    parser.on('entry', (entry: ReadEntry) => {
-      if (failed) return void entry.resume();
-      const problem = unsafePath(entry.path) ?? (entry.linkpath ? unsafePath(entry.linkpath) : undefined);
-      if (problem) return fail(invalid(`tarball entry '${shorten(entry.path)}' ${problem}`));
-      if (entry.type === 'File' || entry.type === 'OldFile' || entry.type === 'ContiguousFile') {
-        fileCount++;
-        unpackedSize += entry.size;
-        if (unpackedSize > limits.maxUnpackedSize) {
-          return fail(invalid(`the tarball unpacks to more than ${limits.maxUnpackedSize} bytes`));
-        }
-      }
-      const path = normalizeEntryPath(entry.path);
-      if (path === SHRINKWRAP_PATH) hasShrinkwrap = true;
-      if (path === MANIFEST_PATH && entry.type === 'File') {
-        if (manifestSeen) return fail(invalid(`the tarball holds ${MANIFEST_PATH} twice`));
-        manifestSeen = true;
-        if (entry.size > MAX_MANIFEST_SIZE) return fail(invalid(`${MANIFEST_PATH} is larger than 1 MiB`));
-        const chunks: Buffer[] = [];
-        entry.on('data', (chunk: Buffer) => chunks.push(chunk));
-        entry.on('end', () => {
-          manifestText = Buffer.concat(chunks).toString('utf8');
-        });
-        return;
-      }
-      entry.resume();
+    this.#done = new Promise<void>((resolve) => {
+      this.#parser.on('end', () => resolve());
+      this.#settle = resolve;
     });
-    parser.on('error', (err: Error) => fail(invalid(`the tarball is not a valid gzip tar archive (${errorText(err)})`)));
-    parser.on('abort', (err: Error) => fail(invalid(`the tarball is not a valid gzip tar archive (${errorText(err)})`)));
-    parser.on('end', () => {
-      if (!failed) resolve();
-    });
-    parser.end(bytes);
-  });
+    this.#parser.on('entry', (entry: ReadEntry) => this.#entry(entry));
+    const broken = (err: Error) => this.#fail(invalid(`the tarball is not a valid gzip tar archive (${errorText(err)})`));
+    this.#parser.on('error', broken);
+    this.#parser.on('abort', broken);
+  }
 
-  if (manifestText === undefined) throw invalid(`the tarball has no ${MANIFEST_PATH}`);
-  let manifest: unknown;
-  try {
-    manifest = JSON.parse(manifestText.replace(/^\uFEFF/, ''));
-  } catch {
-    throw invalid(`${MANIFEST_PATH} in the tarball is not valid JSON`);
+  #settle: () => void = () => undefined;
+
+  static async create(limits: TarballLimits): Promise<TarballInspector> {
+    // Loaded on the first publish: a registry that only serves reads never needs it in memory.
+    const { Parser } = await import('tar');
+    return new TarballInspector(limits, Parser);
   }
-  if (typeof manifest !== 'object' || manifest === null || Array.isArray(manifest)) {
-    throw invalid(`${MANIFEST_PATH} in the tarball is not a JSON object`);
+
+  /** The first problem found so far. */
+  get failure(): ProtocolError | undefined {
+    return this.#failure;
   }
-  return { manifest: manifest as Record<string, unknown>, fileCount, unpackedSize, hasShrinkwrap };
+
+  write(chunk: Buffer): void {
+    if (this.#failure || this.#ended) return;
+    if (this.#head !== undefined) {
+      // The gzip magic may arrive split over pieces.
+      this.#head = Buffer.concat([this.#head, chunk]);
+      if (this.#head.length < 2) return;
+      const head = this.#head;
+      this.#head = undefined;
+      if (head[0] !== 0x1f || head[1] !== 0x8b) return this.#fail(invalid('the tarball is not gzip-compressed'));
+      chunk = head;
+    }
+    this.#parser.write(chunk);
+  }
+
+  async finish(): Promise<TarballFacts> {
+    if (!this.#ended && !this.#failure) {
+      this.#ended = true;
+      if (this.#head !== undefined) this.#fail(invalid('the tarball is not gzip-compressed'));
+      else this.#parser.end();
+    }
+    await this.#done;
+    if (this.#failure) throw this.#failure;
+    if (this.#manifestText === undefined) throw invalid(`the tarball has no ${MANIFEST_PATH}`);
+    let manifest: unknown;
+    try {
+      manifest = JSON.parse(this.#manifestText.replace(/^\uFEFF/, ''));
+    } catch {
+      throw invalid(`${MANIFEST_PATH} in the tarball is not valid JSON`);
+    }
+    if (typeof manifest !== 'object' || manifest === null || Array.isArray(manifest)) {
+      throw invalid(`${MANIFEST_PATH} in the tarball is not a JSON object`);
+    }
+    return {
+      manifest: manifest as Record<string, unknown>,
+      fileCount: this.#fileCount,
+      unpackedSize: this.#unpackedSize,
+      hasShrinkwrap: this.#hasShrinkwrap,
+    };
+  }
+
+  /** Stops reading; resolves a pending `finish`. */
+  #fail(err: ProtocolError): void {
+    if (this.#failure) return;
+    this.#failure = err;
+    this.#parser.removeAllListeners('entry');
+    this.#parser.abort(err);
+    this.#settle();
+  }
+
+  #entry(entry: ReadEntry): void {
+    if (this.#failure) return void entry.resume();
+    const problem = unsafePath(entry.path) ?? (entry.linkpath ? unsafePath(entry.linkpath) : undefined);
+    if (problem) return this.#fail(invalid(`tarball entry '${shorten(entry.path)}' ${problem}`));
+    if (entry.type === 'File' || entry.type === 'OldFile' || entry.type === 'ContiguousFile') {
+      this.#fileCount++;
+      this.#unpackedSize += entry.size;
+      if (this.#unpackedSize > this.#limits.maxUnpackedSize) {
+        return this.#fail(invalid(`the tarball unpacks to more than ${this.#limits.maxUnpackedSize} bytes`));
+      }
+    }
+    const path = normalizeEntryPath(entry.path);
+    if (path === SHRINKWRAP_PATH) this.#hasShrinkwrap = true;
+    if (path === MANIFEST_PATH && entry.type === 'File') {
+      if (this.#manifestSeen) return this.#fail(invalid(`the tarball holds ${MANIFEST_PATH} twice`));
+      this.#manifestSeen = true;
+      if (entry.size > MAX_MANIFEST_SIZE) return this.#fail(invalid(`${MANIFEST_PATH} is larger than 1 MiB`));
+      const chunks: Buffer[] = [];
+      entry.on('data', (chunk: Buffer) => chunks.push(chunk));
+      entry.on('end', () => {
+        this.#manifestText = Buffer.concat(chunks).toString('utf8');
+      });
+      return;
+    }
+    entry.resume();
+  }
 }
 
 /** Why a path could escape the directory it is extracted to, or undefined when it cannot. */

@@ -187,11 +187,35 @@ export interface BlobInfo {
   modified: Date;
 }
 
+/** Bytes `start` to `end` of a blob, both included (an HTTP `Range`, resolved against the size). */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
+/**
+ * A blob being written as a stream: nothing of it is visible under its key until `commit`, and
+ * `abort` leaves nothing behind. The driver holds at most a bounded part of it in memory.
+ */
+export interface BlobUpload {
+  /** Appends bytes; resolves when the caller may send more (the store's backpressure). */
+  write(chunk: Buffer): Promise<void>;
+  /** Makes the bytes written so far visible whole under the key (replacing any blob there). */
+  commit(): Promise<void>;
+  /** Drops what was written; safe after a failed write or commit, and more than once. */
+  abort(): Promise<void>;
+}
+
 /** Tarball bytes by key. A blob is visible whole or not at all. */
 export interface BlobStore {
   put(key: string, data: Buffer): Promise<void>;
-  /** A stream of the bytes, or undefined when absent. */
-  get(key: string): Promise<{ stream: Readable; size: number } | undefined>;
+  /** Starts writing `key` as a stream (large tarballs: publish, upstream fetches). */
+  upload(key: string): Promise<BlobUpload>;
+  /**
+   * A stream of the bytes (of `range` only, when given: it must lie inside the blob), or
+   * undefined when absent. `size` is the whole blob's.
+   */
+  get(key: string, range?: ByteRange): Promise<{ stream: Readable; size: number } | undefined>;
   stat(key: string): Promise<BlobInfo | undefined>;
   /**
    * Optional: the whole blob as bytes when the driver can read it cheaper than it streams

@@ -1,9 +1,9 @@
 import { closeSync, createReadStream, fdatasync, openSync, writeSync } from 'node:fs';
-import { mkdir, open, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, stat, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { assertValidBlobKey } from '../../blob-keys.js';
-import type { BlobInfo, BlobStore } from '../../ports.js';
+import type { BlobInfo, BlobStore, BlobUpload, ByteRange } from '../../ports.js';
 import { OpenFileCache } from './open-files.js';
 
 const TEMP_DIR = '.incoming';
@@ -63,6 +63,39 @@ export class FsBlobStore implements BlobStore {
         await handle.close();
       }
     }
+    await this.#moveIntoPlace(temp, target);
+  }
+
+  /** A temporary file, fsynced and renamed to the key on commit. */
+  async upload(key: string): Promise<BlobUpload> {
+    const target = this.#pathOf(key);
+    const temp = path.join(this.root, TEMP_DIR, `${randomBytes(12).toString('hex')}.tmp`);
+    let handle: FileHandle | undefined = await open(temp, 'w', 0o644);
+    const closeHandle = async () => {
+      const open = handle;
+      handle = undefined;
+      await open?.close();
+    };
+    return {
+      write: async (chunk) => {
+        if (!handle) throw new Error('the upload is finished');
+        let written = 0;
+        while (written < chunk.length) written += (await handle.write(chunk, written)).bytesWritten;
+      },
+      commit: async () => {
+        if (!handle) throw new Error('the upload is finished');
+        await handle.datasync();
+        await closeHandle();
+        await this.#moveIntoPlace(temp, target);
+      },
+      abort: async () => {
+        await closeHandle().catch(() => undefined);
+        await rm(temp, { force: true });
+      },
+    };
+  }
+
+  async #moveIntoPlace(temp: string, target: string): Promise<void> {
     this.#openFiles.evict(target);
     try {
       // A publish waits on each file-system call in turn, and a package's directory exists after
@@ -79,11 +112,12 @@ export class FsBlobStore implements BlobStore {
     }
   }
 
-  async get(key: string): Promise<{ stream: import('node:stream').Readable; size: number } | undefined> {
+  async get(key: string, range?: ByteRange): Promise<{ stream: import('node:stream').Readable; size: number } | undefined> {
     const file = this.#pathOf(key);
     const info = await this.stat(key);
     if (!info) return undefined;
-    return { stream: createReadStream(file), size: info.size };
+    const stream = range ? createReadStream(file, { start: range.start, end: range.end }) : createReadStream(file);
+    return { stream, size: info.size };
   }
 
   /** From the open-file cache: a download stats its tarball right before reading it. */

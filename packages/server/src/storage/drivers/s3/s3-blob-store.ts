@@ -1,5 +1,8 @@
 import type { Readable } from 'node:stream';
 import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
   DeleteObjectCommand,
   GetObjectCommand,
   HeadBucketCommand,
@@ -8,10 +11,17 @@ import {
   PutObjectCommand,
   S3Client,
   S3ServiceException,
+  UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { assertValidBlobKey } from '../../blob-keys.js';
-import type { BlobInfo, BlobStore } from '../../ports.js';
+import type { BlobInfo, BlobStore, BlobUpload, ByteRange } from '../../ports.js';
 import type { S3Location } from './s3-location.js';
+
+/**
+ * Size of the parts of a streamed upload (S3 wants at least 5 MiB but the last): an upload holds
+ * the part it fills and the one in flight, 16 MiB at most, whatever the tarball's size.
+ */
+const PART_SIZE = 8 * 1024 * 1024;
 
 /**
  * Tarballs as objects in an S3-compatible bucket. A PUT is atomic in S3, so a blob is visible
@@ -53,10 +63,25 @@ export class S3BlobStore implements BlobStore {
     );
   }
 
-  async get(key: string): Promise<{ stream: Readable; size: number } | undefined> {
+  /**
+   * A multipart upload, completed on commit (only then does the object exist); a blob smaller
+   * than one part is sent as one PUT on commit instead.
+   */
+  async upload(key: string): Promise<BlobUpload> {
+    return new S3Upload(this.#client, this.location.bucket, this.#objectKey(key));
+  }
+
+  async get(key: string, range?: ByteRange): Promise<{ stream: Readable; size: number } | undefined> {
     try {
-      const res = await this.#client.send(new GetObjectCommand({ Bucket: this.location.bucket, Key: this.#objectKey(key) }));
-      return { stream: res.Body as Readable, size: res.ContentLength ?? 0 };
+      const res = await this.#client.send(
+        new GetObjectCommand({
+          Bucket: this.location.bucket,
+          Key: this.#objectKey(key),
+          ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}),
+        }),
+      );
+      const size = range ? totalOfContentRange(res.ContentRange) : undefined;
+      return { stream: res.Body as Readable, size: size ?? res.ContentLength ?? 0 };
     } catch (err) {
       if (isNotFound(err)) return undefined;
       throw err;
@@ -117,4 +142,112 @@ function isNotFound(err: unknown): boolean {
     return err.name === 'NoSuchKey' || err.name === 'NotFound' || err.$metadata.httpStatusCode === 404;
   }
   return false;
+}
+
+/** `bytes 0-9/1234` → 1234. */
+function totalOfContentRange(header: string | undefined): number | undefined {
+  const match = header === undefined ? null : /\/(\d+)$/.exec(header);
+  return match ? Number(match[1]) : undefined;
+}
+
+class S3Upload implements BlobUpload {
+  readonly #client: S3Client;
+  readonly #bucket: string;
+  readonly #key: string;
+  #pending: Buffer[] = [];
+  #pendingBytes = 0;
+  #uploadId: string | undefined;
+  #parts: { PartNumber: number; ETag: string | undefined }[] = [];
+  #inFlight: Promise<void> | undefined;
+  #finished = false;
+
+  constructor(client: S3Client, bucket: string, key: string) {
+    this.#client = client;
+    this.#bucket = bucket;
+    this.#key = key;
+  }
+
+  async write(chunk: Buffer): Promise<void> {
+    if (this.#finished) throw new Error('the upload is finished');
+    this.#pending.push(chunk);
+    this.#pendingBytes += chunk.length;
+    if (this.#pendingBytes >= PART_SIZE) await this.#sendPart();
+  }
+
+  async commit(): Promise<void> {
+    if (this.#finished) throw new Error('the upload is finished');
+    this.#finished = true;
+    if (this.#uploadId === undefined) {
+      const body = Buffer.concat(this.#pending);
+      this.#pending = [];
+      await this.#client.send(
+        new PutObjectCommand({
+          Bucket: this.#bucket,
+          Key: this.#key,
+          Body: body,
+          ContentLength: body.length,
+          ContentType: 'application/octet-stream',
+        }),
+      );
+      return;
+    }
+    if (this.#pendingBytes > 0) await this.#sendPart();
+    await this.#inFlight;
+    await this.#client.send(
+      new CompleteMultipartUploadCommand({
+        Bucket: this.#bucket,
+        Key: this.#key,
+        UploadId: this.#uploadId,
+        MultipartUpload: { Parts: this.#parts },
+      }),
+    );
+  }
+
+  async abort(): Promise<void> {
+    this.#finished = true;
+    this.#pending = [];
+    await this.#inFlight?.catch(() => undefined);
+    if (this.#uploadId === undefined) return;
+    const uploadId = this.#uploadId;
+    this.#uploadId = undefined;
+    // Best effort: parts of an upload never completed are no object; a bucket lifecycle rule
+    // (AbortIncompleteMultipartUpload) removes what a failed abort or a crash leaves.
+    await this.#client
+      .send(new AbortMultipartUploadCommand({ Bucket: this.#bucket, Key: this.#key, UploadId: uploadId }))
+      .catch(() => undefined);
+  }
+
+  /** Sends the pending bytes as the next part once the previous part is through (one in flight). */
+  async #sendPart(): Promise<void> {
+    const body = Buffer.concat(this.#pending);
+    this.#pending = [];
+    this.#pendingBytes = 0;
+    await this.#inFlight;
+    if (this.#uploadId === undefined) {
+      const created = await this.#client.send(
+        new CreateMultipartUploadCommand({ Bucket: this.#bucket, Key: this.#key, ContentType: 'application/octet-stream' }),
+      );
+      this.#uploadId = created.UploadId;
+    }
+    const partNumber = this.#parts.length + 1;
+    const part = { PartNumber: partNumber, ETag: undefined as string | undefined };
+    this.#parts.push(part);
+    const sent = this.#client
+      .send(
+        new UploadPartCommand({
+          Bucket: this.#bucket,
+          Key: this.#key,
+          UploadId: this.#uploadId,
+          PartNumber: partNumber,
+          Body: body,
+          ContentLength: body.length,
+        }),
+      )
+      .then((res) => {
+        part.ETag = res.ETag;
+      });
+    // Its failure surfaces at the next write, commit or abort that waits for it.
+    sent.catch(() => undefined);
+    this.#inFlight = sent;
+  }
 }
