@@ -12,6 +12,7 @@ export const ERROR_CATALOGUE = {
   CONFLICT: { status: 409, error: 'Conflict' },
   PAYLOAD_TOO_LARGE: { status: 413, error: 'Payload too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, error: 'Unsupported media type' },
+  RANGE_NOT_SATISFIABLE: { status: 416, error: 'Range not satisfiable' },
   VALIDATION_ERROR: { status: 422, error: 'Validation failed' },
   RATE_LIMIT_EXCEEDED: { status: 429, error: 'Rate limit exceeded' },
   INTERNAL_ERROR: { status: 500, error: 'Internal server error' },

@@ -36,6 +36,7 @@ export interface Config {
   searchCache: number;
   documentCache: number;
   tarballCache: number;
+  tarballStreamThreshold: number;
   databaseCache: number;
   /** Empty: every package is local. */
   uplinks: UplinkConfig[];

@@ -131,10 +131,11 @@ export const SETTINGS = [
   {
     key: 'maxTarballSize',
     type: 'integer',
-    default: 256 * MiB,
+    default: 1024 * MiB,
     min: 1024,
     flag: '--max-tarball-size',
-    description: 'Largest tarball accepted by publish, in bytes (the JSON body may be a third larger: base64).',
+    description:
+      'Largest tarball accepted by publish, in bytes (the JSON body may be a third larger: base64). Publishes are streamed to storage, so memory does not grow with it.',
   },
   {
     key: 'maxBodySize',
@@ -210,7 +211,16 @@ export const SETTINGS = [
     min: 0,
     flag: '--tarball-cache',
     description:
-      'Bytes of recently downloaded tarballs (each at most 1 MiB) kept in memory, so that a tarball many clients fetch is sent without reading storage again; the least recently used go first. 0 disables the cache.',
+      'Bytes of recently downloaded tarballs (each at most `tarballStreamThreshold`) kept in memory, so that a tarball many clients fetch is sent without reading storage again; the least recently used go first. 0 disables the cache.',
+  },
+  {
+    key: 'tarballStreamThreshold',
+    type: 'integer',
+    default: 1 * MiB,
+    min: 0,
+    flag: '--tarball-stream-threshold',
+    description:
+      'Tarballs larger than this many bytes are streamed from storage with backpressure (and answer `Range` requests), never read whole nor kept in the tarball cache; smaller ones are read in one piece and may be cached.',
   },
   {
     key: 'databaseCache',

@@ -1,9 +1,10 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { PackageName } from '@pkg/protocol';
+import { ProtocolError, type PackageName } from '@pkg/protocol';
 import type { RequestContext } from '../context.js';
-import { sendAnswer, type Answer } from '../http/answer.js';
+import { errorAnswer, sendAnswer, type Answer } from '../http/answer.js';
+import { parseByteRange } from '../http/byte-range.js';
 import type { TarballFile } from '../services/package-reads.js';
 import type { Services } from '../services/services.js';
 import { packageNameParam } from './guards.js';
@@ -28,7 +29,8 @@ export async function tarballRoutes(app: FastifyInstance, { services }: { servic
 /**
  * The answer to a file request: the bytes with a strong ETag (the version's integrity) and
  * immutable caching, or 304 when the client's copy is current. A GET of a tarball counts as a
- * download. No promise when the caches hold the tarball.
+ * download (a `Range` request only when it starts at the first byte). No promise when the
+ * caches hold the tarball. Streamed (large) files also answer `Range` with 206 or 416.
  */
 export function fileAnswer(
   services: Services,
@@ -63,11 +65,32 @@ function answerWith<Body extends Buffer | Promise<Buffer | Readable>>(
   if (ifNoneMatch !== undefined && etagMatches(ifNoneMatch, file.etag)) return { status: 304, headers, body: undefined };
   headers['content-type'] = file.kind === 'tarball' ? 'application/octet-stream' : 'application/json';
   headers['content-length'] = String(file.size);
+  if (file.streamed) headers['accept-ranges'] = 'bytes';
   if (open === undefined) return { status: 200, headers, body: undefined };
+  const ifRange = requestHeaders['if-range'];
+  const range =
+    file.streamed && (ifRange === undefined || ifRange === file.etag)
+      ? parseByteRange(requestHeaders.range, file.size)
+      : undefined;
+  if (range === 'unsatisfiable') {
+    const refused = errorAnswer(
+      new ProtocolError('RANGE_NOT_SATISFIABLE', `The range starts past the end of the file (${file.size} bytes)`, {
+        'content-range': `bytes */${file.size}`,
+      }),
+    );
+    delete headers['content-length'];
+    return { ...refused, headers: { ...headers, ...refused.headers } };
+  }
   const answer = (body: Buffer | Readable): Answer => {
-    if (file.kind === 'tarball') services.downloads.record(ctx.tenant, name, file.version);
-    return { status: 200, headers, body };
+    if (file.kind === 'tarball' && (range === undefined || range.start === 0)) {
+      services.downloads.record(ctx.tenant, name, file.version);
+    }
+    if (range === undefined) return { status: 200, headers, body };
+    headers['content-range'] = `bytes ${range.start}-${range.end}/${file.size}`;
+    headers['content-length'] = String(range.end - range.start + 1);
+    return { status: 206, headers, body };
   };
+  if (range !== undefined) return file.open(range).then(answer);
   const body = open();
   return Buffer.isBuffer(body) ? answer(body) : (body as Promise<Buffer | Readable>).then(answer);
 }

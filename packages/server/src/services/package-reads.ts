@@ -3,7 +3,7 @@ import semver from 'semver';
 import { ABBREVIATED_ACCEPT, ProtocolError, type PackageDocument, type VersionRecord } from '@pkg/protocol';
 import type { ServerDeps } from '../deps.js';
 import { blobKeyFor, sigstoreKeyFor } from '../storage/blob-keys.js';
-import type { StoredPackage, TenantId } from '../storage/ports.js';
+import type { ByteRange, StoredPackage, TenantId } from '../storage/ports.js';
 import { BudgetLru } from '../storage/budget-lru.js';
 import type { CachedValue, DocumentCache } from './document-cache.js';
 import { renderAbbreviated, renderFull, type DocumentForm } from './package-document.js';
@@ -18,8 +18,16 @@ export interface TarballFile {
   size: number;
   /** Strong validator: the version's integrity for tarballs (their bytes never change). */
   etag: string;
-  /** The bytes: whole when the blob store reads small blobs cheaply, else a stream. */
-  open(): Promise<Readable | Buffer>;
+  /**
+   * Larger than `tarballStreamThreshold`: always streamed, never cached, and `Range` requests
+   * get parts of it.
+   */
+  streamed: boolean;
+  /**
+   * The bytes (of `range` only, when given: streamed files only): whole when the blob store reads
+   * small blobs cheaply, else a stream.
+   */
+  open(range?: ByteRange): Promise<Readable | Buffer>;
 }
 
 /** A tarball held in memory (tarballCache), with the integrity its bytes have. */
@@ -102,22 +110,25 @@ export class PackageReadService {
     if (!info) throw notFound();
     const blobs = this.#deps.blobs;
     const files = this.#files;
+    const threshold = this.#deps.config.tarballStreamThreshold;
+    const streamed = info.size > threshold;
     return {
       version,
       kind,
       size: info.size,
       etag,
-      async open() {
-        const bytes = await blobs.readSmall?.(key);
+      streamed,
+      async open(range) {
+        const bytes = streamed || range ? undefined : await blobs.readSmall?.(key, threshold);
         if (bytes) {
-          if (kind === 'tarball' && bytes.length <= MAX_CACHED_FILE) {
+          if (kind === 'tarball') {
             const open = async () => bytes;
-            const cached: CachedFile = { version, kind, size: bytes.length, etag, open, bytes, integrity };
+            const cached: CachedFile = { version, kind, size: bytes.length, etag, streamed, open, bytes, integrity };
             files.set(`${scope.tenant}\0${name}\0${fileName}`, cached, bytes.length);
           }
           return bytes;
         }
-        const blob = await blobs.get(key);
+        const blob = await blobs.get(key, range);
         if (!blob) throw notFound();
         return blob.stream;
       },
@@ -146,9 +157,6 @@ export class PackageReadService {
     return found;
   }
 }
-
-/** Largest tarball kept in memory (tarballCache). */
-const MAX_CACHED_FILE = 1024 * 1024;
 
 /** Which blob holds `fileName` of a version in `doc`, or 404 NOT_FOUND. */
 function locateFile(

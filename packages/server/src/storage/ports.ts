@@ -219,9 +219,9 @@ export interface BlobStore {
   stat(key: string): Promise<BlobInfo | undefined>;
   /**
    * Optional: the whole blob as bytes when the driver can read it cheaper than it streams
-   * (small, often-served blobs); undefined when absent or too large for it (then use get).
+   * (small, often-served blobs); undefined when absent or larger than `maxSize` (then use get).
    */
-  readSmall?(key: string): Promise<Buffer | undefined>;
+  readSmall?(key: string, maxSize: number): Promise<Buffer | undefined>;
   delete(key: string): Promise<void>;
   list(): AsyncIterable<{ key: string } & BlobInfo>;
   /** Optional: every key without its size and time, when the driver can list that cheaper. */

@@ -9,7 +9,7 @@ import { OpenFileCache } from './open-files.js';
 const TEMP_DIR = '.incoming';
 /** Files kept open for repeated downloads (well under the usual limit of 1024 descriptors). */
 const OPEN_FILES = 256;
-/** Largest blob readSmall returns whole; larger ones are streamed. */
+/** Largest blob put writes in one call; larger ones are written from the thread pool. */
 const SMALL_BLOB = 1024 * 1024;
 
 /**
@@ -130,13 +130,13 @@ export class FsBlobStore implements BlobStore {
 
   /**
    * The whole blob in one positional read of a file kept open (blobs never change under their
-   * key), or undefined when absent or larger than SMALL_BLOB (stream those with get).
+   * key), or undefined when absent or larger than `maxSize` (stream those with get).
    */
-  async readSmall(key: string): Promise<Buffer | undefined> {
+  async readSmall(key: string, maxSize: number): Promise<Buffer | undefined> {
     const file = await this.#openFiles.acquire(this.#pathOf(key));
     if (!file) return undefined;
     try {
-      if (file.size > SMALL_BLOB) return undefined;
+      if (file.size > maxSize) return undefined;
       const bytes = Buffer.allocUnsafe(file.size);
       let filled = 0;
       while (filled < file.size) {
