@@ -18,8 +18,8 @@ export function parseByteRange(header: string | undefined, size: number): ByteRa
     return { start: Math.max(0, size - suffix), end: size - 1 };
   }
   const start = Number(first);
-  const end = last === '' ? size - 1 : Number(last);
-  if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || end < start) return undefined;
+  const end = last === '' ? Infinity : Number(last);
+  if (!Number.isSafeInteger(start) || end < start) return undefined;
   if (start >= size) return 'unsatisfiable';
   return { start, end: Math.min(end, size - 1) };
 }

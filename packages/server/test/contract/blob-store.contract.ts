@@ -120,6 +120,60 @@ export function blobStoreContract(driver: string, freshLocation: () => Promise<B
       }
     });
 
+    it('an upload is invisible until committed, then whole; parts larger than a multipart part', async () => {
+      const key = blobKeyFor('', 'com.acme.big', '1.0.0');
+      const data = randomBytes(9 * 1024 * 1024 + 12_345);
+      const upload = await store.upload(key);
+      for (let at = 0; at < data.length; at += 1_000_000) await upload.write(data.subarray(at, at + 1_000_000));
+      expect(await store.stat(key)).toBeUndefined();
+      expect(await keys(store)).toEqual([]);
+      await upload.commit();
+      expect((await store.stat(key))?.size).toBe(data.length);
+      expect((await readAll((await store.get(key))!.stream)).equals(data)).toBe(true);
+    });
+
+    it('a small upload is committed whole, replacing what was there', async () => {
+      await store.put('t/a.tgz', Buffer.from('old bytes'));
+      const upload = await store.upload('t/a.tgz');
+      await upload.write(Buffer.from('new '));
+      await upload.write(Buffer.from('bytes!'));
+      expect((await readAll((await store.get('t/a.tgz'))!.stream)).toString()).toBe('old bytes');
+      await upload.commit();
+      expect((await readAll((await store.get('t/a.tgz'))!.stream)).toString()).toBe('new bytes!');
+    });
+
+    it('an aborted upload leaves nothing, also after a multipart part went out', async () => {
+      for (const size of [100, 9 * 1024 * 1024]) {
+        const upload = await store.upload('t/aborted.tgz');
+        await upload.write(randomBytes(size));
+        await upload.abort();
+        await upload.abort();
+        expect(await store.stat('t/aborted.tgz')).toBeUndefined();
+      }
+      expect(await keys(store)).toEqual([]);
+    });
+
+    it('refuses an upload to a key that could escape the store', async () => {
+      await expect(store.upload('../outside.tgz')).rejects.toThrow();
+    });
+
+    it('reads byte ranges: first bytes, middle, suffix, up to the last byte', async () => {
+      const data = randomBytes(100_000);
+      await store.put('t/r.tgz', data);
+      // Not `0-0`: the S3 test server (s3rver) reads an end of 0 as "to the end".
+      for (const [start, end] of [
+        [0, 1],
+        [0, 99],
+        [40_000, 59_999],
+        [99_000, 99_999],
+      ] as const) {
+        const blob = await store.get('t/r.tgz', { start, end });
+        expect(blob?.size).toBe(data.length);
+        expect((await readAll(blob!.stream)).equals(data.subarray(start, end + 1))).toBe(true);
+      }
+      expect(await store.get('t/missing.tgz', { start: 0, end: 1 })).toBeUndefined();
+    });
+
     it('concurrent puts of the same bytes under one key leave that blob whole', async () => {
       const second = await open();
       const data = randomBytes(200_000);
