@@ -15,3 +15,4 @@ export * from './publish.js';
 export * from './backing-services.js';
 export * from './switchable-bus.js';
 export * from './fault-proxy.js';
+export * from './large-package.js';
