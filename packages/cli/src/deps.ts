@@ -90,12 +90,24 @@ export interface HttpResponse {
 }
 
 /**
+ * A response whose body is read as it arrives (tarball downloads of any size). Read the body to
+ * its end, or leave the loop early (which releases the connection).
+ */
+export interface HttpStreamResponse {
+  status: number;
+  headers: Record<string, string | undefined>;
+  body: AsyncIterable<Uint8Array>;
+}
+
+/**
  * Sends requests. Implementations enforce the transport rules (HTTPS only except loopback,
  * proxies from the environment, timeouts) and reject with errors carrying a `code`
  * (`ECONNREFUSED`, `ENOTFOUND`, `UND_ERR_HEADERS_TIMEOUT`, TLS codes, ...).
  */
 export interface HttpTransport {
   send(request: HttpRequest): Promise<HttpResponse>;
+  /** As `send`, with the response body streamed; errors while it streams carry the same codes. */
+  stream(request: HttpRequest): Promise<HttpStreamResponse>;
   close(): Promise<void>;
 }
 

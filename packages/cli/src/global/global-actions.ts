@@ -76,7 +76,8 @@ async function installVersions(
     const record = recordOf(context, name, version);
     if (!record) throw new ClientError('VERSION_NOT_FOUND', { message: `Version '${version}' of ${name} not found` });
     const tarball = await cache.fetch(await registries.client(registries.registryOf(name)), record);
-    await store.install(name, version, tarball.data);
+    // A global package is unpacked from memory (safe-extract.ts); project installs keep only the file.
+    await store.install(name, version, await ctx.deps.fs.readFile(tarball.path));
   }
 }
 

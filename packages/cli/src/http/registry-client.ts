@@ -7,7 +7,7 @@ import {
   type VersionRecord,
   type WhoamiResponse,
 } from '@pkg/protocol';
-import type { HttpResponse, HttpTransport } from '../deps.js';
+import type { HttpRequest, HttpResponse, HttpStreamResponse, HttpTransport } from '../deps.js';
 import { ClientError } from '../output/errors.js';
 import { DEFAULT_RETRY, retryDelay, type RetryPolicy } from './retry.js';
 import { registryEndpoint, registryHostKey, type RegistryUrl } from './registry-url.js';
@@ -213,6 +213,27 @@ export class RegistryClient {
     return response.body;
   }
 
+  /**
+   * Opens a tarball download as a stream (`size` from Content-Length when the registry sends
+   * it): the caller reads the body, never held whole here. Retries apply until the body starts.
+   */
+  async tarballStream(url: string): Promise<{ size: number | undefined; body: AsyncIterable<Uint8Array> }> {
+    const target = new URL(url);
+    const response = await this.#exchange(
+      'GET',
+      target,
+      { idempotent: true, accept: 'application/octet-stream' },
+      (request) => this.#options.transport.stream(request),
+      (failed) => drain(failed.body),
+    );
+    if (response.status !== 200) {
+      const body = await readLimited(response.body, ERROR_BODY_LIMIT);
+      throw this.#statusError(httpError({ ...response, body }), 'tarball', target.pathname);
+    }
+    const length = Number(response.headers['content-length']);
+    return { size: Number.isSafeInteger(length) && length >= 0 ? length : undefined, body: response.body };
+  }
+
   async #json<T>(method: string, pathname: string, options: CallOptions): Promise<T> {
     const response = await this.#send(method, registryEndpoint(this.registry, pathname), options);
     if (response.status < 200 || response.status >= 300) throw httpError(response);
@@ -226,8 +247,25 @@ export class RegistryClient {
     }
   }
 
-  async #send(method: string, url: URL, options: CallOptions): Promise<HttpResponse> {
-    const { transport, userAgent, sleep, now, debug } = this.#options;
+  #send(method: string, url: URL, options: CallOptions): Promise<HttpResponse> {
+    return this.#exchange(
+      method,
+      url,
+      options,
+      (request) => this.#options.transport.send(request),
+      async () => undefined,
+    );
+  }
+
+  /** One call with the retry policy; `discard` releases a response that is retried. */
+  async #exchange<R extends HttpResponse | HttpStreamResponse>(
+    method: string,
+    url: URL,
+    options: CallOptions,
+    call: (request: HttpRequest) => Promise<R>,
+    discard: (response: R) => Promise<void>,
+  ): Promise<R> {
+    const { userAgent, sleep, now, debug } = this.#options;
     const policy = this.#options.retry ?? DEFAULT_RETRY;
     const headers: Record<string, string> = { accept: options.accept ?? 'application/json', 'user-agent': userAgent };
     const token = options.token === undefined ? this.#options.token : options.token;
@@ -254,10 +292,10 @@ export class RegistryClient {
     for (let attempt = 1; ; attempt++) {
       const started = now().getTime();
       debug(`→ ${shown}${attempt > 1 ? ` (attempt ${attempt})` : ''}`);
-      let response: HttpResponse;
+      let response: R;
       try {
         const payload = streamed ? streamed.open() : body;
-        response = await transport.send({ method, url, headers, ...(payload !== undefined ? { body: payload } : {}) });
+        response = await call({ method, url, headers, ...(payload !== undefined ? { body: payload } : {}) });
       } catch (err) {
         if (err instanceof ClientError) throw err;
         const wait = retryDelay(policy, attempt, { error: { code: errorCode(err) } }, options.idempotent, now());
@@ -271,6 +309,7 @@ export class RegistryClient {
         this.#challenged = true;
         authorize();
         debug('  the registry asks for authentication: sending the token');
+        await discard(response).catch(() => undefined);
         continue;
       }
       const wait =
@@ -284,6 +323,7 @@ export class RegistryClient {
               now(),
             );
       if (wait === null) return response;
+      await discard(response).catch(() => undefined);
       debug(`  retrying in ${wait} ms`);
       await sleep(wait);
     }
@@ -328,6 +368,26 @@ export class RegistryClient {
     return new ClientError('REGISTRY_ERROR', {
       message: `The registry answered HTTP ${err.status}${err.details ? `: ${err.details}` : ''}`,
     });
+  }
+}
+
+/** Most bytes of an error answer read from a streamed response. */
+const ERROR_BODY_LIMIT = 64 * 1024;
+
+async function readLimited(body: AsyncIterable<Uint8Array>, limit: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    chunks.push(Buffer.from(chunk));
+    size += chunk.length;
+    if (size >= limit) break;
+  }
+  return Buffer.concat(chunks).subarray(0, limit);
+}
+
+async function drain(body: AsyncIterable<Uint8Array>): Promise<void> {
+  for await (const _chunk of body) {
+    // discarded: the request is sent again
   }
 }
 

@@ -1,6 +1,6 @@
 import dns, { type LookupAddress, type LookupOptions } from 'node:dns';
 import { EnvHttpProxyAgent, request } from 'undici';
-import type { HttpRequest, HttpResponse, HttpTransport, TransportOptions } from '../deps.js';
+import type { HttpRequest, HttpResponse, HttpStreamResponse, HttpTransport, TransportOptions } from '../deps.js';
 import { specialUseAddress } from './loopback.js';
 import { assertSecureUrl } from './registry-url.js';
 
@@ -49,22 +49,29 @@ export function createUndiciTransport(
     bodyTimeout: options.timeoutMs,
   } as ConstructorParameters<typeof EnvHttpProxyAgent>[0]);
 
+  const open = async (req: HttpRequest) => {
+    assertSecureUrl(req.url);
+    const response = await request(req.url, {
+      method: req.method as never,
+      headers: req.headers,
+      body: req.body,
+      dispatcher,
+    } as Parameters<typeof request>[1]);
+    const headers: Record<string, string | undefined> = {};
+    for (const [name, value] of Object.entries(response.headers)) {
+      headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+    }
+    return { status: response.statusCode, headers, body: response.body };
+  };
+
   return {
     async send(req: HttpRequest): Promise<HttpResponse> {
-      assertSecureUrl(req.url);
-      const response = await request(req.url, {
-        method: req.method as never,
-        headers: req.headers,
-        body: req.body,
-        dispatcher,
-      } as Parameters<typeof request>[1]);
-      const body = Buffer.from(await response.body.arrayBuffer());
-      const headers: Record<string, string | undefined> = {};
-      for (const [name, value] of Object.entries(response.headers)) {
-        headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
-      }
-      return { status: response.statusCode, headers, body };
+      const response = await open(req);
+      return { ...response, body: Buffer.from(await response.body.arrayBuffer()) };
     },
+    // undici's body is a Readable: iterating it applies backpressure to the socket, and leaving
+    // the loop early destroys it, which frees the connection.
+    stream: (req: HttpRequest): Promise<HttpStreamResponse> => open(req),
     close: () => dispatcher.close(),
   };
 }

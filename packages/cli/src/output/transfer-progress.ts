@@ -1,26 +1,24 @@
 import type { Reporter } from './reporter.js';
 
-/** Progress of one transfer (an upload or a download), fed as bytes move. */
+/** Progress of one transfer (a download or an upload), told as bytes go by. */
 export interface TransferProgress {
   advance(bytes: number): void;
+  /** The transfer ended (done or failed): the line is cleared if one was drawn. */
   done(): void;
 }
 
-const WIDTH = 24;
-/** Quick transfers show nothing: the bar appears only once one has lasted this long. */
+/** A transfer shorter than this shows nothing: a bar that flashes by only adds noise. */
 const SHOW_AFTER_MS = 1000;
-const REDRAW_EVERY_MS = 100;
+/** Redraws at most this often. */
+const REDRAW_MS = 100;
+const WIDTH = 20;
 
-function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
-}
+const NONE: TransferProgress = { advance: () => undefined, done: () => undefined };
 
 /**
- * A progress bar on stderr for a transfer of `totalBytes` (unknown: a running count instead),
- * redrawn in place: only when stderr is a terminal and the output is not JSON, so logs and pipes
- * never see carriage returns, and only after about a second.
+ * A progress line on stderr for a transfer that takes more than about a second: bytes so far
+ * (of the total when known), rate and time left, redrawn in place. Only on a terminal and never
+ * with --json, so logs, pipes and JSON output never see it.
  */
 export function transferProgress(
   reporter: Reporter,
@@ -29,32 +27,47 @@ export function transferProgress(
   label: string,
   now: () => number = Date.now,
 ): TransferProgress {
-  if (!isTTY || reporter.json) return { advance: () => undefined, done: () => undefined };
+  if (!isTTY || reporter.json) return NONE;
   const started = now();
-  let moved = 0;
-  let drawnAt: number | null = null;
-  const draw = () => {
-    let line: string;
-    if (totalBytes !== undefined && totalBytes > 0) {
-      const share = Math.min(1, moved / totalBytes);
-      const filled = Math.round(share * WIDTH);
-      line = `${'█'.repeat(filled)}${'░'.repeat(WIDTH - filled)} ${Math.round(share * 100)}% ${formatBytes(moved)}/${formatBytes(totalBytes)} ${label}`;
-    } else {
-      line = `${formatBytes(moved)} ${label}`;
-    }
-    reporter.raw(`\r\x1b[2K${line}`, 'stderr');
-  };
+  let bytes = 0;
+  let drawnAt: number | undefined;
   return {
-    advance(bytes) {
-      moved += bytes;
-      const time = now();
-      if (time - started < SHOW_AFTER_MS) return;
-      if (drawnAt !== null && time - drawnAt < REDRAW_EVERY_MS) return;
-      drawnAt = time;
-      draw();
+    advance(count) {
+      bytes += count;
+      const at = now();
+      if (at - started < SHOW_AFTER_MS) return;
+      if (drawnAt !== undefined && at - drawnAt < REDRAW_MS) return;
+      drawnAt = at;
+      reporter.raw(`\r\x1b[2K${transferLine(label, bytes, totalBytes, (at - started) / 1000)}`, 'stderr');
     },
     done() {
-      if (drawnAt !== null) reporter.raw('\r\x1b[2K', 'stderr');
+      if (drawnAt !== undefined) reporter.raw('\r\x1b[2K', 'stderr');
     },
   };
+}
+
+/** `label ████░░░░ 12.0 MB / 300.0 MB  40.0 MB/s  7 s left`, or without bar and time left when the total is unknown. */
+export function transferLine(label: string, bytes: number, totalBytes: number | undefined, seconds: number): string {
+  const rate = seconds > 0 ? bytes / seconds : 0;
+  const parts = [label];
+  if (totalBytes !== undefined && totalBytes > 0) {
+    const filled = Math.min(WIDTH, Math.round((bytes / totalBytes) * WIDTH));
+    parts.push(`${'█'.repeat(filled)}${'░'.repeat(WIDTH - filled)}`, `${megabytes(bytes)} / ${megabytes(totalBytes)}`);
+  } else {
+    parts.push(megabytes(bytes));
+  }
+  parts.push(`${megabytes(rate)}/s`);
+  if (totalBytes !== undefined && rate > 0 && bytes < totalBytes) parts.push(`${duration((totalBytes - bytes) / rate)} left`);
+  return parts.join('  ');
+}
+
+function megabytes(bytes: number): string {
+  return `${(bytes / 1_000_000).toFixed(1)} MB`;
+}
+
+function duration(seconds: number): string {
+  const whole = Math.ceil(seconds);
+  if (whole < 60) return `${whole} s`;
+  const minutes = Math.floor(whole / 60);
+  return `${minutes} min ${String(whole % 60).padStart(2, '0')} s`;
 }

@@ -1,4 +1,7 @@
+import type { DownloadProgress } from '../cache/tarball-cache.js';
+import type { CommandContext } from '../context.js';
 import type { Reporter } from '../output/reporter.js';
+import { transferProgress } from '../output/transfer-progress.js';
 
 export interface Progress {
   tick(label: string): void;
@@ -29,4 +32,12 @@ export function progressBar(reporter: Reporter, isTTY: boolean | undefined, tota
       reporter.raw('\r\x1b[2K', 'stderr');
     },
   };
+}
+
+/** A download's progress line (output/transfer-progress.ts) on this run's stderr. */
+export function downloadProgress(ctx: CommandContext, record: { name: string; version: string }): DownloadProgress {
+  return (total) =>
+    transferProgress(ctx.reporter, ctx.deps.stderr.isTTY, total, `${record.name}@${record.version}`, () =>
+      ctx.deps.now().getTime(),
+    );
 }

@@ -25,7 +25,7 @@ import { applyManifestChange } from './apply-change.js';
 import { throwOnConflicts } from './conflicts.js';
 import { openProject, type OpenProject } from './open-project.js';
 import { projectRegistries, type ProjectRegistries } from './project-registries.js';
-import { progressBar } from './progress.js';
+import { downloadProgress, progressBar } from './progress.js';
 import { planWithDocuments, type DocumentMap } from './registry-documents.js';
 
 export interface ProjectOptions {
@@ -178,7 +178,7 @@ export async function projectInstall(ctx: CommandContext, options: ProjectOption
   const progress = progressBar(ctx.reporter, ctx.deps.stderr.isTTY, records.length);
   try {
     for (const record of records) {
-      const result = await cache.fetch(await registries.clientFor(record), record);
+      const result = await cache.fetch(await registries.clientFor(record), record, downloadProgress(ctx, record));
       fetched.push({
         package: record.name,
         version: record.version,

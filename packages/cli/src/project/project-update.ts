@@ -13,7 +13,7 @@ import { applyManifestChange } from './apply-change.js';
 import { throwOnConflicts } from './conflicts.js';
 import { openProject } from './open-project.js';
 import { projectRegistries } from './project-registries.js';
-import { progressBar } from './progress.js';
+import { downloadProgress, progressBar } from './progress.js';
 import { planWithDocuments, type DocumentMap } from './registry-documents.js';
 
 export interface ProjectUpdateOptions {
@@ -93,7 +93,7 @@ export async function fetchIntoCache(
   const progress = progressBar(ctx.reporter, ctx.deps.stderr.isTTY, records.length);
   try {
     for (const record of records) {
-      await cache.fetch(await clientFor(record), record);
+      await cache.fetch(await clientFor(record), record, downloadProgress(ctx, record));
       progress.tick(`${record.name}@${record.version}`);
     }
   } finally {
