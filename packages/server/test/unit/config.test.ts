@@ -12,7 +12,7 @@ describe('loadConfig', () => {
     expect(config.data).toBe(path.resolve('/srv/data'));
     expect(config.database).toBe(`sqlite:${path.resolve('/srv/data/registry.db')}`);
     expect(config.storage).toBe(path.resolve('/srv/data/tarballs'));
-    expect(config.maxTarballSize).toBe(256 * 1024 * 1024);
+    expect(config.maxTarballSize).toBe(1024 * 1024 * 1024);
     expect(config.rateLimitAnonymous).toBe(100);
   });
 
