@@ -26,6 +26,7 @@ import {
 import { benchWorkloads } from './lib/workloads.js';
 import { checkWrk, runWrk, writeWrkScript } from './lib/wrk.js';
 import { prepareScaleOut } from './lib/scale-out.js';
+import { formatLargePackage, runLargePackage } from './lib/large-package.js';
 import { parseFlags } from './lib/flags.js';
 
 const HELP = `Usage: npm run bench -- [options]
@@ -39,7 +40,9 @@ const HELP = `Usage: npm run bench -- [options]
   --connections <n>       wrk connections (default 50; one wrk thread)
   --workloads <ids>       comma-separated subset (document-20, proxied-document, document-100,
                           document-100-gzip, abbreviated, tarball, search, not-found, whoami,
-                          documents-all, publish)
+                          documents-all, publish, large-package: the large-package scenario,
+                          run after the table)
+  --large-package-mb <n>  MiB of incompressible data of the large package (default 500)
   --with-verdaccio        also measure Verdaccio ${'6.8.0'} (installed on demand into a temp dir)
   --verdaccio-packages <n> corpus packages seeded into Verdaccio, 1 version each (default 200)
   --scale-out             PostgreSQL + shared storage + Redis, one node and two nodes
@@ -66,6 +69,7 @@ const args = parseFlags(
     warmup: { type: 'string', default: '1' },
     connections: { type: 'string', default: '50' },
     workloads: { type: 'string' },
+    'large-package-mb': { type: 'string', default: '500' },
     'with-verdaccio': { type: 'boolean', default: false },
     'verdaccio-packages': { type: 'string', default: '200' },
     'scale-out': { type: 'boolean', default: false },
@@ -231,7 +235,29 @@ async function main() {
     );
     const all = benchWorkloads({ corpusNames: [] });
     const wanted = args.workloads ? new Set(args.workloads.split(',').map((s) => s.trim())) : undefined;
+    // The large-package scenario has servers of its own and runs after the table.
+    const largePackage = !wanted || wanted.delete('large-package');
     for (const id of wanted ?? []) if (!all.some((w) => w.id === id)) throw new Error(`unknown workload '${id}'`);
+    const largePackageRun = async () => {
+      const verdaccio = args['with-verdaccio'] ? await installVerdaccio(log) : undefined;
+      const report = await runLargePackage({
+        sizeMiB: Math.max(1, int(args['large-package-mb'], 'large-package-mb')),
+        workDir,
+        args,
+        withVerdaccio: Boolean(verdaccio),
+        verdaccioBin: verdaccio?.bin,
+        log,
+      });
+      log(`\n${formatLargePackage(report)}`);
+      const out = path.join(resultsDir, `large-package-${started.toISOString().replace(/[:.]/g, '-')}.json`);
+      mkdirSync(path.dirname(out), { recursive: true });
+      writeFileSync(out, JSON.stringify({ date: started.toISOString(), ...report }, null, 2) + '\n');
+      log(`results written to ${path.relative(process.cwd(), out)}`);
+    };
+    if (wanted && wanted.size === 0) {
+      await largePackageRun();
+      return;
+    }
 
     // proxied-document: an upstream registry (another of ours) that our server serves
     // `com.benchup.*` from, cached for the whole run (maxAge of a day: no revalidation measured).
@@ -400,6 +426,10 @@ async function main() {
     mkdirSync(path.dirname(out), { recursive: true });
     writeFileSync(out, JSON.stringify(report, null, 2) + '\n');
     log(`\nresults written to ${path.relative(process.cwd(), out)}`);
+    if (largePackage) {
+      for (const target of targets.splice(0)) await target.stop().catch(() => undefined);
+      await largePackageRun();
+    }
   } finally {
     for (const target of targets) await target.stop().catch(() => undefined);
     await upstream?.stop().catch(() => undefined);

@@ -169,7 +169,7 @@ export async function installVerdaccio(log) {
 }
 
 /** Verdaccio with its defaults (htpasswd, legacy tokens), no uplinks, logging like ours. */
-export async function startVerdaccio({ bin, workDir }) {
+export async function startVerdaccio({ bin, workDir, maxBodySize = '300mb' }) {
   const port = await freePort();
   const root = path.join(workDir, 'verdaccio');
   mkdirSync(path.join(root, 'storage'), { recursive: true });
@@ -188,7 +188,7 @@ export async function startVerdaccio({ bin, workDir }) {
       '    access: $all',
       '    publish: $authenticated',
       '    unpublish: $authenticated',
-      'max_body_size: 300mb',
+      `max_body_size: ${maxBodySize}`,
       'log: { type: stdout, format: json, level: http }',
       '',
     ].join('\n'),

@@ -45,7 +45,7 @@ export async function publishRoutes(
         throw new ProtocolError('PAYLOAD_TOO_LARGE', 'The request body is larger than the configured limit');
       received = await services.publish.receive(tenant, caller, name, body.stream, bodyLimit);
     } catch (err) {
-      closeUnlessRead(request, reply, body);
+      finishUnread(request, reply, body, err);
       throw err;
     }
     try {
@@ -65,11 +65,22 @@ export async function publishRoutes(
   });
 }
 
+/** The most of an unread body that is read and dropped to keep the connection (see below). */
+const DRAIN_LIMIT = 1024 * 1024;
+
 /**
- * An answer given before the body was read to its end (401, 403, 413, malformed JSON) closes the
- * connection: the rest of a body of up to a gigabyte is not worth reading to keep it alive.
+ * An answer given before the body was read to its end (401, 403, 413, malformed JSON): a small
+ * rest is read and dropped, so the client reads the answer on a connection that stays open
+ * (closing a socket with unread bytes resets it, and the client may lose the answer); a large
+ * one, a body over its limit, or one of unknown length closes the connection instead.
  */
-function closeUnlessRead(request: FastifyRequest, reply: FastifyReply, body: StreamedBody): void {
-  if (body.stream.readableEnded && request.raw.readableEnded) return;
+function finishUnread(request: FastifyRequest, reply: FastifyReply, body: StreamedBody, err: unknown): void {
+  if (body.stream.readableEnded) return;
+  const declared = Number(request.headers['content-length']);
+  const tooLarge = err instanceof ProtocolError && err.code === 'PAYLOAD_TOO_LARGE';
+  if (!tooLarge && Number.isSafeInteger(declared) && declared <= DRAIN_LIMIT) {
+    body.stream.resume();
+    return;
+  }
   reply.header('connection', 'close');
 }

@@ -3,8 +3,10 @@ const PADDING = /^=*$/;
 
 /**
  * Strict base64 decoding of text that arrives in pieces: exactly what a whole-string check by
- * `/^[A-Za-z0-9+/]*={0,2}$/` with a length divisible by 4 accepts, decoded piece by piece
- * (Node's own decoder skips characters it does not know, so it cannot tell bad data).
+ * `/^[A-Za-z0-9+/]*={0,2}$/` with a length divisible by 4 accepts, decoded piece by piece.
+ * Node's decoder skips characters it does not know and also takes the URL-safe `-` and `_`:
+ * a piece is valid when it has neither and decodes to 3 bytes per 4 characters (one skipped
+ * character breaks the count), which costs a fraction of a regular expression over megabytes.
  */
 export class Base64Decoder {
   #carry = '';
@@ -30,7 +32,7 @@ export class Base64Decoder {
     }
     const pad = text.indexOf('=');
     const data = pad === -1 ? text : text.slice(0, pad);
-    if (!ALPHABET.test(data)) {
+    if (data.includes('-') || data.includes('_')) {
       this.#valid = false;
       return undefined;
     }
@@ -45,12 +47,18 @@ export class Base64Decoder {
     const combined = this.#carry + data;
     const whole = combined.length - (combined.length % 4);
     this.#carry = combined.slice(whole);
-    return whole === 0 ? undefined : Buffer.from(combined.slice(0, whole), 'base64');
+    if (whole === 0) return undefined;
+    const bytes = Buffer.from(combined.slice(0, whole), 'base64');
+    if (bytes.length !== (whole / 4) * 3) {
+      this.#valid = false;
+      return undefined;
+    }
+    return bytes;
   }
 
   /** The last bytes, and whether the whole text was valid base64. */
   end(): { bytes: Buffer | undefined; valid: boolean } {
-    if (this.#valid && this.#textLength % 4 !== 0) this.#valid = false;
+    if (this.#valid && (this.#textLength % 4 !== 0 || !ALPHABET.test(this.#carry))) this.#valid = false;
     if (!this.#valid) return { bytes: undefined, valid: false };
     const bytes = this.#carry.length > 0 ? Buffer.from(this.#carry, 'base64') : undefined;
     this.#carry = '';

@@ -198,7 +198,10 @@ export interface ByteRange {
  * `abort` leaves nothing behind. The driver holds at most a bounded part of it in memory.
  */
 export interface BlobUpload {
-  /** Appends bytes; resolves when the caller may send more (the store's backpressure). */
+  /**
+   * Appends bytes; resolves when the caller may send more (the store's backpressure). The
+   * upload may keep `chunk` until it writes it: the caller must not change it afterwards.
+   */
   write(chunk: Buffer): Promise<void>;
   /** Makes the bytes written so far visible whole under the key (replacing any blob there). */
   commit(): Promise<void>;

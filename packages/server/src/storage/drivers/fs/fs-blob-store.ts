@@ -7,6 +7,8 @@ import type { BlobInfo, BlobStore, BlobUpload, ByteRange } from '../../ports.js'
 import { OpenFileCache } from './open-files.js';
 
 const TEMP_DIR = '.incoming';
+/** Bytes of a streamed upload gathered into one write. */
+const WRITE_BATCH = 1024 * 1024;
 /** Files kept open for repeated downloads (well under the usual limit of 1024 descriptors). */
 const OPEN_FILES = 256;
 /** Largest blob put writes in one call; larger ones are written from the thread pool. */
@@ -71,24 +73,41 @@ export class FsBlobStore implements BlobStore {
     const target = this.#pathOf(key);
     const temp = path.join(this.root, TEMP_DIR, `${randomBytes(12).toString('hex')}.tmp`);
     let handle: FileHandle | undefined = await open(temp, 'w', 0o644);
+    let committed = false;
     const closeHandle = async () => {
       const open = handle;
       handle = undefined;
       await open?.close();
     };
+    // Pieces are gathered into writes of WRITE_BATCH bytes: a publish's socket delivers 64 KiB
+    // at a time, and each write is a trip to the thread pool the upload waits for.
+    let pending: Buffer[] = [];
+    let pendingBytes = 0;
+    const flush = async () => {
+      if (!handle) throw new Error('the upload is finished');
+      const bytes = pending.length === 1 ? pending[0]! : Buffer.concat(pending, pendingBytes);
+      pending = [];
+      pendingBytes = 0;
+      let written = 0;
+      while (written < bytes.length) written += (await handle.write(bytes, written)).bytesWritten;
+    };
     return {
       write: async (chunk) => {
         if (!handle) throw new Error('the upload is finished');
-        let written = 0;
-        while (written < chunk.length) written += (await handle.write(chunk, written)).bytesWritten;
+        pending.push(chunk);
+        pendingBytes += chunk.length;
+        if (pendingBytes >= WRITE_BATCH) await flush();
       },
       commit: async () => {
         if (!handle) throw new Error('the upload is finished');
+        if (pendingBytes > 0) await flush();
         await handle.datasync();
         await closeHandle();
         await this.#moveIntoPlace(temp, target);
+        committed = true;
       },
       abort: async () => {
+        if (committed) return;
         await closeHandle().catch(() => undefined);
         await rm(temp, { force: true });
       },

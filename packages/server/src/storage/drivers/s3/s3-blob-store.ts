@@ -160,6 +160,7 @@ class S3Upload implements BlobUpload {
   #parts: { PartNumber: number; ETag: string | undefined }[] = [];
   #inFlight: Promise<void> | undefined;
   #finished = false;
+  #completed = false;
 
   constructor(client: S3Client, bucket: string, key: string) {
     this.#client = client;
@@ -189,6 +190,7 @@ class S3Upload implements BlobUpload {
           ContentType: 'application/octet-stream',
         }),
       );
+      this.#completed = true;
       return;
     }
     if (this.#pendingBytes > 0) await this.#sendPart();
@@ -201,9 +203,13 @@ class S3Upload implements BlobUpload {
         MultipartUpload: { Parts: this.#parts },
       }),
     );
+    this.#completed = true;
   }
 
   async abort(): Promise<void> {
+    // After a commit that went through there is nothing to abort; after one that failed, the
+    // upload may still be open.
+    if (this.#completed) return;
     this.#finished = true;
     this.#pending = [];
     await this.#inFlight?.catch(() => undefined);
