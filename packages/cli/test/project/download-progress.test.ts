@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loginUser, publishBody, request, startRegistry, type TestRegistry } from '@pkg/testkit';
@@ -113,6 +113,25 @@ describe('pkg install/add download into the cache as a stream', () => {
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
     expect(JSON.parse(result.stdout)).toMatchObject({ success: true });
+  });
+
+  it('a download whose bytes do not match leaves nothing in the cache, not even a partial file', async () => {
+    const owner = await loginUser(registry.url, 'publisher');
+    const published = publishBody('com.acme.damaged', '1.0.0', {
+      files: [{ path: 'a.bin', content: randomBytes(2 * 1024 * 1024) }],
+    });
+    expect(
+      (await request(`${registry.url}/com.acme.damaged`, { method: 'PUT', token: owner, body: published.body })).status,
+    ).toBe(201);
+    // Damaged behind the registry's back (same size, other bytes).
+    const blob = path.join(registry.dataDir, 'tarballs', '_global', 'com.acme.damaged', 'com.acme.damaged-1.0.0.tgz');
+    await writeFile(blob, randomBytes(published.tarball.length));
+    const { deps } = await projectWith(registry, { 'Packages/manifest.json': { dependencies: { 'com.acme.damaged': '1.0.0' } } });
+    const result = await run(deps, ['install']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^Error: Integrity check failed for com\.acme\.damaged@1\.0\.0: expected sha512-/);
+    const dir = path.join(deps.env.PKG_CACHE_DIR!, 'tarballs', 'com.acme.damaged');
+    expect(await readdir(dir).catch(() => [])).toEqual([]);
   });
 
   it('the built binary shows none when its output is not a terminal', async () => {

@@ -40,10 +40,12 @@ export async function publishRoutes(
     try {
       name = packageNameParam(request.params.name);
       caller = requireWriter(request);
-      const declared = Number(request.headers['content-length']);
-      if (declared > bodyLimit)
+      const header = request.headers['content-length'];
+      const declaredLength = header === undefined ? undefined : Number(header);
+      if (declaredLength !== undefined && declaredLength > bodyLimit) {
         throw new ProtocolError('PAYLOAD_TOO_LARGE', 'The request body is larger than the configured limit');
-      received = await services.publish.receive(tenant, caller, name, body.stream, bodyLimit);
+      }
+      received = await services.publish.receive(tenant, caller, name, body.stream, { bodyLimit, declaredLength });
     } catch (err) {
       finishUnread(request, reply, body, err);
       throw err;

@@ -41,6 +41,9 @@ const MAX_UNPACK_RATIO = 10;
  */
 export const MAX_DOCUMENT_REST = 16 * 1024 * 1024;
 
+/** Bodies larger than this are read only after the maintainer check (see `receive`). */
+const EARLY_CHECK_BYTES = 1024 * 1024;
+
 /**
  * Publishing one version: checks the body and the tarball, writes the tarball to the blob store,
  * then commits the document under the package's lock. Only then is the version visible, so a
@@ -56,18 +59,23 @@ export class PublishService {
   /**
    * Reads a `PUT /<name>` body as it arrives, its tarballs streamed into uncommitted uploads
    * under the keys their file names give: the caller publishes it (or hands an edit on) and then
-   * discards it. Only a maintainer (or anybody, for a new package) gets as far as sending it.
+   * discards it. A body over EARLY_CHECK_BYTES (or of unknown length) is read only for a
+   * maintainer (or anybody, for a new package).
    */
   async receive(
     tenant: TenantId,
     caller: Caller,
     name: string,
     body: AsyncIterable<Buffer>,
-    bodyLimit: number,
+    limits: { bodyLimit: number; declaredLength: number | undefined },
   ): Promise<ReceivedDocument> {
     const { config, metadata, blobs } = this.#deps;
-    // Checked again under the lock; here it spares reading a body the answer will refuse.
-    requireMaintainer(await metadata.getPackage(tenant, name), caller.user, name);
+    const { bodyLimit, declaredLength } = limits;
+    // Checked again under the lock; here it spares reading a large body the answer will refuse.
+    // A small one is cheaper to read than the document is to load twice.
+    if (declaredLength === undefined || declaredLength > EARLY_CHECK_BYTES) {
+      requireMaintainer(await metadata.getPackage(tenant, name), caller.user, name);
+    }
     return receivePublishBody(body, {
       bodyLimit,
       maxRestBytes: MAX_DOCUMENT_REST,

@@ -215,6 +215,50 @@ describe('a streamed publish that fails stores nothing', () => {
     await eventually(async () => (await leftovers()).length === 0);
   });
 
+  it('a large body of a user who may not publish the package is refused 403 before it is read', async () => {
+    const mallory = await loginUser(registry.url, 'mallory');
+    const before = await storeSnapshot(registry, [NAME]);
+    const total = 30 * 1024 * 1024;
+    let sent = 0;
+    const res = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = httpRequest(`${registry.url}/${NAME}`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${mallory}`, 'content-type': 'application/json', 'content-length': String(total) },
+      });
+      req.on('response', (response) => {
+        let body = '';
+        response.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+      });
+      req.on('error', (err) => (sent > 0 ? undefined : reject(err)));
+      const chunk = Buffer.alloc(256 * 1024, 'A');
+      const pump = () => {
+        while (sent < total && !req.destroyed) {
+          sent += chunk.length;
+          if (!req.write(chunk)) return void req.once('drain', pump);
+        }
+      };
+      pump();
+    });
+    expect(res.status).toBe(403);
+    expect(JSON.parse(res.body)).toMatchObject({ code: 'FORBIDDEN' });
+    expect(sent).toBeLessThan(total);
+    expect(await storeSnapshot(registry, [NAME])).toEqual(before);
+    expect(await leftovers()).toEqual([]);
+  });
+
+  it('a small body refused before it is read still gets its answer on a connection kept open', async () => {
+    const { body } = publishBody(NAME, VERSION);
+    const res = await rawRequest(`${registry.url}/${NAME}`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    expect(res.status).toBe(401);
+    expect(JSON.parse(res.body.toString())).toMatchObject({ code: 'UNAUTHORIZED' });
+    expect(res.headers.connection).not.toBe('close');
+  });
+
   it('a client that disconnects mid-upload leaves no blob and commits nothing', async () => {
     const before = await storeSnapshot(registry, [NAME]);
     const { body } = publishBody(NAME, VERSION, { tarball: tarballOf(randomBytes(6 * 1024 * 1024)) });

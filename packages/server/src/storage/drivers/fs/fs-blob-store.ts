@@ -68,47 +68,57 @@ export class FsBlobStore implements BlobStore {
     await this.#moveIntoPlace(temp, target);
   }
 
-  /** A temporary file, fsynced and renamed to the key on commit. */
+  /**
+   * A temporary file, fsynced and renamed to the key on commit. Pieces are gathered into writes
+   * of WRITE_BATCH bytes (a socket delivers 64 KiB at a time, and each write is a trip to the
+   * thread pool the upload waits for); a blob that stays under one batch is written on commit
+   * the way `put` writes it, so a small publish costs what it did before uploads streamed.
+   */
   async upload(key: string): Promise<BlobUpload> {
     const target = this.#pathOf(key);
     const temp = path.join(this.root, TEMP_DIR, `${randomBytes(12).toString('hex')}.tmp`);
-    let handle: FileHandle | undefined = await open(temp, 'w', 0o644);
-    let committed = false;
-    const closeHandle = async () => {
-      const open = handle;
-      handle = undefined;
-      await open?.close();
-    };
-    // Pieces are gathered into writes of WRITE_BATCH bytes: a publish's socket delivers 64 KiB
-    // at a time, and each write is a trip to the thread pool the upload waits for.
+    let handle: FileHandle | undefined;
+    let state: 'open' | 'committed' | 'aborted' = 'open';
     let pending: Buffer[] = [];
     let pendingBytes = 0;
     const flush = async () => {
-      if (!handle) throw new Error('the upload is finished');
+      handle ??= await open(temp, 'w', 0o644);
       const bytes = pending.length === 1 ? pending[0]! : Buffer.concat(pending, pendingBytes);
       pending = [];
       pendingBytes = 0;
       let written = 0;
       while (written < bytes.length) written += (await handle.write(bytes, written)).bytesWritten;
     };
+    const finish = () => {
+      if (state !== 'open') throw new Error('the upload is finished');
+    };
     return {
       write: async (chunk) => {
-        if (!handle) throw new Error('the upload is finished');
+        finish();
         pending.push(chunk);
         pendingBytes += chunk.length;
         if (pendingBytes >= WRITE_BATCH) await flush();
       },
       commit: async () => {
-        if (!handle) throw new Error('the upload is finished');
-        if (pendingBytes > 0) await flush();
-        await handle.datasync();
-        await closeHandle();
+        finish();
+        if (handle === undefined) await writeSmallFile(temp, Buffer.concat(pending, pendingBytes));
+        else {
+          if (pendingBytes > 0) await flush();
+          await handle.datasync();
+          await handle.close();
+          handle = undefined;
+        }
+        pending = [];
         await this.#moveIntoPlace(temp, target);
-        committed = true;
+        state = 'committed';
       },
       abort: async () => {
-        if (committed) return;
-        await closeHandle().catch(() => undefined);
+        if (state !== 'open') return;
+        state = 'aborted';
+        pending = [];
+        const opened = handle;
+        handle = undefined;
+        await opened?.close().catch(() => undefined);
         await rm(temp, { force: true });
       },
     };
