@@ -14,7 +14,7 @@ import type { RegistryClient } from '../http/registry-client.js';
 import { withFileLock } from '../io/fs.js';
 import type { OpenProject } from '../project/open-project.js';
 import { planContextFor } from '../project/open-project.js';
-import { progressBar } from '../project/progress.js';
+import { downloadProgress, progressBar } from '../project/progress.js';
 import { planWithDocuments, singleRegistry, type DocumentMap } from '../project/registry-documents.js';
 import { readLock, type LockFile, type LockedPackage } from './lock-file.js';
 import { folderMissing, localChanges } from './package-files.js';
@@ -58,8 +58,9 @@ async function fetchAll(ctx: CommandContext, client: RegistryClient, records: Ve
   const progress = progressBar(ctx.reporter, ctx.deps.stderr.isTTY, records.length);
   try {
     for (const record of records) {
-      const result = await cache.fetch(client, record);
-      fetched.push({ record, tarball: result.data, fromCache: result.fromCache });
+      const result = await cache.fetch(client, record, downloadProgress(ctx, record));
+      // The staged install unpacks from memory; the download itself streamed into the cache.
+      fetched.push({ record, tarball: await ctx.deps.fs.readFile(result.path), fromCache: result.fromCache });
       progress.tick(`${record.name}@${record.version}`);
     }
   } finally {
