@@ -34,12 +34,12 @@ export async function publishRoutes(
 
   app.put<{ Params: { name: string }; Body: StreamedBody | undefined }>('/:name', { bodyLimit }, async (request, reply) => {
     const body = request.body;
-    if (!(body instanceof StreamedBody)) throw new ProtocolError('BAD_REQUEST', 'The request body is empty');
     const { tenant } = request.ctx;
     let name, caller, received;
     try {
       name = packageNameParam(request.params.name);
       caller = requireWriter(request);
+      if (!(body instanceof StreamedBody)) throw new ProtocolError('BAD_REQUEST', 'The request body is empty');
       const header = request.headers['content-length'];
       const declaredLength = header === undefined ? undefined : Number(header);
       if (declaredLength !== undefined && declaredLength > bodyLimit) {
@@ -76,8 +76,8 @@ const DRAIN_LIMIT = 1024 * 1024;
  * (closing a socket with unread bytes resets it, and the client may lose the answer); a large
  * one, a body over its limit, or one of unknown length closes the connection instead.
  */
-function finishUnread(request: FastifyRequest, reply: FastifyReply, body: StreamedBody, err: unknown): void {
-  if (body.stream.readableEnded) return;
+function finishUnread(request: FastifyRequest, reply: FastifyReply, body: StreamedBody | undefined, err: unknown): void {
+  if (!(body instanceof StreamedBody) || body.stream.readableEnded) return;
   const declared = Number(request.headers['content-length']);
   const tooLarge = err instanceof ProtocolError && err.code === 'PAYLOAD_TOO_LARGE';
   if (!tooLarge && Number.isSafeInteger(declared) && declared <= DRAIN_LIMIT) {
