@@ -9,7 +9,7 @@ import {
   type StoredPackage,
   type TenantId,
 } from '../storage/ports.js';
-import { matchesDist } from './integrity.js';
+import { DistCheck, streamMatchesDist } from './integrity.js';
 
 export interface RegistryStorage {
   metadata: MetadataStore;
@@ -102,7 +102,7 @@ async function copyPackage(
   for (const [version, record] of Object.entries(pkg.document.versions)) {
     const key = blobKeyFor(tenant, name, version);
     const present = await to.blobs.get(key);
-    if (present && matchesDist(await readAll(present.stream), record.dist) === true) {
+    if (present && (await streamMatchesDist(present.stream, record.dist)) === true) {
       report.tarballsPresent++;
       continue;
     }
@@ -114,17 +114,34 @@ async function copyPackage(
       report.problems.push(`${where}@${version}: the tarball is missing from the source`);
       return false;
     }
-    const data = await readAll(source.stream);
-    const verdict = matchesDist(data, record.dist);
+    // Streamed into an upload and checked on the way: committed only when it matches, so a
+    // tarball of any size is copied in constant memory.
+    const upload = await to.blobs.upload(key);
+    let verdict: boolean | undefined;
+    let committed = false;
+    try {
+      const check = new DistCheck(record.dist);
+      for await (const chunk of source.stream) {
+        const bytes = chunk as Buffer;
+        check.update(bytes);
+        await upload.write(bytes);
+      }
+      verdict = check.verdict();
+      if (verdict === true) {
+        await upload.commit();
+        committed = true;
+      }
+    } finally {
+      if (!committed) await upload.abort();
+    }
     if (verdict !== true) {
       report.problems.push(
         `${where}@${version}: the source tarball ${verdict === false ? 'does not match its integrity' : 'has no integrity to check'}`,
       );
       return false;
     }
-    await to.blobs.put(key, data);
     const written = await to.blobs.get(key);
-    if (!written || matchesDist(await readAll(written.stream), record.dist) !== true) {
+    if (!written || (await streamMatchesDist(written.stream, record.dist)) !== true) {
       report.problems.push(`${where}@${version}: the tarball read back from the target does not match its integrity`);
       return false;
     }
