@@ -1,4 +1,4 @@
-import { ProtocolError, type PackageDocument, type Person, type VersionRecord } from '@pkg/protocol';
+import { ProtocolError, isSemver, type PackageDocument, type Person, type VersionRecord } from '@pkg/protocol';
 import type { Caller } from '../context.js';
 import type { ServerDeps } from '../deps.js';
 import { blobKeyFor, sigstoreKeyFor } from '../storage/blob-keys.js';
@@ -10,7 +10,6 @@ import { parsePublishBody, type PublishRequest } from './publish-request.js';
 import { receivePublishBody, type ReceivedDocument } from './publish-body-receiver.js';
 import { nextRevision } from './revisions.js';
 import type { TarballFacts } from './tarball-validation.js';
-import { isSemver } from '@pkg/protocol';
 
 export interface PublishResult {
   /** False when the same version with the same bytes was already there (an idempotent retry). */
@@ -45,8 +44,9 @@ export const MAX_DOCUMENT_REST = 16 * 1024 * 1024;
 const EARLY_CHECK_BYTES = 1024 * 1024;
 
 /**
- * Publishing one version: checks the body and the tarball, writes the tarball to the blob store,
- * then commits the document under the package's lock. Only then is the version visible, so a
+ * Publishing one version: the body is received as a stream, its tarball written to an upload
+ * of the blob store as it arrives (`receive`); then the body and the tarball are checked, the
+ * upload committed and the document committed, under the package's lock. Only then is the version visible, so a
  * crash leaves either the whole version or an unreferenced blob that start-up removes.
  */
 export class PublishService {
