@@ -200,7 +200,7 @@ describe('pkg publish (built binary)', () => {
     try {
       const result = await runPkgInPty(['publish', dir, '--registry', url], [], { home, env: { PKG_TOKEN: token } });
       expect(result.code, result.stdout).toBe(0);
-      expect(result.stdout).toMatch(/\d+% [\d.]+ MiB\/[\d.]+ MiB com\.example\.big@1\.0\.0/);
+      expect(result.stdout).toMatch(/com\.example\.big@1\.0\.0 {2}[█░]+ {2}[\d.]+ MB \/ [\d.]+ MB {2}[\d.]+ MB\/s/);
       expect(result.stdout).toContain(`Published com.example.big@1.0.0 to ${url} with tag latest`);
       expect(received).toHaveLength(1);
       expect(received[0]!.bytes).toBe(received[0]!.contentLength);

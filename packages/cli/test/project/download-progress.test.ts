@@ -89,7 +89,14 @@ describe('pkg install/add download into the cache as a stream', () => {
     await removeProjects();
   });
 
-  const manifest = { 'Packages/manifest.json': { dependencies: { [NAME]: '1.0.0' } } };
+  /** The project's manifest: `com.acme.*` from the test's registry (a scoped registry, as Unity needs). */
+  const manifestWith = (dependencies: Record<string, string>) => ({
+    'Packages/manifest.json': {
+      scopedRegistries: [{ name: 'acme', url: registry.url, scopes: ['com.acme'] }],
+      dependencies,
+    },
+  });
+  const manifest = () => manifestWith({ [NAME]: '1.0.0' });
   /** A clock that moves 300 ms each time it is read: every download "takes" seconds. */
   const slowClock = () => {
     let ms = Date.now();
@@ -97,7 +104,7 @@ describe('pkg install/add download into the cache as a stream', () => {
   };
 
   it('shows the progress line on a terminal when a download takes more than a second', async () => {
-    const { deps } = await projectWith(registry, manifest, { stderr: capture(true), now: slowClock() });
+    const { deps } = await projectWith(registry, manifest(), { stderr: capture(true), now: slowClock() });
     const result = await run(deps, ['install']);
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(new RegExp(`\\r\\x1b\\[2K${NAME.replace(/\./g, '\\.')}@1\\.0\\.0 .*MB / 3\\.\\d MB .*MB/s`));
@@ -108,7 +115,7 @@ describe('pkg install/add download into the cache as a stream', () => {
   });
 
   it('prints none of it with --json, on a terminal too', async () => {
-    const { deps } = await projectWith(registry, manifest, { stderr: capture(true), now: slowClock() });
+    const { deps } = await projectWith(registry, manifest(), { stderr: capture(true), now: slowClock() });
     const result = await run(deps, ['add', `${NAME}@1.0.0`, '--json']);
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
@@ -126,7 +133,7 @@ describe('pkg install/add download into the cache as a stream', () => {
     // Damaged behind the registry's back (same size, other bytes).
     const blob = path.join(registry.dataDir, 'tarballs', '_global', 'com.acme.damaged', 'com.acme.damaged-1.0.0.tgz');
     await writeFile(blob, randomBytes(published.tarball.length));
-    const { deps } = await projectWith(registry, { 'Packages/manifest.json': { dependencies: { 'com.acme.damaged': '1.0.0' } } });
+    const { deps } = await projectWith(registry, manifestWith({ 'com.acme.damaged': '1.0.0' }));
     const result = await run(deps, ['install']);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^Error: Integrity check failed for com\.acme\.damaged@1\.0\.0: expected sha512-/);
@@ -135,7 +142,7 @@ describe('pkg install/add download into the cache as a stream', () => {
   });
 
   it('the built binary shows none when its output is not a terminal', async () => {
-    const { project } = await projectWith(registry, manifest);
+    const { project } = await projectWith(registry, manifest());
     const home = await makeHome();
     const result = await runPkg(['install'], { home, env: { PKG_REGISTRY: registry.url }, cwd: project.dir });
     expect(result.code).toBe(0);

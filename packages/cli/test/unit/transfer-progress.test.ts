@@ -31,9 +31,10 @@ describe('transferProgress', () => {
     progress.advance(2 * 1024 * 1024);
     progress.done();
     const frames = stderr.text().split('\r\x1b[2K').filter(Boolean);
+    // Bytes of the total, rate and time left (output/transfer-progress.ts transferLine).
     expect(frames).toEqual([
-      `${'█'.repeat(6)}${'░'.repeat(18)} 25% 1.0 MiB/4.0 MiB com.vendor.tool@1.0.0`,
-      `${'█'.repeat(24)} 100% 4.0 MiB/4.0 MiB com.vendor.tool@1.0.0`,
+      `com.vendor.tool@1.0.0  ${'█'.repeat(5)}${'░'.repeat(15)}  1.0 MB / 4.2 MB  0.9 MB/s  4 s left`,
+      `com.vendor.tool@1.0.0  ${'█'.repeat(20)}  4.2 MB / 4.2 MB  3.0 MB/s`,
     ]);
     expect(stderr.text().endsWith('\r\x1b[2K')).toBe(true);
   });

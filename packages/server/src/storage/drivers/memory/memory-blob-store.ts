@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { assertValidBlobKey } from '../../blob-keys.js';
-import type { BlobInfo, BlobStore } from '../../ports.js';
+import type { BlobInfo, BlobStore, BlobUpload, ByteRange } from '../../ports.js';
 
 /** The blobs of one memory store; several MemoryBlobStore objects on it share them (several nodes). */
 export type MemoryBlobs = Map<string, { data: Buffer; modified: Date }>;
@@ -18,10 +18,32 @@ export class MemoryBlobStore implements BlobStore {
     this.#blobs.set(key, { data: Buffer.from(data), modified: new Date() });
   }
 
-  async get(key: string): Promise<{ stream: Readable; size: number } | undefined> {
+  /** The pieces are kept aside and become the blob on commit. */
+  async upload(key: string): Promise<BlobUpload> {
+    assertValidBlobKey(key);
+    let pieces: Buffer[] | undefined = [];
+    return {
+      write: async (chunk) => {
+        if (!pieces) throw new Error('the upload is finished');
+        pieces.push(Buffer.from(chunk));
+      },
+      commit: async () => {
+        if (!pieces) throw new Error('the upload is finished');
+        this.#blobs.set(key, { data: Buffer.concat(pieces), modified: new Date() });
+        pieces = undefined;
+      },
+      abort: async () => {
+        pieces = undefined;
+      },
+    };
+  }
+
+  async get(key: string, range?: ByteRange): Promise<{ stream: Readable; size: number } | undefined> {
     assertValidBlobKey(key);
     const blob = this.#blobs.get(key);
-    return blob && { stream: Readable.from([blob.data]), size: blob.data.length };
+    if (!blob) return undefined;
+    const bytes = range ? blob.data.subarray(range.start, range.end + 1) : blob.data;
+    return { stream: Readable.from([bytes]), size: blob.data.length };
   }
 
   async stat(key: string): Promise<BlobInfo | undefined> {
@@ -30,9 +52,10 @@ export class MemoryBlobStore implements BlobStore {
     return blob && { size: blob.data.length, modified: blob.modified };
   }
 
-  async readSmall(key: string): Promise<Buffer | undefined> {
+  async readSmall(key: string, maxSize: number): Promise<Buffer | undefined> {
     assertValidBlobKey(key);
-    return this.#blobs.get(key)?.data;
+    const data = this.#blobs.get(key)?.data;
+    return data && data.length <= maxSize ? data : undefined;
   }
 
   async delete(key: string): Promise<void> {
