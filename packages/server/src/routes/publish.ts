@@ -69,20 +69,29 @@ export async function publishRoutes(
 
 /** The most of an unread body that is read and dropped to keep the connection (see below). */
 const DRAIN_LIMIT = 1024 * 1024;
+/** How long the rest of a large unread body is read and dropped before the connection closes. */
+const LINGER_MS = 1000;
 
 /**
- * An answer given before the body was read to its end (401, 403, 413, malformed JSON): a small
- * rest is read and dropped, so the client reads the answer on a connection that stays open
- * (closing a socket with unread bytes resets it, and the client may lose the answer); a large
- * one, a body over its limit, or one of unknown length closes the connection instead.
+ * An answer given before the body was read to its end (401, 403, 413, malformed JSON). The rest
+ * is read and dropped: closing a socket with unread bytes resets it, and the client may lose the
+ * answer it has not read yet. A small rest is read to its end and the connection stays open; a
+ * large one (or one over the limit, or of unknown length) is read for LINGER_MS after the answer
+ * went out, then the connection is closed: the rest of a body of up to a gigabyte is not worth
+ * receiving.
  */
 function finishUnread(request: FastifyRequest, reply: FastifyReply, body: StreamedBody | undefined, err: unknown): void {
   if (!(body instanceof StreamedBody) || body.stream.readableEnded) return;
+  const raw = request.raw;
+  // Drop the raw bytes, not what a Content-Encoding decoder would make of them.
+  if (body.stream !== raw) raw.unpipe();
+  raw.resume();
   const declared = Number(request.headers['content-length']);
   const tooLarge = err instanceof ProtocolError && err.code === 'PAYLOAD_TOO_LARGE';
-  if (!tooLarge && Number.isSafeInteger(declared) && declared <= DRAIN_LIMIT) {
-    body.stream.resume();
-    return;
-  }
-  reply.header('connection', 'close');
+  if (!tooLarge && Number.isSafeInteger(declared) && declared <= DRAIN_LIMIT) return;
+  reply.raw.once('finish', () => {
+    if (raw.readableEnded) return;
+    const timer = setTimeout(() => raw.socket?.destroy(), LINGER_MS);
+    raw.once('end', () => clearTimeout(timer));
+  });
 }
