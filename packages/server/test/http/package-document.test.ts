@@ -167,7 +167,13 @@ describe('caching and invalidation', () => {
       return original(...args);
     };
     try {
-      await request(`${registry.url}/${NAME}`, { headers: { accept: NPM_ACCEPT } });
+      // On shared storage, the announcement of an earlier write may reach this node after the
+      // first read and drop what it cached: read until a read is answered from the cache.
+      for (let warm = 0; warm < 20; warm++) {
+        const previous = reads;
+        await request(`${registry.url}/${NAME}`, { headers: { accept: NPM_ACCEPT } });
+        if (warm > 0 && reads === previous) break;
+      }
       const before = reads;
       for (let i = 0; i < 5; i++) {
         expect((await request(`${registry.url}/${NAME}`, { headers: { accept: NPM_ACCEPT } })).status).toBe(200);
