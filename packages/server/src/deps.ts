@@ -4,7 +4,9 @@ import type {
   BlobStore,
   DownloadCountStore,
   InvalidationBus,
-  MetadataStore,
+  MetadataLifecycle,
+  PackageStore,
+  RegistryStore,
   SearchIndex,
   SharedConnection,
   UplinkCacheStore,
@@ -13,8 +15,13 @@ import type {
 /** Everything the server does IO through, built by main.ts (or by a test) and passed in. */
 export interface ServerDeps {
   config: Config;
-  metadata: MetadataStore;
-  /** Read side of the search index that `metadata` keeps in its write transactions. */
+  /** Tenants, accounts, tokens, sessions. */
+  registry: RegistryStore;
+  /** Each package, through its handle (reads, update under the package's lock). */
+  packages: PackageStore;
+  /** The metadata database holding both: what readiness asks of it. */
+  database: Pick<MetadataLifecycle, 'ping'>;
+  /** Read side of the search index that the metadata database keeps in its write transactions. */
   search: SearchIndex;
   downloadCounts: DownloadCountStore;
   blobs: BlobStore;
@@ -41,14 +48,16 @@ export function serverDeps(
   config: Config,
   storage: Pick<
     ServerDeps,
-    'metadata' | 'search' | 'downloadCounts' | 'blobs' | 'bus' | 'counters' | 'redis' | 'shared' | 'uplinkCache'
+    'registry' | 'packages' | 'database' | 'search' | 'downloadCounts' | 'blobs' | 'bus' | 'counters' | 'redis' | 'shared' | 'uplinkCache'
   >,
   now: () => Date = () => new Date(),
 ): ServerDeps {
-  const { metadata, search, downloadCounts, blobs, bus, counters, redis, shared, uplinkCache } = storage;
+  const { registry, packages, database, search, downloadCounts, blobs, bus, counters, redis, shared, uplinkCache } = storage;
   return {
     config,
-    metadata,
+    registry,
+    packages,
+    database,
     search,
     downloadCounts,
     blobs,

@@ -110,13 +110,13 @@ export function buildStoredPackage(name: string, options: StoredPackageOptions =
   return { document, publishedVersions: Object.keys(versions), unpublished: options.unpublished ?? false };
 }
 
-/** Writes a stored package through the metadata store, as publish would (index included). */
+/** Writes a stored package through its package handle, as publish would (index included). */
 export async function seedPackage(
-  storage: Pick<Storage, 'metadata'> & Partial<Pick<Storage, 'bus'>>,
+  storage: Pick<Storage, 'packages'> & Partial<Pick<Storage, 'bus'>>,
   pkg: StoredPackage,
   tenant: TenantId = '',
 ): Promise<void> {
-  await storage.metadata.updatePackage(tenant, pkg.document.name, () => ({ next: pkg, result: undefined }));
+  await storage.packages.package(tenant, pkg.document.name).update(() => ({ next: pkg, result: undefined }));
   // Announced as the registry's write services do, so that no node's caches keep what they held of it.
   await storage.bus?.publish(tenant, pkg.document.name);
 }

@@ -25,7 +25,7 @@ export interface StoreSnapshot {
 /** Reads the named packages of a tenant and every blob of the store. */
 export async function storeSnapshot(registry: TestRegistry, names: string[], tenant = ''): Promise<StoreSnapshot> {
   const packages: Record<string, StoredPackage | undefined> = {};
-  for (const name of names) packages[name] = await registry.storage.metadata.getPackage(tenant, name);
+  for (const name of names) packages[name] = await registry.storage.packages.package(tenant, name).read();
   const blobs: Record<string, number> = {};
   for await (const blob of registry.storage.blobs.list()) blobs[blob.key] = blob.size;
   return { packages, blobs };

@@ -71,7 +71,7 @@ export async function migrateCommand(argv: string[], io: CommandIo): Promise<num
     target = await createStorage(to);
     io.stdout.write(`Copying ${describe(from)} to ${describe(to)}\n`);
     const report = await copyRegistry(source, target, (line) => io.stdout.write(`  ${line}\n`));
-    await target.metadata.afterBulkImport?.();
+    await target.database.afterBulkImport?.();
     io.stdout.write(
       `Copied ${report.tenants} tenants, ${report.users} users, ${report.tokens} tokens, ${report.packages} packages, ` +
         `${report.downloadCounts} download counts; ` +

@@ -4,7 +4,8 @@ import {
   GLOBAL_TENANT,
   type BlobStore,
   type DownloadCountStore,
-  type MetadataStore,
+  type PackageStore,
+  type RegistryStore,
   type SearchIndex,
   type StoredPackage,
   type TenantId,
@@ -12,7 +13,8 @@ import {
 import { DistCheck, streamMatchesDist } from './integrity.js';
 
 export interface RegistryStorage {
-  metadata: MetadataStore;
+  registry: RegistryStore;
+  packages: PackageStore;
   blobs: BlobStore;
   downloadCounts: DownloadCountStore;
   search: SearchIndex;
@@ -56,27 +58,27 @@ export async function copyRegistry(
     problems: [],
   };
   const tenants: TenantId[] = [GLOBAL_TENANT];
-  for (const tenant of await from.metadata.listTenants()) {
-    if (!(await to.metadata.createTenant(tenant))) await to.metadata.updateTenantSettings(tenant.name, tenant.settings);
+  for (const tenant of await from.registry.listTenants()) {
+    if (!(await to.registry.createTenant(tenant))) await to.registry.updateTenantSettings(tenant.name, tenant.settings);
     tenants.push(tenant.name);
     report.tenants++;
   }
   for (const tenant of tenants) {
     const label = tenant === GLOBAL_TENANT ? 'global registry' : `tenant ${tenant}`;
-    for (const user of await from.metadata.listUsers(tenant)) {
-      if (!(await to.metadata.createUser(tenant, user))) {
+    for (const user of await from.registry.listUsers(tenant)) {
+      if (!(await to.registry.createUser(tenant, user))) {
         const { name, ...fields } = user;
-        await to.metadata.updateUser(tenant, name, fields);
+        await to.registry.updateUser(tenant, name, fields);
       }
       report.users++;
     }
-    for (const token of await from.metadata.listTokens(tenant)) {
-      if (!(await to.metadata.getToken(tenant, token.hash))) await to.metadata.createToken(tenant, token);
+    for (const token of await from.registry.listTokens(tenant)) {
+      if (!(await to.registry.getToken(tenant, token.hash))) await to.registry.createToken(tenant, token);
       report.tokens++;
     }
-    const names = await from.metadata.listPackageNames(tenant, { includeUnpublished: true });
+    const names = await from.packages.listPackageNames(tenant, { includeUnpublished: true });
     for (const name of names) {
-      const pkg = await from.metadata.getPackage(tenant, name);
+      const pkg = await from.packages.package(tenant, name).read();
       if (!pkg) continue;
       if (await copyPackage(from, to, tenant, name, pkg, report)) report.packages++;
     }
@@ -157,7 +159,7 @@ async function copyPackage(
     if (present && (await readAll(present.stream)).equals(data)) continue;
     await to.blobs.put(key, data);
   }
-  await to.metadata.updatePackage(tenant, name, () => ({ next: pkg, result: undefined }));
+  await to.packages.package(tenant, name).update(() => ({ next: pkg, result: undefined }));
   return true;
 }
 

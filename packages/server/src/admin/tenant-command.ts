@@ -63,7 +63,7 @@ export function tenantCommand(argv: string[], io: AdminIo): Promise<number> {
 
     const { config, storage } = await openStorage(values, io, { create: action === 'create' });
     try {
-      const admin = new TenantAdmin(storage.metadata, storage.blobs);
+      const admin = new TenantAdmin(storage);
       const where = (tenant: string) =>
         config.registryDomain
           ? `served at ${tenant}.${config.registryDomain}`

@@ -53,8 +53,8 @@ export function userCommand(argv: string[], io: AdminIo): Promise<number> {
     const { storage } = await openStorage(values, io);
     try {
       const tenant = values.tenant ?? GLOBAL_TENANT;
-      if (values.tenant !== undefined) await new TenantAdmin(storage.metadata, storage.blobs).require(values.tenant);
-      const users = new UserAdmin(storage.metadata);
+      if (values.tenant !== undefined) await new TenantAdmin(storage).require(values.tenant);
+      const users = new UserAdmin(storage.registry);
       const registry = tenant === GLOBAL_TENANT ? 'the global registry' : `tenant '${tenant}'`;
       switch (action) {
         case 'disable': {

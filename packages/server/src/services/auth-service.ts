@@ -122,8 +122,8 @@ export class AuthService {
     input: LoginInput,
     settings: RegistrySettings,
   ): Promise<{ user: UserRecord; created: boolean }> {
-    const { metadata } = this.#deps;
-    const existing = await metadata.getUser(tenant, input.name);
+    const { registry } = this.#deps;
+    const existing = await registry.getUser(tenant, input.name);
     if (existing !== undefined) {
       if (!(await verifyPassword(input.password, existing.passwordHash)) || existing.disabled) throw invalidCredentials();
       return { user: existing, created: false };
@@ -143,9 +143,9 @@ export class AuthService {
       createdAt: this.#deps.now().toISOString(),
       disabled: false,
     };
-    if (await metadata.createUser(tenant, candidate)) return { user: candidate, created: true };
+    if (await registry.createUser(tenant, candidate)) return { user: candidate, created: true };
     // A concurrent sign-up of the same name won: these credentials must match that account.
-    const winner = await metadata.getUser(tenant, input.name);
+    const winner = await registry.getUser(tenant, input.name);
     if (!winner || winner.disabled || !(await verifyPassword(input.password, winner.passwordHash))) throw invalidCredentials();
     return { user: winner, created: false };
   }
@@ -155,7 +155,7 @@ export class AuthService {
     const token = newToken();
     const now = this.#deps.now();
     const ttl = this.#deps.config.tokenTtl;
-    await this.#deps.metadata.createToken(tenant, {
+    await this.#deps.registry.createToken(tenant, {
       hash: hashToken(token),
       user,
       createdAt: now.toISOString(),
@@ -171,15 +171,15 @@ export class AuthService {
     if (token === undefined || token.length === 0 || token.length > 512) return null;
     const hash = hashToken(token);
     const key = `${tenant}\0${hash}`;
-    const { metadata } = this.#deps;
-    const version = metadata.credentialsVersion?.();
+    const { registry } = this.#deps;
+    const version = registry.credentialsVersion?.();
     const known = this.#known(key, version);
     if (known !== undefined) return known;
-    const record = await metadata.getToken(tenant, hash);
+    const record = await registry.getToken(tenant, hash);
     if (!record) return null;
     const expiresAt = record.expiresAt === null ? null : Date.parse(record.expiresAt);
     if (expiresAt !== null && expiresAt <= this.#deps.now().getTime()) return null;
-    const user = await metadata.getUser(tenant, record.user);
+    const user = await registry.getUser(tenant, record.user);
     if (!user || user.disabled) return null;
     const caller: Caller = { user: record.user, email: user.email, tokenHash: hash, readonly: record.readonly };
     // A write during the reads above changed the version: the next request asks again.
@@ -194,14 +194,14 @@ export class AuthService {
    */
   cachedCaller(tenant: TenantId, token: string): Caller | null | undefined {
     if (token.length === 0 || token.length > 512) return null;
-    return this.#known(`${tenant}\0${hashToken(token)}`, this.#deps.metadata.credentialsVersion?.());
+    return this.#known(`${tenant}\0${hashToken(token)}`, this.#deps.registry.credentialsVersion?.());
   }
 
   #known(key: string, version: number | undefined): Caller | null | undefined {
     const cached = this.#callers.get(key);
     if (!cached || cached.version !== version) return undefined;
     // A version that only sees this process's writes: other nodes' revocations need a re-read.
-    if (!this.#deps.metadata.credentialsVersionCoversOthers && cached.recheckAt <= performance.now()) return undefined;
+    if (!this.#deps.registry.credentialsVersionCoversOthers && cached.recheckAt <= performance.now()) return undefined;
     if (cached.expiresAt === null || cached.expiresAt > this.#deps.now().getTime()) return cached.caller;
     this.#callers.delete(key);
     return null;
@@ -218,7 +218,7 @@ export class AuthService {
 
   /** A user's tokens, newest first. */
   async listTokens(tenant: TenantId, user: string): Promise<TokenSummary[]> {
-    const tokens = await this.#deps.metadata.listUserTokens(tenant, user);
+    const tokens = await this.#deps.registry.listUserTokens(tenant, user);
     return tokens.map((t) => ({
       id: t.hash.slice(0, TOKEN_ID_LENGTH),
       prefix: t.prefix,
@@ -231,7 +231,7 @@ export class AuthService {
   /** Revokes the user's token with that public id; false when the user has no such token. */
   async revokeToken(tenant: TenantId, user: string, id: string): Promise<boolean> {
     if (!/^[0-9a-f]{16}$/.test(id)) return false;
-    const matches = (await this.#deps.metadata.listUserTokens(tenant, user)).filter((t) => t.hash.startsWith(id));
+    const matches = (await this.#deps.registry.listUserTokens(tenant, user)).filter((t) => t.hash.startsWith(id));
     if (matches.length !== 1) return false;
     return this.#revoke(tenant, matches[0]!.hash);
   }
@@ -239,11 +239,11 @@ export class AuthService {
   /** The one way a token ends: out of the cache of authenticated tokens, then out of the store. */
   #revoke(tenant: TenantId, hash: string): Promise<boolean> {
     this.#callers.delete(`${tenant}\0${hash}`);
-    return this.#deps.metadata.deleteToken(tenant, hash);
+    return this.#deps.registry.deleteToken(tenant, hash);
   }
 
   async getUser(tenant: TenantId, name: string): Promise<UserRecord | undefined> {
-    return this.#deps.metadata.getUser(tenant, name);
+    return this.#deps.registry.getUser(tenant, name);
   }
 }
 

@@ -12,20 +12,20 @@ const KIND = 'web';
  * nobody a session. A session is only a key to the web pages: it never authenticates API calls.
  */
 export class BrowserSessions {
-  readonly #metadata: RegistryStore;
+  readonly #registry: RegistryStore;
   readonly #now: () => Date;
 
-  constructor(metadata: RegistryStore, now: () => Date) {
-    this.#metadata = metadata;
+  constructor(registry: RegistryStore, now: () => Date) {
+    this.#registry = registry;
     this.#now = now;
   }
 
   /** Starts a session for a user whose password was just checked; returns the cookie secret. */
   async start(tenant: TenantId, user: string): Promise<string> {
     const now = this.#now();
-    await this.#metadata.deleteExpiredSessions(now.toISOString());
+    await this.#registry.deleteExpiredSessions(now.toISOString());
     const secret = newToken();
-    await this.#metadata.createSession(tenant, {
+    await this.#registry.createSession(tenant, {
       hash: hashToken(secret),
       kind: KIND,
       user,
@@ -39,13 +39,13 @@ export class BrowserSessions {
   /** The signed-in user behind a cookie secret, or undefined (unknown, expired, user disabled). */
   async userOf(tenant: TenantId, secret: string | undefined): Promise<string | undefined> {
     if (secret === undefined) return undefined;
-    const session = await this.#metadata.getSession(tenant, hashToken(secret), this.#now().toISOString());
+    const session = await this.#registry.getSession(tenant, hashToken(secret), this.#now().toISOString());
     if (!session || session.kind !== KIND || session.user === null) return undefined;
-    const user = await this.#metadata.getUser(tenant, session.user);
+    const user = await this.#registry.getUser(tenant, session.user);
     return user && !user.disabled ? user.name : undefined;
   }
 
   async end(tenant: TenantId, secret: string | undefined): Promise<void> {
-    if (secret !== undefined) await this.#metadata.deleteSession(tenant, hashToken(secret));
+    if (secret !== undefined) await this.#registry.deleteSession(tenant, hashToken(secret));
   }
 }

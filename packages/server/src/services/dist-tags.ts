@@ -16,7 +16,7 @@ export class DistTagService {
   }
 
   async list(tenant: TenantId, name: string): Promise<DistTags> {
-    return existing(await this.#deps.metadata.getPackage(tenant, name), name).document['dist-tags'];
+    return existing(await this.#deps.packages.package(tenant, name).read(), name).document['dist-tags'];
   }
 
   /** Points `tag` at `version`; the version must exist (404) and the tag be valid (422). */
@@ -54,7 +54,7 @@ export class DistTagService {
     edit: (tags: DistTags, stored: StoredPackage) => boolean,
   ): Promise<void> {
     let changed = false;
-    await this.#deps.metadata.updatePackage(tenant, name, (current) => {
+    await this.#deps.packages.package(tenant, name).update((current) => {
       const stored = existing(current, name);
       requireMaintainer(stored, caller.user, name);
       const tags = { ...stored.document['dist-tags'] };

@@ -37,7 +37,8 @@ export class HealthService {
   }
 
   async check(): Promise<HealthReport> {
-    const { metadata, blobs, redis } = this.#deps;
+    const { blobs, redis } = this.#deps;
+    const metadata = this.#deps.database;
     const [database, storage, redisCheck] = await Promise.all([
       timed(() => metadata.ping()),
       timed(() => blobs.ping()),

@@ -42,27 +42,27 @@ export type NpmLoginPoll = { state: 'pending'; retryAfter: number } | { state: '
  * so it is single use.
  */
 export class NpmWebLogin {
-  readonly #metadata: RegistryStore;
+  readonly #registry: RegistryStore;
   readonly #auth: AuthService;
   readonly #now: () => Date;
 
-  constructor(metadata: RegistryStore, auth: AuthService, now: () => Date) {
-    this.#metadata = metadata;
+  constructor(registry: RegistryStore, auth: AuthService, now: () => Date) {
+    this.#registry = registry;
     this.#auth = auth;
     this.#now = now;
   }
 
   async start(tenant: TenantId, baseUrl: string, request: NpmLoginRequest): Promise<{ loginUrl: string; doneUrl: string }> {
     const now = this.#now();
-    await this.#metadata.deleteExpiredSessions(now.toISOString());
+    await this.#registry.deleteExpiredSessions(now.toISOString());
     const loginSecret = newToken();
     const doneSecret = newToken();
     const times = {
       createdAt: now.toISOString(),
       expiresAt: new Date(now.getTime() + NPM_LOGIN_SECONDS * 1000).toISOString(),
     };
-    await this.#metadata.createSession(tenant, { hash: hashToken(doneSecret), kind: DONE_KIND, user: null, data: {}, ...times });
-    await this.#metadata.createSession(tenant, {
+    await this.#registry.createSession(tenant, { hash: hashToken(doneSecret), kind: DONE_KIND, user: null, data: {}, ...times });
+    await this.#registry.createSession(tenant, {
       hash: hashToken(loginSecret),
       kind: PAGE_KIND,
       user: null,
@@ -90,25 +90,25 @@ export class NpmWebLogin {
     const page = await this.#page(tenant, loginSecret);
     if (!page || typeof page.data.done !== 'string') return false;
     // The login URL works once: whoever deletes the page record is the one who approves.
-    if (!(await this.#metadata.deleteSession(tenant, page.hash))) return false;
-    return this.#metadata.claimSession(tenant, page.data.done, user, this.#now().toISOString());
+    if (!(await this.#registry.deleteSession(tenant, page.hash))) return false;
+    return this.#registry.claimSession(tenant, page.data.done, user, this.#now().toISOString());
   }
 
   /** npm's poll of the done URL: pending, or the token (exactly once). */
   async collect(tenant: TenantId, doneSecret: string): Promise<NpmLoginPoll> {
     const hash = hashToken(doneSecret);
-    const session = await this.#metadata.getSession(tenant, hash, this.#now().toISOString());
+    const session = await this.#registry.getSession(tenant, hash, this.#now().toISOString());
     if (!session || session.kind !== DONE_KIND) throw gone();
     if (session.user === null) return { state: 'pending', retryAfter: NPM_LOGIN_POLL_SECONDS };
-    if (!(await this.#metadata.deleteSession(tenant, hash))) throw gone();
-    const user = await this.#metadata.getUser(tenant, session.user);
+    if (!(await this.#registry.deleteSession(tenant, hash))) throw gone();
+    const user = await this.#registry.getUser(tenant, session.user);
     if (!user || user.disabled) throw gone();
     return { state: 'done', token: await this.#auth.issueToken(tenant, user.name) };
   }
 
   async #page(tenant: TenantId, loginSecret: string) {
     if (!isSecret(loginSecret)) return undefined;
-    const page = await this.#metadata.getSession(tenant, hashToken(loginSecret), this.#now().toISOString());
+    const page = await this.#registry.getSession(tenant, hashToken(loginSecret), this.#now().toISOString());
     return page && page.kind === PAGE_KIND ? page : undefined;
   }
 }

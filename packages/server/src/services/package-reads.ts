@@ -80,12 +80,12 @@ export class PackageReadService {
    * than a document form holds, and look up its dependencies.
    */
   async stored(tenant: TenantId, name: string): Promise<StoredPackage | undefined> {
-    return this.#deps.metadata.getPackage(tenant, name);
+    return this.#deps.packages.package(tenant, name).read();
   }
 
   /** The full document read from the store now, bypassing the cache (`?write=true`). */
   async freshDocument(scope: ReadScope, name: string): Promise<Representation> {
-    const stored = visible(await this.#deps.metadata.getPackage(scope.tenant, name), name);
+    const stored = visible(await this.#deps.packages.package(scope.tenant, name).read(), name);
     return build(stored, scope.tarballBaseUrl, 'full').representation;
   }
 
@@ -149,7 +149,7 @@ export class PackageReadService {
 
   async #cached(scope: ReadScope, name: string, form: DocumentForm): Promise<CachedValue<unknown>> {
     const found = await this.#cache.get(scope.tenant, name, variantOf(scope, form), async () => {
-      const stored = await this.#deps.metadata.getPackage(scope.tenant, name);
+      const stored = await this.#deps.packages.package(scope.tenant, name).read();
       if (!stored || stored.unpublished) return undefined;
       return build(stored, scope.tarballBaseUrl, form);
     });

@@ -52,7 +52,7 @@ export class PackageUpdateService {
   async update(tenant: TenantId, caller: Caller, name: string, body: unknown, options: UpdateOptions): Promise<UpdateResult> {
     const plan = parseUpdateBody(name, body);
     let removed: string[] = [];
-    const result = await this.#deps.metadata.updatePackage(tenant, name, async (current) => {
+    const result = await this.#deps.packages.package(tenant, name).update(async (current) => {
       const stored = existing(current, name);
       requireMaintainer(stored, caller.user, name);
       let doc = stored.document;
@@ -103,7 +103,7 @@ export class PackageUpdateService {
   /** `DELETE /<name>/-rev/<rev>`: unpublishes every version and leaves a tombstone. */
   async unpublishPackage(tenant: TenantId, caller: Caller, name: string, rev: string): Promise<void> {
     let removed: string[] = [];
-    await this.#deps.metadata.updatePackage(tenant, name, (current) => {
+    await this.#deps.packages.package(tenant, name).update((current) => {
       const stored = existing(current, name);
       requireMaintainer(stored, caller.user, name);
       if (rev !== stored.document._rev) throw staleRevision(name);
@@ -119,7 +119,7 @@ export class PackageUpdateService {
    */
   async deleteFile(tenant: TenantId, caller: Caller, name: string, fileName: string): Promise<void> {
     const parsed = parseFileName(name, fileName);
-    const stored = await this.#deps.metadata.getPackage(tenant, name);
+    const stored = await this.#deps.packages.package(tenant, name).read();
     if (!parsed || !stored) throw new ProtocolError('NOT_FOUND', `File '${fileName.slice(0, 80)}' of '${name}' not found`);
     requireMaintainer(stored, caller.user, name);
     if (!stored.unpublished && Object.hasOwn(stored.document.versions, parsed.version)) {
@@ -149,7 +149,7 @@ export class PackageUpdateService {
         maintainers.push(kept);
         continue;
       }
-      const user = await this.#deps.metadata.getUser(tenant, name);
+      const user = await this.#deps.registry.getUser(tenant, name);
       if (!user || user.disabled) throw new ProtocolError('NOT_FOUND', `User '${name.slice(0, 80)}' not found`);
       maintainers.push({ name: user.name, email: user.email });
     }

@@ -69,12 +69,12 @@ export class PublishService {
     body: AsyncIterable<Buffer>,
     limits: { bodyLimit: number; declaredLength: number | undefined },
   ): Promise<ReceivedDocument> {
-    const { config, metadata, blobs } = this.#deps;
+    const { config, packages, blobs } = this.#deps;
     const { bodyLimit, declaredLength } = limits;
     // Checked again under the lock; here it spares reading a large body the answer will refuse.
     // A small one is cheaper to read than the document is to load twice.
     if (declaredLength === undefined || declaredLength > EARLY_CHECK_BYTES) {
-      requireMaintainer(await metadata.getPackage(tenant, name), caller.user, name);
+      requireMaintainer(await packages.package(tenant, name).read(), caller.user, name);
     }
     return receivePublishBody(body, {
       bodyLimit,
@@ -90,7 +90,7 @@ export class PublishService {
 
   /** Publishes a received body that carries attachments (isPublishBody). */
   async publish(tenant: TenantId, caller: Caller, name: string, received: ReceivedDocument): Promise<PublishResult> {
-    const { config, metadata, blobs } = this.#deps;
+    const { config, packages, blobs } = this.#deps;
     const blobKey = (version: string) => blobKeyFor(tenant, name, version);
     const sigstoreKey = (version: string) => sigstoreKeyFor(tenant, name, version);
     // Checked and inspected once, under the package's lock, after the maintainer check: the
@@ -100,7 +100,7 @@ export class PublishService {
     let wroteBlobs: string | undefined;
     let result: PublishResult;
     try {
-      result = await metadata.updatePackage<PublishResult>(tenant, name, async (current) => {
+      result = await packages.package(tenant, name).update<PublishResult>(async (current) => {
         requireMaintainer(current, caller.user, name);
         checked ??= await this.#check(tenant, caller, name, received, config.maxTarballSize);
         const { request, facts, publisher } = checked;
@@ -156,7 +156,7 @@ export class PublishService {
         `package/package.json in the tarball names ${String(facts.manifest.name)}@${String(facts.manifest.version)}, not ${name}@${request.version}`,
       );
     }
-    const email = caller.email ?? (await this.#deps.metadata.getUser(tenant, caller.user))?.email ?? '';
+    const email = caller.email ?? (await this.#deps.registry.getUser(tenant, caller.user))?.email ?? '';
     return { request, facts, publisher: { name: caller.user, email } };
   }
 

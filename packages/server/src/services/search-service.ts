@@ -146,7 +146,7 @@ export class SearchService {
 
   async #countsOf(tenant: TenantId, name: string, period: string) {
     const range = parseDownloadPeriod(period, this.#deps.now());
-    const stored = await this.#deps.metadata.getPackage(tenant, name);
+    const stored = await this.#deps.packages.package(tenant, name).read();
     if (!stored || stored.unpublished) throw new ProtocolError('NOT_FOUND', `Package '${name}' not found`);
     const counts = await this.#deps.downloadCounts.perDay(tenant, name, range.start, range.end);
     return { range, counts };

@@ -76,8 +76,8 @@ export function createServices(deps: ServerDeps, options: ServicesOptions = {}):
   return {
     tenants,
     auth,
-    browserSessions: new BrowserSessions(deps.metadata, deps.now),
-    npmLogin: new NpmWebLogin(deps.metadata, auth, deps.now),
+    browserSessions: new BrowserSessions(deps.registry, deps.now),
+    npmLogin: new NpmWebLogin(deps.registry, auth, deps.now),
     rateLimits,
     downloads,
     packageReads,

@@ -1,4 +1,4 @@
-import type { BlobStore, MetadataStore, TenantRecord, TenantSettings } from '../storage/ports.js';
+import type { BlobStore, PackageStore, RegistryStore, TenantRecord, TenantSettings } from '../storage/ports.js';
 import { tenantNameProblem } from './tenant-names.js';
 
 /** Why an admin operation could not be done: reported to the operator, exit code 1. */
@@ -13,13 +13,18 @@ export class AdminUsageError extends Error {
 
 /** Creating, listing, configuring and deleting tenant registries (the admin command line). */
 export class TenantAdmin {
-  readonly #metadata: MetadataStore;
+  readonly #registry: RegistryStore;
+  readonly #packages: PackageStore;
   readonly #blobs: BlobStore;
   readonly #now: () => Date;
 
-  constructor(metadata: MetadataStore, blobs: BlobStore, now: () => Date = () => new Date()) {
-    this.#metadata = metadata;
-    this.#blobs = blobs;
+  constructor(
+    stores: { registry: RegistryStore; packages: PackageStore; blobs: BlobStore },
+    now: () => Date = () => new Date(),
+  ) {
+    this.#registry = stores.registry;
+    this.#packages = stores.packages;
+    this.#blobs = stores.blobs;
     this.#now = now;
   }
 
@@ -27,12 +32,12 @@ export class TenantAdmin {
     const problem = tenantNameProblem(name);
     if (problem) throw new AdminUsageError(`invalid tenant name '${name}': ${problem}`);
     const record: TenantRecord = { name, createdAt: this.#now().toISOString(), settings };
-    if (!(await this.#metadata.createTenant(record))) throw new AdminError(`tenant '${name}' already exists`);
+    if (!(await this.#registry.createTenant(record))) throw new AdminError(`tenant '${name}' already exists`);
     return record;
   }
 
   list(): Promise<TenantRecord[]> {
-    return this.#metadata.listTenants();
+    return this.#registry.listTenants();
   }
 
   /** Changes some settings; `null` for a key removes the tenant's own value (the server's applies). */
@@ -43,16 +48,16 @@ export class TenantAdmin {
       if (value === null) delete settings[key];
       else settings[key] = value;
     }
-    await this.#metadata.updateTenantSettings(name, settings as TenantSettings);
+    await this.#registry.updateTenantSettings(name, settings as TenantSettings);
     return { ...tenant, settings: settings as TenantSettings };
   }
 
   /** Deletes the tenant with its users, tokens, packages and tarballs. */
   async delete(name: string): Promise<{ users: number; packages: number; tarballs: number }> {
     await this.require(name);
-    const users = (await this.#metadata.listUsers(name)).length;
-    const packages = (await this.#metadata.listPackageNames(name)).length;
-    if (!(await this.#metadata.deleteTenant(name))) throw new AdminError(`tenant '${name}' does not exist`);
+    const users = (await this.#registry.listUsers(name)).length;
+    const packages = (await this.#packages.listPackageNames(name)).length;
+    if (!(await this.#registry.deleteTenant(name))) throw new AdminError(`tenant '${name}' does not exist`);
     // Tarball keys start with the tenant's label (storage/blob-keys.ts); the metadata is gone, so
     // these are unreferenced now.
     let tarballs = 0;
@@ -68,7 +73,7 @@ export class TenantAdmin {
   async require(name: string): Promise<TenantRecord> {
     const problem = tenantNameProblem(name);
     if (problem) throw new AdminUsageError(`invalid tenant name '${name}': ${problem}`);
-    const tenant = await this.#metadata.getTenant(name);
+    const tenant = await this.#registry.getTenant(name);
     if (!tenant) throw new AdminError(`tenant '${name}' does not exist`);
     return tenant;
   }

@@ -116,7 +116,7 @@ export class TenantService {
     if (cached && cached.expires > now) return cached.record;
     let pending = this.#pending.get(name);
     if (!pending) {
-      pending = this.#deps.metadata.getTenant(name).finally(() => this.#pending.delete(name));
+      pending = this.#deps.registry.getTenant(name).finally(() => this.#pending.delete(name));
       this.#pending.set(name, pending);
       const record = await pending;
       if (this.#cache.size >= this.#cacheSize) this.#cache.clear();

@@ -19,8 +19,10 @@ import type {
   BlobStore,
   DownloadCountStore,
   InvalidationBus,
+  MetadataLifecycle,
   MetadataStore,
   PackageStore,
+  RegistryStore,
   SearchIndex,
   SharedConnection,
   TenantId,
@@ -29,8 +31,13 @@ import type {
 import { createMemoryCounterStore, type CounterStore } from './counter-store.js';
 
 export interface Storage {
-  metadata: MetadataStore;
-  /** Written by `metadata` in each package's write transaction; read here. */
+  /** Tenants, accounts, tokens, sessions: the registry-wide part of the metadata database. */
+  registry: RegistryStore;
+  /** Each package's document under its own lock: the per-package part of the same database. */
+  packages: PackageStore;
+  /** The metadata database's lifecycle (the driver object holding both parts). */
+  database: MetadataLifecycle;
+  /** Written by the metadata database in each package's write transaction; read here. */
   search: SearchIndex;
   downloadCounts: DownloadCountStore;
   /** Freshness of packages cached from uplinks, in the metadata database. */
@@ -151,7 +158,7 @@ export async function createStorage(config: Config, options: CreateStorageOption
     await metadata.migrate();
     if (pgBus) await pgBus.start();
     return {
-      metadata,
+      ...parts(metadata),
       search,
       downloadCounts,
       uplinkCache,
@@ -188,7 +195,7 @@ export function createMemoryStorage(options: { now?: () => Date } = {}): Storage
   const bus = new LocalInvalidationBus();
   const counters = createMemoryCounterStore();
   return {
-    metadata,
+    ...parts(metadata),
     search,
     downloadCounts: counts,
     blobs,
@@ -203,9 +210,14 @@ export function createMemoryStorage(options: { now?: () => Date } = {}): Storage
   };
 }
 
+/** The driver object of the metadata database, as the parts the rest of the server receives. */
+function parts(metadata: MetadataStore): Pick<Storage, 'registry' | 'packages' | 'database'> {
+  return { registry: metadata, packages: metadata, database: metadata };
+}
+
 /** Removes tarballs no package references (a crash between blob write and metadata commit). */
 export async function collectOrphanBlobs(
-  storage: Storage,
+  storage: Pick<Storage, 'blobs' | 'packages'>,
   olderThanMs: number,
   now = new Date(),
   signal?: AbortSignal,
@@ -226,7 +238,7 @@ export async function collectOrphanBlobs(
     if (signal?.aborted) break;
     const owner = packageOfBlobKey(blob.key);
     if (current === undefined || current.dir !== owner?.dir) {
-      current = { dir: owner?.dir, keys: owner ? await referencedKeysOf(storage.metadata, owner.tenant, owner.name) : new Set() };
+      current = { dir: owner?.dir, keys: owner ? await referencedKeysOf(storage.packages, owner.tenant, owner.name) : new Set() };
     }
     if (current.keys.has(blob.key)) continue;
     const modified = blob.modified ?? (await blobs.stat(blob.key))?.modified;
@@ -237,9 +249,9 @@ export async function collectOrphanBlobs(
   return removed;
 }
 
-async function referencedKeysOf(metadata: PackageStore, tenant: TenantId, name: string): Promise<Set<string>> {
+async function referencedKeysOf(packages: PackageStore, tenant: TenantId, name: string): Promise<Set<string>> {
   const keys = new Set<string>();
-  for (const version of await metadata.versionsOf(tenant, name)) {
+  for (const version of await packages.package(tenant, name).versions()) {
     for (const key of blobKeysOfVersion(tenant, name, version)) keys.add(key);
   }
   return keys;

@@ -141,38 +141,51 @@ export interface RegistryStore {
 }
 
 /**
- * The per-package records of a metadata store: each package's document and history, read whole
- * and changed under the package's own lock, and the lists that walk every package.
- * (Verdaccio's `StorageHandler`.)
+ * The per-package records of a metadata store: a handle on each package, and the lists that walk
+ * every package. (Verdaccio's `Storage.getPackageStorage`.)
  */
 export interface PackageStore {
-  getPackage(tenant: TenantId, name: string): Promise<StoredPackage | undefined>;
   /**
-   * The versions in a package's document, read by the database without the document being
-   * parsed here ([] for a package that does not exist): the start-up sweep of orphan tarballs
-   * asks it of every package.
+   * The handle of one package. It holds only the tenant and name (no document, no lock, no
+   * connection): ask for one per operation.
    */
-  versionsOf(tenant: TenantId, name: string): Promise<string[]>;
-  /**
-   * Read-modify-write of one package, atomic and serialized per package across processes.
-   * While `mutate` runs, no other mutation of that package runs in this process, nor, on
-   * PostgreSQL, on any node (SQLite serves one process). `mutate` may still run more than once
-   * when another writer got there first, so it must have no effects besides idempotent ones
-   * (writing a blob under a content-derived key is fine).
-   */
-  updatePackage<T>(
-    tenant: TenantId,
-    name: string,
-    mutate: (current: StoredPackage | undefined) => Promise<PackageMutation<T>> | PackageMutation<T>,
-  ): Promise<T>;
+  package(tenant: TenantId, name: string): PackageHandle;
   /** Names of all packages of a tenant, sorted; tombstones only with `includeUnpublished`. */
   listPackageNames(tenant: TenantId, options?: { includeUnpublished?: boolean }): Promise<string[]>;
   /** Every blob key referenced by any package of any tenant (orphan collection). */
   referencedBlobKeys(): Promise<Set<string>>;
 }
 
-/** One database holding both parts, with its lifecycle; every driver passes both contract suites. */
-export interface MetadataStore extends RegistryStore, PackageStore {
+/**
+ * One package of one tenant: its document and history, read whole and changed under the
+ * package's own lock. (Verdaccio's per-package `StorageHandler`.)
+ */
+export interface PackageHandle {
+  readonly tenant: TenantId;
+  readonly name: string;
+  /** The package as stored (tombstones included), or undefined when it never existed. */
+  read(): Promise<StoredPackage | undefined>;
+  /**
+   * The versions in the package's document, read by the database without the document being
+   * parsed here ([] for a package that does not exist): the start-up sweep of orphan tarballs
+   * asks it of every package.
+   */
+  versions(): Promise<string[]>;
+  /**
+   * Read-modify-write of the package, atomic and serialized per package across processes.
+   * While `mutate` runs, no other update of that package runs in this process, nor, on
+   * PostgreSQL, on any node (SQLite serves one process). `mutate` may still run more than once
+   * when another writer got there first, so it must have no effects besides idempotent ones
+   * (writing a blob under a content-derived key is fine).
+   */
+  update<T>(mutate: PackageMutator<T>): Promise<T>;
+}
+
+/** Decides a package's next state from its current one (undefined: it does not exist). */
+export type PackageMutator<T> = (current: StoredPackage | undefined) => Promise<PackageMutation<T>> | PackageMutation<T>;
+
+/** The lifecycle of the database that holds both parts. */
+export interface MetadataLifecycle {
   /** Creates or upgrades the schema; safe when several processes start at once. */
   migrate(): Promise<void>;
   close(): Promise<void>;
@@ -181,6 +194,12 @@ export interface MetadataStore extends RegistryStore, PackageStore {
   /** Optional: brings the database up to date after a bulk import (`pkg-registry migrate`). */
   afterBulkImport?(): Promise<void>;
 }
+
+/**
+ * One database holding both parts, with its lifecycle: what a driver implements. Every driver
+ * passes both contract suites; services and admin code receive only the part they use.
+ */
+export interface MetadataStore extends RegistryStore, PackageStore, MetadataLifecycle {}
 
 export interface BlobInfo {
   size: number;

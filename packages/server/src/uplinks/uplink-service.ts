@@ -224,7 +224,7 @@ export class UplinkService {
     const known = this.#known.get(`${tenant}\0${name}`);
     // Fresh on this node (a tarball request of a fresh package): nothing to ask.
     if (known !== undefined && known.until > now) return known.missing ? 'missing' : known.stale ? 'stale' : 'fresh';
-    const [record, stored] = await Promise.all([this.#store.get(tenant, name), this.#deps.metadata.getPackage(tenant, name)]);
+    const [record, stored] = await Promise.all([this.#store.get(tenant, name), this.#deps.packages.package(tenant, name).read()]);
     const current = stored && !stored.unpublished ? stored.document : undefined;
     if (current !== undefined && !isCachedCopy(current)) {
       // Published here before a rule covered the name: it stays local, never overwritten.
@@ -341,7 +341,7 @@ export class UplinkService {
   /** Writes the fetched document as the stored package, keeping cached versions as they are. */
   async #write(tenant: TenantId, uplink: Uplink, name: string, fresh: PackageDocument, record: UplinkCacheRecord | undefined) {
     const switched = record !== undefined && record.uplink !== uplink.name;
-    const dropped = await this.#deps.metadata.updatePackage<string[] | undefined>(tenant, name, (stored) => {
+    const dropped = await this.#deps.packages.package(tenant, name).update<string[] | undefined>((stored) => {
       const current = stored && !stored.unpublished ? stored.document : undefined;
       // A local publish got there first (the rule was added meanwhile): it stays.
       if (current !== undefined && !isCachedCopy(current)) return { next: null, result: undefined };

@@ -1,7 +1,9 @@
 import { blobKeysOfVersion } from '../../blob-keys.js';
 import { KeyedMutex } from '../../keyed-mutex.js';
+import { packageHandle, type PackageRecords } from '../../package-handle.js';
 import type {
   MetadataStore,
+  PackageHandle,
   PackageMutation,
   SessionRecord,
   StoredPackage,
@@ -44,7 +46,7 @@ const copy = <T>(value: T): T => structuredClone(value);
  * process. For tests of services and routes without a database, and for a registry that needs
  * no persistence. It passes the same contract suites as the SQLite and PostgreSQL drivers.
  */
-export class MemoryMetadataStore implements MetadataStore {
+export class MemoryMetadataStore implements MetadataStore, PackageRecords {
   readonly #db: MemoryDatabase;
   readonly #hooks: readonly MemoryPackageWriteHook[];
   /** Every store on the database sees every write: the version covers other "processes". */
@@ -187,6 +189,10 @@ export class MemoryMetadataStore implements MetadataStore {
       if (session.record.expiresAt <= now && this.#db.sessions.delete(k)) deleted++;
     }
     return deleted;
+  }
+
+  package(tenant: TenantId, name: string): PackageHandle {
+    return packageHandle(this, tenant, name);
   }
 
   async getPackage(tenant: TenantId, name: string): Promise<StoredPackage | undefined> {

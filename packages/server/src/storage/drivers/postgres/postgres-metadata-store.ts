@@ -1,8 +1,10 @@
 import type pg from 'pg';
 import { blobKeysOfVersion } from '../../blob-keys.js';
 import { KeyedMutex } from '../../keyed-mutex.js';
+import { packageHandle, type PackageRecords } from '../../package-handle.js';
 import type {
   MetadataStore,
+  PackageHandle,
   PackageMutation,
   SessionRecord,
   StoredPackage,
@@ -44,7 +46,7 @@ type Mutate<T> = (current: StoredPackage | undefined) => Promise<PackageMutation
  * publishes (a large upload inside the transaction) never starve reads; within one process,
  * writers of one package queue on a mutex and hold at most one session.
  */
-export class PostgresMetadataStore implements MetadataStore {
+export class PostgresMetadataStore implements MetadataStore, PackageRecords {
   readonly pool: pg.Pool;
   readonly location: PgLocation;
   readonly #writePool: pg.Pool;
@@ -301,6 +303,10 @@ export class PostgresMetadataStore implements MetadataStore {
   async deleteExpiredSessions(now: string): Promise<number> {
     const { rowCount } = await this.pool.query('DELETE FROM sessions WHERE expires_at COLLATE "C" <= $1', [now]);
     return rowCount ?? 0;
+  }
+
+  package(tenant: TenantId, name: string): PackageHandle {
+    return packageHandle(this, tenant, name);
   }
 
   async getPackage(tenant: TenantId, name: string): Promise<StoredPackage | undefined> {

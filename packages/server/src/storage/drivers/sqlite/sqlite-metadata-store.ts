@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { blobKeysOfVersion } from '../../blob-keys.js';
 import type {
   MetadataStore,
+  PackageHandle,
   PackageMutation,
   SessionRecord,
   StoredPackage,
@@ -14,6 +15,7 @@ import type {
   UserRecord,
 } from '../../ports.js';
 import { KeyedMutex } from '../../keyed-mutex.js';
+import { packageHandle, type PackageRecords } from '../../package-handle.js';
 import { FileChangeWatch } from './file-change-watch.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 
@@ -47,7 +49,7 @@ export interface SqliteMetadataStoreOptions {
  * serialized in-process by a mutex and across processes by a compare-and-swap on `write_count`
  * inside an IMMEDIATE transaction, so concurrent publishes never lose an update.
  */
-export class SqliteMetadataStore implements MetadataStore {
+export class SqliteMetadataStore implements MetadataStore, PackageRecords {
   readonly db: Db;
   readonly #mutex = new KeyedMutex();
   readonly #hooks: SqlitePackageWriteHook[];
@@ -281,6 +283,10 @@ export class SqliteMetadataStore implements MetadataStore {
 
   async deleteExpiredSessions(now: string): Promise<number> {
     return this.#statement('DELETE FROM sessions WHERE expires_at <= ?').run(now).changes;
+  }
+
+  package(tenant: TenantId, name: string): PackageHandle {
+    return packageHandle(this, tenant, name);
   }
 
   async getPackage(tenant: TenantId, name: string): Promise<StoredPackage | undefined> {
