@@ -73,7 +73,7 @@ async function seedStore(dataDir, from, to) {
   for (const pkg of storedCorpus(to, 2, buildStoredPackage)) {
     if (i++ < from) continue;
     const name = pkg.document.name;
-    await storage.metadata.updatePackage('', name, () => ({ next: pkg, result: undefined }));
+    await storage.packages.package('', name).update(() => ({ next: pkg, result: undefined }));
     const dir = path.join(dataDir, 'tarballs', '_global', name);
     mkdirSync(dir, { recursive: true });
     for (const version of Object.keys(pkg.document.versions)) writeFileSync(path.join(dir, `${name}-${version}.tgz`), tarball);

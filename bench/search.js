@@ -54,14 +54,14 @@ async function seed(dataDir) {
   const { buildStoredPackage } = await import('@pkg/testkit');
   const config = loadConfig({ flags: { data: dataDir }, env: {} });
   const storage = await createStorage(config);
-  const existing = (await storage.metadata.listPackageNames('')).length;
+  const existing = (await storage.packages.listPackageNames('')).length;
   if (existing >= PACKAGES) {
     console.log(`data directory already holds ${existing} packages: not seeding`);
   } else {
     const started = performance.now();
     let n = 0;
     for (const pkg of corpus(PACKAGES, VERSIONS, buildStoredPackage)) {
-      await storage.metadata.updatePackage('', pkg.document.name, () => ({ next: pkg, result: undefined }));
+      await storage.packages.package('', pkg.document.name).update(() => ({ next: pkg, result: undefined }));
       if (++n % 10_000 === 0) console.log(`  seeded ${n} packages (${((performance.now() - started) / 1000).toFixed(0)} s)`);
     }
     console.log(`seeded ${n} packages × ${VERSIONS} versions in ${((performance.now() - started) / 1000).toFixed(1)} s`);

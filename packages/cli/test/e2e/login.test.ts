@@ -151,7 +151,7 @@ describe('pkg login', () => {
     expect(result.stdout).not.toContain('Successfully authenticated!');
     await expect(stat(home.upmconfig)).rejects.toThrow();
     // The token the registry issued was revoked again: the user holds none.
-    const tokens = await registry.storage.metadata.listTokens('');
+    const tokens = await registry.storage.registry.listTokens('');
     expect(tokens.filter((token) => token.user === 'nostore')).toEqual([]);
   });
 

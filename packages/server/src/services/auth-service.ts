@@ -57,13 +57,16 @@ interface CachedCaller {
   recheckAt: number;
 }
 
+/** What AuthService reaches of the server's deps. */
+export type AuthServiceDeps = Pick<ServerDeps, 'config' | 'registry' | 'now'>;
+
 /** Accounts and tokens: login (with sign-up), token authentication, logout. */
 export class AuthService {
-  readonly #deps: ServerDeps;
+  readonly #deps: AuthServiceDeps;
   readonly #throttle: LoginThrottle;
   readonly #callers = new Map<string, CachedCaller>();
 
-  constructor(deps: ServerDeps, counters: CounterStore) {
+  constructor(deps: AuthServiceDeps, counters: CounterStore) {
     this.#deps = deps;
     this.#throttle = new LoginThrottle(counters, deps.config.loginFailureLimit, deps.config.loginFailureWindow);
   }

@@ -7,11 +7,14 @@ import { requireMaintainer } from './maintainers.js';
 import { mirrorLatestFields } from './package-fields.js';
 import { nextRevision } from './revisions.js';
 
+/** What DistTagService reaches of the server's deps. */
+export type DistTagServiceDeps = Pick<ServerDeps, 'packages' | 'bus' | 'now'>;
+
 /** Reading and changing a package's dist-tags (`/-/package/<name>/dist-tags`). */
 export class DistTagService {
-  readonly #deps: ServerDeps;
+  readonly #deps: DistTagServiceDeps;
 
-  constructor(deps: ServerDeps) {
+  constructor(deps: DistTagServiceDeps) {
     this.#deps = deps;
   }
 

@@ -22,16 +22,19 @@ export interface HealthReport {
 
 const CHECK_TIMEOUT_MS = 2000;
 
+/** What HealthService reaches of the server's deps. */
+export type HealthServiceDeps = Pick<ServerDeps, 'database' | 'blobs' | 'redis'>;
+
 /**
  * Readiness for load balancers: can this node reach its database and tarball storage (and
  * Redis, when configured)? Redis down leaves the node serving (limits count per node, caches
  * are bypassed), so it only degrades the answer; database or storage down makes it unready.
  */
 export class HealthService {
-  readonly #deps: ServerDeps;
+  readonly #deps: HealthServiceDeps;
   readonly #uplinks: { health(): UplinkHealth[] } | undefined;
 
-  constructor(deps: ServerDeps, uplinks?: { health(): UplinkHealth[] }) {
+  constructor(deps: HealthServiceDeps, uplinks?: { health(): UplinkHealth[] }) {
     this.#deps = deps;
     this.#uplinks = uplinks;
   }

@@ -42,12 +42,15 @@ export interface ReadScope {
   tarballBaseUrl: string;
 }
 
+/** What PackageReadService reaches of the server's deps. */
+export type PackageReadServiceDeps = Pick<ServerDeps, 'config' | 'packages' | 'blobs'>;
+
 /**
  * The read side of packages: documents (served from the document cache), version records and
  * tarball files. A package that does not exist, or was unpublished as a whole, is 404.
  */
 export class PackageReadService {
-  readonly #deps: ServerDeps;
+  readonly #deps: PackageReadServiceDeps;
   readonly #cache: DocumentCache;
   /**
    * Tarballs recently read, by blob key and integrity: a version's bytes never change, but a
@@ -55,7 +58,7 @@ export class PackageReadService {
    */
   readonly #files: BudgetLru<CachedFile>;
 
-  constructor(deps: ServerDeps, cache: DocumentCache) {
+  constructor(deps: PackageReadServiceDeps, cache: DocumentCache) {
     this.#deps = deps;
     this.#cache = cache;
     this.#files = new BudgetLru(deps.config.tarballCache);

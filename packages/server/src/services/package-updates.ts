@@ -36,15 +36,18 @@ export interface UpdateResult {
 
 const MAX_DEPRECATION_LENGTH = 1024;
 
+/** What PackageUpdateService reaches of the server's deps. */
+export type PackageUpdateServiceDeps = Pick<ServerDeps, 'packages' | 'registry' | 'blobs' | 'bus' | 'now'>;
+
 /**
  * Changes to an existing package besides publishing: deprecation messages, owners, unpublishing
  * versions or the whole package. Only maintainers may make them. Every other field of a version
  * is immutable and ignored when a client sends it back.
  */
 export class PackageUpdateService {
-  readonly #deps: ServerDeps;
+  readonly #deps: PackageUpdateServiceDeps;
 
-  constructor(deps: ServerDeps) {
+  constructor(deps: PackageUpdateServiceDeps) {
     this.#deps = deps;
   }
 

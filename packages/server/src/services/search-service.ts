@@ -40,6 +40,9 @@ interface KeptResponse {
   readAt: number;
 }
 
+/** What SearchService reaches of the server's deps. */
+export type SearchServiceDeps = Pick<ServerDeps, 'config' | 'search' | 'downloadCounts' | 'bus' | 'now' | 'packages'>;
+
 /**
  * Search, the `/-/all` listing and download counts: the read side of discovery. Search responses
  * are kept (all but their time, as bytes), bounded by the number of results they hold (the
@@ -47,7 +50,7 @@ interface KeptResponse {
  * tell (PostgreSQL), for a moment and until a node announces a write on the bus.
  */
 export class SearchService {
-  readonly #deps: ServerDeps;
+  readonly #deps: SearchServiceDeps;
   readonly #responses: BudgetLru<KeptResponse> | undefined;
   readonly #maxAgeMs: number;
   readonly #clock: () => number;
@@ -55,7 +58,7 @@ export class SearchService {
   /** Writes announced on the bus (and resets), for an index without resultsVersion. */
   #announced = 0;
 
-  constructor(deps: ServerDeps, options: SearchServiceOptions = {}) {
+  constructor(deps: SearchServiceDeps, options: SearchServiceOptions = {}) {
     this.#deps = deps;
     const tells = deps.search.resultsVersion !== undefined;
     this.#maxAgeMs = tells ? Infinity : (options.sharedMaxAgeMs ?? 0);

@@ -30,9 +30,12 @@ interface CacheEntry {
   expires: number;
 }
 
+/** What TenantService reaches of the server's deps. */
+export type TenantServiceDeps = Pick<ServerDeps, 'config' | 'registry' | 'env'>;
+
 /** Maps a request's Host to the registry that serves it, and knows each registry's settings. */
 export class TenantService {
-  readonly #deps: ServerDeps;
+  readonly #deps: TenantServiceDeps;
   readonly #cacheMs: number;
   readonly #cacheSize: number;
   readonly #cache = new Map<TenantId, CacheEntry>();
@@ -42,7 +45,7 @@ export class TenantService {
   /** Compiled once per configuration value: a tenant record is re-read every second or so. */
   readonly #compiledUplinks = new WeakMap<readonly UplinkConfig[], UplinkRules | undefined>();
 
-  constructor(deps: ServerDeps, options: TenantServiceOptions = {}) {
+  constructor(deps: TenantServiceDeps, options: TenantServiceOptions = {}) {
     this.#deps = deps;
     this.#cacheMs = options.cacheMs ?? 1000;
     this.#cacheSize = options.cacheSize ?? 10_000;

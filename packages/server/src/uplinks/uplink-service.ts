@@ -70,6 +70,9 @@ const MAX_DOCUMENT_BYTES = 64 * 1024 * 1024;
 /** Bound of the per-node freshness map; it is only a shortcut past the store. */
 const MAX_KNOWN = 100_000;
 
+/** What UplinkService reaches of the server's deps. */
+export type UplinkServiceDeps = Pick<ServerDeps, 'config' | 'packages' | 'blobs' | 'bus' | 'now' | 'uplinkCache'>;
+
 /**
  * Packages served from upstream registries (uplinks), cached in this registry's own stores: the
  * document as a stored package (so the document cache, search and `/-/all` serve it like a local
@@ -78,7 +81,7 @@ const MAX_KNOWN = 100_000;
  * upstream request; each uplink has a circuit breaker.
  */
 export class UplinkService {
-  readonly #deps: ServerDeps;
+  readonly #deps: UplinkServiceDeps;
   readonly #reads: PackageReadService;
   readonly #client: UpstreamClient;
   readonly #store: UplinkCacheStore;
@@ -89,7 +92,7 @@ export class UplinkService {
   readonly #stats = new Map<string, UplinkStats>();
   readonly #onFailure: (uplink: string, what: string, why: string) => void;
 
-  constructor(deps: ServerDeps, reads: PackageReadService, options: UplinkServiceOptions) {
+  constructor(deps: UplinkServiceDeps, reads: PackageReadService, options: UplinkServiceOptions) {
     this.#deps = deps;
     this.#reads = reads;
     this.#client = options.client;

@@ -218,7 +218,7 @@ describe('the web interface in Chromium', () => {
 
 describe('tenants in Chromium', () => {
   it("a second tenant's pages do not show the first tenant's packages", async () => {
-    const admin = new TenantAdmin(registry.storage.metadata, registry.storage.blobs);
+    const admin = new TenantAdmin(registry.storage);
     await admin.create('first', {});
     await admin.create('second', {});
     const first = registryHost(registry.url, 'first.localhost');

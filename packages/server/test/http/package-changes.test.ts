@@ -77,7 +77,7 @@ describe('deprecate (PUT /<name> with the edited document, as npm deprecate send
     ['a name that is not the URL name', { name: 'com.acme.other' }],
   ])('answers 400 BAD_REQUEST to %s', async (_label, body) => {
     const name = 'com.acme.deprecate-types';
-    if (!(await registry.storage.metadata.getPackage('', name))) await publishAll(name, ['1.0.0']);
+    if (!(await registry.storage.packages.package('', name).read())) await publishAll(name, ['1.0.0']);
     const before = await storeSnapshot(registry, [name]);
     const res = await request(`${registry.url}/${name}`, { method: 'PUT', token: alice, body });
     expect(res.status).toBe(400);

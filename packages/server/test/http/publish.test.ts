@@ -36,7 +36,7 @@ describe('PUT /<name>: publish', () => {
     expect(res.status).toBe(201);
     expect(res.body).toEqual({ ok: true, id: name, rev: expect.stringMatching(/^1-[0-9a-f]{32}$/) });
 
-    const stored = (await registry.storage.metadata.getPackage('', name))!;
+    const stored = (await registry.storage.packages.package('', name).read())!;
     expect(stored.publishedVersions).toEqual(['1.0.0']);
     const doc = stored.document;
     expect(doc._rev).toBe(res.body.rev);
@@ -115,7 +115,7 @@ describe('PUT /<name>: publish', () => {
     const readonly = await registry.services.auth.issueToken('', 'alice', true);
     const res = await publishVersion(registry.url, readonly, name, '1.0.0');
     expect(res.status).toBe(403);
-    expect(await registry.storage.metadata.getPackage('', name)).toBeUndefined();
+    expect(await registry.storage.packages.package('', name).read()).toBeUndefined();
   });
 
   it('accepts and keeps a .sigstore provenance attachment', async () => {
@@ -174,7 +174,7 @@ describe('PUT /<name>: publish', () => {
     const doc = (await request(`${registry.url}/${name}`)).body;
     expect(Object.keys(doc.versions).sort()).toEqual(['0.0.1', ...versions].sort());
     for (const v of versions) expect(doc.time[v]).toBeDefined();
-    const stored = (await registry.storage.metadata.getPackage('', name))!;
+    const stored = (await registry.storage.packages.package('', name).read())!;
     expect(stored.publishedVersions.sort()).toEqual(['0.0.1', ...versions].sort());
     expect(stored.document._rev).toMatch(/^13-/);
     for (const v of versions) {

@@ -137,7 +137,7 @@ describe('publish limit per user', () => {
     expect(over.status).toBe(429);
     expect(over.body.details).toMatch(/^publish limit of 2 publishes per hour per user exceeded/);
     expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(0);
-    const stored = await registry.storage.metadata.getPackage('', 'com.example.limited');
+    const stored = await registry.storage.packages.package('', 'com.example.limited').read();
     expect(Object.keys(stored!.document.versions).sort()).toEqual(['1.0.0', '1.0.1']);
     // Other requests of the user are still within their limit.
     expect((await request(`${registry.url}/-/whoami`, { token })).status).toBe(200);
@@ -147,7 +147,7 @@ describe('publish limit per user', () => {
 describe('limits per registry', () => {
   it('each tenant counts apart and may set its own limits', async () => {
     registry = await startRegistry({ settings: { rateLimitAnonymous: 2, registryDomain: 'registry.test' } });
-    const admin = new TenantAdmin(registry.storage.metadata, registry.storage.blobs);
+    const admin = new TenantAdmin(registry.storage);
     await admin.create('a', {});
     await admin.create('strict', { rateLimitAnonymous: 1 });
     await admin.create('open', { rateLimitAnonymous: 0 });

@@ -202,7 +202,7 @@ describe('deprecated and unpublished packages', () => {
 
     await seedPackage(registry.storage, buildStoredPackage('com.gone.later', { description: 'vanishing input' }));
     expect(await names('vanishing')).toEqual(['com.gone.later']);
-    await registry.storage.metadata.updatePackage('', 'com.gone.later', (current) => ({
+    await registry.storage.packages.package('', 'com.gone.later').update((current) => ({
       next: { ...current!, unpublished: true },
       result: undefined,
     }));

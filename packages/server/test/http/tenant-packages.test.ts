@@ -31,7 +31,7 @@ async function login(on: RegistryHost, name: string): Promise<string> {
 
 beforeAll(async () => {
   registry = await startRegistry({ settings: { registryDomain: DOMAIN }, captureLogs: true });
-  const admin = new TenantAdmin(registry.storage.metadata, registry.storage.blobs);
+  const admin = new TenantAdmin(registry.storage);
   await admin.create('a', {});
   await admin.create('b', {});
   await admin.create('private', { readAccess: 'token' });
@@ -200,7 +200,7 @@ describe('tenant URLs with publicUrl and cdnUrl configured', () => {
       settings: { registryDomain: DOMAIN, publicUrl: `https://${DOMAIN}`, cdnUrl: 'https://cdn.example.com' },
     });
     try {
-      await new TenantAdmin(other.storage.metadata, other.storage.blobs).create('a', {});
+      await new TenantAdmin(other.storage).create('a', {});
       for (const [host, base] of [
         [DOMAIN, 'https://cdn.example.com'],
         [`a.${DOMAIN}`, `https://a.${DOMAIN}`],

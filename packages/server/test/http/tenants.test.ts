@@ -12,7 +12,7 @@ const firstToken: Record<string, string> = {};
 
 beforeAll(async () => {
   registry = await startRegistry({ settings: { registryDomain: DOMAIN }, captureLogs: true });
-  const admin = new TenantAdmin(registry.storage.metadata, registry.storage.blobs);
+  const admin = new TenantAdmin(registry.storage);
   await admin.create('a', {});
   await admin.create('b', {});
   await admin.create('closed', { signup: false });
@@ -113,7 +113,7 @@ describe('which registry a host names', () => {
       expect(res.status).toBe(404);
       expect(res.body.code).toBe('NOT_FOUND');
     }
-    expect(await registry.storage.metadata.getUser('nope', 'someone')).toBeUndefined();
+    expect(await registry.storage.registry.getUser('nope', 'someone')).toBeUndefined();
   });
 
   it('host names are case-insensitive and may end with a dot', async () => {
@@ -142,7 +142,7 @@ describe('per-tenant settings', () => {
     });
     expect(res.status).toBe(401);
     expect(res.body.details).toBe('Invalid credentials');
-    expect(await registry.storage.metadata.getUser('closed', 'newbie')).toBeUndefined();
+    expect(await registry.storage.registry.getUser('closed', 'newbie')).toBeUndefined();
     await login(hosts.global, 'newbie');
   });
 
@@ -182,7 +182,7 @@ describe('public URLs with publicUrl configured', () => {
   ])('publicUrl %s: global is %s, tenant a is %s', async (publicUrl, globalUrl, tenantUrl) => {
     const other = await startRegistry({ settings: { registryDomain: DOMAIN, publicUrl } });
     try {
-      await new TenantAdmin(other.storage.metadata, other.storage.blobs).create('a', {});
+      await new TenantAdmin(other.storage).create('a', {});
       for (const [host, expected] of [
         [DOMAIN, globalUrl],
         [`a.${DOMAIN}`, tenantUrl],

@@ -53,7 +53,7 @@ describe('tenant host behind a proxy', () => {
   it('with trustProxy, X-Forwarded-Host names the tenant; without it, the Host does', async () => {
     for (const trustProxy of ['true', 'false']) {
       registry = await startRegistry({ settings: { trustProxy, registryDomain: 'registry.test' } });
-      await new TenantAdmin(registry.storage.metadata, registry.storage.blobs).create('a', {});
+      await new TenantAdmin(registry.storage).create('a', {});
       const token = await loginOn(registryHost(registry.url, 'a.registry.test'), 'tenant-user');
       const res = await request(`${registry.url}/-/whoami`, {
         token,

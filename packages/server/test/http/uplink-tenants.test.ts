@@ -14,7 +14,7 @@ beforeAll(async () => {
   const token = await loginUser(upstream.url, 'partner');
   expect((await publishVersion(upstream.url, token, NAME, '3.0.0')).status).toBe(201);
   registry = await startRegistry({ settings: { registryDomain: DOMAIN } });
-  const admin = new TenantAdmin(registry.storage.metadata, registry.storage.blobs);
+  const admin = new TenantAdmin(registry.storage);
   const uplinks = parseUplinks([{ name: 'partner', url: upstream.url, packages: ['com.partner.*'] }]);
   await admin.create('acme', { uplinks });
   await admin.create('other', {});

@@ -32,7 +32,7 @@ describe('sign-up closed', () => {
       expect(unknown.status).toBe(401);
       expect(unknown.body).toEqual(invalidCredentials);
       expect(unknown.headers.get('www-authenticate')).toBe('Bearer');
-      expect(await registry.storage.metadata.getUser('', 'newcomer')).toBeUndefined();
+      expect(await registry.storage.registry.getUser('', 'newcomer')).toBeUndefined();
 
       const wrong = await login('existing', 'not-the-password');
       expect(wrong.status).toBe(401);
@@ -55,7 +55,7 @@ describe('disabled users', () => {
     const token = await loginUser(registry.url, 'gone', 'gone-password');
     expect((await request(`${registry.url}/-/whoami`, { token })).status).toBe(200);
 
-    await registry.storage.metadata.updateUser('', 'gone', { disabled: true });
+    await registry.storage.registry.updateUser('', 'gone', { disabled: true });
 
     const res = await login('gone', 'gone-password');
     expect(res.status).toBe(401);
@@ -115,7 +115,7 @@ describe('login body', () => {
     const res = await request(`${registry.url}/-/user/org.couchdb.user:strict`, { method: 'PUT', body });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('BAD_REQUEST');
-    expect(await registry.storage.metadata.getUser('', 'strict')).toBeUndefined();
+    expect(await registry.storage.registry.getUser('', 'strict')).toBeUndefined();
   });
 
   it.each([
@@ -129,7 +129,7 @@ describe('login body', () => {
     });
     expect(res.status).toBe(422);
     expect(res.body.code).toBe('VALIDATION_ERROR');
-    expect(await registry.storage.metadata.listUsers('')).toEqual([]);
+    expect(await registry.storage.registry.listUsers('')).toEqual([]);
   });
 
   it('answers 400 to a user id without the org.couchdb.user: prefix', async () => {

@@ -123,8 +123,8 @@ describe('pkg-registry tenant', () => {
     expect(deleted.code).toBe(0);
     expect(deleted.stdout).toBe("Deleted tenant 'doomed' with 1 users, 1 packages and 1 tarballs.\n");
     expect(await eventually(doomed, '/-/ping', 404)).toBe(404);
-    expect(await registry.storage.metadata.listUsers('doomed')).toEqual([]);
-    expect(await registry.storage.metadata.getPackage('doomed', 'com.example.doomed')).toBeUndefined();
+    expect(await registry.storage.registry.listUsers('doomed')).toEqual([]);
+    expect(await registry.storage.packages.package('doomed', 'com.example.doomed').read()).toBeUndefined();
     const keys: string[] = [];
     for await (const blob of registry.storage.blobs.list()) keys.push(blob.key);
     expect(keys.filter((key) => key.startsWith('doomed/'))).toEqual([]);

@@ -38,7 +38,7 @@ describe('DistTagService on memory storage', () => {
   });
 
   it('refuses what the rules refuse, and changes nothing', async () => {
-    const before = await storage.metadata.getPackage('', NAME);
+    const before = await storage.packages.package('', NAME).read();
     await expect(services.distTags.set('', eve, NAME, 'stable', '1.1.0')).rejects.toMatchObject({ status: 403 });
     await expect(services.distTags.set('', ada, NAME, 'stable', '9.9.9')).rejects.toMatchObject({ code: 'NOT_FOUND' });
     await expect(services.distTags.set('', ada, NAME, 'stable', 'nope')).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
@@ -46,6 +46,6 @@ describe('DistTagService on memory storage', () => {
     await expect(services.distTags.remove('', ada, NAME, 'latest')).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
     await expect(services.distTags.remove('', ada, NAME, 'missing')).rejects.toMatchObject({ code: 'NOT_FOUND' });
     await expect(services.distTags.list('', 'com.acme.absent')).rejects.toMatchObject({ code: 'NOT_FOUND' });
-    expect(await storage.metadata.getPackage('', NAME)).toEqual(before);
+    expect(await storage.packages.package('', NAME).read()).toEqual(before);
   });
 });

@@ -75,7 +75,7 @@ describe('search response cache', () => {
     expect((await search.search('', request)).total).toBe(2);
     await seedPackage(second, buildStoredPackage('com.cache.three', { description: 'shared as well' }));
     expect((await search.search('', request)).total).toBe(3);
-    await second.metadata.updatePackage('', 'com.cache.one', (current) => ({
+    await second.packages.package('', 'com.cache.one').update((current) => ({
       next: { ...current!, unpublished: true },
       result: undefined,
     }));

@@ -101,7 +101,7 @@ describe.skipIf(!testPostgresUrl || !testRedisUrl)('createStorage with PostgreSQ
       expect(storage.bus.connected).toBe(true);
       expect(storage.shared).toBe(true);
       // Migrated at start: usable at once.
-      expect(await storage.metadata.listTenants()).toEqual([]);
+      expect(await storage.registry.listTenants()).toEqual([]);
     } finally {
       await storage.close();
       await postgres.drop();
@@ -125,7 +125,7 @@ describe.skipIf(!testPostgresUrl || !testRedisUrl)('createStorage with PostgreSQ
         { scope: 'search', n: String(POSTGRES_SEARCH_MIGRATIONS.length) },
         { scope: 'uplink-cache', n: String(POSTGRES_UPLINK_CACHE_MIGRATIONS.length) },
       ]);
-      await nodes[1]!.metadata.updatePackage('', 'com.acme.tool', () => ({
+      await nodes[1]!.packages.package('', 'com.acme.tool').update(() => ({
         next: stored('com.acme.tool', ['1.0.0']),
         result: null,
       }));
@@ -166,11 +166,11 @@ describe.skipIf(!testPostgresUrl || !testRedisUrl)('createStorage with PostgreSQ
     try {
       expect(storage.bus.connected).toBe(false);
       await expect(storage.bus.publish('', 'com.acme.tool')).resolves.toBeUndefined();
-      await storage.metadata.updatePackage('', 'com.acme.tool', () => ({
+      await storage.packages.package('', 'com.acme.tool').update(() => ({
         next: stored('com.acme.tool', ['1.0.0']),
         result: null,
       }));
-      expect(await storage.metadata.listPackageNames('')).toEqual(['com.acme.tool']);
+      expect(await storage.packages.listPackageNames('')).toEqual(['com.acme.tool']);
       expect(warnings).toHaveLength(1);
       expect(warnings[0]).toMatch(/Redis is unreachable/);
     } finally {
@@ -185,7 +185,7 @@ describe('collectOrphanBlobs', () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'pkg-orphans-'));
     const storage = await createStorage(loadConfig({ flags: { data: dir }, env: {} }));
     try {
-      await storage.metadata.updatePackage('', 'com.acme.tool', () => ({
+      await storage.packages.package('', 'com.acme.tool').update(() => ({
         next: stored('com.acme.tool', ['1.0.0']),
         result: null,
       }));

@@ -46,22 +46,22 @@ async function publishDirectly(storage: Storage, tenantId: TenantId, name: strin
     await storage.blobs.put(blobKeyFor(tenantId, name, version), tarball);
     await storage.blobs.put(sigstoreKeyFor(tenantId, name, version), Buffer.from(`{"bundle":"${name}@${version}"}`));
   }
-  await storage.metadata.updatePackage(tenantId, name, () => ({ next: pkg, result: null }));
+  await storage.packages.package(tenantId, name).update(() => ({ next: pkg, result: null }));
 }
 
 /** Everything a registry holds, in a comparable form. */
 async function snapshot(storage: Storage) {
-  const tenants = await storage.metadata.listTenants();
+  const tenants = await storage.registry.listTenants();
   const out: Record<string, unknown> = { tenants };
   for (const t of ['', ...tenants.map((x) => x.name)]) {
     const packages: Record<string, StoredPackage | undefined> = {};
-    for (const name of await storage.metadata.listPackageNames(t, { includeUnpublished: true })) {
-      packages[name] = await storage.metadata.getPackage(t, name);
+    for (const name of await storage.packages.listPackageNames(t, { includeUnpublished: true })) {
+      packages[name] = await storage.packages.package(t, name).read();
     }
     out[`tenant:${t}`] = {
       downloads: await storage.downloadCounts.list(t),
-      users: await storage.metadata.listUsers(t),
-      tokens: await storage.metadata.listTokens(t),
+      users: await storage.registry.listUsers(t),
+      tokens: await storage.registry.listTokens(t),
       packages,
     };
   }
@@ -77,17 +77,17 @@ beforeAll(async () => {
   sourceDir = await mkdtemp(path.join(tmpdir(), 'pkg-migrate-src-'));
   const source = await openEmbedded(sourceDir);
   try {
-    await source.metadata.createTenant(tenant('acme', { signup: false, readAccess: 'token' }));
+    await source.registry.createTenant(tenant('acme', { signup: false, readAccess: 'token' }));
     for (const t of ['', 'acme']) {
-      await source.metadata.createUser(t, user('ada'));
-      await source.metadata.createUser(t, user('eve', { disabled: true }));
-      await source.metadata.createToken(t, token(`${t}h1`, 'ada'));
-      await source.metadata.createToken(t, { ...token(`${t}h2`, 'eve'), expiresAt: '2031-01-01T00:00:00.000Z' });
+      await source.registry.createUser(t, user('ada'));
+      await source.registry.createUser(t, user('eve', { disabled: true }));
+      await source.registry.createToken(t, token(`${t}h1`, 'ada'));
+      await source.registry.createToken(t, { ...token(`${t}h2`, 'eve'), expiresAt: '2031-01-01T00:00:00.000Z' });
       await publishDirectly(source, t, 'com.acme.tool', ['1.0.0', '1.1.0']);
       await publishDirectly(source, t, 'com.acme.other', ['0.1.0']);
     }
     // An unpublished package: its tombstone must travel, so its versions stay unusable.
-    await source.metadata.updatePackage('', 'com.acme.gone', () => ({
+    await source.packages.package('', 'com.acme.gone').update(() => ({
       next: { ...stored('com.acme.gone', []), publishedVersions: ['1.0.0'], unpublished: true },
       result: null,
     }));
@@ -155,8 +155,8 @@ describe('pkg-registry migrate between two embedded registries', () => {
         expect(broken.code).toBe(1);
         expect(broken.stderr).toContain('acme/com.acme.other@0.1.0: the source tarball does not match its integrity');
         const partial = await openEmbedded(corruptDir);
-        expect(await partial.metadata.getPackage('acme', 'com.acme.other')).toBeUndefined();
-        expect(await partial.metadata.listPackageNames('acme')).toEqual(['com.acme.tool']);
+        expect(await partial.packages.package('acme', 'com.acme.other').read()).toBeUndefined();
+        expect(await partial.packages.listPackageNames('acme')).toEqual(['com.acme.tool']);
         await partial.close();
       } finally {
         await writeFile(source.filePath(key), original);
@@ -231,7 +231,7 @@ describe('pkg-registry migrate of a package cached from an uplink', () => {
         };
         if (version === '1.0.0') await source.blobs.put(blobKeyFor('', name, version), tarball);
       }
-      await source.metadata.updatePackage('', name, () => ({ next: pkg, result: null }));
+      await source.packages.package('', name).update(() => ({ next: pkg, result: null }));
       await source.close();
 
       const copied = await runMigrate(['--from', fromDir, '--to', toDir]);
@@ -239,7 +239,7 @@ describe('pkg-registry migrate of a package cached from an uplink', () => {
       expect(copied.code).toBe(0);
       expect(copied.stdout).toContain('1 tarballs copied');
       const target = await openEmbedded(toDir);
-      expect(Object.keys((await target.metadata.getPackage('', name))!.document.versions)).toEqual(['1.0.0', '1.1.0']);
+      expect(Object.keys((await target.packages.package('', name).read())!.document.versions)).toEqual(['1.0.0', '1.1.0']);
       expect(await target.blobs.stat(blobKeyFor('', name, '1.0.0'))).toBeDefined();
       expect(await target.blobs.stat(blobKeyFor('', name, '1.1.0'))).toBeUndefined();
       await target.close();

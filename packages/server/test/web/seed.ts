@@ -52,7 +52,7 @@ export async function seedPackage(registry: TestRegistry, pkg: SeedPackage): Pro
     maintainers: pkg.maintainers ?? [{ name: 'alice', email: 'alice@example.com' }],
     readme: pkg.readme ?? `# ${pkg.name}\n`,
   };
-  await registry.storage.metadata.updatePackage(pkg.tenant ?? '', pkg.name, () => ({
+  await registry.storage.packages.package(pkg.tenant ?? '', pkg.name).update(() => ({
     next: { document, publishedVersions: Object.keys(versions), unpublished: false },
     result: undefined,
   }));

@@ -59,7 +59,7 @@ describe('signing in to the web interface', () => {
     await client.get('/-/web/signin');
     const typo = await client.post('/-/web/signin', { csrf: client.csrf(), name: 'alcie', password: 'pw-alice' });
     expect(typo.status).toBe(401);
-    expect(await registry.storage.metadata.getUser('', 'alcie')).toBeUndefined();
+    expect(await registry.storage.registry.getUser('', 'alcie')).toBeUndefined();
     const signup = await client.post('/-/web/signin', {
       csrf: client.csrf(),
       name: 'dora',
@@ -67,7 +67,7 @@ describe('signing in to the web interface', () => {
       email: 'dora@example.com',
     });
     expect(signup.status).toBe(303);
-    expect(await registry.storage.metadata.getUser('', 'dora')).toMatchObject({ email: 'dora@example.com' });
+    expect(await registry.storage.registry.getUser('', 'dora')).toMatchObject({ email: 'dora@example.com' });
   });
 
   it('signs in with an HttpOnly session cookie and goes back to a local page only', async () => {

@@ -14,7 +14,7 @@ const client = (which: keyof typeof hosts) => new WebClient(registry.url, hosts[
 
 beforeAll(async () => {
   registry = await startRegistry({ settings: { registryDomain: DOMAIN } });
-  const admin = new TenantAdmin(registry.storage.metadata, registry.storage.blobs);
+  const admin = new TenantAdmin(registry.storage);
   await admin.create('a', {});
   await admin.create('b', {});
   await admin.create('private', { readAccess: 'token' });

@@ -29,7 +29,7 @@ describe('tenant hosts, behind a trusted proxy', () => {
   beforeAll(async () => {
     target = await startTarget({ settings: { ...HIGH_LIMITS, registryDomain: DOMAIN, trustProxy: 'true' } });
     const { registry } = target;
-    const admin = new TenantAdmin(registry.storage.metadata, registry.storage.blobs);
+    const admin = new TenantAdmin(registry.storage);
     await admin.create('a', {});
     await admin.create('private', { readAccess: 'token' });
     tenantToken = await loginOn(registryHost(registry.url, `a.${DOMAIN}`), 'tenant-user');
