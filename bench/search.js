@@ -3,7 +3,7 @@
 // registry, starts the real `pkg-registry` binary on 127.0.0.1 and measures /-/v1/search
 // latency at a fixed number of concurrent connections. See bench/README.md ("Search").
 //
-// Seeding goes through the metadata store (MetadataStore.updatePackage, the same write path
+// Seeding goes through the metadata store (a package handle's update, the same write path
 // and search-index hook a publish uses) rather than the HTTP publish route: 100,000 publishes
 // with tarballs would take hours and measure tarball handling, not search.
 //

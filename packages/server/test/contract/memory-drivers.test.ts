@@ -6,24 +6,22 @@ import { MemoryDatabase, MemoryMetadataStore } from '../../src/storage/drivers/m
 import { MemoryUplinkCache } from '../../src/storage/drivers/memory/memory-uplink-cache.js';
 import { blobStoreContract } from './blob-store.contract.js';
 import { downloadCountsContract } from './download-counts.contract.js';
-import { metadataStoreContract } from './metadata-store.contract.js';
+import type { MetadataStoreDatabase } from './metadata-database.js';
+import { packageStoreContract } from './package-store.contract.js';
+import { registryStoreContract } from './registry-store.contract.js';
 import { sessionStoreContract } from './session-store.contract.js';
 import { uplinkCacheContract } from './uplink-cache.contract.js';
 
 // Stores opened on one memory database share it, as processes share a database file.
-metadataStoreContract(
-  'memory',
-  async () => {
-    const db = new MemoryDatabase();
-    return { open: async () => new MemoryMetadataStore(db), destroy: async () => undefined };
-  },
-  { exclusiveAcrossInstances: true },
-);
-
-sessionStoreContract('memory', async () => {
+async function freshDatabase(): Promise<MetadataStoreDatabase> {
   const db = new MemoryDatabase();
   return { open: async () => new MemoryMetadataStore(db), destroy: async () => undefined };
-});
+}
+
+registryStoreContract('memory', freshDatabase);
+packageStoreContract('memory', freshDatabase, { exclusiveAcrossInstances: true });
+
+sessionStoreContract('memory', freshDatabase);
 
 blobStoreContract('memory', async () => {
   const blobs: MemoryBlobs = new Map();
@@ -41,7 +39,7 @@ uplinkCacheContract('memory', async () => {
   return {
     open: async () => {
       const uplinkCache = new MemoryUplinkCache(records);
-      return { uplinkCache, metadata: new MemoryMetadataStore(db, [uplinkCache.writeHook]) };
+      return { uplinkCache, registry: new MemoryMetadataStore(db, [uplinkCache.writeHook]) };
     },
     destroy: async () => undefined,
   };

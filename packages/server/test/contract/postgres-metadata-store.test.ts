@@ -2,18 +2,19 @@ import { describe } from 'vitest';
 import { freshPostgresSchema, testPostgresUrl } from '@pkg/testkit';
 import { parsePostgresUrl } from '../../src/storage/drivers/postgres/pg-connection.js';
 import { PostgresMetadataStore } from '../../src/storage/drivers/postgres/postgres-metadata-store.js';
-import { metadataStoreContract } from './metadata-store.contract.js';
+import type { MetadataStoreDatabase } from './metadata-database.js';
+import { packageStoreContract } from './package-store.contract.js';
+import { registryStoreContract } from './registry-store.contract.js';
+
+async function freshDatabase(): Promise<MetadataStoreDatabase> {
+  const schema = freshPostgresSchema();
+  return {
+    open: async () => new PostgresMetadataStore(parsePostgresUrl(schema.url)),
+    destroy: () => schema.drop(),
+  };
+}
 
 describe.skipIf(!testPostgresUrl)('PostgreSQL metadata store', () => {
-  metadataStoreContract(
-    'PostgreSQL',
-    async () => {
-      const schema = freshPostgresSchema();
-      return {
-        open: async () => new PostgresMetadataStore(parsePostgresUrl(schema.url)),
-        destroy: () => schema.drop(),
-      };
-    },
-    { exclusiveAcrossInstances: true },
-  );
+  registryStoreContract('PostgreSQL', freshDatabase);
+  packageStoreContract('PostgreSQL', freshDatabase, { exclusiveAcrossInstances: true });
 });

@@ -4,7 +4,7 @@ import type { UplinkCacheStore } from '../../src/storage/ports.js';
 
 /** A database for one test: `open` may be called twice (two nodes sharing it). */
 export interface UplinkCacheDatabase {
-  open(): Promise<Pick<Storage, 'uplinkCache' | 'metadata'>>;
+  open(): Promise<Pick<Storage, 'uplinkCache' | 'registry'>>;
   destroy(): Promise<void>;
 }
 
@@ -40,11 +40,11 @@ export function uplinkCacheContract(driver: string, freshDatabase: () => Promise
     });
 
     it("forgets a deleted tenant's records", async () => {
-      const { metadata } = await database.open();
-      expect(await metadata.createTenant({ name: 'acme', createdAt: '2025-01-01T00:00:00.000Z', settings: {} })).toBe(true);
+      const { registry } = await database.open();
+      expect(await registry.createTenant({ name: 'acme', createdAt: '2025-01-01T00:00:00.000Z', settings: {} })).toBe(true);
       await store.put('acme', 'com.a.b', { uplink: 'openupm', etag: null, fetchedAt: '2025-01-01T00:00:00.000Z' });
       await store.put('', 'com.a.b', { uplink: 'openupm', etag: null, fetchedAt: '2025-01-01T00:00:00.000Z' });
-      expect(await metadata.deleteTenant('acme')).toBe(true);
+      expect(await registry.deleteTenant('acme')).toBe(true);
       expect(await store.get('acme', 'com.a.b')).toBeUndefined();
       expect(await store.get('', 'com.a.b')).toBeDefined();
     });

@@ -52,7 +52,7 @@ describe('GET /-/health', () => {
 
   it('answers 503 when the database is closed', async () => {
     const registry = await start({ profile: 'embedded' });
-    await registry.storage.metadata.close();
+    await registry.storage.database.close();
     const res = await request(`${registry.url}/-/health`);
     expect(res.status).toBe(503);
     expect(res.body).toMatchObject({ status: 'unavailable', checks: { database: { ok: false }, storage: { ok: true } } });

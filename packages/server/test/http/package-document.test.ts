@@ -159,12 +159,21 @@ describe('compression', () => {
 
 describe('caching and invalidation', () => {
   it('serves repeated reads from pre-serialized bytes without reading the store again', async () => {
-    const metadata = registry.storage.metadata;
-    const original = metadata.getPackage.bind(metadata);
+    const packages = registry.storage.packages;
+    const original = packages.package.bind(packages);
     let reads = 0;
-    metadata.getPackage = async (...args) => {
-      reads++;
-      return original(...args);
+    packages.package = (tenant, name) => {
+      const handle = original(tenant, name);
+      return {
+        tenant,
+        name,
+        read: () => {
+          reads++;
+          return handle.read();
+        },
+        versions: () => handle.versions(),
+        update: (mutate) => handle.update(mutate),
+      };
     };
     try {
       // On shared storage, the announcement of an earlier write may reach this node after the
@@ -180,7 +189,7 @@ describe('caching and invalidation', () => {
       }
       expect(reads).toBe(before);
     } finally {
-      metadata.getPackage = original;
+      packages.package = original;
     }
   });
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TenantAdmin, TenantService, loadConfig, type MetadataStore } from '@pkg/server';
+import { TenantAdmin, TenantService, loadConfig, type RegistryStore } from '@pkg/server';
 import { loginOn, registryHost, startRegistry, type RegistryHost, type TestRegistry } from '@pkg/testkit';
 
 const DOMAIN = 'registry.test';
@@ -198,9 +198,9 @@ describe('public URLs with publicUrl configured', () => {
 });
 
 describe('tenant lookups are cached', () => {
-  function countingStore(store: MetadataStore): { store: MetadataStore; reads: () => number } {
+  function countingStore(store: RegistryStore): { store: RegistryStore; reads: () => number } {
     let reads = 0;
-    const counted = Object.create(store) as MetadataStore;
+    const counted = Object.create(store) as RegistryStore;
     counted.getTenant = (name) => {
       reads++;
       return store.getTenant(name);
@@ -209,9 +209,9 @@ describe('tenant lookups are cached', () => {
   }
 
   it('many requests for a tenant read it from the database once per cache period', async () => {
-    const { store, reads } = countingStore(registry.storage.metadata);
+    const { store, reads } = countingStore(registry.storage.registry);
     const config = loadConfig({ flags: { registryDomain: DOMAIN, data: registry.dataDir }, env: {} });
-    const deps = { config, metadata: store, blobs: registry.storage.blobs, bus: registry.storage.bus, now: () => new Date() };
+    const deps = { config, registry: store };
     const cached = new TenantService(deps, { cacheMs: 60_000 });
     await Promise.all(Array.from({ length: 50 }, () => cached.resolve(`a.${DOMAIN}`)));
     for (let i = 0; i < 50; i++) expect(await cached.resolve(`a.${DOMAIN}`)).toBe('a');

@@ -25,7 +25,7 @@ import { RedisInvalidationBus } from '../../src/storage/drivers/redis/redis-inva
 import { S3BlobStore } from '../../src/storage/drivers/s3/s3-blob-store.js';
 import { SqliteMetadataStore } from '../../src/storage/drivers/sqlite/sqlite-metadata-store.js';
 import { LocalInvalidationBus } from '../../src/storage/memory-invalidation-bus.js';
-import { stored } from '../contract/metadata-store.contract.js';
+import { stored } from '../contract/metadata-fixtures.js';
 
 let dataDir: string;
 beforeAll(async () => {
@@ -43,7 +43,7 @@ describe('createStorage picks drivers from the configuration', () => {
   it('embedded default: SQLite, files, a one-process bus', async () => {
     const storage = await createStorage(config({}));
     try {
-      expect(storage.metadata).toBeInstanceOf(SqliteMetadataStore);
+      expect(storage.database).toBeInstanceOf(SqliteMetadataStore);
       expect(storage.blobs).toBeInstanceOf(FsBlobStore);
       expect(storage.bus).toBeInstanceOf(LocalInvalidationBus);
       expect(storage.shared).toBe(false);
@@ -60,7 +60,7 @@ describe('createStorage picks drivers from the configuration', () => {
     ] as const) {
       const storage = await createStorage(config(settings));
       try {
-        const db = (storage.metadata as SqliteMetadataStore).db;
+        const db = (storage.database as SqliteMetadataStore).db;
         expect(db.pragma('cache_size', { simple: true })).toBe(-kib);
       } finally {
         await storage.close();
@@ -95,7 +95,7 @@ describe.skipIf(!testPostgresUrl || !testRedisUrl)('createStorage with PostgreSQ
     const redis = freshRedisPrefix();
     const storage = await createStorage(config({ database: postgres.url, storage: s3.url, redis: redis.url }));
     try {
-      expect(storage.metadata).toBeInstanceOf(PostgresMetadataStore);
+      expect(storage.database).toBeInstanceOf(PostgresMetadataStore);
       expect(storage.blobs).toBeInstanceOf(S3BlobStore);
       expect(storage.bus).toBeInstanceOf(RedisInvalidationBus);
       expect(storage.bus.connected).toBe(true);
@@ -116,7 +116,7 @@ describe.skipIf(!testPostgresUrl || !testRedisUrl)('createStorage with PostgreSQ
     );
     const nodes = await Promise.all(starting);
     try {
-      const versions = await (nodes[0]!.metadata as PostgresMetadataStore).pool.query<{ scope: string; n: string }>(
+      const versions = await (nodes[0]!.database as PostgresMetadataStore).pool.query<{ scope: string; n: string }>(
         'SELECT scope, count(*) AS n FROM schema_migrations GROUP BY scope ORDER BY scope',
       );
       expect(versions.rows).toEqual([

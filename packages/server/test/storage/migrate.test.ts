@@ -18,7 +18,7 @@ import { blobKeyFor, sigstoreKeyFor } from '../../src/storage/blob-keys.js';
 import { createStorage, type Storage } from '../../src/storage/create-storage.js';
 import { FsBlobStore } from '../../src/storage/drivers/fs/fs-blob-store.js';
 import type { StoredPackage, TenantId } from '../../src/storage/ports.js';
-import { stored, tenant, token, user } from '../contract/metadata-store.contract.js';
+import { stored, tenant, token, user } from '../contract/metadata-fixtures.js';
 
 function runMigrate(args: string[]) {
   let stdout = '';

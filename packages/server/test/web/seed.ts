@@ -18,7 +18,7 @@ export interface SeedPackage {
 }
 
 /**
- * Writes a package document straight into the metadata store, as publishing would leave it,
+ * Writes a package document straight through its package handle, as publishing would leave it,
  * so page tests can shape any document (deprecations, odd fields, hostile text).
  */
 export async function seedPackage(registry: TestRegistry, pkg: SeedPackage): Promise<void> {

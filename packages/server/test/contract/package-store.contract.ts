@@ -1,0 +1,262 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { ProtocolError } from '@pkg/protocol';
+import { blobKeysOfVersion } from '../../src/storage/blob-keys.js';
+import type { MetadataStore, StoredPackage } from '../../src/storage/ports.js';
+import { eachTestDatabase, type MetadataStoreDatabase } from './metadata-database.js';
+import { addVersion, stored } from './metadata-fixtures.js';
+
+export interface PackageStoreContractOptions {
+  /**
+   * Whether updates of one package never overlap even across store instances (processes).
+   * PostgreSQL: yes (a lock). SQLite serves one process: only within an instance.
+   */
+  exclusiveAcrossInstances: boolean;
+}
+
+/**
+ * The definition of "the per-package part of a metadata store works" (PackageStore and its
+ * package handles): every driver runs this suite. Each test gets a fresh, empty database.
+ */
+export function packageStoreContract(
+  driver: string,
+  freshDatabase: () => Promise<MetadataStoreDatabase>,
+  options: PackageStoreContractOptions,
+): void {
+  describe(`PackageStore contract: ${driver}`, () => {
+    const stores = eachTestDatabase(freshDatabase);
+    const open = stores.open;
+    let store: MetadataStore;
+    beforeEach(() => {
+      store = stores.store;
+    });
+
+    describe('packages', () => {
+      it('creates a package, returning the mutation result', async () => {
+        expect(await store.package('', 'com.acme.tool').read()).toBeUndefined();
+        const seen: (StoredPackage | undefined)[] = [];
+        const result = await store.package('', 'com.acme.tool').update((current) => {
+          seen.push(current);
+          return { next: stored('com.acme.tool', ['1.0.0']), result: { ok: true } };
+        });
+        expect(result).toEqual({ ok: true });
+        expect(seen).toEqual([undefined]);
+        expect(await store.package('', 'com.acme.tool').read()).toEqual(stored('com.acme.tool', ['1.0.0']));
+      });
+
+      it('a handle names its package and holds no snapshot: it reads and updates what is stored now', async () => {
+        const handle = store.package('acme', 'com.acme.tool');
+        expect([handle.tenant, handle.name]).toEqual(['acme', 'com.acme.tool']);
+        expect(await handle.read()).toBeUndefined();
+        expect(await handle.versions()).toEqual([]);
+        await store.package('acme', 'com.acme.tool').update(() => ({ next: stored('com.acme.tool', ['1.0.0']), result: null }));
+        expect(await handle.read()).toEqual(stored('com.acme.tool', ['1.0.0']));
+        expect(await handle.versions()).toEqual(['1.0.0']);
+        const seen = await handle.update((current) => ({ next: addVersion(current, 'com.acme.tool', '1.1.0'), result: current }));
+        expect(seen).toEqual(stored('com.acme.tool', ['1.0.0']));
+        expect((await store.package('acme', 'com.acme.tool').versions()).sort()).toEqual(['1.0.0', '1.1.0']);
+        expect(await store.package('', 'com.acme.tool').read()).toBeUndefined();
+      });
+
+      it('concurrent updates through one kept handle run one at a time and all land', async () => {
+        const handle = store.package('', 'com.acme.tool');
+        let active = 0;
+        let overlaps = 0;
+        await Promise.all(
+          Array.from({ length: 6 }, (_, i) =>
+            handle.update(async (current) => {
+              active++;
+              if (active > 1) overlaps++;
+              await new Promise((resolve) => setTimeout(resolve, 2));
+              active--;
+              return { next: addVersion(current, 'com.acme.tool', `4.0.${i}`), result: null };
+            }),
+          ),
+        );
+        expect(overlaps).toBe(0);
+        expect((await handle.versions()).sort()).toEqual(['4.0.0', '4.0.1', '4.0.2', '4.0.3', '4.0.4', '4.0.5']);
+      });
+
+      it('reads the versions of a document without its text, and none for a package that does not exist', async () => {
+        await store.package('', 'com.acme.tool').update(() => ({
+          next: stored('com.acme.tool', ['1.0.0', '0.9.0', '1.0.0-beta.1']),
+          result: null,
+        }));
+        await store.package('acme', 'com.acme.tool').update(() => ({ next: stored('com.acme.tool', ['2.0.0']), result: null }));
+        expect((await store.package('', 'com.acme.tool').versions()).sort()).toEqual(['0.9.0', '1.0.0', '1.0.0-beta.1']);
+        expect(await store.package('acme', 'com.acme.tool').versions()).toEqual(['2.0.0']);
+        expect(await store.package('', 'com.acme.missing').versions()).toEqual([]);
+        expect(await store.package('other', 'com.acme.tool').versions()).toEqual([]);
+      });
+
+      it('hands the mutation the package as stored', async () => {
+        await store.package('', 'com.acme.tool').update(() => ({ next: stored('com.acme.tool', ['1.0.0']), result: null }));
+        const current = await store.package('', 'com.acme.tool').update((pkg) => ({ next: null, result: pkg }));
+        expect(current).toEqual(stored('com.acme.tool', ['1.0.0']));
+      });
+
+      it('changes nothing when the mutation answers next: null', async () => {
+        const result = await store.package('', 'com.acme.tool').update(() => ({ next: null, result: 'nothing' }));
+        expect(result).toBe('nothing');
+        expect(await store.package('', 'com.acme.tool').read()).toBeUndefined();
+        expect(await store.listPackageNames('')).toEqual([]);
+      });
+
+      it('changes nothing when the mutation throws, and passes the error on', async () => {
+        await store.package('', 'com.acme.tool').update(() => ({ next: stored('com.acme.tool', ['1.0.0']), result: null }));
+        const error = new ProtocolError('CONFLICT', 'version 1.0.0 exists');
+        await expect(
+          store.package('', 'com.acme.tool').update(async () => {
+            await Promise.resolve();
+            throw error;
+          }),
+        ).rejects.toBe(error);
+        expect(await store.package('', 'com.acme.tool').read()).toEqual(stored('com.acme.tool', ['1.0.0']));
+      });
+
+      it('keeps a document exactly: key order, nesting, non-ASCII text', async () => {
+        const pkg = stored('com.acme.tool', ['1.0.0', '0.9.0', '1.0.0-beta.1']);
+        pkg.document.readme = '# Tööl ✓ \u0000 nul\n\n```json\n{"a": "\\u0000"}\n```';
+        pkg.document.time = { modified: '2024-01-02T03:04:05.678Z', created: '2024-01-01T00:00:00.000Z' };
+        pkg.document['x-nested'] = { z: 1, a: [1, { b: null, a: false }], m: 1.5 };
+        await store.package('', 'com.acme.tool').update(() => ({ next: pkg, result: null }));
+        const back = await store.package('', 'com.acme.tool').read();
+        expect(JSON.stringify(back)).toBe(JSON.stringify(pkg));
+        expect(Object.keys(back!.document.versions)).toEqual(['1.0.0', '0.9.0', '1.0.0-beta.1']);
+      });
+
+      it('keeps an unpublished package as a tombstone that listings leave out', async () => {
+        await store.package('', 'com.acme.tool').update(() => ({ next: stored('com.acme.tool', ['1.0.0']), result: null }));
+        const tombstone: StoredPackage = {
+          document: { ...stored('com.acme.tool', []).document },
+          publishedVersions: ['1.0.0'],
+          unpublished: true,
+        };
+        await store.package('', 'com.acme.tool').update(() => ({ next: tombstone, result: null }));
+        await store.package('', 'com.acme.live').update(() => ({ next: stored('com.acme.live', ['1.0.0']), result: null }));
+        expect(await store.package('', 'com.acme.tool').read()).toEqual(tombstone);
+        expect(await store.listPackageNames('')).toEqual(['com.acme.live']);
+        expect(await store.listPackageNames('', { includeUnpublished: true })).toEqual(['com.acme.live', 'com.acme.tool']);
+      });
+
+      it('lists the package names of one tenant in byte order', async () => {
+        for (const name of ['com.b.x', 'com.a-b.x', 'com.a.x', 'com.a0.x']) {
+          await store.package('', name).update(() => ({ next: stored(name, ['1.0.0']), result: null }));
+        }
+        await store.package('acme', 'com.z.x').update(() => ({ next: stored('com.z.x', ['1.0.0']), result: null }));
+        expect(await store.listPackageNames('')).toEqual(['com.a-b.x', 'com.a.x', 'com.a0.x', 'com.b.x']);
+        expect(await store.listPackageNames('acme')).toEqual(['com.z.x']);
+        expect(await store.package('acme', 'com.a.x').read()).toBeUndefined();
+      });
+
+      it('sees a write of another instance at once', async () => {
+        const second = await open();
+        await store.package('', 'com.acme.tool').update(() => ({ next: stored('com.acme.tool', ['1.0.0']), result: null }));
+        expect(await second.package('', 'com.acme.tool').read()).toEqual(stored('com.acme.tool', ['1.0.0']));
+      });
+
+      it('20 concurrent updates of one package from two instances all land', async () => {
+        const second = await open();
+        const versions = Array.from({ length: 20 }, (_, i) => `1.0.${i}`);
+        await Promise.all(
+          versions.map((version, i) =>
+            (i % 2 ? second : store).package('', 'com.acme.tool').update(async (current) => {
+              // Yield between read and write, as a real publish does (hashing, blob upload).
+              await new Promise((resolve) => setImmediate(resolve));
+              return { next: addVersion(current, 'com.acme.tool', version), result: version };
+            }),
+          ),
+        );
+        const pkg = await store.package('', 'com.acme.tool').read();
+        expect(Object.keys(pkg!.document.versions).sort()).toEqual([...versions].sort());
+        expect([...pkg!.publishedVersions].sort()).toEqual([...versions].sort());
+      });
+
+      it('runs mutations of one package one at a time (a mutation may write the tarball before the commit)', async () => {
+        const instances = options.exclusiveAcrossInstances ? [store, await open()] : [store];
+        let active = 0;
+        let overlaps = 0;
+        await Promise.all(
+          Array.from({ length: 8 }, (_, i) =>
+            instances[i % instances.length]!.package('', 'com.acme.tool').update(async (current) => {
+              active++;
+              if (active > 1) overlaps++;
+              await new Promise((resolve) => setTimeout(resolve, 5));
+              active--;
+              return { next: addVersion(current, 'com.acme.tool', `3.0.${i}`), result: null };
+            }),
+          ),
+        );
+        expect(overlaps).toBe(0);
+        expect(Object.keys((await store.package('', 'com.acme.tool').read())!.document.versions)).toHaveLength(8);
+      });
+
+      it('concurrent first publishes of one name from two instances: one creates, the other sees it', async () => {
+        const second = await open();
+        const outcomes = await Promise.all(
+          [store, second, store, second].map((instance, i) =>
+            instance
+              .package('', 'com.acme.new')
+              .update((current) =>
+                current === undefined
+                  ? { next: stored('com.acme.new', [`${i}.0.0`]), result: 'created' }
+                  : { next: null, result: 'existed' },
+              ),
+          ),
+        );
+        expect(outcomes.filter((o) => o === 'created')).toHaveLength(1);
+        expect(Object.keys((await store.package('', 'com.acme.new').read())!.document.versions)).toHaveLength(1);
+      });
+
+      it('concurrent updates of many packages do not block or mix each other', async () => {
+        const second = await open();
+        const names = Array.from({ length: 8 }, (_, i) => `com.acme.p${i}`);
+        await Promise.all(
+          names.flatMap((name) =>
+            ['1.0.0', '1.1.0', '1.2.0'].map((version, i) =>
+              (i % 2 ? second : store).package('acme', name).update((current) => ({
+                next: addVersion(current, name, version),
+                result: null,
+              })),
+            ),
+          ),
+        );
+        for (const name of names) {
+          const pkg = await store.package('acme', name).read();
+          expect(Object.keys(pkg!.document.versions).sort()).toEqual(['1.0.0', '1.1.0', '1.2.0']);
+          expect(pkg!.document.name).toBe(name);
+        }
+      });
+
+      it('a failing writer does not hold up the others', async () => {
+        const second = await open();
+        const results = await Promise.allSettled(
+          Array.from({ length: 6 }, (_, i) =>
+            (i % 2 ? second : store).package('', 'com.acme.tool').update((current) => {
+              if (i === 2) throw new ProtocolError('FORBIDDEN', 'not a maintainer');
+              return { next: addVersion(current, 'com.acme.tool', `2.0.${i}`), result: i };
+            }),
+          ),
+        );
+        expect(results.filter((r) => r.status === 'rejected')).toHaveLength(1);
+        const pkg = await store.package('', 'com.acme.tool').read();
+        expect(Object.keys(pkg!.document.versions).sort()).toEqual(['2.0.0', '2.0.1', '2.0.3', '2.0.4', '2.0.5']);
+      });
+
+      it('referencedBlobKeys names the blobs of every version of every tenant', async () => {
+        await store.package('', 'com.acme.tool').update(() => ({
+          next: stored('com.acme.tool', ['1.0.0', '1.1.0']),
+          result: null,
+        }));
+        await store.package('acme', 'com.acme.tool').update(() => ({ next: stored('com.acme.tool', ['2.0.0']), result: null }));
+        await store.package('', 'com.acme.none').update(() => ({ next: stored('com.acme.none', []), result: null }));
+        expect([...(await store.referencedBlobKeys())].sort()).toEqual(
+          [
+            ...blobKeysOfVersion('', 'com.acme.tool', '1.0.0'),
+            ...blobKeysOfVersion('', 'com.acme.tool', '1.1.0'),
+            ...blobKeysOfVersion('acme', 'com.acme.tool', '2.0.0'),
+          ].sort(),
+        );
+      });
+    });
+  });
+}
