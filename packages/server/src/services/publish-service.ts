@@ -34,6 +34,9 @@ const SERVER_OWNED_FIELDS = [
 /** How much larger than its tarball a package may unpack to before it counts as a zip bomb. */
 const MAX_UNPACK_RATIO = 10;
 
+/** What PublishService reaches of the server's deps. */
+export type PublishServiceDeps = Pick<ServerDeps, 'config' | 'packages' | 'registry' | 'blobs' | 'bus' | 'now'>;
+
 /**
  * Most bytes of a `PUT /<name>` document without its tarballs (readme, versions, a provenance
  * bundle): it is parsed whole, like any JSON body.
@@ -50,9 +53,9 @@ const EARLY_CHECK_BYTES = 1024 * 1024;
  * crash leaves either the whole version or an unreferenced blob that start-up removes.
  */
 export class PublishService {
-  readonly #deps: ServerDeps;
+  readonly #deps: PublishServiceDeps;
 
-  constructor(deps: ServerDeps) {
+  constructor(deps: PublishServiceDeps) {
     this.#deps = deps;
   }
 

@@ -1,7 +1,8 @@
 /**
  * The seams of the source tree, checked on the files themselves: no import cycle among the
- * source files of any workspace, no storage driver reaching into another driver's files, and
- * no V8 flag changed while the server runs (memory bounds are start options of `node`).
+ * source files of any workspace, no storage driver reaching into another driver's files, the
+ * metadata store reached by its parts only, and no V8 flag changed while the server runs
+ * (memory bounds are start options of `node`).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -117,6 +118,26 @@ describe('storage drivers', () => {
       .filter(([file]) => !file.startsWith(path.join(serverSrc, 'storage') + path.sep))
       .flatMap(([file, targets]) => targets.filter((t) => t.startsWith(driversDir)).map(() => relative(file)));
     expect([...new Set(outside)]).toEqual([]);
+  });
+});
+
+describe('the metadata store', () => {
+  const serverSrc = path.join(packagesRoot, 'server/src');
+  const under = (file: string, ...dirs: string[]) => dirs.some((dir) => file.startsWith(path.join(serverSrc, dir) + path.sep));
+
+  it('is named whole only in storage/: services and admin code receive RegistryStore or PackageStore', () => {
+    const naming = sourceFiles(serverSrc)
+      .filter((file) => !under(file, 'storage') && /\bMetadataStore\b/.test(readFileSync(file, 'utf8')))
+      .map(relative);
+    expect(naming).toEqual([]);
+  });
+
+  it('is reached by services only: routes, plugins, the hot path and the web pages call services', () => {
+    const reaching = sourceFiles(serverSrc)
+      .filter((file) => under(file, 'routes', 'plugins', 'hot-path', 'http', 'web'))
+      .filter((file) => /deps\.(registry|packages|database)\b/.test(readFileSync(file, 'utf8')))
+      .map(relative);
+    expect(reaching).toEqual([]);
   });
 });
 
