@@ -147,7 +147,7 @@ export interface RegistryStore {
 export interface PackageStore {
   /**
    * The handle of one package. It holds only the tenant and name (no document, no lock, no
-   * connection): ask for one per operation.
+   * connection): cheap to ask for per operation, and safe to keep.
    */
   package(tenant: TenantId, name: string): PackageHandle;
   /** Names of all packages of a tenant, sorted; tombstones only with `includeUnpublished`. */
