@@ -48,7 +48,17 @@ export function serverDeps(
   config: Config,
   storage: Pick<
     ServerDeps,
-    'registry' | 'packages' | 'database' | 'search' | 'downloadCounts' | 'blobs' | 'bus' | 'counters' | 'redis' | 'shared' | 'uplinkCache'
+    | 'registry'
+    | 'packages'
+    | 'database'
+    | 'search'
+    | 'downloadCounts'
+    | 'blobs'
+    | 'bus'
+    | 'counters'
+    | 'redis'
+    | 'shared'
+    | 'uplinkCache'
   >,
   now: () => Date = () => new Date(),
 ): ServerDeps {

@@ -18,10 +18,7 @@ export class TenantAdmin {
   readonly #blobs: BlobStore;
   readonly #now: () => Date;
 
-  constructor(
-    stores: { registry: RegistryStore; packages: PackageStore; blobs: BlobStore },
-    now: () => Date = () => new Date(),
-  ) {
+  constructor(stores: { registry: RegistryStore; packages: PackageStore; blobs: BlobStore }, now: () => Date = () => new Date()) {
     this.#registry = stores.registry;
     this.#packages = stores.packages;
     this.#blobs = stores.blobs;
