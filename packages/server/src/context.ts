@@ -6,8 +6,11 @@ export interface Caller {
   user: string;
   /** The user's e-mail when it was read with the token (whoami needs no further read). */
   email?: string;
-  /** sha256 of the token used, so logout and revocation can name it without the token. */
-  tokenHash: string;
+  /**
+   * sha256 of the token used, so logout and revocation can name it without the token; absent
+   * when the caller sent its name and password (`Authorization: Basic`).
+   */
+  tokenHash?: string;
   readonly: boolean;
 }
 
@@ -19,6 +22,11 @@ export interface RequestContext {
   /** Base of tarball URLs: cdnUrl when configured for the global registry, else baseUrl. */
   tarballBaseUrl: string;
   caller: Caller | null;
+  /**
+   * Why the request's credentials were refused (a wrong password in `Authorization: Basic`, or
+   * too many of them): the read-access step answers it instead of the route.
+   */
+  credentialError?: Error;
   /** This registry's settings (the tenant's own over the server configuration). */
   settings: EffectiveSettings;
 }

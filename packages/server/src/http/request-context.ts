@@ -1,5 +1,6 @@
 import type { Config } from '../config/config.js';
 import type { Caller, RequestContext } from '../context.js';
+import type { BasicCredentials } from '../services/auth-service.js';
 import type { Services } from '../services/services.js';
 import type { EffectiveSettings } from '../services/tenant-service.js';
 import { GLOBAL_TENANT, type TenantId } from '../storage/ports.js';
@@ -14,11 +15,24 @@ export interface RequestFacts {
   /** `http` or `https` as the client sees it. */
   protocol: string;
   authorization: string | undefined;
+  /** The client's address (login throttling of Basic credentials). */
+  clientIp: string;
+  /**
+   * Whether `Authorization: Basic` is checked. Not on the routes open to all: npm's legacy login
+   * sends the name and password being signed up or logged in with as Basic, and the login
+   * route checks them itself.
+   */
+  basic: boolean;
 }
+
+/** What the Authorization header carries. */
+type Credential = { bearer: string } | { basic: BasicCredentials } | undefined;
 
 /**
  * Works out which registry a request is for (tenant from the Host), its public base URL, and
- * the caller behind a Bearer token; an invalid token makes the caller anonymous. Used by the
+ * the caller behind a Bearer token or Basic name and password (what npm and Unity send for an
+ * `_auth` setting). An invalid token makes the caller anonymous; a wrong password is refused
+ * (`credentialError`) as a login would refuse it, since it is one. Used by the
  * fastify hook and by the hot path alike. The common case (the global registry, no token or one
  * the token cache knows) is answered without a promise.
  */
@@ -34,14 +48,15 @@ export class RequestContextResolver {
 
   resolve(facts: RequestFacts): RequestContext | Promise<RequestContext> {
     const { tenants, auth } = this.#services;
-    const token = bearerToken(facts.authorization);
+    const credential = credentialOf(facts);
     const tenant = tenants.globalOf(facts.host);
     if (tenant !== undefined) {
-      if (token === undefined) return this.#anonymousGlobal(facts, tenant);
-      const caller = auth.cachedCaller(tenant, token);
+      if (credential === undefined) return this.#anonymousGlobal(facts, tenant);
+      const caller =
+        'bearer' in credential ? auth.cachedCaller(tenant, credential.bearer) : auth.cachedBasicCaller(tenant, credential.basic);
       if (caller !== undefined) return this.#contextOf(facts, tenant, tenants.globalSettings, caller);
     }
-    return this.#resolveSlowly(facts, token);
+    return this.#resolveSlowly(facts, credential);
   }
 
   /**
@@ -59,12 +74,19 @@ export class RequestContextResolver {
     return ctx;
   }
 
-  async #resolveSlowly(facts: RequestFacts, token: string | undefined): Promise<RequestContext> {
+  async #resolveSlowly(facts: RequestFacts, credential: Credential): Promise<RequestContext> {
     const { tenants, auth } = this.#services;
     const tenant = await tenants.resolve(facts.host);
     const settings = await tenants.settingsOf(tenant);
-    const caller = await auth.authenticate(tenant, token);
-    return this.#contextOf(facts, tenant, settings, caller);
+    if (credential === undefined || 'bearer' in credential) {
+      return this.#contextOf(facts, tenant, settings, await auth.authenticate(tenant, credential?.bearer));
+    }
+    try {
+      return this.#contextOf(facts, tenant, settings, await auth.authenticateBasic(tenant, credential.basic));
+    } catch (err) {
+      // Answered by the read-access step, once the request is counted against the anonymous limit.
+      return { ...this.#contextOf(facts, tenant, settings, null), credentialError: err as Error };
+    }
   }
 
   #contextOf(facts: RequestFacts, tenant: TenantId, settings: EffectiveSettings, caller: Caller | null): RequestContext {
@@ -86,9 +108,16 @@ export class RequestContextResolver {
   }
 }
 
-function bearerToken(header: string | undefined): string | undefined {
+function credentialOf(facts: RequestFacts): Credential {
+  const header = facts.authorization;
   if (!header) return undefined;
-  // Other schemes (Basic from an old `_auth` setting) are treated as anonymous.
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  return match?.[1];
+  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (bearer) return { bearer: bearer[1]! };
+  const basic = facts.basic ? /^Basic\s+([A-Za-z0-9+/]+={0,2})\s*$/i.exec(header) : null;
+  if (!basic) return undefined;
+  // RFC 7617: name and password are split at the first colon; a name cannot hold one.
+  const decoded = Buffer.from(basic[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon <= 0) return { basic: { name: decoded, password: '', clientIp: facts.clientIp } };
+  return { basic: { name: decoded.slice(0, colon), password: decoded.slice(colon + 1), clientIp: facts.clientIp } };
 }

@@ -17,6 +17,8 @@ export function requestContextStep(contexts: RequestContextResolver, addressing:
         host: addressing.host(raw),
         protocol: addressing.protocol(raw),
         authorization: raw.headers.authorization,
+        clientIp: request.ip,
+        basic: request.routeOptions.config?.openAccess !== true,
       });
       if (!(resolved instanceof Promise)) {
         request.ctx = resolved;

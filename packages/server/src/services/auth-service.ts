@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { ProtocolError, type LoginResponse } from '@pkg/protocol';
 import type { Caller } from '../context.js';
 import type { ServerDeps } from '../deps.js';
@@ -13,6 +13,14 @@ export interface LoginInput {
   password: string;
   email: string | undefined;
   /** The caller's address, for throttling failed logins. */
+  clientIp: string;
+}
+
+/** Name and password sent with a request (`Authorization: Basic`, npm's and Unity's `_auth`). */
+export interface BasicCredentials {
+  name: string;
+  password: string;
+  /** The caller's address, for throttling wrong passwords as failed logins. */
   clientIp: string;
 }
 
@@ -65,6 +73,11 @@ export class AuthService {
   readonly #deps: AuthServiceDeps;
   readonly #throttle: LoginThrottle;
   readonly #callers = new Map<string, CachedCaller>();
+  /**
+   * Keys the cache entries of Basic credentials: the cache holds an HMAC of name and password
+   * under this per-process key, never the password or a plain hash of it.
+   */
+  readonly #basicKey = randomBytes(32);
 
   constructor(deps: AuthServiceDeps, counters: CounterStore) {
     this.#deps = deps;
@@ -186,8 +199,7 @@ export class AuthService {
     if (!user || user.disabled) return null;
     const caller: Caller = { user: record.user, email: user.email, tokenHash: hash, readonly: record.readonly };
     // A write during the reads above changed the version: the next request asks again.
-    if (this.#callers.size >= TOKEN_CACHE_SIZE) this.#callers.delete(this.#callers.keys().next().value!);
-    this.#callers.set(key, { caller, expiresAt, version, recheckAt: performance.now() + TOKEN_CACHE_MS });
+    this.#remember(key, { caller, expiresAt, version, recheckAt: performance.now() + TOKEN_CACHE_MS });
     return caller;
   }
 
@@ -198,6 +210,48 @@ export class AuthService {
   cachedCaller(tenant: TenantId, token: string): Caller | null | undefined {
     if (token.length === 0 || token.length > 512) return null;
     return this.#known(`${tenant}\0${hashToken(token)}`, this.#deps.registry.credentialsVersion?.());
+  }
+
+  /**
+   * The caller behind a name and password sent with a request, checked as a login checks them
+   * (same throttle, a disabled user refused, an unknown name costing the same password work) but
+   * never creating an account. Wrong: 401 `Invalid credentials`; throttled: 429. A verified pair
+   * is remembered as tokens are, so a client sending it with every request pays the password
+   * hash once.
+   */
+  async authenticateBasic(tenant: TenantId, credentials: BasicCredentials): Promise<Caller> {
+    const key = this.#basicCacheKey(tenant, credentials);
+    const version = this.#deps.metadata.credentialsVersion?.();
+    const known = this.#known(key, version);
+    if (known) return known;
+    const { name, password, clientIp } = credentials;
+    if (!USER_NAME.test(name) || password.length === 0 || password.length > 1024) throw invalidCredentials();
+    await this.#throttle.check(tenant, name, clientIp);
+    const user = await this.#deps.metadata.getUser(tenant, name);
+    const valid = await verifyPassword(password, user?.passwordHash ?? (await dummyPasswordHash()));
+    if (!user || !valid || user.disabled) {
+      await this.#throttle.recordFailure(tenant, name, clientIp);
+      throw invalidCredentials();
+    }
+    await this.#throttle.recordSuccess(tenant, name);
+    const caller: Caller = { user: user.name, email: user.email, readonly: false };
+    this.#remember(key, { caller, expiresAt: null, version, recheckAt: performance.now() + TOKEN_CACHE_MS });
+    return caller;
+  }
+
+  /** `authenticateBasic`'s answer when the cache knows it without a read, else undefined. */
+  cachedBasicCaller(tenant: TenantId, credentials: BasicCredentials): Caller | undefined {
+    return this.#known(this.#basicCacheKey(tenant, credentials), this.#deps.metadata.credentialsVersion?.()) ?? undefined;
+  }
+
+  #basicCacheKey(tenant: TenantId, { name, password }: BasicCredentials): string {
+    const mac = createHmac('sha256', this.#basicKey).update(`${name}\0${password}`).digest('hex');
+    return `${tenant}\0basic\0${mac}`;
+  }
+
+  #remember(key: string, entry: CachedCaller): void {
+    if (this.#callers.size >= TOKEN_CACHE_SIZE) this.#callers.delete(this.#callers.keys().next().value!);
+    this.#callers.set(key, entry);
   }
 
   #known(key: string, version: number | undefined): Caller | null | undefined {

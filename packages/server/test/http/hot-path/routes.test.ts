@@ -131,10 +131,18 @@ describe('on the global registry', () => {
       status: 401,
     },
     {
-      label: 'whoami with Basic auth (anonymous)',
+      label: 'whoami with Basic credentials',
       exchange: () => ({
         path: '/-/whoami',
         headers: { authorization: `Basic ${Buffer.from('alice:secret-password').toString('base64')}` },
+      }),
+      status: 200,
+    },
+    {
+      label: 'a document with a wrong Basic password',
+      exchange: () => ({
+        path: `/${HOT}`,
+        headers: { authorization: `Basic ${Buffer.from('alice:wrong-password').toString('base64')}` },
       }),
       status: 401,
     },
