@@ -155,7 +155,8 @@ export class CommandContext {
       const upm = await readUpmCredential(this.deps.fs, file, registry);
       if (!upm) return { token: null };
       this.reporter.debug(`using the credential for ${registry} from ${file}`);
-      return { token: upm.value, scheme: upm.scheme, lazy: !upm.alwaysAuth, source: `the token in ${file}` };
+      const source = upm.scheme === 'Basic' ? `the _auth name and password in ${file}` : `the token in ${file}`;
+      return { token: upm.value, scheme: upm.scheme, lazy: !upm.alwaysAuth, source };
     } catch (err) {
       // Once per run, however many registries the project names.
       if (!this.#upmconfigWarned) {

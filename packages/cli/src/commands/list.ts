@@ -1,4 +1,4 @@
-import { REGISTRY_OPTION, type Command } from './types.js';
+import { PROJECT_REGISTRY_OPTION, type Command } from './types.js';
 import { ENGINE_OPTION, ENGINE_VERSION_OPTION, GLOBAL_OPTION } from '../project/options.js';
 
 interface ListOptions {
@@ -17,7 +17,7 @@ export const list: Command<ListOptions> = {
   options: [
     { flags: '--outdated', description: 'show only packages with a newer compatible version' },
     GLOBAL_OPTION,
-    REGISTRY_OPTION,
+    PROJECT_REGISTRY_OPTION,
     ENGINE_OPTION,
     ENGINE_VERSION_OPTION,
   ],

@@ -14,8 +14,15 @@ export const publish: Command<PublishOptions> = {
   arguments: [{ name: 'folder', description: 'the package folder (default: the working directory)' }],
   options: [
     { flags: '--dry-run', description: 'check and pack, print what would be published, and publish nothing' },
-    { flags: '--tag <tag>', description: 'the dist-tag to publish under (default: latest)' },
-    REGISTRY_OPTION,
+    {
+      flags: '--tag <tag>',
+      description: 'the dist-tag to publish under (default: publishConfig.tag of package.json, else latest)',
+    },
+    {
+      ...REGISTRY_OPTION,
+      description:
+        'registry to publish to (default: publishConfig.registry of package.json, else the `registry` setting or PKG_REGISTRY)',
+    },
   ],
   examples: ['pkg publish --dry-run', 'pkg publish Packages/com.vendor.tool', 'pkg publish --tag beta --json'],
   async run(ctx, { args, options }) {

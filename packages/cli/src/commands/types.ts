@@ -55,3 +55,10 @@ export const REGISTRY_OPTION: OptionSpec = {
   flags: '--registry <url>',
   description: 'registry URL (default: the `registry` setting, or PKG_REGISTRY)',
 };
+
+/** `--registry` on the project commands, where every package has its own registry. */
+export const PROJECT_REGISTRY_OPTION: OptionSpec = {
+  flags: '--registry <url>',
+  description:
+    'only the packages that come from this registry; naming one from another is refused (default: every package, each from the registry the manifest names for it)',
+};

@@ -1,4 +1,4 @@
-import { REGISTRY_OPTION, type Command } from './types.js';
+import { PROJECT_REGISTRY_OPTION, type Command } from './types.js';
 import { ENGINE_OPTION, ENGINE_VERSION_OPTION, FORCE_OPTION, GLOBAL_OPTION, nameList } from '../project/options.js';
 
 interface UninstallOptions {
@@ -15,7 +15,7 @@ export const uninstall: Command<UninstallOptions> = {
   description:
     "Remove packages from the project's manifest, and the scopes of the registry's scoped-registry entry that no remaining dependency needs (the entry goes when none is left). In a Godot or Unreal project, the package's folder and everything only it needed go too, and the project file is edited back. With --global: remove global packages.",
   arguments: [{ name: 'package', description: 'packages to remove', required: true, variadic: true }],
-  options: [REGISTRY_OPTION, ENGINE_OPTION, ENGINE_VERSION_OPTION, FORCE_OPTION, GLOBAL_OPTION],
+  options: [PROJECT_REGISTRY_OPTION, ENGINE_OPTION, ENGINE_VERSION_OPTION, FORCE_OPTION, GLOBAL_OPTION],
   examples: ['pkg uninstall com.vendor.input', 'pkg uninstall --global com.vendor.tools'],
   async run(ctx, { args, options }) {
     const names = nameList(args.package);

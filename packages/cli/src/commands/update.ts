@@ -1,4 +1,4 @@
-import { REGISTRY_OPTION, type Command } from './types.js';
+import { PROJECT_REGISTRY_OPTION, type Command } from './types.js';
 import {
   ENGINE_OPTION,
   ENGINE_VERSION_OPTION,
@@ -30,7 +30,7 @@ export const update: Command<UpdateOptions> = {
   options: [
     { flags: '--dry-run', description: 'show what would be updated and change nothing' },
     GLOBAL_OPTION,
-    REGISTRY_OPTION,
+    PROJECT_REGISTRY_OPTION,
     SAVE_OPTION,
     { flags: '--latest', description: 'allow new major versions (by default updates stay within the current major)' },
     ENGINE_OPTION,

@@ -119,17 +119,7 @@ export async function globalUninstall(ctx: CommandContext, names: string[], regi
     const manifest = await store.readAll();
     const installed = manifest.dependencies;
     assertInstalled(installed, names);
-    if (registryFlag !== undefined) {
-      for (const name of names) {
-        const from = manifest.registries[name] ?? registry;
-        if (!sameRegistryUrl(from, registry)) {
-          throw new ClientError('GLOBAL_NOT_INSTALLED', {
-            message: `package '${name}' is not installed globally from ${registry}`,
-            hint: `It came from ${from}; run without --registry to remove it.`,
-          });
-        }
-      }
-    }
+    assertFromRegistry(manifest, names, registry, registryFlag);
     const remaining = { ...installed };
     for (const name of names) {
       await store.remove(name);
@@ -139,6 +129,25 @@ export async function globalUninstall(ctx: CommandContext, names: string[], regi
     const removed = names.map((name) => ({ package: name, version: installed[name]! }));
     return uninstallReport(header, { kind: 'plan', removed, dependencies: remaining, registryEntries: [] }, null);
   });
+}
+
+/** With `--registry`, a package named on the command line must have come from it. */
+function assertFromRegistry(
+  manifest: GlobalManifest,
+  names: readonly string[],
+  registry: string,
+  registryFlag: string | undefined,
+) {
+  if (registryFlag === undefined) return;
+  for (const name of names) {
+    const from = manifest.registries[name] ?? registry;
+    if (!sameRegistryUrl(from, registry)) {
+      throw new ClientError('GLOBAL_NOT_INSTALLED', {
+        message: `package '${name}' is not installed globally from ${registry}`,
+        hint: `It came from ${from}; run without --registry to act on it.`,
+      });
+    }
+  }
 }
 
 /** With `--registry`, only the packages that came from it. */
@@ -177,6 +186,7 @@ export async function globalUpdate(ctx: CommandContext, names: string[], options
     const manifest = await store.readAll();
     const installed = manifest.dependencies;
     assertInstalled(installed, names);
+    assertFromRegistry(manifest, names, registry, options.registry);
     const registries = globalRegistries(ctx, registry, manifest);
     const only = new Set(Object.keys(installed).filter(inRun(manifest, registry, options.registry)));
     const documents: DocumentMap = new Map();

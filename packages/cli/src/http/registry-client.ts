@@ -355,9 +355,11 @@ export class RegistryClient {
     }
     if (err.status === 401) {
       const login = `pkg login --registry ${this.registry}`;
+      // A name and password (upmconfig's `_auth`) are not revoked: they are wrong.
+      const why = this.#options.tokenScheme === 'Basic' ? 'the name or the password is wrong' : 'it was revoked or has expired';
       return this.authenticated
         ? new ClientError('TOKEN_REJECTED', {
-            hint: `${this.registry} rejected ${this.#options.tokenSource ?? 'the token'}: it was revoked or has expired. Run \`${login}\` again.`,
+            hint: `${this.registry} rejected ${this.#options.tokenSource ?? 'the token'}: ${why}. Run \`${login}\` again.`,
           })
         : new ClientError('AUTH_REQUIRED', {
             message: `Authentication required by ${this.registry}`,

@@ -96,14 +96,7 @@ export async function projectUninstall(ctx: CommandContext, names: string[], opt
     }
   }
   const registries = await projectRegistries(ctx, open, options.registry !== undefined ? { flag: options.registry } : {});
-  for (const name of names) {
-    if (!registries.inRun(name)) {
-      throw new ClientError('PACKAGE_NOT_IN_PROJECT', {
-        message: `package '${name}' does not come from ${registries.inEffect}`,
-        hint: `It comes from ${registries.set.registryOf(name)}; run without --registry to remove it.`,
-      });
-    }
-  }
+  registries.refuseOutsideRun(names);
   if (installsFiles(open)) {
     const plan = planUninstall(dependencies, names, registries.context(new Map()));
     if (plan.kind !== 'plan') throw new Error('uninstall without scopes needs no documents');

@@ -10,6 +10,7 @@ import { planContextFor, type OpenProject } from './open-project.js';
 import type { DocumentMap } from './registry-documents.js';
 import { RegistrySet } from './registry-set.js';
 import type { RegistryClient } from '../http/registry-client.js';
+import { ClientError } from '../output/errors.js';
 
 export interface ProjectRegistries {
   /** The registry in effect (`--registry`, PKG_REGISTRY, the config, the default). */
@@ -23,6 +24,11 @@ export interface ProjectRegistries {
   context(documents: DocumentMap): PlanContext;
   /** The client of the registry `record` came from. */
   clientFor(record: VersionRecord): Promise<RegistryClient>;
+  /**
+   * Stops when a package named on the command line is not one of `--registry`'s: naming both is
+   * a contradiction, and doing nothing (or something else) silently would hide it.
+   */
+  refuseOutsideRun(names: readonly string[]): void;
 }
 
 export interface ProjectRegistriesOptions {
@@ -62,13 +68,23 @@ export async function projectRegistries(
       }
     : undefined;
   const only = options.flag !== undefined && !options.explicit ? normalizeRegistryUrl(inEffect) : undefined;
+  const inRun = (name: string) => only === undefined || sameRegistryUrl(set.registryOf(name), only);
   return {
     inEffect,
     routing,
     set,
     scopes,
-    inRun: (name) => only === undefined || sameRegistryUrl(set.registryOf(name), only),
+    inRun,
     context: (documents) => planContextFor(engine, open.version, documents, set),
     clientFor: (record) => set.client(set.registryOf(record.name)),
+    refuseOutsideRun(names) {
+      const outside = names.find((name) => !inRun(name));
+      if (outside === undefined) return;
+      const from = engine.isBuiltIn(outside) ? 'is built into the editor' : `comes from ${set.registryOf(outside)}`;
+      throw new ClientError('PACKAGE_NOT_IN_PROJECT', {
+        message: `package '${outside}' does not come from ${inEffect}`,
+        hint: `It ${from}; run without --registry to act on it.`,
+      });
+    },
   };
 }

@@ -40,6 +40,7 @@ export async function projectUpdate(ctx: CommandContext, names: string[], option
     }
   }
   const registries = await projectRegistries(ctx, open, options.registry !== undefined ? { flag: options.registry } : {});
+  registries.refuseOutsideRun(names);
   const only = options.registry !== undefined ? new Set(Object.keys(dependencies).filter(registries.inRun)) : undefined;
   const documents: DocumentMap = new Map();
   let context: PlanContext | undefined;

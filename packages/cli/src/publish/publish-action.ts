@@ -2,7 +2,7 @@
 import path from 'node:path';
 import semver from 'semver';
 import type { CommandContext } from '../context.js';
-import { registryEndpoint } from '../http/registry-url.js';
+import { parseRegistryUrl, registryEndpoint, type RegistryUrl } from '../http/registry-url.js';
 import { ClientError } from '../output/errors.js';
 import { SEPARATOR } from '../output/format.js';
 import type { CommandResult } from '../output/reporter.js';
@@ -48,9 +48,11 @@ async function readManifest(ctx: CommandContext, folder: string): Promise<Record
   }
 }
 
+// npm refuses a tag that reads as a version or range: `pkg add name@<tag>` would be ambiguous.
+const isTag = (tag: string) => /^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(tag) && semver.validRange(tag) === null;
+
 function checkTag(tag: string): void {
-  // npm refuses a tag that reads as a version or range: `pkg add name@<tag>` would be ambiguous.
-  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(tag) || semver.validRange(tag) !== null) {
+  if (!isTag(tag)) {
     throw new ClientError('USAGE', {
       message: `Invalid --tag '${tag}': a dist-tag is a word such as beta, and cannot look like a version or range`,
       hint: null,
@@ -58,15 +60,51 @@ function checkTag(tag: string): void {
   }
 }
 
+/** package.json's `publishConfig` as npm reads it for a publish: its registry and tag. */
+interface PublishConfig {
+  registry?: RegistryUrl;
+  tag?: string;
+}
+
+function publishConfigOf(manifest: Record<string, unknown>, folder: string): PublishConfig {
+  const config = manifest.publishConfig;
+  if (config === undefined) return {};
+  const invalid = (problem: string) =>
+    new ClientError('PACKAGE_INVALID', {
+      message: `Cannot publish ${folder}: ${problem}`,
+      hint: 'Fix publishConfig in package.json, or remove it; --registry and --tag take precedence over it.',
+    });
+  if (typeof config !== 'object' || config === null || Array.isArray(config)) throw invalid('publishConfig is not an object');
+  const { registry, tag } = config as Record<string, unknown>;
+  const result: PublishConfig = {};
+  if (registry !== undefined) {
+    if (typeof registry !== 'string') throw invalid('publishConfig.registry is not a string');
+    try {
+      result.registry = parseRegistryUrl(registry);
+    } catch (err) {
+      throw invalid(`publishConfig.registry: ${(err as Error).message}`);
+    }
+  }
+  if (tag !== undefined) {
+    if (typeof tag !== 'string' || !isTag(tag)) {
+      throw invalid(`publishConfig.tag '${String(tag)}' is not a dist-tag (a word such as beta, not a version or range)`);
+    }
+    result.tag = tag;
+  }
+  return result;
+}
+
 export async function publishFolder(
   ctx: CommandContext,
   folderArg: string | undefined,
   options: PublishOptions,
 ): Promise<CommandResult> {
-  const tag = options.tag ?? 'latest';
-  checkTag(tag);
+  if (options.tag !== undefined) checkTag(options.tag);
   const folder = path.resolve(ctx.deps.cwd, folderArg ?? '.');
   const manifest = await readManifest(ctx, folder);
+  // As npm: the command line wins over publishConfig, which wins over the environment and config.
+  const publishConfig = publishConfigOf(manifest, folder);
+  const tag = options.tag ?? publishConfig.tag ?? 'latest';
   const files = await packFileList(folder, manifest);
   const problems = [...manifestProblems(manifest), ...metaProblems(files.map((f) => f.path))];
   if (problems.length > 0) {
@@ -76,7 +114,8 @@ export async function publishFolder(
       hint: `${rest.length > 0 ? `Also: ${rest.join('; ')}. ` : ''}Fix the package (Unity writes .meta files when it imports the folder), then run pkg publish again; --dry-run checks without publishing.`,
     });
   }
-  const registry = await ctx.registryUrl(options.registry);
+  const fromPublishConfig = options.registry === undefined && publishConfig.registry !== undefined;
+  const registry = fromPublishConfig ? publishConfig.registry! : await ctx.registryUrl(options.registry);
   const name = manifest.name as string;
   const version = manifest.version as string;
 
@@ -108,7 +147,7 @@ export async function publishFolder(
         progress.done();
       }
     }
-    return publishReport({ name, version, tag, registry, filename, packed, dryRun: options.dryRun ?? false });
+    return publishReport({ name, version, tag, registry, fromPublishConfig, filename, packed, dryRun: options.dryRun ?? false });
   } finally {
     await ctx.deps.fs.rm(work, { recursive: true, force: true });
   }
@@ -119,13 +158,15 @@ interface PublishReportInput {
   version: string;
   tag: string;
   registry: string;
+  /** The registry is package.json's publishConfig.registry. */
+  fromPublishConfig: boolean;
   filename: string;
   packed: PackResult;
   dryRun: boolean;
 }
 
 function publishReport(input: PublishReportInput): CommandResult {
-  const { name, version, tag, registry, filename, packed, dryRun } = input;
+  const { name, version, tag, registry, fromPublishConfig, filename, packed, dryRun } = input;
   const sizes = packed.files.map((f) => npmSize(f.size));
   const width = Math.max(...sizes.map((s) => s.length));
   const message = dryRun
@@ -145,7 +186,7 @@ function publishReport(input: PublishReportInput): CommandResult {
     dryRun ? 'Publish Preview' : 'Publish',
     SEPARATOR,
     `Package: ${name}@${version}`,
-    `Registry: ${registry}`,
+    `Registry: ${registry}${fromPublishConfig ? ' (publishConfig.registry)' : ''}`,
     `Tag: ${tag}`,
     '',
     'Tarball Contents:',

@@ -148,6 +148,22 @@ describe('a project with several registries (built binary)', () => {
     expect(JSON.parse(narrowed.stdout).packages.map((p: { package: string }) => p.package)).toEqual(['com.beta.ui']);
     expect(asked(alpha, marks[0]!)).toEqual([]);
 
+    // A package named with a --registry that does not serve it is refused, not silently skipped.
+    const before = await project.read('Packages/manifest.json');
+    for (const [command, name, from] of [
+      ['update', 'com.alpha.app', `comes from ${alpha.url}`],
+      ['uninstall', 'com.alpha.app', `comes from ${alpha.url}`],
+      ['uninstall', 'com.unity.textmeshpro', `comes from ${UNITY}`],
+      ['update', 'com.unity.modules.ui', 'is built into the editor'],
+    ] as const) {
+      const refused = await pkg([command, name, '--registry', beta.url], project.dir);
+      expect(refused.code, `${command} ${name}`).toBe(1);
+      expect(refused.stderr).toBe(
+        `Error: package '${name}' does not come from ${beta.url}\nHint: It ${from}; run without --registry to act on it.\n`,
+      );
+    }
+    expect(await project.read('Packages/manifest.json')).toBe(before);
+
     marks = [alpha.logLines.length, beta.logLines.length];
     const updated = await pkg(['update', '--json'], project.dir);
     expect(updated.stderr).toBe('');
@@ -349,5 +365,37 @@ describe("Unity's credentials (built binary)", () => {
     }
     // The token never shows.
     expect(without.stderr).not.toContain(guardedToken);
+  });
+
+  it('reads and installs from it with `_auth` (Basic name and password), which our registry checks as a login', async () => {
+    const project = await tmpUnityProject({
+      'Packages/manifest.json': {
+        dependencies: { 'com.guarded.kit': '1.0.0' },
+        scopedRegistries: [{ name: 'guarded', url: guarded.url, scopes: ['com.guarded'] }],
+      },
+    });
+    const auth = (password: string, alwaysAuth: boolean) =>
+      `[npmAuth."${guarded.url}"]\n_auth = "${Buffer.from(`publisher:${password}`).toString('base64')}"\nalwaysAuth = ${alwaysAuth}\n`;
+
+    for (const alwaysAuth of [true, false]) {
+      const file = path.join(home.dir, `upmconfig-auth-${alwaysAuth}.toml`);
+      await writeFile(file, auth('secret-password', alwaysAuth));
+      const listed = await pkg(['list', '--json'], project.dir, { UPM_USER_CONFIG_FILE: file });
+      expect(listed.stderr).toBe('');
+      expect(listed.code).toBe(0);
+      expect(JSON.parse(listed.stdout).packages).toMatchObject([{ package: 'com.guarded.kit', latest_compatible: '1.5.0' }]);
+      const installed = await pkg(['install', '--json'], project.dir, { UPM_USER_CONFIG_FILE: file });
+      expect(installed.code).toBe(0);
+      expect(JSON.parse(installed.stdout).fetched).toMatchObject([{ package: 'com.guarded.kit', version: '1.0.0' }]);
+    }
+
+    const file = path.join(home.dir, 'upmconfig-auth-wrong.toml');
+    await writeFile(file, auth('not-the-password', true));
+    const wrong = await pkg(['list'], project.dir, { UPM_USER_CONFIG_FILE: file });
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toBe(
+      `Error: failed to fetch package information\nHint: com.guarded.kit: Authentication failed: the registry rejected the stored token. ${guarded.url} rejected the _auth name and password in ${file}: the name or the password is wrong. Run \`pkg login --registry ${guarded.url}\` again.\n`,
+    );
+    expect(wrong.stderr).not.toContain('not-the-password');
   });
 });

@@ -167,6 +167,47 @@ describe('pkg publish (built binary)', () => {
     );
   });
 
+  it("honours package.json's publishConfig (registry, tag) below --registry and --tag, as npm does", async () => {
+    const other = await startRegistry();
+    try {
+      await loginUser(other.url, 'company', 'company-password');
+      const dir = await unityPackage('com.example.configured', '1.0.0', { publishConfig: { registry: other.url, tag: 'beta' } });
+
+      const preview = await pkg(['publish', dir, '--dry-run']);
+      expect(preview.code).toBe(0);
+      expect(preview.stdout).toContain(`Registry: ${other.url} (publishConfig.registry)\nTag: beta\n`);
+
+      // PKG_TOKEN belongs to the registry in effect (PKG_REGISTRY): a package.json naming another
+      // registry does not get it.
+      const refused = await pkg(['publish', dir], { PKG_TOKEN: token });
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(`Error: Authentication required by ${other.url}\n`);
+
+      // With Unity's credentials for that registry (here a name and password, `_auth`).
+      const upmconfig = path.join(work, 'publish-upmconfig.toml');
+      const auth = Buffer.from('company:company-password').toString('base64');
+      await writeFile(upmconfig, `[npmAuth."${other.url}"]\n_auth = "${auth}"\nalwaysAuth = true\n`);
+      const published = await pkg(['publish', dir, '--json'], { UPM_USER_CONFIG_FILE: upmconfig });
+      expect(published.stderr).toBe('');
+      expect(JSON.parse(published.stdout)).toMatchObject({ registry: other.url, tag: 'beta', published: true });
+      const document = await (await fetch(`${other.url}/com.example.configured`)).json();
+      expect(document['dist-tags']).toEqual({ beta: '1.0.0', latest: '1.0.0' });
+      expect(document.maintainers).toEqual([{ name: 'company', email: 'company@example.com' }]);
+
+      // The command line wins.
+      const flags = await pkg(['publish', dir, '--registry', registry.url, '--tag', 'next'], { PKG_TOKEN: token });
+      expect(flags.stderr).toBe('');
+      expect(flags.stdout).toContain(`Published com.example.configured@1.0.0 to ${registry.url} with tag next\n`);
+
+      const bad = await unityPackage('com.example.badconfig', '1.0.0', { publishConfig: { registry: 'http://example.com' } });
+      const invalid = await pkg(['publish', bad, '--dry-run']);
+      expect(invalid.code).toBe(1);
+      expect(invalid.stderr.startsWith(`Error: Cannot publish ${bad}: publishConfig.registry: Refusing`)).toBe(true);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('streams a big package, with a progress bar in a terminal while the upload lasts', async () => {
     const dir = await unityPackage('com.example.big', '1.0.0');
     // Random bytes do not compress: the tarball stays about as big as the file.

@@ -108,6 +108,17 @@ describe('global packages', () => {
     // --registry narrows to that registry's packages: none come from the one on port 9.
     const narrowed = await run(deps, ['list', '--global', '--json', '--registry', 'http://127.0.0.1:9']);
     expect(JSON.parse(narrowed.stdout).packages).toEqual([]);
+    // Naming a package that registry did not serve is refused, by update and uninstall alike.
+    for (const command of ['update', 'uninstall']) {
+      const refused = await run(deps, [command, '--global', 'com.fixture.core', '--registry', 'http://127.0.0.1:9', '--json']);
+      expect(refused.code, command).toBe(1);
+      expect(JSON.parse(refused.stdout)).toEqual({
+        success: false,
+        code: 'GLOBAL_NOT_INSTALLED',
+        error: "package 'com.fixture.core' is not installed globally from http://127.0.0.1:9",
+        hint: `It came from ${registry.url}; run without --registry to act on it.`,
+      });
+    }
     expect((await run(deps, ['uninstall', '--global', 'com.fixture.core'])).code).toBe(0);
   });
 });
