@@ -106,11 +106,18 @@ export async function projectUninstall(ctx: CommandContext, names: string[], opt
   const entries = open.manifest.manifest.scopedRegistries;
   // Scopes are only worked out when there are entries to shrink: no registry call otherwise.
   const scoped = registries.scopes !== undefined && entries.length > 0;
+  const withoutScopes = () => planUninstall(dependencies, names, registries.context(new Map()));
   const plan = scoped
     ? await planWithDocuments(registries.set, new Map(), (docs) =>
         planUninstall(dependencies, names, registries.context(docs), { entries }),
-      )
-    : planUninstall(dependencies, names, registries.context(new Map()));
+      ).catch((err: unknown) => {
+        // Removing a package must not need its registry (it may be gone for good, which is often
+        // why it is removed); only tidying the scopes does, and extra scopes harm nobody.
+        if (!(err instanceof ClientError) || err.code !== 'FETCH_FAILED') throw err;
+        ctx.reporter.warn(`The scopes of scopedRegistries were left as they are: ${err.hint ?? err.message}`);
+        return withoutScopes();
+      })
+    : withoutScopes();
   if (plan.kind !== 'plan') throw new Error('uninstall without scopes needs no documents');
   const applied = await applyManifestChange(
     open,

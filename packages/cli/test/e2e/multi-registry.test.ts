@@ -262,6 +262,27 @@ describe('a project with several registries (built binary)', () => {
     });
   });
 
+  it('uninstalls a package whose registry cannot be reached, leaving the scopes as they are', async () => {
+    const manifest = {
+      dependencies: { 'com.alpha.app': '1.0.0', 'com.gone.tool': '1.0.0' },
+      scopedRegistries: [
+        { name: 'alpha', url: alpha.url, scopes: ['com.alpha'] },
+        { name: 'gone', url: DEAD, scopes: ['com.gone'] },
+      ],
+    };
+    const project = await tmpUnityProject({ 'Packages/manifest.json': manifest });
+    const removed = await pkg(['uninstall', 'com.gone.tool', '--json'], project.dir);
+    expect(removed.code).toBe(0);
+    expect(JSON.parse(removed.stdout)).toMatchObject({ removed: [{ package: 'com.gone.tool', version: '1.0.0' }] });
+    expect(removed.stderr).toMatch(
+      /^Warning: The scopes of scopedRegistries were left as they are: com\.gone\.tool: Failed to connect to registry\. /,
+    );
+    expect(JSON.parse(await project.read('Packages/manifest.json'))).toEqual({
+      ...manifest,
+      dependencies: { 'com.alpha.app': '1.0.0' },
+    });
+  });
+
   it('refuses a scope listed by two entries, naming both, and changes nothing', async () => {
     const manifest = {
       dependencies: { 'com.beta.ui': '1.0.0' },
