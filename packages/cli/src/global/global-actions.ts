@@ -177,7 +177,9 @@ export async function globalList(ctx: CommandContext, outdated: boolean, registr
       registry: registries.registryOf(name),
     };
   });
-  return listReport(header, packages, outdated);
+  // As in a project: the registries asked, when they are not just the one in effect.
+  const asked = registries.registriesAsked;
+  return listReport({ ...header, ...(asked.length > 0 ? { registries: asked } : {}) }, packages, outdated);
 }
 
 export async function globalUpdate(ctx: CommandContext, names: string[], options: ProjectUpdateOptions): Promise<CommandResult> {
