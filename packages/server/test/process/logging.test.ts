@@ -43,7 +43,10 @@ describe('request log', () => {
     expect((await call(`/-/whoami?token=${token}`)).status).toBe(401);
     const basic = Buffer.from(`logger:correct horse battery staple`).toString('base64');
     secrets.push(basic);
-    expect((await call('/-/whoami', { headers: { authorization: `Basic ${basic}` } })).status).toBe(401);
+    expect((await call('/-/whoami', { headers: { authorization: `Basic ${basic}` } })).status).toBe(200);
+    const wrongBasic = Buffer.from(`logger:wrong-password-3`).toString('base64');
+    secrets.push(wrongBasic, 'wrong-password-3');
+    expect((await call('/-/whoami', { headers: { authorization: `Basic ${wrongBasic}` } })).status).toBe(401);
     expect((await call(`/-/user/token/${token}/extra`)).status).toBe(404);
     // URLs fastify refuses before routing: a bad percent-encoding, a segment over the length limit.
     expect((await call(`/-/user/token/${token}%E0%A4%A`, { method: 'DELETE' })).status).toBe(400);
