@@ -36,6 +36,8 @@ export async function fetchDocument(client: RegistryClient, name: string): Promi
     return document;
   } catch (err) {
     if (err instanceof ClientError && err.code === 'PACKAGE_NOT_FOUND') return null;
+    // A 401 already names the registry and how to log in to it; wrapped, --json would hide it.
+    if (err instanceof ClientError && (err.code === 'AUTH_REQUIRED' || err.code === 'TOKEN_REJECTED')) throw err;
     const cause = err instanceof Error ? err.message : String(err);
     const hint = err instanceof ClientError && err.hint ? ` ${err.hint}` : '';
     throw new ClientError('FETCH_FAILED', { hint: `${name}: ${cause}.${hint}`, cause: err });

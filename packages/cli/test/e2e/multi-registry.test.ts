@@ -365,8 +365,10 @@ describe("Unity's credentials (built binary)", () => {
     });
     const without = await pkg(['list'], project.dir);
     expect(without.code).toBe(1);
-    expect(without.stderr).toContain(`Authentication required by ${guarded.url}`);
+    expect(without.stderr).toContain(`Error: Authentication required by ${guarded.url}\n`);
     expect(without.stderr).toContain(`pkg login --registry ${guarded.url}`);
+    const withoutJson = await pkg(['list', '--json'], project.dir);
+    expect(JSON.parse(withoutJson.stdout)).toMatchObject({ success: false, code: 'AUTH_REQUIRED' });
 
     for (const alwaysAuth of [true, false]) {
       const file = path.join(home.dir, `upmconfig-${alwaysAuth}.toml`);
@@ -415,7 +417,7 @@ describe("Unity's credentials (built binary)", () => {
     const wrong = await pkg(['list'], project.dir, { UPM_USER_CONFIG_FILE: file });
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toBe(
-      `Error: failed to fetch package information\nHint: com.guarded.kit: Authentication failed: the registry rejected the stored token. ${guarded.url} rejected the _auth name and password in ${file}: the name or the password is wrong. Run \`pkg login --registry ${guarded.url}\` again.\n`,
+      `Error: Authentication failed: the registry rejected the stored token\nHint: ${guarded.url} rejected the _auth name and password in ${file}: the name or the password is wrong. Run \`pkg login --registry ${guarded.url}\` again.\n`,
     );
     expect(wrong.stderr).not.toContain('not-the-password');
   });

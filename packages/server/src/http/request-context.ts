@@ -15,8 +15,8 @@ export interface RequestFacts {
   /** `http` or `https` as the client sees it. */
   protocol: string;
   authorization: string | undefined;
-  /** The client's address (login throttling of Basic credentials). */
-  clientIp: string;
+  /** The client's address, for throttling Basic credentials (asked only when there are some). */
+  clientIp: () => string;
   /**
    * Whether `Authorization: Basic` is checked. Not on the routes open to all: npm's legacy login
    * sends the name and password being signed up or logged in with as Basic, and the login
@@ -118,6 +118,7 @@ function credentialOf(facts: RequestFacts): Credential {
   // RFC 7617: name and password are split at the first colon; a name cannot hold one.
   const decoded = Buffer.from(basic[1]!, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
-  if (colon <= 0) return { basic: { name: decoded, password: '', clientIp: facts.clientIp } };
-  return { basic: { name: decoded.slice(0, colon), password: decoded.slice(colon + 1), clientIp: facts.clientIp } };
+  const clientIp = facts.clientIp();
+  if (colon <= 0) return { basic: { name: decoded, password: '', clientIp } };
+  return { basic: { name: decoded.slice(0, colon), password: decoded.slice(colon + 1), clientIp } };
 }

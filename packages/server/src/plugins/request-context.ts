@@ -17,7 +17,7 @@ export function requestContextStep(contexts: RequestContextResolver, addressing:
         host: addressing.host(raw),
         protocol: addressing.protocol(raw),
         authorization: raw.headers.authorization,
-        clientIp: request.ip,
+        clientIp: () => request.ip,
         basic: request.routeOptions.config?.openAccess !== true,
       });
       if (!(resolved instanceof Promise)) {
