@@ -221,13 +221,13 @@ export class AuthService {
    */
   async authenticateBasic(tenant: TenantId, credentials: BasicCredentials): Promise<Caller> {
     const key = this.#basicCacheKey(tenant, credentials);
-    const version = this.#deps.metadata.credentialsVersion?.();
+    const version = this.#deps.registry.credentialsVersion?.();
     const known = this.#known(key, version);
     if (known) return known;
     const { name, password, clientIp } = credentials;
     if (!USER_NAME.test(name) || password.length === 0 || password.length > 1024) throw invalidCredentials();
     await this.#throttle.check(tenant, name, clientIp);
-    const user = await this.#deps.metadata.getUser(tenant, name);
+    const user = await this.#deps.registry.getUser(tenant, name);
     const valid = await verifyPassword(password, user?.passwordHash ?? (await dummyPasswordHash()));
     if (!user || !valid || user.disabled) {
       await this.#throttle.recordFailure(tenant, name, clientIp);
@@ -241,7 +241,7 @@ export class AuthService {
 
   /** `authenticateBasic`'s answer when the cache knows it without a read, else undefined. */
   cachedBasicCaller(tenant: TenantId, credentials: BasicCredentials): Caller | undefined {
-    return this.#known(this.#basicCacheKey(tenant, credentials), this.#deps.metadata.credentialsVersion?.()) ?? undefined;
+    return this.#known(this.#basicCacheKey(tenant, credentials), this.#deps.registry.credentialsVersion?.()) ?? undefined;
   }
 
   #basicCacheKey(tenant: TenantId, { name, password }: BasicCredentials): string {
