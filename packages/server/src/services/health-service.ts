@@ -32,9 +32,9 @@ export type HealthServiceDeps = Pick<ServerDeps, 'database' | 'blobs' | 'redis'>
  */
 export class HealthService {
   readonly #deps: HealthServiceDeps;
-  readonly #uplinks: { health(): UplinkHealth[] } | undefined;
+  readonly #uplinks: { health(): Promise<UplinkHealth[]> } | undefined;
 
-  constructor(deps: HealthServiceDeps, uplinks?: { health(): UplinkHealth[] }) {
+  constructor(deps: HealthServiceDeps, uplinks?: { health(): Promise<UplinkHealth[]> }) {
     this.#deps = deps;
     this.#uplinks = uplinks;
   }
@@ -42,13 +42,13 @@ export class HealthService {
   async check(): Promise<HealthReport> {
     const { blobs, redis } = this.#deps;
     const metadata = this.#deps.database;
-    const [database, storage, redisCheck] = await Promise.all([
+    const [database, storage, redisCheck, uplinks = []] = await Promise.all([
       timed(() => metadata.ping()),
       timed(() => blobs.ping()),
       redis ? timed(() => redis.ping()) : Promise.resolve(undefined),
+      this.#uplinks?.health(),
     ]);
     const status = !database.ok || !storage.ok ? 'unavailable' : redisCheck && !redisCheck.ok ? 'degraded' : 'ok';
-    const uplinks = this.#uplinks?.health() ?? [];
     return {
       status,
       checks: { database, storage, ...(redisCheck ? { redis: redisCheck } : {}) },

@@ -5,7 +5,13 @@ import { packageNotFound, parseFileName, type PackageReadService, type ReadScope
 import type { DocumentForm } from '../services/package-document.js';
 import type { Representation } from '../services/representation.js';
 import { blobKeyFor } from '../storage/blob-keys.js';
-import type { StoredPackage, TenantId, UplinkCacheRecord, UplinkCacheStore } from '../storage/ports.js';
+import {
+  GLOBAL_TENANT,
+  type StoredPackage,
+  type TenantId,
+  type UplinkCacheRecord,
+  type UplinkCacheStore,
+} from '../storage/ports.js';
 import { CircuitBreaker, type CircuitState } from './circuit-breaker.js';
 import { withLiveResults } from './live-search.js';
 import type { Uplink, UplinkRules } from './uplink-config.js';
@@ -67,11 +73,13 @@ const STALE_MEMORY_MS = 5_000;
 const RETRY_AFTER_S = 10;
 /** Largest upstream package document accepted. */
 const MAX_DOCUMENT_BYTES = 64 * 1024 * 1024;
+/** How long /-/health waits for the list of tenants (its database check has the same bound). */
+const HEALTH_TIMEOUT_MS = 2_000;
 /** Bound of the per-node freshness map; it is only a shortcut past the store. */
 const MAX_KNOWN = 100_000;
 
 /** What UplinkService reaches of the server's deps. */
-export type UplinkServiceDeps = Pick<ServerDeps, 'config' | 'packages' | 'blobs' | 'bus' | 'now' | 'uplinkCache'>;
+export type UplinkServiceDeps = Pick<ServerDeps, 'config' | 'registry' | 'packages' | 'blobs' | 'bus' | 'now' | 'uplinkCache'>;
 
 /**
  * Packages served from upstream registries (uplinks), cached in this registry's own stores: the
@@ -187,12 +195,32 @@ export class UplinkService {
     return [...this.#stats.values()];
   }
 
-  /** The circuit of every uplink of the server configuration, and of every tenant uplink used since start. */
-  health(): UplinkHealth[] {
+  /**
+   * The circuit of every configured uplink: the server's, and with registryDomain each tenant's
+   * (its own uplinks, else the server's: a tenant has circuits of its own). One that was never
+   * asked is closed. When the tenants cannot be listed, those asked since start.
+   */
+  async health(): Promise<UplinkHealth[]> {
     const now = this.#now();
+    const { config } = this.#deps;
+    const configured: [TenantId, readonly { name: string }[]][] = [[GLOBAL_TENANT, config.uplinks]];
+    if (config.registryDomain) {
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        const tenants = await Promise.race([
+          this.#deps.registry.listTenants(),
+          new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('timeout')), HEALTH_TIMEOUT_MS))),
+        ]);
+        for (const tenant of tenants) configured.push([tenant.name, tenant.settings.uplinks ?? config.uplinks]);
+      } catch {
+        // The database check of the same report says why; the circuits known here still count.
+      } finally {
+        clearTimeout(timer);
+      }
+    }
     const report = new Map<string, UplinkHealth>();
-    for (const config of this.#deps.config.uplinks) {
-      report.set(`\0${config.name}`, { tenant: '', uplink: config.name, circuit: 'closed', failures: 0 });
+    for (const [tenant, uplinks] of configured) {
+      for (const { name } of uplinks) report.set(`${tenant}\0${name}`, { tenant, uplink: name, circuit: 'closed', failures: 0 });
     }
     for (const [key, circuit] of this.#circuits) {
       const [tenant, uplink] = key.split('\0') as [string, string];

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TenantAdmin } from '@pkg/server';
-import { loginUser, publishBody, publishVersion, requestWithHost, startRegistry, type TestRegistry } from '@pkg/testkit';
+import { loginUser, publishBody, publishVersion, request, requestWithHost, startRegistry, type TestRegistry } from '@pkg/testkit';
 import { parseUplinks } from '../../src/uplinks/uplink-config.js';
 
 /** A tenant's own `uplinks` setting: only that tenant serves the upstream's packages. */
@@ -25,6 +25,12 @@ afterAll(async () => {
 });
 
 describe('uplinks of a tenant', () => {
+  it('are in /-/health before they were ever used, with a closed circuit', async () => {
+    const health = await request(`${registry.url}/-/health`);
+    expect(health.status).toBe(200);
+    expect(health.body.uplinks).toEqual([{ tenant: 'acme', uplink: 'partner', circuit: 'closed', failures: 0 }]);
+  });
+
   it("serve the upstream's packages in that tenant, with the tenant's tarball URLs", async () => {
     const doc = await requestWithHost(`${registry.url}/${NAME}`, `acme.${DOMAIN}`);
     expect(doc.status).toBe(200);
