@@ -277,7 +277,7 @@ export class UplinkService {
     if (!circuit.allow(now)) return this.#unreachable(tenant, uplink, name, cached);
     this.#statsOf(tenant, uplink).requests++;
     const result = await this.#client.get({
-      url: `${uplink.url}/${name}`,
+      url: documentUrl(uplink, name),
       timeoutMs: uplink.timeoutMs,
       authorization: uplink.authorization,
       accept: 'application/json',
@@ -318,7 +318,7 @@ export class UplinkService {
         } catch {
           return this.#unusable(tenant, uplink, name, cached, 'answered a document that is not JSON');
         }
-        const fresh = upstreamDocument(name, parsed);
+        const fresh = upstreamDocument(name, parsed, documentUrl(uplink, name));
         if (typeof fresh === 'string') return this.#unusable(tenant, uplink, name, cached, fresh);
         await this.#write(tenant, uplink, name, fresh, record);
         await this.#store.put(tenant, name, { uplink: uplink.name, etag: result.etag, fetchedAt: new Date(now).toISOString() });
@@ -452,6 +452,10 @@ export class UplinkService {
   #now(): number {
     return this.#deps.now().getTime();
   }
+}
+
+function documentUrl(uplink: Uplink, name: string): string {
+  return `${uplink.url}/${name}`;
 }
 
 /**

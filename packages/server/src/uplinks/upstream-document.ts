@@ -6,17 +6,18 @@ import type { PackageDocument, Person, VersionRecord } from '@pkg/protocol';
  * An upstream's package document as this registry stores it: only what the npm protocol
  * defines, in the types it defines, and only versions that can be verified (a valid semver
  * version with an integrity or shasum and a tarball URL). Each version record keeps the
- * upstream's absolute `dist.tarball`, which is where its tarball is fetched from; rendering
+ * upstream's `dist.tarball` as an absolute URL (a relative one resolved against `documentUrl`,
+ * where the document came from), which is where its tarball is fetched from; rendering
  * replaces it with this registry's URL, and an absolute URL is also what tells a cached package
  * from a local one (local documents store relative paths). Returns the problem instead when the
  * document is not a package document of `name`.
  */
-export function upstreamDocument(name: string, raw: unknown): PackageDocument | string {
+export function upstreamDocument(name: string, raw: unknown, documentUrl: string): PackageDocument | string {
   if (!isObject(raw)) return 'the document is not a JSON object';
   if (raw.name !== name) return `the document is of '${String(raw.name).slice(0, 80)}', not '${name}'`;
   const versions: Record<string, VersionRecord> = {};
   for (const [version, record] of Object.entries(isObject(raw.versions) ? raw.versions : {})) {
-    const verified = upstreamVersion(name, version, record);
+    const verified = upstreamVersion(name, version, record, documentUrl);
     if (verified) versions[version] = verified;
   }
   const time: Record<string, string> = {};
@@ -43,13 +44,29 @@ export function upstreamDocument(name: string, raw: unknown): PackageDocument | 
   return doc;
 }
 
-function upstreamVersion(name: string, version: string, record: unknown): VersionRecord | undefined {
+function upstreamVersion(name: string, version: string, record: unknown, documentUrl: string): VersionRecord | undefined {
   if (semver.valid(version) !== version || !isObject(record) || !isObject(record.dist)) return undefined;
-  const { tarball, integrity, shasum } = record.dist;
-  if (typeof tarball !== 'string' || !/^https?:\/\//i.test(tarball)) return undefined;
+  const { integrity, shasum } = record.dist;
+  const tarball = absoluteTarball(record.dist.tarball, documentUrl);
+  if (tarball === undefined) return undefined;
   if (typeof integrity !== 'string' && typeof shasum !== 'string') return undefined;
   // The upstream's own bookkeeping (`_id`, `_npmUser`, …) stays; the key fields are made to agree.
-  return { ...record, name, version, dist: { ...record.dist } } as unknown as VersionRecord;
+  return { ...record, name, version, dist: { ...record.dist, tarball } } as unknown as VersionRecord;
+}
+
+/**
+ * An http(s) URL of the tarball. npmjs and Verdaccio send absolute URLs, but a registry may send
+ * a path (`/<name>/-/<file>.tgz`, as this one stores them): it is resolved like a link in the
+ * document. Where it points does not matter here: tarballs are fetched from the uplink's origin only.
+ */
+function absoluteTarball(tarball: unknown, documentUrl: string): string | undefined {
+  if (typeof tarball !== 'string' || tarball === '') return undefined;
+  try {
+    const url = new URL(tarball, documentUrl);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function distTags(raw: unknown, versions: Record<string, VersionRecord>): Record<string, string> {

@@ -3,6 +3,8 @@ import type { PackageDocument } from '@pkg/protocol';
 import { isCachedCopy, mergeCached, upstreamDocument } from '../../src/uplinks/upstream-document.js';
 
 const NAME = 'com.upstream.kit';
+/** Where the upstream document was fetched (a registry under a path). */
+const DOCUMENT_URL = `https://upstream.example/npm/${NAME}`;
 const dist = (version: string, integrity = `sha512-${version}`) => ({
   tarball: `https://upstream.example/${NAME}/-/${NAME}-${version}.tgz`,
   integrity,
@@ -43,10 +45,15 @@ describe('upstreamDocument', () => {
           '2.0.0': { name: NAME, version: '2.0.0', dist: { tarball: 'relative/path.tgz', integrity: 'sha512-x' } },
           '3.0.0': { name: NAME, version: '3.0.0', dist: { tarball: 'https://upstream.example/x.tgz' } },
           'not-semver': { name: NAME, version: 'not-semver', dist: dist('1.0.0') },
+          '4.0.0': { name: NAME, version: '4.0.0', dist: { tarball: 'javascript:alert(1)', integrity: 'sha512-x' } },
+          '5.0.0': { name: NAME, version: '5.0.0', dist: { integrity: 'sha512-x' } },
         }),
+        DOCUMENT_URL,
       ),
     );
-    expect(Object.keys(kept.versions)).toEqual(['1.0.0', '1.1.0']);
+    expect(Object.keys(kept.versions)).toEqual(['1.0.0', '1.1.0', '2.0.0']);
+    // A relative tarball is resolved like a link in the document.
+    expect(kept.versions['2.0.0']!.dist.tarball).toBe('https://upstream.example/npm/relative/path.tgz');
     expect(kept.versions['1.0.0']).toMatchObject({ name: NAME, version: '1.0.0', unity: '2021.3' });
     expect(kept['dist-tags']).toEqual({ latest: '1.1.0' });
     expect(kept.time).toEqual({
@@ -63,14 +70,20 @@ describe('upstreamDocument', () => {
   });
 
   it('names the problem of a document that is not of the package', () => {
-    expect(upstreamDocument(NAME, [])).toBe('the document is not a JSON object');
-    expect(upstreamDocument(NAME, { name: 'com.other.kit' })).toBe("the document is of 'com.other.kit', not 'com.upstream.kit'");
+    expect(upstreamDocument(NAME, [], DOCUMENT_URL)).toBe('the document is not a JSON object');
+    expect(upstreamDocument(NAME, { name: 'com.other.kit' }, DOCUMENT_URL)).toBe(
+      "the document is of 'com.other.kit', not 'com.upstream.kit'",
+    );
   });
 });
 
 describe('mergeCached', () => {
   const cached = doc(
-    upstreamDocument(NAME, raw({ '1.0.0': { dist: dist('1.0.0', 'sha512-first') }, '1.1.0': { dist: dist('1.1.0') } })),
+    upstreamDocument(
+      NAME,
+      raw({ '1.0.0': { dist: dist('1.0.0', 'sha512-first') }, '1.1.0': { dist: dist('1.1.0') } }),
+      DOCUMENT_URL,
+    ),
   );
 
   it('keeps cached versions as they were, adds new ones, and keeps versions the upstream dropped', () => {
@@ -81,6 +94,7 @@ describe('mergeCached', () => {
           { '1.0.0': { dist: dist('1.0.0', 'sha512-republished') }, '1.2.0': { dist: dist('1.2.0') } },
           { 'dist-tags': { latest: '1.2.0' }, description: 'new text' },
         ),
+        DOCUMENT_URL,
       ),
     );
     const merged = mergeCached(cached, fresh);
