@@ -23,8 +23,8 @@ export type Fault =
 export interface FaultProxy {
   /** `http://127.0.0.1:<port>`: use it as the upstream's URL. */
   url: string;
-  /** Requests received, in order: path and headers. */
-  requests: { url: string; headers: IncomingHttpHeaders }[];
+  /** Requests received, in order: method, path and headers. */
+  requests: { method: string; url: string; headers: IncomingHttpHeaders }[];
   /** How many requests asked for exactly this path. */
   count(path: string): number;
   /** Changes what happens to the requests from now on. */
@@ -69,7 +69,7 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
   };
 
   const server = createServer((req, res) => {
-    requests.push({ url: req.url ?? '', headers: req.headers });
+    requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers });
     const now = fault;
     switch (now.kind) {
       case 'pass':

@@ -47,16 +47,22 @@ export function fileAnswer(
     services.packageReads
       .file(scope, name, fileName)
       .then((file) => answerWith(services, ctx, name, file, requestHeaders, method === 'GET' ? () => file.open() : undefined));
-  // A covered package's tarball is downloaded from its uplink the first time, then served like any other.
+  // A covered package's tarball is downloaded from its uplink the first time, then served like
+  // any other; a HEAD of one not downloaded yet is answered from the upstream's HEAD.
   const uplink = ctx.settings.uplinks?.match(name);
-  return uplink === undefined ? stored() : services.uplinks.ensureFile(scope, uplink, name, fileName).then(stored);
+  if (uplink === undefined) return stored();
+  return services.uplinks
+    .ensureFile(scope, uplink, name, fileName, method)
+    .then((upstream) =>
+      upstream === undefined ? stored() : answerWith(services, ctx, name, upstream, requestHeaders, undefined),
+    );
 }
 
 function answerWith<Body extends Buffer | Promise<Buffer | Readable>>(
   services: Services,
   ctx: RequestContext,
   name: PackageName,
-  file: TarballFile,
+  file: Omit<TarballFile, 'open'>,
   requestHeaders: IncomingHttpHeaders,
   open: (() => Body) | undefined,
 ): Answer | Promise<Answer> {

@@ -175,8 +175,13 @@ function locateFile(
   // A version cached from an upstream may carry only a shasum.
   const integrity = record.dist.integrity ?? record.dist.shasum;
   return kind === 'tarball'
-    ? { version, kind, key: blobKeyFor(scope.tenant, name, version), etag: `"${integrity}"`, integrity }
+    ? { version, kind, key: blobKeyFor(scope.tenant, name, version), etag: tarballEtag(record), integrity }
     : { version, kind, key: sigstoreKeyFor(scope.tenant, name, version), etag: `"sigstore-${integrity}"`, integrity };
+}
+
+/** A tarball's strong validator: its version's integrity (a version cached from an upstream may carry only a shasum). */
+export function tarballEtag(record: VersionRecord): string {
+  return `"${record.dist.integrity ?? record.dist.shasum}"`;
 }
 
 function fileNotFound(name: string, fileName: string): ProtocolError {

@@ -1,7 +1,14 @@
 import { ProtocolError, type PackageDocument, type VersionRecord } from '@pkg/protocol';
 import type { ServerDeps } from '../deps.js';
 import { nextRevision } from '../services/revisions.js';
-import { packageNotFound, parseFileName, type PackageReadService, type ReadScope } from '../services/package-reads.js';
+import {
+  packageNotFound,
+  parseFileName,
+  tarballEtag,
+  type PackageReadService,
+  type ReadScope,
+  type TarballFile,
+} from '../services/package-reads.js';
 import type { DocumentForm } from '../services/package-document.js';
 import type { Representation } from '../services/representation.js';
 import { blobKeyFor } from '../storage/blob-keys.js';
@@ -17,6 +24,9 @@ import { withLiveResults } from './live-search.js';
 import type { Uplink, UplinkRules } from './uplink-config.js';
 import { isCachedCopy, matchesIntegrity, mergeCached, upstreamDocument } from './upstream-document.js';
 import type { UpstreamClient, UpstreamResult } from './upstream-client.js';
+
+/** A tarball the upstream has and this registry has not downloaded yet (the answer to a HEAD). */
+export type UpstreamFile = Omit<TarballFile, 'open'>;
 
 /** A package document of a covered name, and whether it is served stale (the upstream is down). */
 export interface UplinkDocument {
@@ -136,26 +146,39 @@ export class UplinkService {
    * Makes sure the blob store holds the tarball `fileName` of a covered package, downloading it
    * from the uplink (and verifying it against the version's integrity) the first time. Other
    * files, and versions that do not exist, are left for the read that follows to answer 404.
+   * A HEAD does not download: a tarball not stored yet is asked of the upstream with a HEAD, and
+   * what it says (the file is there, its size) is returned to answer with; only an upstream that
+   * does not tell the size makes it download, so that the answer's Content-Length is true.
    */
-  async ensureFile(scope: ReadScope, uplink: Uplink, name: string, fileName: string): Promise<void> {
+  async ensureFile(
+    scope: ReadScope,
+    uplink: Uplink,
+    name: string,
+    fileName: string,
+    method: 'GET' | 'HEAD' = 'GET',
+  ): Promise<UpstreamFile | undefined> {
     const parsed = parseFileName(name, fileName);
-    if (parsed === undefined || parsed.kind !== 'tarball') return;
+    if (parsed === undefined || parsed.kind !== 'tarball') return undefined;
     const { tenant } = scope;
     const key = blobKeyFor(tenant, name, parsed.version);
     if ((await this.#deps.blobs.stat(key)) !== undefined) {
       this.#statsOf(tenant, uplink).hits++;
-      return;
+      return undefined;
     }
     let record = await this.#versionRecord(scope, name, parsed.version);
     if (record === undefined) {
       // Nothing cached yet, or a document older than maxAge that may not list the version yet. A
       // fresh document is not asked again: a version it lacks is a 404, as for any client of it.
       const outcome = await this.#refresh(tenant, uplink, name);
-      if (outcome === 'missing') return;
+      if (outcome === 'missing') return undefined;
       record = await this.#versionRecord(scope, name, parsed.version);
       if (record === undefined && outcome === 'stale') throw this.#unavailable(tenant, uplink, `${name}@${parsed.version}`);
     }
-    if (record === undefined || !/^https?:\/\//i.test(record.dist.tarball)) return;
+    if (record === undefined || !/^https?:\/\//i.test(record.dist.tarball)) return undefined;
+    if (method === 'HEAD') {
+      const size = await this.#probe(tenant, uplink, record);
+      if (size !== undefined) return { version: record.version, kind: 'tarball', size, etag: tarballEtag(record) };
+    }
     const flightKey = `${tenant}\0${key}`;
     let download = this.#downloads.get(flightKey);
     if (download === undefined) {
@@ -163,6 +186,7 @@ export class UplinkService {
       this.#downloads.set(flightKey, download);
     }
     await download;
+    return undefined;
   }
 
   /**
@@ -385,6 +409,49 @@ export class UplinkService {
     // Tarballs of the other uplink's versions must not be served for this uplink's versions.
     for (const version of dropped ?? []) await this.#deps.blobs.delete(blobKeyFor(tenant, name, version));
     if (dropped !== undefined) await this.#deps.bus.publish(tenant, name);
+  }
+
+  /** The size of a tarball the upstream has (HEAD), undefined when it does not say; else the error to answer. */
+  async #probe(tenant: TenantId, uplink: Uplink, record: VersionRecord): Promise<number | undefined> {
+    const what = `${record.name}@${record.version}`;
+    const circuit = this.#circuitOf(tenant, uplink);
+    const now = this.#now();
+    if (!circuit.allow(now)) throw this.#unavailable(tenant, uplink, what);
+    this.#statsOf(tenant, uplink).requests++;
+    const result = await this.#client.get({
+      method: 'HEAD',
+      url: tarballUrl(uplink, record),
+      timeoutMs: uplink.timeoutMs,
+      authorization: uplink.authorization,
+      accept: 'application/octet-stream',
+      maxBytes: 0,
+    });
+    if (result.kind === 'down') {
+      circuit.failure(now);
+      this.#statsOf(tenant, uplink).failures++;
+      this.#onFailure(uplink.name, what, result.reason);
+      throw this.#unavailable(tenant, uplink, what);
+    }
+    circuit.success();
+    if (result.kind === 'not-found')
+      throw new ProtocolError('NOT_FOUND', `The upstream registry '${uplink.name}' has no tarball of '${what}'`);
+    const maxBytes = this.#deps.config.maxTarballSize;
+    const problem =
+      result.kind === 'refused'
+        ? `refused this registry's credentials (${result.status})`
+        : result.kind === 'bad'
+          ? result.reason
+          : result.kind === 'not-modified'
+            ? 'answered 304 to a request without a validator'
+            : result.length !== undefined && result.length > maxBytes
+              ? `has a tarball of '${what}' over ${maxBytes} bytes`
+              : undefined;
+    if (problem !== undefined || result.kind !== 'ok') {
+      this.#statsOf(tenant, uplink).failures++;
+      this.#onFailure(uplink.name, what, problem ?? 'unusable answer');
+      throw new ProtocolError('BAD_GATEWAY', `The upstream registry '${uplink.name}' ${problem ?? 'answered unusably'}`);
+    }
+    return result.length;
   }
 
   async #download(tenant: TenantId, uplink: Uplink, record: VersionRecord, key: string): Promise<void> {

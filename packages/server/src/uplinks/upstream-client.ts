@@ -7,7 +7,8 @@ const brotliAsync = promisify(brotliDecompress);
 
 /** What an upstream answered, sorted by what the cache does with it. */
 export type UpstreamResult =
-  | { kind: 'ok'; etag: string | null; body: Buffer }
+  /** `length`: the Content-Length the upstream announced (a HEAD's only answer), when valid. */
+  | { kind: 'ok'; etag: string | null; body: Buffer; length: number | undefined }
   | { kind: 'not-modified' }
   | { kind: 'not-found' }
   /** 401/403: the upstream refuses our uplink credentials. */
@@ -19,6 +20,8 @@ export type UpstreamResult =
 
 export interface UpstreamRequest {
   url: string;
+  /** GET unless said; a HEAD's `ok` has an empty body. */
+  method?: 'GET' | 'HEAD';
   /** Milliseconds until the response headers, and between two chunks of the body. */
   timeoutMs: number;
   authorization?: string | undefined;
@@ -72,7 +75,7 @@ export class HttpUpstreamClient implements UpstreamClient {
     const timer = setTimeout(() => controller.abort(), upstream.timeoutMs);
     try {
       const response = await request(upstream.url, {
-        method: 'GET',
+        method: upstream.method ?? 'GET',
         headers,
         dispatcher,
         signal: controller.signal,
@@ -81,13 +84,18 @@ export class HttpUpstreamClient implements UpstreamClient {
       });
       clearTimeout(timer);
       const status = response.statusCode;
+      const length = contentLength(response.headers['content-length']);
+      const etag = typeof response.headers.etag === 'string' ? response.headers.etag : null;
+      if (status === 200 && upstream.method === 'HEAD') {
+        await response.body.dump().catch(() => undefined);
+        return { kind: 'ok', etag, body: Buffer.alloc(0), length };
+      }
       if (status === 200) {
         const raw = await readLimited(response.body, upstream.maxBytes);
         const body = raw && (await decoded(raw, response.headers['content-encoding'], upstream.maxBytes));
         if (body === undefined) return { kind: 'bad', reason: `response over ${upstream.maxBytes} bytes` };
         if (body === null) return { kind: 'bad', reason: 'answered a body it could not decompress' };
-        const etag = response.headers.etag;
-        return { kind: 'ok', etag: typeof etag === 'string' ? etag : null, body };
+        return { kind: 'ok', etag, body, length };
       }
       await response.body.dump().catch(() => undefined);
       if (status === 304) return { kind: 'not-modified' };
@@ -106,6 +114,10 @@ export class HttpUpstreamClient implements UpstreamClient {
     const undici = await this.#undici?.catch(() => undefined);
     await undici?.dispatcher.close();
   }
+}
+
+function contentLength(value: string | string[] | undefined): number | undefined {
+  return typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : undefined;
 }
 
 async function readLimited(body: AsyncIterable<Buffer> & { destroy(): void }, maxBytes: number): Promise<Buffer | undefined> {

@@ -123,6 +123,19 @@ describe('a covered package', () => {
     expect(proxy.count(path)).toBe(1);
   });
 
+  it("answers a HEAD of a tarball not downloaded yet from the upstream's HEAD, downloading nothing", async () => {
+    const path = tarballPath(TOOL, '1.1.0');
+    const original = await bytesOf(`${upstream.url}${path}`);
+    const integrity = (await request(`${upstream.url}/${TOOL}`)).body.versions['1.1.0'].dist.integrity;
+    const head = await fetch(`${downstream.url}${path}`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-length')).toBe(String(original.bytes.length));
+    expect(head.headers.get('etag')).toBe(`"${integrity}"`);
+    expect(proxy.requests.filter((r) => r.url === path).map((r) => r.method)).toEqual(['HEAD']);
+    const missing = await fetch(`${downstream.url}${tarballPath(TOOL, '9.9.9')}`, { method: 'HEAD' });
+    expect(missing.status).toBe(404);
+  });
+
   it('is served by a second node on the same storage from what the first fetched, with the upstream unreachable', async () => {
     const second = await startRegistry({ now: clock, dataDir: downstream.dataDir, settings: { uplinks: uplinks() } });
     proxy.set({ kind: 'drop' });
@@ -288,6 +301,9 @@ describe('the upstream down', () => {
     expect(uncachedTarball.status).toBe(503);
     expect(uncachedTarball.body.code).toBe('UPSTREAM_UNAVAILABLE');
     expect(uncachedTarball.headers.get('retry-after')).not.toBeNull();
+    const uncachedHead = await fetch(`${downstream.url}${tarballPath(TOOL, '1.1.0')}`, { method: 'HEAD' });
+    expect(uncachedHead.status).toBe(503);
+    expect(uncachedHead.headers.get('retry-after')).not.toBeNull();
     expect(proxy.requests.length).toBe(before);
 
     const metrics = (await request(`${downstream.url}/-/metrics`)).text;
