@@ -41,6 +41,8 @@ export interface ServerDeps {
   env?: NodeJS.ProcessEnv;
   /** Injectable clock: tests move time instead of sleeping. */
   now: () => Date;
+  /** The same clock in milliseconds, without making a Date (per-request reads); from `now` when not given. */
+  nowMs?: () => number;
 }
 
 /** The deps of a server on `storage` (what main and the test kit both build). */
@@ -60,7 +62,7 @@ export function serverDeps(
     | 'shared'
     | 'uplinkCache'
   >,
-  now: () => Date = () => new Date(),
+  now?: () => Date,
 ): ServerDeps {
   const { registry, packages, database, search, downloadCounts, blobs, bus, counters, redis, shared, uplinkCache } = storage;
   return {
@@ -76,6 +78,7 @@ export function serverDeps(
     redis,
     shared,
     uplinkCache,
-    now,
+    now: now ?? (() => new Date()),
+    nowMs: now ? () => now().getTime() : Date.now,
   };
 }

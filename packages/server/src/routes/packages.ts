@@ -46,7 +46,13 @@ export function documentAnswer(
   const scope = { tenant: ctx.tenant, tarballBaseUrl: ctx.tarballBaseUrl };
   const form = wantsAbbreviated(requestHeaders.accept) ? 'abbreviated' : 'full';
   const uplink = ctx.settings.uplinks?.match(name);
-  if (uplink !== undefined) return uplinkDocumentAnswer(services.uplinks.document(scope, uplink, name, form), requestHeaders);
+  if (uplink !== undefined) {
+    const fresh = services.uplinks.freshDocument(scope, name, form);
+    if (fresh !== undefined) return representationAnswer(requestHeaders, fresh, CACHED_DOCUMENT);
+    return services.uplinks
+      .document(scope, uplink, name, form)
+      .then((document) => uplinkDocumentAnswer(document, requestHeaders));
+  }
   const cached = services.packageReads.cachedDocument(scope, name, form);
   if (cached === null) return notFoundAnswer(name);
   if (cached !== undefined) return representationAnswer(requestHeaders, cached, CACHED_DOCUMENT);
@@ -56,11 +62,7 @@ export function documentAnswer(
 }
 
 /** A covered name's document; a stale one (its upstream is down) says so in `X-Uplink-Stale`. */
-function uplinkDocumentAnswer(
-  document: UplinkDocument | Promise<UplinkDocument>,
-  requestHeaders: IncomingHttpHeaders,
-): Answer | Promise<Answer> {
-  if (document instanceof Promise) return document.then((resolved) => uplinkDocumentAnswer(resolved, requestHeaders));
+function uplinkDocumentAnswer(document: UplinkDocument, requestHeaders: IncomingHttpHeaders): Answer | Promise<Answer> {
   const answer = representationAnswer(requestHeaders, document.representation, CACHED_DOCUMENT);
   if (!document.stale) return answer;
   const mark = (resolved: Answer): Answer => {

@@ -139,6 +139,11 @@ export interface Uplink {
   readonly search: boolean;
 }
 
+/** A name no rule covers, as remembered by UplinkRules.match. */
+const LOCAL = Symbol('local');
+/** Names whose answer UplinkRules.match keeps. */
+const MAX_MATCHED = 50_000;
+
 /**
  * Which uplink serves a package name: an exact name first, then the longest namespace that
  * contains it (`com.example.*` holds `com.example.tool` and `com.example.tool.extra`, not
@@ -150,6 +155,7 @@ export class UplinkRules {
   readonly searching: readonly Uplink[];
   readonly #exact = new Map<string, Uplink>();
   readonly #namespaces = new Map<string, Uplink>();
+  readonly #matched = new Map<string, Uplink | typeof LOCAL>();
 
   constructor(configs: readonly UplinkConfig[], env: NodeJS.ProcessEnv) {
     this.uplinks = configs.map((config) => {
@@ -172,8 +178,22 @@ export class UplinkRules {
     this.searching = this.uplinks.filter((uplink) => uplink.search);
   }
 
-  /** The uplink that serves `name`, or undefined when the name is local. */
+  /**
+   * The uplink that serves `name`, or undefined when the name is local. Asked on every document
+   * and tarball request (local ones too): the answer is remembered, so that a name costs one
+   * lookup instead of one per namespace segment and the strings cut to find them.
+   */
   match(name: string): Uplink | undefined {
+    const known = this.#matched.get(name);
+    if (known !== undefined) return known === LOCAL ? undefined : known;
+    const found = this.#find(name);
+    // Bounded: requests for ever new names (a crawler) must not grow it without end.
+    if (this.#matched.size >= MAX_MATCHED) this.#matched.clear();
+    this.#matched.set(name, found ?? LOCAL);
+    return found;
+  }
+
+  #find(name: string): Uplink | undefined {
     const exact = this.#exact.get(name);
     if (exact !== undefined || this.#namespaces.size === 0) return exact;
     // Longest namespace first: cut the name back one segment at a time.
