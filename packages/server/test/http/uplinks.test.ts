@@ -291,6 +291,9 @@ describe('the upstream down', () => {
     const abbreviated = await request(`${downstream.url}/${LIB}`, { headers: { accept: 'application/vnd.npm.install-v1+json' } });
     expect(abbreviated.status).toBe(200);
     expect(abbreviated.headers.get('x-uplink-stale')).toBe('true');
+    const version = await request(`${downstream.url}/${TOOL}/1.2.0`);
+    expect(version.status).toBe(200);
+    expect(version.headers.get('x-uplink-stale')).toBe('true');
     expect((await bytesOf(`${downstream.url}${tarballPath(TOOL, '1.0.0')}`)).status).toBe(200);
 
     const uncached = await request(`${downstream.url}/${OTHER}`);
