@@ -47,15 +47,18 @@ export function fileAnswer(
     services.packageReads
       .file(scope, name, fileName)
       .then((file) => answerWith(services, ctx, name, file, requestHeaders, method === 'GET' ? () => file.open() : undefined));
-  // A covered package's tarball is downloaded from its uplink the first time, then served like
-  // any other; a HEAD of one not downloaded yet is answered from the upstream's HEAD.
   const uplink = ctx.settings.uplinks?.match(name);
   if (uplink === undefined) return stored();
-  return services.uplinks
-    .ensureFile(scope, uplink, name, fileName, method)
-    .then((upstream) =>
-      upstream === undefined ? stored() : answerWith(services, ctx, name, upstream, requestHeaders, undefined),
-    );
+  // A covered package's tarball is served like any other once it is stored; the first request
+  // downloads it from the uplink (a HEAD asks the upstream's HEAD instead).
+  return stored().catch((err: unknown) => {
+    if (!(err instanceof ProtocolError) || err.code !== 'NOT_FOUND') throw err;
+    return services.uplinks
+      .ensureFile(scope, uplink, name, fileName, method)
+      .then((upstream) =>
+        upstream === undefined ? stored() : answerWith(services, ctx, name, upstream, requestHeaders, undefined),
+      );
+  });
 }
 
 function answerWith<Body extends Buffer | Promise<Buffer | Readable>>(

@@ -177,10 +177,8 @@ export class UplinkService {
     if (parsed === undefined || parsed.kind !== 'tarball') return undefined;
     const { tenant } = scope;
     const key = blobKeyFor(tenant, name, parsed.version);
-    if ((await this.#deps.blobs.stat(key)) !== undefined) {
-      this.#statsOf(tenant, uplink).hits++;
-      return undefined;
-    }
+    // Stored meanwhile (another request, another node): nothing to download.
+    if ((await this.#deps.blobs.stat(key)) !== undefined) return undefined;
     let record = await this.#versionRecord(scope, name, parsed.version);
     if (record === undefined) {
       // Nothing cached yet, or a document older than maxAge that may not list the version yet. A

@@ -18,6 +18,7 @@ const TOOL = 'com.upstream.tool';
 const LIB = 'com.upstream.lib';
 const OTHER = 'com.upstream.other';
 const SECRET = 'com.upstream.secret';
+const EAGER = 'com.upstream.eager';
 const MAX_AGE_S = 60;
 
 let upstream: TestRegistry;
@@ -41,6 +42,7 @@ beforeAll(async () => {
     [LIB, '1.0.0'],
     [OTHER, '2.0.0'],
     [SECRET, '1.0.0'],
+    [EAGER, '1.0.0'],
   ] as const) {
     const published = await publishVersion(upstream.url, upstreamToken, name, version, {
       manifest: { description: `${name} upstream` },
@@ -103,6 +105,17 @@ describe('a covered package', () => {
     const second = await bytesOf(`${downstream.url}${tarballPath(TOOL, '1.0.0')}`);
     expect(second.bytes.equals(original.bytes)).toBe(true);
     expect(proxy.count(tarballPath(TOOL, '1.0.0'))).toBe(1);
+  });
+
+  it('has its tarball downloaded when it is asked for before its document', async () => {
+    const path = tarballPath(EAGER, '1.0.0');
+    const original = await bytesOf(`${upstream.url}${path}`);
+    const first = await bytesOf(`${downstream.url}${path}`);
+    expect(first.status).toBe(200);
+    expect(first.bytes.equals(original.bytes)).toBe(true);
+    expect(proxy.count(`/${EAGER}`)).toBe(1);
+    expect((await request(`${downstream.url}/${EAGER}`)).body.versions['1.0.0'].dist.tarball).toBe(`${downstream.url}${path}`);
+    expect(proxy.count(`/${EAGER}`)).toBe(1);
   });
 
   it('makes one upstream request for concurrent requests of one package', async () => {
