@@ -18,7 +18,9 @@ export type Fault =
   /** Answer `status` without asking the target. */
   | { kind: 'status'; status: number }
   /** Forward, but flip a byte of every tarball body (`application/octet-stream`). */
-  | { kind: 'tamper' };
+  | { kind: 'tamper' }
+  /** Forward, but cut every tarball body off after half its bytes (headers announce it whole). */
+  | { kind: 'cut' };
 
 export interface FaultProxy {
   /** `http://127.0.0.1:<port>`: use it as the upstream's URL. */
@@ -44,12 +46,12 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
 
-  const forward = (req: IncomingMessage, res: ServerResponse, tamper: boolean) => {
+  const forward = (req: IncomingMessage, res: ServerResponse, change: 'tamper' | 'cut' | undefined) => {
     const upstream = httpRequest(
       { host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers },
       (answer) => {
         const isTarball = String(answer.headers['content-type'] ?? '').startsWith('application/octet-stream');
-        if (!tamper || !isTarball) {
+        if (change === undefined || !isTarball) {
           res.writeHead(answer.statusCode ?? 502, answer.headers);
           answer.pipe(res);
           return;
@@ -58,8 +60,12 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
         answer.on('data', (chunk: Buffer) => chunks.push(chunk));
         answer.on('end', () => {
           const body = Buffer.concat(chunks);
-          if (body.length > 0) body[body.length - 1] = body[body.length - 1]! ^ 0xff;
           res.writeHead(answer.statusCode ?? 502, answer.headers);
+          if (change === 'cut') {
+            res.write(body.subarray(0, Math.floor(body.length / 2)), () => res.destroy());
+            return;
+          }
+          if (body.length > 0) body[body.length - 1] = body[body.length - 1]! ^ 0xff;
           res.end(body);
         });
       },
@@ -73,13 +79,14 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     const now = fault;
     switch (now.kind) {
       case 'pass':
-        return forward(req, res, false);
+        return forward(req, res, undefined);
       case 'tamper':
-        return forward(req, res, true);
+      case 'cut':
+        return forward(req, res, now.kind);
       case 'delay': {
         const timer = setTimeout(() => {
           timers.delete(timer);
-          forward(req, res, false);
+          forward(req, res, undefined);
         }, now.ms);
         timers.add(timer);
         return;

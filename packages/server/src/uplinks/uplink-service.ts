@@ -22,7 +22,7 @@ import {
 import { CircuitBreaker, type CircuitState } from './circuit-breaker.js';
 import { withLiveResults } from './live-search.js';
 import type { Uplink, UplinkRules } from './uplink-config.js';
-import { isCachedCopy, matchesIntegrity, mergeCached, upstreamDocument } from './upstream-document.js';
+import { integrityCheck, isCachedCopy, mergeCached, upstreamDocument } from './upstream-document.js';
 import type { UpstreamClient, UpstreamResult } from './upstream-client.js';
 
 /** A tarball the upstream has and this registry has not downloaded yet (the answer to a HEAD). */
@@ -468,44 +468,97 @@ export class UplinkService {
     return result.length;
   }
 
+  /**
+   * Streams the tarball into an upload of the blob store, hashing it on the way; the upload is
+   * committed only when the bytes match the version's integrity, else dropped.
+   */
   async #download(tenant: TenantId, uplink: Uplink, record: VersionRecord, key: string): Promise<void> {
     const what = `${record.name}@${record.version}`;
     const circuit = this.#circuitOf(tenant, uplink);
     const now = this.#now();
     if (!circuit.allow(now)) throw this.#unavailable(tenant, uplink, what);
     this.#statsOf(tenant, uplink).requests++;
-    const result = await this.#client.get({
+    const down = (reason: string): ProtocolError => {
+      circuit.failure(now);
+      this.#statsOf(tenant, uplink).failures++;
+      this.#onFailure(uplink.name, what, reason);
+      return this.#unavailable(tenant, uplink, what);
+    };
+    const unusable = (problem: string): ProtocolError => {
+      this.#statsOf(tenant, uplink).failures++;
+      this.#onFailure(uplink.name, what, problem);
+      return new ProtocolError('BAD_GATEWAY', `The upstream registry '${uplink.name}' ${problem}`);
+    };
+    const result = await this.#client.stream({
       url: tarballUrl(uplink, record),
       timeoutMs: uplink.timeoutMs,
       authorization: uplink.authorization,
       accept: 'application/octet-stream',
-      maxBytes: this.#deps.config.maxTarballSize,
     });
-    if (result.kind === 'down') {
-      circuit.failure(now);
-      this.#statsOf(tenant, uplink).failures++;
-      this.#onFailure(uplink.name, what, result.reason);
-      throw this.#unavailable(tenant, uplink, what);
-    }
+    if (result.kind === 'down') throw down(result.reason);
     circuit.success();
     if (result.kind === 'not-found')
       throw new ProtocolError('NOT_FOUND', `The upstream registry '${uplink.name}' has no tarball of '${what}'`);
-    const problem =
-      result.kind === 'ok'
-        ? matchesIntegrity(record, result.body)
-          ? undefined
-          : `sent a tarball of '${what}' that does not match its integrity; it was refused`
-        : result.kind === 'refused'
-          ? `refused this registry's credentials (${result.status})`
-          : result.kind === 'bad'
-            ? result.reason
-            : 'answered 304 to a request without a validator';
-    if (problem !== undefined || result.kind !== 'ok') {
-      this.#statsOf(tenant, uplink).failures++;
-      this.#onFailure(uplink.name, what, problem ?? 'unusable answer');
-      throw new ProtocolError('BAD_GATEWAY', `The upstream registry '${uplink.name}' ${problem ?? 'answered unusably'}`);
+    if (result.kind === 'refused') throw unusable(`refused this registry's credentials (${result.status})`);
+    if (result.kind === 'bad') throw unusable(result.reason);
+    if (result.kind === 'not-modified') throw unusable('answered 304 to a request without a validator');
+    const maxBytes = this.#deps.config.maxTarballSize;
+    const tooLarge = `sent a tarball of '${what}' over ${maxBytes} bytes`;
+    if (result.length !== undefined && result.length > maxBytes) {
+      result.body.destroy();
+      throw unusable(tooLarge);
     }
-    await this.#deps.blobs.put(key, result.body);
+    const check = integrityCheck(record);
+    const upload = await this.#upload(key);
+    let size = 0;
+    let received = false;
+    try {
+      for await (const chunk of result.body) {
+        size += chunk.length;
+        if (size > maxBytes) break;
+        check.update(chunk);
+        await upload.write(chunk).catch((err: unknown) => {
+          throw new StoreError(err);
+        });
+      }
+      received = size <= maxBytes;
+    } catch (err) {
+      await upload.abort();
+      // The store failing is this registry's problem; the body failing is the upstream's.
+      if (err instanceof StoreError) throw err.cause;
+      throw down(describeCut(err));
+    } finally {
+      result.body.destroy();
+    }
+    if (!received || !check.matches()) {
+      await upload.abort();
+      throw unusable(received ? `sent a tarball of '${what}' that does not match its integrity; it was refused` : tooLarge);
+    }
+    await upload.commit();
+  }
+
+  /**
+   * An upload of `key`. Until blob stores take streams this one holds the bytes and puts them on
+   * commit (memory up to maxTarballSize per download).
+   */
+  async #upload(key: string): Promise<{ write(chunk: Buffer): Promise<void>; commit(): Promise<void>; abort(): Promise<void> }> {
+    const blobs = this.#deps.blobs;
+    let chunks: Buffer[] = [];
+    return {
+      async write(chunk) {
+        chunks.push(chunk);
+      },
+      async commit() {
+        try {
+          await blobs.put(key, Buffer.concat(chunks));
+        } finally {
+          chunks = [];
+        }
+      },
+      async abort() {
+        chunks = [];
+      },
+    };
   }
 
   #remember(tenant: TenantId, uplink: Uplink, name: string, until: number, missing: boolean, stale = false): void {
@@ -559,4 +612,17 @@ function tarballUrl(uplink: Uplink, record: VersionRecord): string {
     // Not a URL: fall through to the npm path.
   }
   return `${uplink.url}/${record.name}/-/${record.name}-${record.version}.tgz`;
+}
+
+/** A failure of the blob store while a download is written (not the upstream's fault). */
+class StoreError extends Error {
+  constructor(override readonly cause: unknown) {
+    super('blob store write failed');
+  }
+}
+
+/** Why a tarball body stopped arriving: an error code, never a URL. */
+function describeCut(err: unknown): string {
+  const code = (err as { code?: unknown })?.code;
+  return typeof code === 'string' ? `the tarball was cut off (${code})` : 'the tarball was cut off';
 }

@@ -33,16 +33,31 @@ export interface UpstreamRequest {
   compressed?: boolean;
 }
 
+/** A body being received: iterate it once, or destroy it. */
+export interface UpstreamBody extends AsyncIterable<Buffer> {
+  destroy(): void;
+}
+
+/** What an upstream answered to a streamed request: the body not read yet when it is a 200. */
+export type UpstreamStream =
+  { kind: 'ok'; body: UpstreamBody; length: number | undefined } | Exclude<UpstreamResult, { kind: 'ok' }>;
+
 /** The one way the registry talks to upstream registries (tests may pass another). */
 export interface UpstreamClient {
   get(request: UpstreamRequest): Promise<UpstreamResult>;
+  /**
+   * Like get, but a 200's body is handed over as it arrives (tarballs: memory stays flat at any
+   * size). Reading it throws when the upstream cuts it off or stalls past `timeoutMs`.
+   */
+  stream(request: Omit<UpstreamRequest, 'compressed' | 'maxBytes'>): Promise<UpstreamStream>;
   close(): Promise<void>;
 }
 
 type Undici = typeof import('undici');
+type Response = Awaited<ReturnType<Undici['request']>>;
 
 /**
- * GETs over undici with one connection pool per upstream origin; honours HTTP_PROXY,
+ * Requests over undici with one connection pool per upstream origin; honours HTTP_PROXY,
  * HTTPS_PROXY and NO_PROXY like the `pkg` client. Never throws: every failure is a result.
  * undici is loaded on the first upstream request: a registry without uplinks never pays its
  * memory (architecture.md, "Memory is bounded").
@@ -51,6 +66,42 @@ export class HttpUpstreamClient implements UpstreamClient {
   #undici: Promise<{ request: Undici['request']; dispatcher: Dispatcher }> | undefined;
 
   async get(upstream: UpstreamRequest): Promise<UpstreamResult> {
+    const sent = await this.#send(upstream);
+    if (!('response' in sent)) return sent;
+    const { response, length, etag } = sent;
+    if (upstream.method === 'HEAD') {
+      await response.body.dump().catch(() => undefined);
+      return { kind: 'ok', etag, body: Buffer.alloc(0), length };
+    }
+    let raw: Buffer | undefined;
+    try {
+      raw = await readLimited(response.body, upstream.maxBytes);
+    } catch (err) {
+      return { kind: 'down', reason: describe(err) };
+    }
+    const body = raw && (await decoded(raw, response.headers['content-encoding'], upstream.maxBytes));
+    if (body === undefined) return { kind: 'bad', reason: `response over ${upstream.maxBytes} bytes` };
+    if (body === null) return { kind: 'bad', reason: 'answered a body it could not decompress' };
+    return { kind: 'ok', etag, body, length };
+  }
+
+  async stream(upstream: Omit<UpstreamRequest, 'compressed' | 'maxBytes'>): Promise<UpstreamStream> {
+    const sent = await this.#send(upstream);
+    if (!('response' in sent)) return sent;
+    const { response, length } = sent;
+    const coding = response.headers['content-encoding'];
+    if (coding !== undefined && coding !== 'identity') {
+      // Not asked for: bytes in a coding would not match the integrity anyway.
+      response.body.destroy();
+      return { kind: 'bad', reason: `answered a body in a coding it was not asked for (${String(coding)})` };
+    }
+    return { kind: 'ok', body: response.body, length };
+  }
+
+  /** The response of a 200 (its body unread), or what any other answer or failure means. */
+  async #send(
+    upstream: Omit<UpstreamRequest, 'maxBytes'>,
+  ): Promise<{ response: Response; length: number | undefined; etag: string | null } | Exclude<UpstreamResult, { kind: 'ok' }>> {
     let undici: { request: Undici['request']; dispatcher: Dispatcher };
     try {
       undici = await (this.#undici ??= import('undici').then(({ request, EnvHttpProxyAgent }) => ({
@@ -84,18 +135,10 @@ export class HttpUpstreamClient implements UpstreamClient {
       });
       clearTimeout(timer);
       const status = response.statusCode;
-      const length = contentLength(response.headers['content-length']);
-      const etag = typeof response.headers.etag === 'string' ? response.headers.etag : null;
-      if (status === 200 && upstream.method === 'HEAD') {
-        await response.body.dump().catch(() => undefined);
-        return { kind: 'ok', etag, body: Buffer.alloc(0), length };
-      }
       if (status === 200) {
-        const raw = await readLimited(response.body, upstream.maxBytes);
-        const body = raw && (await decoded(raw, response.headers['content-encoding'], upstream.maxBytes));
-        if (body === undefined) return { kind: 'bad', reason: `response over ${upstream.maxBytes} bytes` };
-        if (body === null) return { kind: 'bad', reason: 'answered a body it could not decompress' };
-        return { kind: 'ok', etag, body, length };
+        const length = contentLength(response.headers['content-length']);
+        const etag = typeof response.headers.etag === 'string' ? response.headers.etag : null;
+        return { response, length, etag };
       }
       await response.body.dump().catch(() => undefined);
       if (status === 304) return { kind: 'not-modified' };

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import semver from 'semver';
 import type { PackageDocument, Person, VersionRecord } from '@pkg/protocol';
 
@@ -108,20 +108,39 @@ export function isCachedCopy(doc: PackageDocument): boolean {
  * `shasum`.
  */
 export function matchesIntegrity(record: VersionRecord, bytes: Buffer): boolean {
+  const check = integrityCheck(record);
+  check.update(bytes);
+  return check.matches();
+}
+
+/** Hashes a tarball as it arrives, then tells whether it is the one `record` describes (see matchesIntegrity). */
+export interface IntegrityCheck {
+  update(chunk: Buffer): void;
+  matches(): boolean;
+}
+
+export function integrityCheck(record: VersionRecord): IntegrityCheck {
   const { integrity, shasum } = record.dist as { integrity?: unknown; shasum?: unknown };
-  if (typeof integrity === 'string' && integrity.trim() !== '') {
-    let checked = 0;
+  const expected: { hash: Hash; digest: string; encoding: 'base64' | 'hex' }[] = [];
+  if (typeof integrity === 'string') {
     for (const entry of integrity.trim().split(/\s+/)) {
       const dash = entry.indexOf('-');
       const algorithm = entry.slice(0, dash);
       if (!['sha512', 'sha384', 'sha256', 'sha1'].includes(algorithm)) continue;
-      const expected = entry.slice(dash + 1).replace(/\?.*$/, '');
-      if (createHash(algorithm).update(bytes).digest('base64') !== expected) return false;
-      checked++;
+      expected.push({ hash: createHash(algorithm), digest: entry.slice(dash + 1).replace(/\?.*$/, ''), encoding: 'base64' });
     }
-    if (checked > 0) return true;
   }
-  return typeof shasum === 'string' && createHash('sha1').update(bytes).digest('hex') === shasum.toLowerCase();
+  if (expected.length === 0 && typeof shasum === 'string') {
+    expected.push({ hash: createHash('sha1'), digest: shasum.toLowerCase(), encoding: 'hex' });
+  }
+  return {
+    update(chunk) {
+      for (const { hash } of expected) hash.update(chunk);
+    },
+    matches() {
+      return expected.length > 0 && expected.every(({ hash, digest, encoding }) => hash.digest(encoding) === digest);
+    },
+  };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -19,6 +19,7 @@ const LIB = 'com.upstream.lib';
 const OTHER = 'com.upstream.other';
 const SECRET = 'com.upstream.secret';
 const EAGER = 'com.upstream.eager';
+const CUT = 'com.upstream.cut';
 const MAX_AGE_S = 60;
 
 let upstream: TestRegistry;
@@ -43,6 +44,7 @@ beforeAll(async () => {
     [OTHER, '2.0.0'],
     [SECRET, '1.0.0'],
     [EAGER, '1.0.0'],
+    [CUT, '1.0.0'],
   ] as const) {
     const published = await publishVersion(upstream.url, upstreamToken, name, version, {
       manifest: { description: `${name} upstream` },
@@ -247,6 +249,23 @@ describe('upstream answers', () => {
     const good = await bytesOf(`${downstream.url}${tarballPath(LIB, '1.0.0')}`);
     expect(good.status).toBe(200);
     expect(good.bytes.equals(original.bytes)).toBe(true);
+  });
+  it('a tarball cut off on the way is a 503 and not stored; the next request downloads it whole', async () => {
+    const path = tarballPath(CUT, '1.0.0');
+    proxy.set({ kind: 'cut' });
+    try {
+      const cut = await request(`${downstream.url}${path}`);
+      expect(cut.status).toBe(503);
+      expect(cut.body.code).toBe('UPSTREAM_UNAVAILABLE');
+      expect(cut.headers.get('retry-after')).not.toBeNull();
+    } finally {
+      proxy.set({ kind: 'pass' });
+    }
+    const original = await bytesOf(`${upstream.url}${path}`);
+    const whole = await bytesOf(`${downstream.url}${path}`);
+    expect(whole.status).toBe(200);
+    expect(whole.bytes.equals(original.bytes)).toBe(true);
+    expect(proxy.count(path)).toBe(2);
   });
 });
 

@@ -8,7 +8,7 @@ import { ProtocolError } from '@pkg/protocol';
 import { createMemoryStorage, loadConfig, serverDeps, type Storage } from '@pkg/server';
 import { createServices, type Services } from '../../src/services/services.js';
 import { compileUplinks, parseUplinks, type Uplink } from '../../src/uplinks/uplink-config.js';
-import type { UpstreamClient, UpstreamRequest, UpstreamResult } from '../../src/uplinks/upstream-client.js';
+import type { UpstreamClient, UpstreamRequest, UpstreamResult, UpstreamStream } from '../../src/uplinks/upstream-client.js';
 
 const NAME = 'com.upstream.kit';
 const UPSTREAM = 'http://upstream.test';
@@ -36,6 +36,9 @@ class TableUpstream implements UpstreamClient {
     if (request.url !== `${UPSTREAM}/${NAME}`) return { kind: 'not-found' };
     const body = Buffer.from(JSON.stringify(upstreamDocument));
     return { kind: 'ok', etag: '"v1"', body, length: body.length };
+  }
+  async stream(): Promise<UpstreamStream> {
+    return { kind: 'not-found' };
   }
   async close(): Promise<void> {}
 }
