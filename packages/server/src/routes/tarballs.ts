@@ -5,6 +5,7 @@ import { ProtocolError, type PackageName } from '@pkg/protocol';
 import type { RequestContext } from '../context.js';
 import { errorAnswer, sendAnswer, type Answer } from '../http/answer.js';
 import { parseByteRange } from '../http/byte-range.js';
+import type { ByteRange } from '../storage/ports.js';
 import type { TarballFile } from '../services/package-reads.js';
 import type { Services } from '../services/services.js';
 import { packageNameParam } from './guards.js';
@@ -46,7 +47,9 @@ export function fileAnswer(
   const stored = () =>
     services.packageReads
       .file(scope, name, fileName)
-      .then((file) => answerWith(services, ctx, name, file, requestHeaders, method === 'GET' ? () => file.open() : undefined));
+      .then((file) =>
+        answerWith(services, ctx, name, file, requestHeaders, method === 'GET' ? (range) => file.open(range) : undefined),
+      );
   const uplink = ctx.settings.uplinks?.match(name);
   if (uplink === undefined) return stored();
   // A covered package's tarball is served like any other once it is stored; the first request
@@ -67,7 +70,7 @@ function answerWith<Body extends Buffer | Promise<Buffer | Readable>>(
   name: PackageName,
   file: Omit<TarballFile, 'open'>,
   requestHeaders: IncomingHttpHeaders,
-  open: (() => Body) | undefined,
+  open: ((range?: ByteRange) => Body) | undefined,
 ): Answer | Promise<Answer> {
   const headers: Record<string, string> = { 'cache-control': TARBALL_CACHE_CONTROL, etag: file.etag };
   const ifNoneMatch = requestHeaders['if-none-match'];
@@ -99,7 +102,7 @@ function answerWith<Body extends Buffer | Promise<Buffer | Readable>>(
     headers['content-length'] = String(range.end - range.start + 1);
     return { status: 206, headers, body };
   };
-  if (range !== undefined) return file.open(range).then(answer);
+  if (range !== undefined) return Promise.resolve(open(range)).then(answer);
   const body = open();
   return Buffer.isBuffer(body) ? answer(body) : (body as Promise<Buffer | Readable>).then(answer);
 }

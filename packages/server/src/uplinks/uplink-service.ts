@@ -191,7 +191,14 @@ export class UplinkService {
     if (record === undefined || !/^https?:\/\//i.test(record.dist.tarball)) return undefined;
     if (method === 'HEAD') {
       const size = await this.#probe(tenant, uplink, record);
-      if (size !== undefined) return { version: record.version, kind: 'tarball', size, etag: tarballEtag(record) };
+      if (size !== undefined)
+        return {
+          version: record.version,
+          kind: 'tarball',
+          size,
+          etag: tarballEtag(record),
+          streamed: size > this.#deps.config.tarballStreamThreshold,
+        };
     }
     const flightKey = `${tenant}\0${key}`;
     let download = this.#downloads.get(flightKey);
@@ -509,7 +516,7 @@ export class UplinkService {
       throw unusable(tooLarge);
     }
     const check = integrityCheck(record);
-    const upload = await this.#upload(key);
+    const upload = await this.#deps.blobs.upload(key);
     let size = 0;
     let received = false;
     try {
@@ -534,31 +541,12 @@ export class UplinkService {
       await upload.abort();
       throw unusable(received ? `sent a tarball of '${what}' that does not match its integrity; it was refused` : tooLarge);
     }
-    await upload.commit();
-  }
-
-  /**
-   * An upload of `key`. Until blob stores take streams this one holds the bytes and puts them on
-   * commit (memory up to maxTarballSize per download).
-   */
-  async #upload(key: string): Promise<{ write(chunk: Buffer): Promise<void>; commit(): Promise<void>; abort(): Promise<void> }> {
-    const blobs = this.#deps.blobs;
-    let chunks: Buffer[] = [];
-    return {
-      async write(chunk) {
-        chunks.push(chunk);
-      },
-      async commit() {
-        try {
-          await blobs.put(key, Buffer.concat(chunks));
-        } finally {
-          chunks = [];
-        }
-      },
-      async abort() {
-        chunks = [];
-      },
-    };
+    try {
+      await upload.commit();
+    } catch (err) {
+      await upload.abort();
+      throw err;
+    }
   }
 
   #remember(tenant: TenantId, uplink: Uplink, name: string, until: number, missing: boolean, stale = false): void {
