@@ -20,6 +20,7 @@ const OTHER = 'com.upstream.other';
 const SECRET = 'com.upstream.secret';
 const EAGER = 'com.upstream.eager';
 const CUT = 'com.upstream.cut';
+const HEADED = 'com.upstream.headed';
 const MAX_AGE_S = 60;
 
 let upstream: TestRegistry;
@@ -45,6 +46,7 @@ beforeAll(async () => {
     [SECRET, '1.0.0'],
     [EAGER, '1.0.0'],
     [CUT, '1.0.0'],
+    [HEADED, '1.0.0'],
   ] as const) {
     const published = await publishVersion(upstream.url, upstreamToken, name, version, {
       manifest: { description: `${name} upstream` },
@@ -149,6 +151,21 @@ describe('a covered package', () => {
     expect(proxy.requests.filter((r) => r.url === path).map((r) => r.method)).toEqual(['HEAD']);
     const missing = await fetch(`${downstream.url}${tarballPath(TOOL, '9.9.9')}`, { method: 'HEAD' });
     expect(missing.status).toBe(404);
+  });
+
+  it('answers a HEAD with the same headers before and after its tarball is downloaded', async () => {
+    const path = tarballPath(HEADED, '1.0.0');
+    const names = ['content-length', 'content-type', 'etag', 'cache-control', 'accept-ranges'];
+    const headersOf = async () => {
+      const head = await fetch(`${downstream.url}${path}`, { method: 'HEAD' });
+      expect(head.status).toBe(200);
+      return Object.fromEntries(names.map((name) => [name, head.headers.get(name)]));
+    };
+    const before = await headersOf();
+    expect((await bytesOf(`${downstream.url}${path}`)).status).toBe(200);
+    const after = await headersOf();
+    expect(after).toEqual(before);
+    expect(proxy.requests.filter((r) => r.url === path).map((r) => r.method)).toEqual(['HEAD', 'GET']);
   });
 
   it('is served by a second node on the same storage from what the first fetched, with the upstream unreachable', async () => {
