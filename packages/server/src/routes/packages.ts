@@ -8,6 +8,7 @@ import type { Services } from '../services/services.js';
 import { packageNameParam } from './guards.js';
 import { wantsAbbreviated } from './negotiation.js';
 import { representationAnswer, sendRepresentation, type SendOptions } from './send-representation.js';
+import { coveredNameRefused } from '../uplinks/uplink-guard.js';
 import { STALE_HEADER } from '../uplinks/uplink-headers.js';
 import type { UplinkDocument } from '../uplinks/uplink-service.js';
 
@@ -25,6 +26,10 @@ export async function packageRoutes(app: FastifyInstance, { services }: { servic
     const name = packageNameParam(request.params.name);
     // npm reads `?write=true` right before it sends a change: it must see the latest revision.
     if (request.query.write === 'true') {
+      // npm deprecate, unpublish and owner read this before their write: refused here, with the
+      // reason, rather than a 404 of a name never fetched or a 403 after the read.
+      const uplink = request.ctx.settings.uplinks?.match(name);
+      if (uplink !== undefined) throw coveredNameRefused(name, uplink);
       const scope = { tenant: request.ctx.tenant, tarballBaseUrl: request.ctx.tarballBaseUrl };
       const fresh = await services.packageReads.freshDocument(scope, name);
       return sendRepresentation(request, reply, fresh, { cacheControl: 'private, no-store', vary: VARY_ACCEPT });

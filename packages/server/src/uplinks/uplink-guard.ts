@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { ProtocolError } from '@pkg/protocol';
+import type { Uplink } from './uplink-config.js';
 
 /**
  * Refuses every write (publish, dist-tags, deprecate, unpublish, owners) to a package name an
@@ -21,10 +22,13 @@ function uplinkWriteGuard(request: FastifyRequest, _reply: FastifyReply, done: H
   const name = (request.params as { name?: unknown } | undefined)?.name;
   const uplink = typeof name === 'string' ? request.ctx.settings.uplinks?.match(name) : undefined;
   if (uplink === undefined) return done();
-  done(
-    new ProtocolError(
-      'FORBIDDEN',
-      `'${name as string}' is served from the upstream registry '${uplink.name}' (uplink): it cannot be published or changed here`,
-    ),
+  done(coveredNameRefused(name as string, uplink));
+}
+
+/** The 403 of a write to a name `uplink` covers (also of npm's `?write=true` read before one). */
+export function coveredNameRefused(name: string, uplink: Uplink): ProtocolError {
+  return new ProtocolError(
+    'FORBIDDEN',
+    `'${name}' is served from the upstream registry '${uplink.name}' (uplink): it cannot be published or changed here`,
   );
 }

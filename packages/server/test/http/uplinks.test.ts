@@ -218,6 +218,12 @@ describe('a covered package', () => {
     expect(tag.status).toBe(403);
     expect(tag.body.code).toBe('FORBIDDEN');
     expect((await request(`${downstream.url}/com.upstream.mine`)).status).toBe(404);
+    // npm deprecate, unpublish and owner read the document with ?write=true first: refused there.
+    for (const name of [TOOL, 'com.upstream.mine']) {
+      const read = await request(`${downstream.url}/${name}?write=true`, { token: localToken });
+      expect(read.status).toBe(403);
+      expect(read.body.details).toContain("'upstream'");
+    }
   });
 });
 
