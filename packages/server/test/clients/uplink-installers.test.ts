@@ -98,6 +98,22 @@ describe('through the downstream registry', () => {
     expect(await installedVersion(run.dir, BASE)).toBe('1.2.0');
   });
 
+  it('npm publish and npm deprecate of covered names get 403 (npm shows the error, not a 404)', async () => {
+    const npm = await NpmClient.create(systemNpmCli(), downstream.url);
+    npms.push(npm);
+    expectSuccess(await npm.login('local-dev', 'local-password-1', 'dev@example.com'), 'npm login');
+    const mine = await npm.dir('mine', { name: 'com.upstream.mine', version: '1.0.0' });
+    const published = await npm.run(['publish'], { cwd: mine });
+    expect(published.code).not.toBe(0);
+    expect(published.stdout + published.stderr).toContain('E403');
+    // Never fetched here: npm's ?write=true read is refused before anything is asked upstream.
+    const deprecated = await npm.run(['deprecate', `${NEVER}@1.0.0`, 'do not use']);
+    expect(deprecated.code).not.toBe(0);
+    expect(deprecated.stdout + deprecated.stderr).toContain('E403');
+    expect(deprecated.stdout + deprecated.stderr).not.toContain('E404');
+    expect(proxy.count(`/${NEVER}`)).toBe(0);
+  });
+
   it("lists the scope's cached packages the way the Unity Editor asks", async () => {
     const listing = await request(`${downstream.url}/-/v1/search?text=com.upstream&from=0&size=250`);
     expect(listing.status).toBe(200);
