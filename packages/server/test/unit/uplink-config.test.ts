@@ -74,6 +74,13 @@ describe('UplinkRules', () => {
     expect(rules.match('org.example.x')).toBeUndefined();
   });
 
+  it('answers a name asked again (remembered) as the first time, covered or local', () => {
+    const names = ['com.example.exact', 'com.example.tools.hammer', 'com.example.other', 'com.example', 'org.example.x'];
+    const first = names.map((name) => rules.match(name)?.name);
+    expect(names.map((name) => rules.match(name)?.name)).toEqual(first);
+    expect(first).toEqual(['narrow', 'narrow', 'wide', undefined, undefined]);
+  });
+
   it('reads the token from the environment variable named by tokenEnv', () => {
     const withToken = new UplinkRules(parseUplinks([uplink({ tokenEnv: 'UPLINK_TOKEN' })]), { UPLINK_TOKEN: 's3cret' });
     expect(withToken.uplinks[0]!.authorization).toBe('Bearer s3cret');
