@@ -89,7 +89,10 @@ const HEALTH_TIMEOUT_MS = 2_000;
 const MAX_KNOWN = 100_000;
 
 /** What UplinkService reaches of the server's deps. */
-export type UplinkServiceDeps = Pick<ServerDeps, 'config' | 'registry' | 'packages' | 'blobs' | 'bus' | 'now' | 'uplinkCache'>;
+export type UplinkServiceDeps = Pick<
+  ServerDeps,
+  'config' | 'registry' | 'packages' | 'blobs' | 'bus' | 'now' | 'nowMs' | 'uplinkCache'
+>;
 
 /**
  * Packages served from upstream registries (uplinks), cached in this registry's own stores: the
