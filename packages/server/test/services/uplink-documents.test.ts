@@ -53,11 +53,21 @@ let offsetMs: number;
 beforeEach(() => {
   offsetMs = 0;
   storage = createMemoryStorage();
-  const getPackage = storage.metadata.getPackage.bind(storage.metadata);
+  // Every read of a stored package is counted.
+  const packageOf = storage.packages.package.bind(storage.packages);
   storeReads = 0;
-  storage.metadata.getPackage = (tenant, name) => {
-    storeReads++;
-    return getPackage(tenant, name);
+  storage.packages.package = (tenant, name) => {
+    const handle = packageOf(tenant, name);
+    return {
+      tenant,
+      name,
+      read: () => {
+        storeReads++;
+        return handle.read();
+      },
+      versions: () => handle.versions(),
+      update: (mutate) => handle.update(mutate),
+    };
   };
   upstream = new TableUpstream();
   const configs = parseUplinks([{ name: 'upstream', url: UPSTREAM, packages: ['com.upstream.*'], maxAge: MAX_AGE_S }]);
@@ -73,6 +83,8 @@ describe('a cached upstream document', () => {
     expect(first.stale).toBe(false);
     expect(upstream.asked).toEqual([`${UPSTREAM}/${NAME}`]);
 
+    // The first request read the store (the count sees the service's reads).
+    expect(storeReads).toBeGreaterThan(0);
     const reads = storeReads;
     const fresh = services.uplinks.freshDocument(scope, NAME, 'full');
     expect(fresh).toBe(first.representation);
