@@ -136,6 +136,9 @@ export class HttpUpstreamClient implements UpstreamClient {
       clearTimeout(timer);
       const status = response.statusCode;
       if (status === 200) {
+        // A body given up on (over the limit, not wanted) is destroyed, which emits an abort
+        // error nobody else listens for; readers still see their own errors.
+        response.body.on('error', () => undefined);
         const length = contentLength(response.headers['content-length']);
         const etag = typeof response.headers.etag === 'string' ? response.headers.etag : null;
         return { response, length, etag };

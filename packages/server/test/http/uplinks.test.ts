@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   loginUser,
@@ -21,6 +22,7 @@ const SECRET = 'com.upstream.secret';
 const EAGER = 'com.upstream.eager';
 const CUT = 'com.upstream.cut';
 const HEADED = 'com.upstream.headed';
+const LARGE = 'com.upstream.large';
 const MAX_AGE_S = 60;
 
 let upstream: TestRegistry;
@@ -53,6 +55,11 @@ beforeAll(async () => {
     });
     expect(published.status).toBe(201);
   }
+  // Random bytes do not compress: the tarball is larger than the small downstream's limit.
+  const large = await publishVersion(upstream.url, upstreamToken, LARGE, '1.0.0', {
+    files: [{ path: 'package/blob.bin', content: randomBytes(4096) }],
+  });
+  expect(large.status).toBe(201);
   proxy = await startFaultProxy(upstream.url);
   downstream = await startRegistry({ now: clock, settings: { uplinks: uplinks() } });
   localToken = await loginUser(downstream.url, 'local-publisher');
@@ -289,6 +296,22 @@ describe('upstream answers', () => {
     expect(whole.status).toBe(200);
     expect(whole.bytes.equals(original.bytes)).toBe(true);
     expect(proxy.count(path)).toBe(2);
+  });
+  it('a tarball over maxTarballSize is a 502 and not stored', async () => {
+    const small = await startRegistry({ settings: { uplinks: uplinks(), maxTarballSize: 1024 } });
+    try {
+      const path = tarballPath(LARGE, '1.0.0');
+      for (let i = 0; i < 2; i++) {
+        const refused = await request(`${small.url}${path}`);
+        expect(refused.status).toBe(502);
+        expect(refused.body.code).toBe('BAD_GATEWAY');
+        expect(refused.body.details).toContain('over 1024 bytes');
+      }
+      // Not stored: each request asked the upstream again.
+      expect(proxy.count(path)).toBe(2);
+    } finally {
+      await small.close();
+    }
   });
 });
 
