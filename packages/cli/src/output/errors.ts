@@ -96,6 +96,7 @@ export const CLIENT_ERRORS = {
     hint: 'Run pkg inside a project (Unity: a folder with Assets/, ProjectSettings/ and Packages/manifest.json; Godot 4: project.godot; Unreal Engine 5: one .uproject), or name the engine with --engine unity|godot|unreal.',
   },
   UNKNOWN_ENGINE: { exit: EXIT.USAGE, message: 'Unknown engine' },
+  ENGINE_UNSUPPORTED: { exit: EXIT.FAILED, message: 'The project is made with an engine version pkg does not support' },
   MANIFEST_NOT_FOUND: { exit: EXIT.FAILED, message: 'Project manifest not found' },
   MANIFEST_INVALID: { exit: EXIT.FAILED, message: 'Project manifest is invalid' },
   PACKAGE_NOT_IN_PROJECT: { exit: EXIT.FAILED, message: 'package not found in project' },
