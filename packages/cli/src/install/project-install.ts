@@ -11,11 +11,13 @@ import type { Engine, ManifestChange } from '../engines/engine.js';
 import type { EngineInstaller } from '../engines/installer.js';
 import { parseUnityManifest } from '../engines/unity/unity-manifest.js';
 import type { RegistryClient } from '../http/registry-client.js';
-import { withFileLock } from '../io/fs.js';
+import { LockTimeoutError, withFileLock } from '../io/fs.js';
+import { ClientError } from '../output/errors.js';
 import type { OpenProject } from '../project/open-project.js';
 import { planContextFor } from '../project/open-project.js';
 import { downloadProgress, progressBar } from '../project/progress.js';
 import { planWithDocuments, singleRegistry, type DocumentMap } from '../project/registry-documents.js';
+import { recoverInterrupted } from './interrupted-install.js';
 import { readLock, type LockFile, type LockedPackage } from './lock-file.js';
 import { folderMissing, localChanges } from './package-files.js';
 import { resolveInstallSet } from './resolve-install.js';
@@ -26,8 +28,28 @@ type InstallingEngine = Engine & { installer: EngineInstaller };
 /** Held while a change runs, so two `pkg` processes never move a project's folders at once. */
 export const PROJECT_LOCK = '.pkg-install.lock';
 
-function exclusive<T>(ctx: CommandContext, open: OpenProject, fn: () => Promise<T>): Promise<T> {
-  return withFileLock(ctx.deps.fs, path.join(open.project, PROJECT_LOCK), { sleep: ctx.deps.sleep, now: ctx.deps.now }, fn);
+/**
+ * Runs a change holding the project's lock, after finishing what a killed `pkg` left (its
+ * staging folder, and the rollback of its half-made change).
+ */
+async function exclusive<T>(ctx: CommandContext, open: OpenProject, fn: () => Promise<T>): Promise<T> {
+  const lockFile = path.join(open.project, PROJECT_LOCK);
+  try {
+    return await withFileLock(ctx.deps.fs, lockFile, { sleep: ctx.deps.sleep, now: ctx.deps.now }, async () => {
+      const recovered = await recoverInterrupted(ctx.deps.fs, open.fs, open.project);
+      if (recovered.rolledBack > 0) {
+        ctx.reporter.warn(
+          `An earlier pkg change to this project was interrupted; it was rolled back, and the project is as it was before it`,
+        );
+      }
+      return fn();
+    });
+  } catch (err) {
+    if (!(err instanceof LockTimeoutError)) throw err;
+    throw new ClientError('PROJECT_BUSY', {
+      message: `Another pkg process is changing ${open.project} (it holds ${PROJECT_LOCK})`,
+    });
+  }
 }
 
 export function installsFiles(open: OpenProject): open is OpenProject & { engine: InstallingEngine } {

@@ -12,6 +12,11 @@ export async function readTextIfExists(fs: FileSystem, file: string): Promise<st
   }
 }
 
+/** Whether `name` is a temporary file writeFileAtomic left for `target` (a process killed between write and rename). */
+export function isAtomicWriteTemp(name: string, target: string): boolean {
+  return name.startsWith(`.${target}.`) && /^\.[0-9a-f]{12}\.tmp$/.test(name.slice(target.length + 1));
+}
+
 /**
  * Replaces `file` atomically: the data goes to a temporary file in the same directory, is
  * flushed, then renamed over the target, so readers see the old or the new content, never a
@@ -52,9 +57,18 @@ export interface LockOptions {
   staleMs?: number;
 }
 
+/** Another process held the lock for longer than the timeout. */
+export class LockTimeoutError extends Error {
+  constructor(readonly lockFile: string) {
+    super(`timed out waiting for the lock ${path.basename(lockFile)}`);
+    this.name = 'LockTimeoutError';
+  }
+}
+
 /**
  * Runs `fn` while holding an exclusive lock file (created with O_EXCL), so read-modify-write
- * cycles of several processes on one file do not lose each other's updates.
+ * cycles of several processes on one file do not lose each other's updates. While `fn` runs,
+ * the lock file's time is renewed, so a long holder is never taken for a crashed one.
  */
 export async function withFileLock<T>(fs: FileSystem, lockFile: string, options: LockOptions, fn: () => Promise<T>): Promise<T> {
   const timeoutMs = options.timeoutMs ?? 10_000;
@@ -76,14 +90,23 @@ export async function withFileLock<T>(fs: FileSystem, lockFile: string, options:
       continue;
     }
     if (options.now().getTime() - started > timeoutMs) {
-      throw new Error(`timed out waiting for the lock ${path.basename(lockFile)}`);
+      throw new LockTimeoutError(lockFile);
     }
     await options.sleep(delay + Math.floor(Math.random() * delay));
     delay = Math.min(delay * 2, 100);
   }
+  const heartbeat = setInterval(
+    () => {
+      const now = options.now();
+      fs.utimes(lockFile, now, now).catch(() => undefined);
+    },
+    Math.max(1, Math.floor(staleMs / 3)),
+  );
+  heartbeat.unref();
   try {
     return await fn();
   } finally {
+    clearInterval(heartbeat);
     await fs.rm(lockFile, { force: true });
   }
 }

@@ -138,6 +138,11 @@ export const CLIENT_ERRORS = {
     message: 'Files of an installed package were changed by hand',
     hint: 'Keep a copy of your changes, or run again with --force: the package folders are backed up first.',
   },
+  PROJECT_BUSY: {
+    exit: EXIT.FAILED,
+    message: 'Another pkg process is changing the project',
+    hint: 'Wait for it to finish, then run the command again (a lock left by a pkg that was killed is taken over after 30 seconds).',
+  },
   LOCK_INVALID: {
     exit: EXIT.FAILED,
     message: 'pkg-lock.json is invalid',
