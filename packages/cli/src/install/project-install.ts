@@ -60,6 +60,37 @@ export interface InstallOptions {
   force: boolean;
 }
 
+/**
+ * What a change did to the packages the project holds only because others need them (they are
+ * in the lock, not in `pkg.json`): reports list them, since their folders appear and go too.
+ */
+export interface DependencyChanges {
+  installed: { package: string; version: string; previous?: string }[];
+  removed: { package: string; version: string }[];
+}
+
+function dependencyChanges(
+  lock: LockFile,
+  direct: Record<string, string>,
+  installed: readonly VersionRecord[],
+  removed: readonly string[],
+): DependencyChanges {
+  return {
+    installed: installed
+      .filter((r) => !(r.name in direct) && lock.packages[r.name]?.version !== r.version)
+      .map((r) => ({
+        package: r.name,
+        version: r.version,
+        ...(lock.packages[r.name] ? { previous: lock.packages[r.name]!.version } : {}),
+      }))
+      .sort((a, b) => (a.package < b.package ? -1 : 1)),
+    removed: removed
+      .filter((n) => !(n in direct))
+      .map((n) => ({ package: n, version: lock.packages[n]!.version }))
+      .sort((a, b) => (a.package < b.package ? -1 : 1)),
+  };
+}
+
 function lockedVersions(lock: LockFile): Record<string, string> {
   return Object.fromEntries(Object.entries(lock.packages).map(([n, p]) => [n, p.version]));
 }
@@ -114,7 +145,7 @@ export function applyWithInstall(
   documents: DocumentMap,
   change: ManifestChange,
   options: InstallOptions,
-): Promise<{ backupPath: string | null; changed: boolean }> {
+): Promise<{ backupPath: string | null; changed: boolean; dependencies: DependencyChanges }> {
   return exclusive(ctx, open, () => applyChange(ctx, open, client, documents, change, options));
 }
 
@@ -125,7 +156,7 @@ async function applyChange(
   documents: DocumentMap,
   change: ManifestChange,
   options: InstallOptions,
-): Promise<{ backupPath: string | null; changed: boolean }> {
+): Promise<{ backupPath: string | null; changed: boolean; dependencies: DependencyChanges }> {
   const manifestText = open.engine.editManifest(open.manifest, change);
   const dependencies = parseUnityManifest(manifestText).dependencies;
   const { lock } = await readLock(open.project, open.fs);
@@ -141,7 +172,9 @@ async function applyChange(
   }
   const remove = Object.keys(lock.packages).filter((n) => !set.records.has(n));
   const manifestChanged = manifestText !== (await open.fs.readTextIfExists(open.manifest.path));
-  if (toInstall.length === 0 && remove.length === 0 && !manifestChanged) return { backupPath: null, changed: false };
+  if (toInstall.length === 0 && remove.length === 0 && !manifestChanged) {
+    return { backupPath: null, changed: false, dependencies: { installed: [], removed: [] } };
+  }
   const fetched = await fetchAll(ctx, client, toInstall);
   const result = await applyInstall({
     ...transaction(ctx, open, lock),
@@ -150,7 +183,9 @@ async function applyChange(
     manifestText,
     force: options.force,
   });
-  return { ...result, changed: true };
+  // The old manifest's packages too: one that `add` raised is still one the user asked for.
+  const direct = { ...open.manifest.manifest.dependencies, ...dependencies };
+  return { ...result, changed: true, dependencies: dependencyChanges(lock, direct, toInstall, remove) };
 }
 
 /** Removes packages from the manifest, and everything only they needed from the project. Needs no registry. */
@@ -159,7 +194,7 @@ export function uninstallWithInstall(
   open: OpenProject & { engine: InstallingEngine },
   names: readonly string[],
   options: InstallOptions,
-): Promise<{ backupPath: string | null }> {
+): Promise<{ backupPath: string | null; dependencies: DependencyChanges }> {
   return exclusive(ctx, open, () => uninstall(ctx, open, names, options));
 }
 
@@ -168,7 +203,7 @@ async function uninstall(
   open: OpenProject & { engine: InstallingEngine },
   names: readonly string[],
   options: InstallOptions,
-): Promise<{ backupPath: string | null }> {
+): Promise<{ backupPath: string | null; dependencies: DependencyChanges }> {
   const manifestText = open.engine.editManifest(open.manifest, { remove: [...names] });
   const dependencies = parseUnityManifest(manifestText).dependencies;
   const { lock } = await readLock(open.project, open.fs);
@@ -181,13 +216,14 @@ async function uninstall(
     queue.push(...Object.keys(lock.packages[name]?.dependencies ?? {}));
   }
   const remove = Object.keys(lock.packages).filter((n) => !kept.has(n));
-  return applyInstall({
+  const result = await applyInstall({
     ...transaction(ctx, open, lock),
     install: [],
     remove,
     manifestText,
     force: options.force,
   });
+  return { ...result, dependencies: dependencyChanges(lock, open.manifest.manifest.dependencies, [], remove) };
 }
 
 export interface RestoredPackage {

@@ -254,6 +254,16 @@ describe('a Godot 4 project (built binary)', () => {
     expect(within.stderr).toBe('');
     expect(within.code).toBe(0);
     expect(within.stdout).toContain('com.fixture.godot.dialogue: 1.0.0 → 1.1.0');
+    // The dependency is said: its folder appears too.
+    expect(within.stdout).toContain('\nDependencies Installed:\n  com.fixture.godot.utils@1.0.0\n');
+    const listedWithDependency = await pkg(['list', '--json'], cwd);
+    expect(
+      listedWithDependency.json.packages.map((p: { package: string; requested: string | null }) => [p.package, p.requested]),
+    ).toEqual([
+      ['com.fixture.godot.dialogue', '1.1.0'],
+      ['com.fixture.godot.utils', null],
+    ]);
+    expect((await pkg(['list'], cwd)).stdout).toMatch(/\ncom\.fixture\.godot\.utils +\(dependency\) +1\.0\.0 +1\.1\.0\n/);
     expect(await project.read('addons/dialogue/plugin.cfg')).toBe(PLUGIN_CFG('1.1.0'));
     expect(await project.read('addons/dialogue/plugin.gd.uid')).toBe('uid://b1x2y3z4\n');
     await expect(project.read('addons/dialogue/dialogue.gd.import')).rejects.toThrow(/ENOENT/);
@@ -274,6 +284,10 @@ describe('a Godot 4 project (built binary)', () => {
     expect(across.stderr).toBe('');
     expect(across.code).toBe(0);
     expect(across.json.updated).toEqual([{ package: 'com.fixture.godot.dialogue', old_version: '1.1.0', new_version: '2.0.0' }]);
+    expect(across.json.dependencies).toEqual({
+      installed: [],
+      removed: [{ package: 'com.fixture.godot.utils', version: '1.0.0' }],
+    });
     expect(await project.read('addons/dialogue/plugin.cfg')).toBe(PLUGIN_CFG('2.0.0'));
     // 2.0.0 no longer needs the library: it goes with the version that brought it.
     await expect(readdir(project.path('addons/utils'))).rejects.toThrow(/ENOENT/);
