@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import path from 'node:path';
 import type { FileSystem } from '../deps.js';
 
@@ -79,13 +80,17 @@ export async function withFileLock<T>(fs: FileSystem, lockFile: string, options:
   for (;;) {
     try {
       const handle = await fs.open(lockFile, 'wx', 0o600);
-      await handle.close();
+      try {
+        await handle.writeFile(`${process.pid}@${hostname()}\n`);
+      } finally {
+        await handle.close();
+      }
       break;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     }
     const age = await lockAge(fs, lockFile, options.now());
-    if (age !== null && age > staleMs) {
+    if ((age !== null && age > staleMs) || (await ownerIsGone(fs, lockFile))) {
       await fs.rm(lockFile, { force: true });
       continue;
     }
@@ -108,6 +113,23 @@ export async function withFileLock<T>(fs: FileSystem, lockFile: string, options:
   } finally {
     clearInterval(heartbeat);
     await fs.rm(lockFile, { force: true });
+  }
+}
+
+/**
+ * True when the lock names a process of this machine that no longer runs (killed): its lock is
+ * taken over at once rather than when it is stale. Locks of other machines (a shared folder)
+ * and unnamed ones wait for staleness.
+ */
+async function ownerIsGone(fs: FileSystem, lockFile: string): Promise<boolean> {
+  const owner = /^(\d+)@(.+)\n?$/.exec((await readTextIfExists(fs, lockFile)) ?? '');
+  if (!owner || owner[2] !== hostname()) return false;
+  try {
+    process.kill(Number(owner[1]), 0);
+    return false;
+  } catch (err) {
+    // EPERM: it runs, as another user.
+    return (err as NodeJS.ErrnoException).code === 'ESRCH';
   }
 }
 

@@ -141,7 +141,7 @@ export const CLIENT_ERRORS = {
   PROJECT_BUSY: {
     exit: EXIT.FAILED,
     message: 'Another pkg process is changing the project',
-    hint: 'Wait for it to finish, then run the command again (a lock left by a pkg that was killed is taken over after 30 seconds).',
+    hint: 'Wait for it to finish, then run the command again. (The lock of a pkg that was killed is taken over at once on the same machine, after 30 seconds from another one.)',
   },
   LOCK_INVALID: {
     exit: EXIT.FAILED,
