@@ -50,7 +50,7 @@ async function searchEngines(storage: Storage): Promise<unknown> {
 async function indexedByAnOlderRelease(database: string, downgrade: () => Promise<void>): Promise<void> {
   const storage = await createStorage(loadConfig({ flags: { data: dataDir, database }, env: {} }));
   try {
-    await storage.metadata.updatePackage('', 'com.acme.dialogue', () => ({ next: godotPackage(), result: null }));
+    await storage.packages.package('', 'com.acme.dialogue').update(() => ({ next: godotPackage(), result: null }));
     expect(await searchEngines(storage)).toEqual(ENGINES);
   } finally {
     await storage.close();
