@@ -324,6 +324,16 @@ describe('a Godot 4 project (built binary)', () => {
     const again = await pkg(['install', '--json'], fresh);
     expect(again.json).toMatchObject({ installed: [], in_place: [{ package: 'com.fixture.godot.dialogue', version: '2.0.0' }] });
 
+    // Search --detail says which engines the found version supports.
+    const found = await pkg(['search', 'com.fixture.unreal.barks', '--detail', '--json'], cwd);
+    expect(found.json.results[0]).toMatchObject({
+      name: 'com.fixture.unreal.barks',
+      engines: [{ engine: 'unreal', min: '5.4', max: '5.4' }],
+    });
+    expect((await pkg(['search', 'com.fixture.unreal.barks', '--detail'], cwd)).stdout).toContain(
+      '\n  Engines: Unreal Engine 5.4 only\n',
+    );
+
     const listed = await pkg(['list', '--json'], cwd);
     expect(listed.json.packages).toEqual([
       {
