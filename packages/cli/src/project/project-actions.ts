@@ -94,7 +94,17 @@ export async function projectUninstall(ctx: CommandContext, names: string[], opt
   const dependencies = open.manifest.manifest.dependencies;
   for (const name of names) {
     if (!(name in dependencies)) {
-      throw new ClientError('PACKAGE_NOT_IN_PROJECT', { message: `package '${name}' not found in project` });
+      // Godot, Unreal: a package installed for others is in the project, but not the user's to remove.
+      const resolved = installsFiles(open) ? await open.engine.readResolvedVersions(open.project, open.fs) : {};
+      throw new ClientError('PACKAGE_NOT_IN_PROJECT', {
+        message:
+          name in resolved
+            ? `package '${name}' is installed only because other packages need it`
+            : `package '${name}' not found in project`,
+        ...(name in resolved
+          ? { hint: 'It goes when the last package needing it is uninstalled (pkg list shows it as a dependency).' }
+          : {}),
+      });
     }
   }
   const registries = await projectRegistries(ctx, open, options.registry !== undefined ? { flag: options.registry } : {});

@@ -263,6 +263,11 @@ describe('a Godot 4 project (built binary)', () => {
       ['com.fixture.godot.dialogue', '1.1.0'],
       ['com.fixture.godot.utils', null],
     ]);
+    const notMine = await pkg(['uninstall', 'com.fixture.godot.utils'], cwd);
+    expect(notMine.code).toBe(1);
+    expect(notMine.stderr).toMatch(
+      /^Error: package 'com\.fixture\.godot\.utils' is installed only because other packages need it\n/,
+    );
     expect((await pkg(['list'], cwd)).stdout).toMatch(/\ncom\.fixture\.godot\.utils +\(dependency\) +1\.0\.0 +1\.1\.0\n/);
     expect(await project.read('addons/dialogue/plugin.cfg')).toBe(PLUGIN_CFG('1.1.0'));
     expect(await project.read('addons/dialogue/plugin.gd.uid')).toBe('uid://b1x2y3z4\n');
