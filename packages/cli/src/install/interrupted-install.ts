@@ -11,6 +11,7 @@ import type { FileSystem } from '../deps.js';
 import { PKG_JSON, PKG_LOCK } from '../engines/pkg-json.js';
 import type { ProjectFs } from '../files/project-fs.js';
 import { isAtomicWriteTemp, writeFileAtomic } from '../io/fs.js';
+import { isSafeRelative } from './lock-file.js';
 import { folderMissing } from './package-files.js';
 
 /** Every change stages in `<project>/.pkg-staging-<random>/`. */
@@ -55,10 +56,17 @@ export async function recoverInterrupted(
   const leftovers = (await projectFs.listDir(project)).filter((n) => n.startsWith(STAGING_PREFIX)).sort();
   for (const name of leftovers) {
     const staging = path.join(project, name);
-    const text = await projectFs.readTextIfExists(path.join(staging, JOURNAL));
+    // Only a real folder is one of ours: a link's target is never read or changed (rm drops the link).
+    const text = (await fs.lstat(staging)).isDirectory() ? await projectFs.readTextIfExists(path.join(staging, JOURNAL)) : null;
     // No journal: the change stopped before it moved anything.
     if (text !== null) {
-      const journal = JSON.parse(text) as InstallJournal;
+      const journal = parseJournal(text);
+      // Not one this program wrote (a crafted folder in a cloned project): its paths are not followed.
+      if (journal === null) {
+        await fs.rm(staging, { recursive: true, force: true });
+        removed++;
+        continue;
+      }
       // A write of one of the three files cut between its temporary file and the rename.
       const written = [journal.projectFile, PKG_JSON, PKG_LOCK];
       for (const file of await projectFs.listDir(project)) {
@@ -74,6 +82,42 @@ export async function recoverInterrupted(
     removed++;
   }
   return { rolledBack, removed };
+}
+
+const isText = (v: unknown): v is string => typeof v === 'string';
+const isFolderList = (v: unknown): v is string[] => Array.isArray(v) && v.every(isSafeRelative);
+
+/**
+ * The journal, when every path in it stays inside the project (it decides what is deleted and
+ * moved); else null. It is trusted as far as `pkg-lock.json` is: within the project.
+ */
+function parseJournal(text: string): InstallJournal | null {
+  let j: Partial<Record<keyof InstallJournal, unknown>>;
+  try {
+    j = JSON.parse(text) as typeof j;
+  } catch {
+    return null;
+  }
+  const valid =
+    typeof j === 'object' &&
+    j !== null &&
+    isSafeRelative(j.projectFile) &&
+    !j.projectFile.includes('/') &&
+    isText(j.projectText) &&
+    (j.manifestText === null || isText(j.manifestText)) &&
+    isText(j.lockText) &&
+    Array.isArray(j.movedAside) &&
+    j.movedAside.every(
+      (m: unknown) =>
+        typeof m === 'object' &&
+        m !== null &&
+        isSafeRelative((m as { folder?: unknown }).folder) &&
+        /^old-\d+$/.test(String((m as { aside?: unknown }).aside)),
+    ) &&
+    isFolderList(j.placed) &&
+    isFolderList(j.createdParents) &&
+    isFolderList(j.mayRemove);
+  return valid ? (j as InstallJournal) : null;
 }
 
 async function rollBack(fs: FileSystem, projectFs: ProjectFs, project: string, staging: string, journal: InstallJournal) {

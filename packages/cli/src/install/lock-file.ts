@@ -53,7 +53,7 @@ const isStringMap = (v: unknown): v is Record<string, string> =>
   isObject(v) && Object.values(v).every((x) => typeof x === 'string');
 
 /** A folder or file path as the lock holds it: relative, `/`-separated, nothing climbing out. */
-function isSafeRelative(p: unknown): p is string {
+export function isSafeRelative(p: unknown): p is string {
   return (
     typeof p === 'string' &&
     p.length > 0 &&

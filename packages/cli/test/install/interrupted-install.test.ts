@@ -161,4 +161,27 @@ describe('a change killed at any file system call', () => {
   it('removing the last package: the addons/ folder it created goes, or comes back', async () => {
     await run({ before: [godotPackage('dialog', '1.0.0')], install: [], remove: ['com.acme.dialog'] });
   });
+
+  it('follows no journal whose paths leave the project, and no staging link: it only removes them', async () => {
+    const outside = await tmpProject('pkg-interrupted-outside-', { 'keep.txt': 'mine\n', 'old-0/x.txt': 'x\n' });
+    const project = await tmpProject('pkg-interrupted-', { 'project.godot': PROJECT_GODOT });
+    cleanup.push(outside, project);
+    const journal = {
+      projectFile: 'project.godot',
+      projectText: 'overwritten',
+      manifestText: null,
+      lockText: 'x',
+      movedAside: [],
+      placed: [path.relative(project.dir, outside.dir)],
+      createdParents: [],
+      mayRemove: [],
+    };
+    await nodeFs.mkdir(project.path('.pkg-staging-000000000001'));
+    await writeFile(project.path('.pkg-staging-000000000001/journal.json'), JSON.stringify(journal));
+    await nodeFs.symlink(outside.dir, project.path('.pkg-staging-000000000002'));
+    const result = await recoverInterrupted(nodeFs, projectFs(nodeFs), project.dir);
+    expect(result).toEqual({ rolledBack: 0, removed: 2 });
+    expect(await tree(outside.dir)).toEqual({ 'keep.txt': 'mine\n', 'old-0/': '', 'old-0/x.txt': 'x\n' });
+    expect(await tree(project.dir)).toEqual({ 'project.godot': PROJECT_GODOT });
+  });
 });
