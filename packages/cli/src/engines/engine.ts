@@ -76,6 +76,12 @@ export interface Engine {
 
   /** True when `dir` is the root of a project of this engine. */
   detect(dir: string, fs: ProjectFs): Promise<boolean>;
+
+  /**
+   * When `dir` holds a project of a version of this engine that `pkg` does not support (Godot
+   * 3), why, for the error that replaces "no supported engine detected"; else null.
+   */
+  unsupportedProject?(dir: string, fs: ProjectFs): Promise<{ message: string; hint: string } | null>;
   readEngineVersion(project: string, fs: ProjectFs): Promise<EngineVersion>;
   /** Reads and validates the manifest; throws a clear error when it is missing or malformed. */
   readManifest(project: string, fs: ProjectFs): Promise<ManifestFile>;

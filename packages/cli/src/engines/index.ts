@@ -42,6 +42,7 @@ export async function selectEngine(start: string, fs: ProjectFs, forced?: string
     for (const dir of dirs) {
       if (await engine.detect(dir, fs)) return { engine, project: dir };
     }
+    await refuseUnsupported([engine], dirs, fs);
     for (const dir of dirs) {
       if (await fs.isFile(path.join(dir, engine.manifestRelativePath))) return { engine, project: dir };
     }
@@ -52,9 +53,21 @@ export async function selectEngine(start: string, fs: ProjectFs, forced?: string
       if (await engine.detect(dir, fs)) return { engine, project: dir };
     }
   }
+  // Only when no supported project contains `start`: a Godot 3 project says why it is not one.
+  await refuseUnsupported(ENGINES, dirs, fs);
   throw new ClientError('NO_ENGINE_DETECTED', {
     hint: `Run pkg inside a project (Unity: a folder with Assets/, ProjectSettings/ and Packages/manifest.json; Godot 4: project.godot; Unreal Engine 5: one .uproject). Supported engines: ${ENGINES.map((e) => e.id).join(', ')}`,
   });
+}
+
+/** Throws for the nearest project of an engine version `pkg` does not support, if any. */
+async function refuseUnsupported(engines: readonly Engine[], dirs: readonly string[], fs: ProjectFs): Promise<void> {
+  for (const dir of dirs) {
+    for (const engine of engines) {
+      const unsupported = await engine.unsupportedProject?.(dir, fs);
+      if (unsupported) throw new ClientError('ENGINE_UNSUPPORTED', unsupported);
+    }
+  }
 }
 
 function ancestors(dir: string): string[] {

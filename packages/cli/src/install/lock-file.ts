@@ -36,6 +36,12 @@ export interface LockedPackage {
 export interface LockFile {
   lockfileVersion: number;
   packages: Record<string, LockedPackage>;
+  /**
+   * Folders `pkg` created to hold packages' folders (`addons`, `Plugins`), removed again when
+   * the last package in them leaves and they are empty: uninstalling everything gives back the
+   * project as it was.
+   */
+  createdFolders?: string[];
 }
 
 export function emptyLock(): LockFile {
@@ -47,7 +53,7 @@ const isStringMap = (v: unknown): v is Record<string, string> =>
   isObject(v) && Object.values(v).every((x) => typeof x === 'string');
 
 /** A folder or file path as the lock holds it: relative, `/`-separated, nothing climbing out. */
-function isSafeRelative(p: unknown): p is string {
+export function isSafeRelative(p: unknown): p is string {
   return (
     typeof p === 'string' &&
     p.length > 0 &&
@@ -65,6 +71,8 @@ function lockProblem(value: unknown): string | null {
   if (value.lockfileVersion !== LOCKFILE_VERSION)
     return `lockfileVersion ${JSON.stringify(value.lockfileVersion)} is not ${LOCKFILE_VERSION}`;
   if (!isObject(value.packages)) return '"packages" is not an object';
+  if (value.createdFolders !== undefined && !(Array.isArray(value.createdFolders) && value.createdFolders.every(isSafeRelative)))
+    return '"createdFolders" is not a list of relative paths inside the project';
   for (const [name, entry] of Object.entries(value.packages)) {
     if (!isPackageName(name)) return `'${name}' is not a package name`;
     if (!isObject(entry)) return `the entry of ${name} is not an object`;
@@ -110,5 +118,7 @@ export function serializeLock(lock: LockFile): string {
   const packages = Object.fromEntries(
     Object.entries(sortKeys(lock.packages)).map(([name, p]) => [name, { ...p, files: sortKeys(p.files) }]),
   );
-  return `${JSON.stringify({ lockfileVersion: lock.lockfileVersion, packages }, null, 2)}\n`;
+  const created =
+    lock.createdFolders && lock.createdFolders.length > 0 ? { createdFolders: [...lock.createdFolders].sort() } : {};
+  return `${JSON.stringify({ lockfileVersion: lock.lockfileVersion, packages, ...created }, null, 2)}\n`;
 }

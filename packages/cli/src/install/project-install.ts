@@ -11,11 +11,13 @@ import type { Engine, ManifestChange } from '../engines/engine.js';
 import type { EngineInstaller } from '../engines/installer.js';
 import { parseUnityManifest } from '../engines/unity/unity-manifest.js';
 import type { RegistryClient } from '../http/registry-client.js';
-import { withFileLock } from '../io/fs.js';
+import { LockTimeoutError, withFileLock } from '../io/fs.js';
+import { ClientError } from '../output/errors.js';
 import type { OpenProject } from '../project/open-project.js';
 import { planContextFor } from '../project/open-project.js';
 import { downloadProgress, progressBar } from '../project/progress.js';
 import { planWithDocuments, singleRegistry, type DocumentMap } from '../project/registry-documents.js';
+import { recoverInterrupted } from './interrupted-install.js';
 import { readLock, type LockFile, type LockedPackage } from './lock-file.js';
 import { folderMissing, localChanges } from './package-files.js';
 import { resolveInstallSet } from './resolve-install.js';
@@ -26,8 +28,28 @@ type InstallingEngine = Engine & { installer: EngineInstaller };
 /** Held while a change runs, so two `pkg` processes never move a project's folders at once. */
 export const PROJECT_LOCK = '.pkg-install.lock';
 
-function exclusive<T>(ctx: CommandContext, open: OpenProject, fn: () => Promise<T>): Promise<T> {
-  return withFileLock(ctx.deps.fs, path.join(open.project, PROJECT_LOCK), { sleep: ctx.deps.sleep, now: ctx.deps.now }, fn);
+/**
+ * Runs a change holding the project's lock, after finishing what a killed `pkg` left (its
+ * staging folder, and the rollback of its half-made change).
+ */
+async function exclusive<T>(ctx: CommandContext, open: OpenProject, fn: () => Promise<T>): Promise<T> {
+  const lockFile = path.join(open.project, PROJECT_LOCK);
+  try {
+    return await withFileLock(ctx.deps.fs, lockFile, { sleep: ctx.deps.sleep, now: ctx.deps.now }, async () => {
+      const recovered = await recoverInterrupted(ctx.deps.fs, open.fs, open.project);
+      if (recovered.rolledBack > 0) {
+        ctx.reporter.warn(
+          `An earlier pkg change to this project was interrupted; it was rolled back, and the project is as it was before it`,
+        );
+      }
+      return fn();
+    });
+  } catch (err) {
+    if (!(err instanceof LockTimeoutError)) throw err;
+    throw new ClientError('PROJECT_BUSY', {
+      message: `Another pkg process is changing ${open.project} (it holds ${PROJECT_LOCK})`,
+    });
+  }
 }
 
 export function installsFiles(open: OpenProject): open is OpenProject & { engine: InstallingEngine } {
@@ -36,6 +58,37 @@ export function installsFiles(open: OpenProject): open is OpenProject & { engine
 
 export interface InstallOptions {
   force: boolean;
+}
+
+/**
+ * What a change did to the packages the project holds only because others need them (they are
+ * in the lock, not in `pkg.json`): reports list them, since their folders appear and go too.
+ */
+export interface DependencyChanges {
+  installed: { package: string; version: string; previous?: string }[];
+  removed: { package: string; version: string }[];
+}
+
+function dependencyChanges(
+  lock: LockFile,
+  direct: Record<string, string>,
+  installed: readonly VersionRecord[],
+  removed: readonly string[],
+): DependencyChanges {
+  return {
+    installed: installed
+      .filter((r) => !(r.name in direct) && lock.packages[r.name]?.version !== r.version)
+      .map((r) => ({
+        package: r.name,
+        version: r.version,
+        ...(lock.packages[r.name] ? { previous: lock.packages[r.name]!.version } : {}),
+      }))
+      .sort((a, b) => (a.package < b.package ? -1 : 1)),
+    removed: removed
+      .filter((n) => !(n in direct))
+      .map((n) => ({ package: n, version: lock.packages[n]!.version }))
+      .sort((a, b) => (a.package < b.package ? -1 : 1)),
+  };
 }
 
 function lockedVersions(lock: LockFile): Record<string, string> {
@@ -92,7 +145,7 @@ export function applyWithInstall(
   documents: DocumentMap,
   change: ManifestChange,
   options: InstallOptions,
-): Promise<{ backupPath: string | null; changed: boolean }> {
+): Promise<{ backupPath: string | null; changed: boolean; dependencies: DependencyChanges }> {
   return exclusive(ctx, open, () => applyChange(ctx, open, client, documents, change, options));
 }
 
@@ -103,7 +156,7 @@ async function applyChange(
   documents: DocumentMap,
   change: ManifestChange,
   options: InstallOptions,
-): Promise<{ backupPath: string | null; changed: boolean }> {
+): Promise<{ backupPath: string | null; changed: boolean; dependencies: DependencyChanges }> {
   const manifestText = open.engine.editManifest(open.manifest, change);
   const dependencies = parseUnityManifest(manifestText).dependencies;
   const { lock } = await readLock(open.project, open.fs);
@@ -119,7 +172,9 @@ async function applyChange(
   }
   const remove = Object.keys(lock.packages).filter((n) => !set.records.has(n));
   const manifestChanged = manifestText !== (await open.fs.readTextIfExists(open.manifest.path));
-  if (toInstall.length === 0 && remove.length === 0 && !manifestChanged) return { backupPath: null, changed: false };
+  if (toInstall.length === 0 && remove.length === 0 && !manifestChanged) {
+    return { backupPath: null, changed: false, dependencies: { installed: [], removed: [] } };
+  }
   const fetched = await fetchAll(ctx, client, toInstall);
   const result = await applyInstall({
     ...transaction(ctx, open, lock),
@@ -128,7 +183,9 @@ async function applyChange(
     manifestText,
     force: options.force,
   });
-  return { ...result, changed: true };
+  // The old manifest's packages too: one that `add` raised is still one the user asked for.
+  const direct = { ...open.manifest.manifest.dependencies, ...dependencies };
+  return { ...result, changed: true, dependencies: dependencyChanges(lock, direct, toInstall, remove) };
 }
 
 /** Removes packages from the manifest, and everything only they needed from the project. Needs no registry. */
@@ -137,7 +194,7 @@ export function uninstallWithInstall(
   open: OpenProject & { engine: InstallingEngine },
   names: readonly string[],
   options: InstallOptions,
-): Promise<{ backupPath: string | null }> {
+): Promise<{ backupPath: string | null; dependencies: DependencyChanges }> {
   return exclusive(ctx, open, () => uninstall(ctx, open, names, options));
 }
 
@@ -146,7 +203,7 @@ async function uninstall(
   open: OpenProject & { engine: InstallingEngine },
   names: readonly string[],
   options: InstallOptions,
-): Promise<{ backupPath: string | null }> {
+): Promise<{ backupPath: string | null; dependencies: DependencyChanges }> {
   const manifestText = open.engine.editManifest(open.manifest, { remove: [...names] });
   const dependencies = parseUnityManifest(manifestText).dependencies;
   const { lock } = await readLock(open.project, open.fs);
@@ -159,13 +216,14 @@ async function uninstall(
     queue.push(...Object.keys(lock.packages[name]?.dependencies ?? {}));
   }
   const remove = Object.keys(lock.packages).filter((n) => !kept.has(n));
-  return applyInstall({
+  const result = await applyInstall({
     ...transaction(ctx, open, lock),
     install: [],
     remove,
     manifestText,
     force: options.force,
   });
+  return { ...result, dependencies: dependencyChanges(lock, open.manifest.manifest.dependencies, [], remove) };
 }
 
 export interface RestoredPackage {

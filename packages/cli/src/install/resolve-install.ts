@@ -68,8 +68,8 @@ export function resolveInstallSet(
     for (const [dependency, wanted] of dependenciesOf(record)) {
       if (!semver.valid(wanted)) {
         throw conflict(
-          `${name}@${record!.version} asks for ${dependency}@${wanted}, which is not a version`,
-          'Tell its publisher.',
+          `${name}@${record!.version} asks for ${dependency}@${wanted}, which is not an exact version`,
+          'Dependencies name the lowest version they work with (1.0.0, not ^1.0.0); tell the publisher of the package.',
         );
       }
       const list = wants.get(dependency) ?? [];

@@ -17,6 +17,7 @@ import { extractPackage } from '../global/safe-extract.js';
 import { writeFileAtomic } from '../io/fs.js';
 import { ClientError } from '../output/errors.js';
 import { backupTimestamp } from '../project/backup.js';
+import { STAGING_PREFIX, writeJournal, type InstallJournal } from './interrupted-install.js';
 import { serializeLock, type LockFile, type LockedEdit, type LockedPackage } from './lock-file.js';
 import { digestFiles, folderMissing, listFiles, localChanges } from './package-files.js';
 
@@ -88,7 +89,7 @@ export async function applyInstall(tx: InstallTransaction): Promise<{ backupPath
   if (projectText === null) {
     throw new ClientError('MANIFEST_NOT_FOUND', { message: `${projectFileName} not found in ${project}`, hint: null });
   }
-  const staging = path.join(project, `.pkg-staging-${randomBytes(6).toString('hex')}`);
+  const staging = path.join(project, `${STAGING_PREFIX}${randomBytes(6).toString('hex')}`);
   await fs.mkdir(staging);
   try {
     // 2. Extract and check every package in the staging folder.
@@ -177,45 +178,86 @@ export async function applyInstall(tx: InstallTransaction): Promise<{ backupPath
       replaced.map((n) => lock.packages[n]!.folder),
     );
 
-    // 6. Move, write, and undo all of it on any failure.
+    // 6. What moves where, decided before anything moves, and written down (the journal) so
+    // that a run after a kill can undo it (interrupted-install.ts).
+    const movedAside: InstallJournal['movedAside'] = [];
+    for (const [i, name] of replaced.entries()) {
+      const folder = lock.packages[name]!.folder;
+      if (!(await folderMissing(fs, project, folder))) movedAside.push({ folder, aside: `old-${i}` });
+    }
+    const createdParents: string[] = [];
+    for (const s of staged) {
+      const parent = s.target.split('/').slice(0, -1).join('/');
+      if (parent !== '' && !createdParents.includes(parent) && (await folderMissing(fs, project, parent))) {
+        createdParents.push(parent);
+      }
+    }
+    // Created folders stay recorded while a package is in them; with none left, an empty one
+    // goes, and anything else in it is the user's, and so is the folder.
+    const createdFolders = [...new Set([...(lock.createdFolders ?? []), ...createdParents])];
+    const emptied = createdFolders.filter((f) => !Object.values(newLock.packages).some((p) => p.folder.startsWith(`${f}/`)));
+    const stillCreated = createdFolders.filter((f) => !emptied.includes(f));
+    if (stillCreated.length > 0) newLock.createdFolders = stillCreated;
+    else delete newLock.createdFolders;
+    const manifestFile = path.join(project, PKG_JSON);
+    const manifestBefore = await tx.projectFs.readTextIfExists(manifestFile);
+    const newLockText = serializeLock(newLock);
+    const mayRemove: string[] = [];
+    for (const f of emptied) if (!createdParents.includes(f) && !(await folderMissing(fs, project, f))) mayRemove.push(f);
+    await writeJournal(fs, staging, {
+      projectFile: projectFileName,
+      projectText,
+      manifestText: manifestBefore,
+      lockText: newLockText,
+      movedAside,
+      placed: staged.map((s) => s.target),
+      createdParents,
+      mayRemove,
+    });
+
+    // 7. Move, write, and undo all of it on any failure.
     const undo: (() => Promise<void>)[] = [];
     try {
-      for (const [i, name] of replaced.entries()) {
-        const target = path.join(project, ...posix(lock.packages[name]!.folder));
-        if (await folderMissing(fs, project, lock.packages[name]!.folder)) continue;
-        const aside = path.join(staging, `old-${i}`);
+      for (const { folder, aside: asideName } of movedAside) {
+        const target = path.join(project, ...posix(folder));
+        const aside = path.join(staging, asideName);
         await fs.rename(target, aside);
         undo.push(() => fs.rename(aside, target));
+        const name = replaced.find((n) => lock.packages[n]!.folder === folder);
         const incoming = staged.find((s) => s.name === name);
         if (incoming) await keepGenerated(fs, installer, aside, incoming.dir);
       }
+      for (const parent of createdParents) {
+        const dir = path.join(project, ...posix(parent));
+        await fs.mkdir(dir, { recursive: true });
+        // Created here (`addons/` of a project that had none): everything in it is this change's.
+        undo.push(() => fs.rm(dir, { recursive: true, force: true }));
+      }
       for (const s of staged) {
         const target = path.join(project, ...posix(s.target));
-        const parent = s.target.split('/').slice(0, -1).join('/');
-        if (parent !== '' && (await folderMissing(fs, project, parent))) {
-          await fs.mkdir(path.dirname(target), { recursive: true });
-          // Created here (`addons/` of a project that had none): everything in it is this change's.
-          undo.push(() => fs.rm(path.dirname(target), { recursive: true, force: true }));
-        }
         await fs.rename(s.dir, target);
         undo.push(() => fs.rm(target, { recursive: true, force: true }));
+      }
+      for (const folder of emptied) {
+        const dir = path.join(project, ...posix(folder));
+        if ((await fs.readdir(dir).catch(() => null))?.length !== 0) continue;
+        await fs.rm(dir, { recursive: true, force: true });
+        undo.push(() => fs.mkdir(dir, { recursive: true }).then(() => undefined));
       }
       if (text !== projectText) {
         await tx.projectFs.writeTextAtomic(projectFile, text);
         undo.push(() => tx.projectFs.writeTextAtomic(projectFile, projectText));
       }
-      if (tx.manifestText !== null) {
-        const manifestFile = path.join(project, PKG_JSON);
-        const before = await tx.projectFs.readTextIfExists(manifestFile);
-        if (before !== tx.manifestText) {
-          await engine.writeManifest(project, tx.manifestText, tx.projectFs);
-          undo.push(() =>
-            before === null ? fs.rm(manifestFile, { force: true }) : tx.projectFs.writeTextAtomic(manifestFile, before),
-          );
-        }
+      if (tx.manifestText !== null && manifestBefore !== tx.manifestText) {
+        await engine.writeManifest(project, tx.manifestText, tx.projectFs);
+        undo.push(() =>
+          manifestBefore === null
+            ? fs.rm(manifestFile, { force: true })
+            : tx.projectFs.writeTextAtomic(manifestFile, manifestBefore),
+        );
       }
       const lockFile = path.join(project, PKG_LOCK);
-      await writeFileAtomic(fs, lockFile, serializeLock(newLock));
+      await writeFileAtomic(fs, lockFile, newLockText);
     } catch (err) {
       const cause = err instanceof Error ? err.message : String(err);
       const failures: string[] = [];

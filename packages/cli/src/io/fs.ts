@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import path from 'node:path';
 import type { FileSystem } from '../deps.js';
 
@@ -10,6 +11,11 @@ export async function readTextIfExists(fs: FileSystem, file: string): Promise<st
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw err;
   }
+}
+
+/** Whether `name` is a temporary file writeFileAtomic left for `target` (a process killed between write and rename). */
+export function isAtomicWriteTemp(name: string, target: string): boolean {
+  return name.startsWith(`.${target}.`) && /^\.[0-9a-f]{12}\.tmp$/.test(name.slice(target.length + 1));
 }
 
 /**
@@ -52,9 +58,18 @@ export interface LockOptions {
   staleMs?: number;
 }
 
+/** Another process held the lock for longer than the timeout. */
+export class LockTimeoutError extends Error {
+  constructor(readonly lockFile: string) {
+    super(`timed out waiting for the lock ${path.basename(lockFile)}`);
+    this.name = 'LockTimeoutError';
+  }
+}
+
 /**
  * Runs `fn` while holding an exclusive lock file (created with O_EXCL), so read-modify-write
- * cycles of several processes on one file do not lose each other's updates.
+ * cycles of several processes on one file do not lose each other's updates. While `fn` runs,
+ * the lock file's time is renewed, so a long holder is never taken for a crashed one.
  */
 export async function withFileLock<T>(fs: FileSystem, lockFile: string, options: LockOptions, fn: () => Promise<T>): Promise<T> {
   const timeoutMs = options.timeoutMs ?? 10_000;
@@ -65,26 +80,56 @@ export async function withFileLock<T>(fs: FileSystem, lockFile: string, options:
   for (;;) {
     try {
       const handle = await fs.open(lockFile, 'wx', 0o600);
-      await handle.close();
+      try {
+        await handle.writeFile(`${process.pid}@${hostname()}\n`);
+      } finally {
+        await handle.close();
+      }
       break;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     }
     const age = await lockAge(fs, lockFile, options.now());
-    if (age !== null && age > staleMs) {
+    if ((age !== null && age > staleMs) || (await ownerIsGone(fs, lockFile))) {
       await fs.rm(lockFile, { force: true });
       continue;
     }
     if (options.now().getTime() - started > timeoutMs) {
-      throw new Error(`timed out waiting for the lock ${path.basename(lockFile)}`);
+      throw new LockTimeoutError(lockFile);
     }
     await options.sleep(delay + Math.floor(Math.random() * delay));
     delay = Math.min(delay * 2, 100);
   }
+  const heartbeat = setInterval(
+    () => {
+      const now = options.now();
+      fs.utimes(lockFile, now, now).catch(() => undefined);
+    },
+    Math.max(1, Math.floor(staleMs / 3)),
+  );
+  heartbeat.unref();
   try {
     return await fn();
   } finally {
+    clearInterval(heartbeat);
     await fs.rm(lockFile, { force: true });
+  }
+}
+
+/**
+ * True when the lock names a process of this machine that no longer runs (killed): its lock is
+ * taken over at once rather than when it is stale. Locks of other machines (a shared folder)
+ * and unnamed ones wait for staleness.
+ */
+async function ownerIsGone(fs: FileSystem, lockFile: string): Promise<boolean> {
+  const owner = /^(\d+)@(.+)\n?$/.exec((await readTextIfExists(fs, lockFile)) ?? '');
+  if (!owner || owner[2] !== hostname()) return false;
+  try {
+    process.kill(Number(owner[1]), 0);
+    return false;
+  } catch (err) {
+    // EPERM: it runs, as another user.
+    return (err as NodeJS.ErrnoException).code === 'ESRCH';
   }
 }
 

@@ -96,6 +96,7 @@ export const CLIENT_ERRORS = {
     hint: 'Run pkg inside a project (Unity: a folder with Assets/, ProjectSettings/ and Packages/manifest.json; Godot 4: project.godot; Unreal Engine 5: one .uproject), or name the engine with --engine unity|godot|unreal.',
   },
   UNKNOWN_ENGINE: { exit: EXIT.USAGE, message: 'Unknown engine' },
+  ENGINE_UNSUPPORTED: { exit: EXIT.FAILED, message: 'The project is made with an engine version pkg does not support' },
   MANIFEST_NOT_FOUND: { exit: EXIT.FAILED, message: 'Project manifest not found' },
   MANIFEST_INVALID: { exit: EXIT.FAILED, message: 'Project manifest is invalid' },
   PACKAGE_NOT_IN_PROJECT: { exit: EXIT.FAILED, message: 'package not found in project' },
@@ -136,6 +137,11 @@ export const CLIENT_ERRORS = {
     exit: EXIT.FAILED,
     message: 'Files of an installed package were changed by hand',
     hint: 'Keep a copy of your changes, or run again with --force: the package folders are backed up first.',
+  },
+  PROJECT_BUSY: {
+    exit: EXIT.FAILED,
+    message: 'Another pkg process is changing the project',
+    hint: 'Wait for it to finish, then run the command again. (The lock of a pkg that was killed is taken over at once on the same machine, after 30 seconds from another one.)',
   },
   LOCK_INVALID: {
     exit: EXIT.FAILED,

@@ -1,3 +1,4 @@
+import type { SupportedEngine } from '@pkg/protocol';
 /** Shared pieces of the human output. */
 export const SEPARATOR = '─'.repeat(40);
 
@@ -18,4 +19,15 @@ export function personText(person: unknown): string {
     if (typeof name === 'string') return typeof email === 'string' && email ? `${name} <${email}>` : name;
   }
   return '';
+}
+
+const ENGINE_NAMES = { unity: 'Unity', godot: 'Godot', unreal: 'Unreal Engine' } as const;
+
+/** `Unity 2021.3`, `Unity (any)`, `Godot 4.2 or newer`, `Unreal Engine 5.3 only`, `Godot 4.2 to 4.3`. */
+export function supportedEngineText(e: SupportedEngine): string {
+  const name = ENGINE_NAMES[e.engine];
+  if (e.min === undefined) return `${name} (any)`;
+  if (e.engine === 'unity') return `${name} ${e.min}`;
+  if (e.max === undefined) return `${name} ${e.min} or newer`;
+  return e.max === e.min ? `${name} ${e.min} only` : `${name} ${e.min} to ${e.max}`;
 }

@@ -51,7 +51,7 @@ export function infoReport(doc: PackageDocument, record: VersionRecord, versions
     `Versions: ${versions.length > VERSIONS_SHOWN ? `... ${versions.length - VERSIONS_SHOWN} older, ` : ''}${shownVersions.join(', ')}`,
     `License: ${json.license || '(none)'}`,
     `Author: ${json.author || '(unknown)'}`,
-    `Minimum Unity version: ${unity || '(any)'}`,
+    `Minimum Unity version: ${unity || (supportedEngines(record).some((e) => e.engine === 'unity') ? '(any)' : '(not a Unity package)')}`,
     ...otherEngines.map(
       (e) =>
         `${ENGINE_NAMES[e.engine]}: ${e.max === undefined ? `${e.min} or newer` : e.max === e.min ? `${e.min} only` : `${e.min} to ${e.max}`}`,

@@ -2,6 +2,8 @@
 import type { ScopedRegistry } from '../engines/engine.js';
 import type { AddPlan } from '../updates/add-plan.js';
 import type { UninstallPlan } from '../updates/uninstall-plan.js';
+import type { DependencyChanges } from '../install/project-install.js';
+import { dependencyJson, dependencyLines } from './dependency-report.js';
 import { SEPARATOR } from './format.js';
 import type { CommandResult } from './reporter.js';
 import { registriesLine } from './update-report.js';
@@ -47,7 +49,12 @@ function scopedJson(entries: readonly ScopedRegistry[]) {
   return { scoped_registry: entries[0] ?? null, scoped_registries: entries };
 }
 
-export function addReport(h: ProjectHeader, plan: AddPlan, backupPath: string | null): CommandResult {
+export function addReport(
+  h: ProjectHeader,
+  plan: AddPlan,
+  backupPath: string | null,
+  dependencies?: DependencyChanges,
+): CommandResult {
   const count = plan.added.length;
   const message = `${count} package${count === 1 ? '' : 's'} added`;
   const text = header('Add Packages', h);
@@ -65,7 +72,7 @@ export function addReport(h: ProjectHeader, plan: AddPlan, backupPath: string | 
       ...plan.raised.map((r) => `  ${r.package}: ${r.from} → ${r.to} (required by ${r.requiredBy})`),
     );
   }
-  text.push(...scopedRegistryLines(plan.registryEntries), '');
+  text.push(...dependencyLines(dependencies), ...scopedRegistryLines(plan.registryEntries), '');
   if (backupPath) text.push(`Backup: ${backupPath}`);
   text.push(message);
   return {
@@ -78,6 +85,7 @@ export function addReport(h: ProjectHeader, plan: AddPlan, backupPath: string | 
       })),
       already_present: plan.alreadyPresent.map((a) => ({ package: a.package, version: a.version })),
       raised: plan.raised.map((r) => ({ package: r.package, old_version: r.from, new_version: r.to, required_by: r.requiredBy })),
+      ...dependencyJson(dependencies),
       ...scopedJson(plan.registryEntries),
       backup_path: backupPath,
       message,
@@ -86,18 +94,24 @@ export function addReport(h: ProjectHeader, plan: AddPlan, backupPath: string | 
   };
 }
 
-export function uninstallReport(h: ProjectHeader, plan: UninstallPlan, backupPath: string | null): CommandResult {
+export function uninstallReport(
+  h: ProjectHeader,
+  plan: UninstallPlan,
+  backupPath: string | null,
+  dependencies?: DependencyChanges,
+): CommandResult {
   const count = plan.removed.length;
   const message = `${count} package${count === 1 ? '' : 's'} removed`;
   const text = header('Uninstall Packages', h);
   text.push('', 'Removed:', ...plan.removed.map((r) => `  ${r.package}@${r.version}`));
-  text.push(...scopedRegistryLines(plan.registryEntries), '');
+  text.push(...dependencyLines(dependencies), ...scopedRegistryLines(plan.registryEntries), '');
   if (backupPath) text.push(`Backup: ${backupPath}`);
   text.push(message);
   return {
     json: {
       ...headerJson(h),
       removed: plan.removed,
+      ...dependencyJson(dependencies),
       ...scopedJson(plan.registryEntries),
       backup_path: backupPath,
       message,
@@ -134,7 +148,8 @@ export function installReport(h: ProjectHeader, fetched: FetchedPackage[], skipp
 
 export interface ListedPackage {
   package: string;
-  requested: string;
+  /** null for a package installed only because others need it (Godot, Unreal). */
+  requested: string | null;
   resolved: string | null;
   latest_compatible: string | null;
   status: string;
@@ -147,7 +162,7 @@ export function listReport(h: ProjectHeader, packages: ListedPackage[], outdated
   const shown = outdatedOnly ? packages.filter((p) => p.outdated) : packages;
   const rows = [['Package', 'Requested', 'Resolved', 'Latest compatible']];
   for (const p of shown) {
-    rows.push([p.package, p.requested, p.resolved ?? '-', p.latest_compatible ?? `- (${p.status})`]);
+    rows.push([p.package, p.requested ?? '(dependency)', p.resolved ?? '-', p.latest_compatible ?? `- (${p.status})`]);
   }
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   const text = header(outdatedOnly ? 'Outdated Packages' : 'Packages', h);

@@ -1,12 +1,20 @@
-import type { PackageDocument, SearchObject, SearchResponse } from '@pkg/protocol';
+import {
+  supportedEngines,
+  type PackageDocument,
+  type SearchObject,
+  type SearchResponse,
+  type SupportedEngine,
+} from '@pkg/protocol';
 import type { CommandResult } from './reporter.js';
-import { personText, SEPARATOR } from './format.js';
+import { personText, SEPARATOR, supportedEngineText } from './format.js';
 
 /** What `--detail` adds per result, read from the package's latest version. */
 export interface PackageDetail {
   license: string;
   repository: string;
   dependencies: Record<string, string>;
+  /** The engines the version supports (as the registry reads its fields). */
+  engines: SupportedEngine[];
 }
 
 /** One entry of `search --json` (shared/SPEC.md "Client search result"). */
@@ -21,6 +29,7 @@ export interface SearchResultEntry {
   license?: string;
   repository?: string;
   dependencies?: Record<string, string>;
+  engines?: SupportedEngine[];
 }
 
 export function searchEntry(object: SearchObject, detail?: PackageDetail): SearchResultEntry {
@@ -35,7 +44,9 @@ export function searchEntry(object: SearchObject, detail?: PackageDetail): Searc
     // The registry counts tarball downloads; the monthly figure is the one reported.
     downloads: typeof downloads?.monthly === 'number' ? downloads.monthly : 0,
     lastUpdated: (object as Partial<SearchObject>).updated ?? pkg.date ?? '',
-    ...(detail ? { license: detail.license, repository: detail.repository, dependencies: detail.dependencies } : {}),
+    ...(detail
+      ? { license: detail.license, repository: detail.repository, dependencies: detail.dependencies, engines: detail.engines }
+      : {}),
   };
 }
 
@@ -47,6 +58,7 @@ export function packageDetail(doc: PackageDocument, version: string): PackageDet
     license: typeof license === 'string' ? license : '',
     repository: repositoryUrl(record?.repository ?? doc.repository),
     dependencies: record?.dependencies ?? {},
+    engines: record ? supportedEngines(record) : [],
   };
 }
 
@@ -87,6 +99,7 @@ export function searchReport({ term, response, limit, details }: SearchReportInp
         `  Repository: ${entry.repository || '(none)'}`,
         `  Downloads: ${entry.downloads} in the last 30 days`,
         `  Last Updated: ${entry.lastUpdated ? entry.lastUpdated.slice(0, 10) : '(unknown)'}`,
+        `  Engines: ${(entry.engines ?? []).map(supportedEngineText).join(', ') || '(unknown)'}`,
         '  Dependencies:',
       );
       const deps = Object.entries(entry.dependencies ?? {});

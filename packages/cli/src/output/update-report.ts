@@ -6,6 +6,8 @@ import { orNewer } from '../updates/requirement-text.js';
 import type { ScopedRegistry } from '../engines/engine.js';
 import { sameRegistryUrl } from '../engines/registry-url.js';
 import type { UnchangedPackage, UnchangedStatus, UpdatePlan } from '../updates/update-plan.js';
+import type { DependencyChanges } from '../install/project-install.js';
+import { dependencyJson, dependencyLines } from './dependency-report.js';
 import { SEPARATOR } from './format.js';
 import type { CommandResult } from './reporter.js';
 
@@ -23,6 +25,8 @@ export interface UpdateReportInput {
   backupPath: string | null;
   /** The manifest's name for messages (`Packages/manifest.json`). */
   manifestName: string;
+  /** Godot, Unreal: the dependencies the update installed and removed. */
+  dependencies?: DependencyChanges;
 }
 
 const STATUS_TEXT: Record<UnchangedStatus, string> = {
@@ -84,6 +88,7 @@ export function updateReport(input: UpdateReportInput, scopedBefore: readonly Sc
     })),
     unchanged: plan.unchanged.map(unchangedJson),
     scopes_added: added,
+    ...dependencyJson(input.dependencies),
     backup_path: input.backupPath,
     message,
     ...(mode === 'dry-run' ? { dry_run: true } : {}),
@@ -109,6 +114,7 @@ export function updateReport(input: UpdateReportInput, scopedBefore: readonly Sc
     text.push('', preview ? 'Would Not Update:' : 'No Updates Available:');
     for (const u of plan.unchanged) text.push(`  ${u.package}: ${u.version} (${STATUS_TEXT[u.status]})`);
   }
+  text.push(...dependencyLines(input.dependencies));
   for (const { entry, added: names } of perEntry) {
     if (names.length === 0) continue;
     text.push('', `${preview ? 'Would add to' : 'Added to'} scoped registry '${entry.name}': ${names.join(', ')}`);

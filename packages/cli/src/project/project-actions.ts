@@ -79,11 +79,13 @@ export async function projectAdd(ctx: CommandContext, specs: string[], options: 
   ]);
   const change = { set, registries: plan.registryEntries };
   // Engines that install files (Godot, Unreal) have no scoped registries: one registry serves all.
-  const applied = installsFiles(open)
-    ? await applyWithInstall(ctx, open, await registries.set.client(registries.inEffect), documents, change, {
-        force: options.force ?? false,
-      })
-    : await applyManifestChange(open, change, applyOptions(ctx));
+  if (installsFiles(open)) {
+    const applied = await applyWithInstall(ctx, open, await registries.set.client(registries.inEffect), documents, change, {
+      force: options.force ?? false,
+    });
+    return addReport(headerOf(open, registries), plan, applied.backupPath, applied.dependencies);
+  }
+  const applied = await applyManifestChange(open, change, applyOptions(ctx));
   return addReport(headerOf(open, registries), plan, applied.backupPath);
 }
 
@@ -92,7 +94,17 @@ export async function projectUninstall(ctx: CommandContext, names: string[], opt
   const dependencies = open.manifest.manifest.dependencies;
   for (const name of names) {
     if (!(name in dependencies)) {
-      throw new ClientError('PACKAGE_NOT_IN_PROJECT', { message: `package '${name}' not found in project` });
+      // Godot, Unreal: a package installed for others is in the project, but not the user's to remove.
+      const resolved = installsFiles(open) ? await open.engine.readResolvedVersions(open.project, open.fs) : {};
+      throw new ClientError('PACKAGE_NOT_IN_PROJECT', {
+        message:
+          name in resolved
+            ? `package '${name}' is installed only because other packages need it`
+            : `package '${name}' not found in project`,
+        ...(name in resolved
+          ? { hint: 'It goes when the last package needing it is uninstalled (pkg list shows it as a dependency).' }
+          : {}),
+      });
     }
   }
   const registries = await projectRegistries(ctx, open, options.registry !== undefined ? { flag: options.registry } : {});
@@ -101,7 +113,7 @@ export async function projectUninstall(ctx: CommandContext, names: string[], opt
     const plan = planUninstall(dependencies, names, registries.context(new Map()));
     if (plan.kind !== 'plan') throw new Error('uninstall without scopes needs no documents');
     const applied = await uninstallWithInstall(ctx, open, names, { force: options.force ?? false });
-    return uninstallReport(headerOf(open, registries), plan, applied.backupPath);
+    return uninstallReport(headerOf(open, registries), plan, applied.backupPath, applied.dependencies);
   }
   const entries = open.manifest.manifest.scopedRegistries;
   // Scopes are only worked out when there are entries to shrink: no registry call otherwise.
@@ -199,27 +211,38 @@ export async function projectList(ctx: CommandContext, outdated: boolean, option
   const dependencies = open.manifest.manifest.dependencies;
   const resolved = await open.engine.readResolvedVersions(open.project, open.fs);
   const documents: DocumentMap = new Map();
+  // Godot, Unreal: the packages installed only for others are in the project too.
+  const installedOnly = installsFiles(open)
+    ? Object.keys(resolved)
+        .filter((n) => !(n in dependencies) && registries.inRun(n))
+        .sort()
+    : [];
   const names = registryDependencies(open)
     .map(([name]) => name)
-    .filter((name) => registries.inRun(name));
+    .filter((name) => registries.inRun(name))
+    .concat(installedOnly);
   if (names.length > 0) await registries.set.fetch(names, documents);
   const context = registries.context(documents);
-  const packages: ListedPackage[] = Object.entries(dependencies)
-    .filter(([name]) => registries.inRun(name))
-    .map(([name, requested]) => {
-      const why = status(open, registries, name, requested, documents);
-      const latest = why ? null : pickNewest(context, name);
-      const current = resolved[name] ?? requested;
-      const registry = why === 'built-in' || why === 'local or git reference' ? null : registries.set.registryOf(name);
-      return {
-        package: name,
-        requested,
-        resolved: resolved[name] ?? null,
-        latest_compatible: latest,
-        status: why ?? (latest === null ? 'no compatible version' : 'registry'),
-        outdated: latest !== null && semver.valid(current) !== null && semver.gt(latest, current),
-        registry,
-      };
-    });
+  const rows: [string, string | null][] = [
+    ...Object.entries(dependencies).filter(([name]) => registries.inRun(name)),
+    ...installedOnly.map((n): [string, null] => [n, null]),
+  ];
+  const packages: ListedPackage[] = rows.map(([name, requested]) => {
+    const why = status(open, registries, name, requested ?? resolved[name]!, documents);
+    const latest = why ? null : pickNewest(context, name);
+    const current = resolved[name] ?? requested;
+    const registry = why === 'built-in' || why === 'local or git reference' ? null : registries.set.registryOf(name);
+    return {
+      package: name,
+      requested,
+      resolved: resolved[name] ?? null,
+      latest_compatible: latest,
+      status: why ?? (latest === null ? 'no compatible version' : 'registry'),
+      // A dependency's version follows what its dependents ask for: `pkg update` cannot take it on its own.
+      outdated:
+        requested !== null && latest !== null && current !== null && semver.valid(current) !== null && semver.gt(latest, current),
+      registry,
+    };
+  });
   return listReport(headerOf(open, registries), packages, outdated);
 }

@@ -74,11 +74,16 @@ export async function projectUpdate(ctx: CommandContext, names: string[], option
   const set = Object.fromEntries(plan.updated.map((u) => [u.package, u.to]));
   const change = { set, registries: plan.registryEntries };
   // Engines that install files (Godot, Unreal) have no scoped registries: one registry serves all.
-  const applied = installsFiles(open)
-    ? await applyWithInstall(ctx, open, await registries.set.client(registries.inEffect), documents, change, {
-        force: options.force ?? false,
-      })
-    : await applyManifestChange(open, change, { fs: ctx.deps.fs, backupRoot: ctx.deps.tmpdir, now: ctx.deps.now() });
+  if (installsFiles(open)) {
+    const applied = await applyWithInstall(ctx, open, await registries.set.client(registries.inEffect), documents, change, {
+      force: options.force ?? false,
+    });
+    return updateReport(
+      { ...base, mode: 'saved', backupPath: applied.backupPath, dependencies: applied.dependencies },
+      scopedBefore,
+    );
+  }
+  const applied = await applyManifestChange(open, change, { fs: ctx.deps.fs, backupRoot: ctx.deps.tmpdir, now: ctx.deps.now() });
   return updateReport({ ...base, mode: 'saved', backupPath: applied.backupPath }, scopedBefore);
 }
 

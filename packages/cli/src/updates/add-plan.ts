@@ -190,6 +190,15 @@ function availableHint(context: PlanContext, name: string): string {
 
 function noCompatibleVersion(context: PlanContext, name: string, engineLabel: string): ClientError {
   const versions = versionRequirements(context, name).filter((v) => !isUsable(context, name, v.version));
+  const requirements = new Set(versions.map((v) => v.requires));
+  const only = requirements.size === 1 ? [...requirements][0] : undefined;
+  if (versions.length > 1 && typeof only === 'string') {
+    // One reason for all (a package for another engine): said once.
+    return new ClientError('NO_COMPATIBLE_VERSION', {
+      message: `No version of ${name} is compatible with ${engineLabel}`,
+      hint: `Every published version (${versions.length}) needs ${only}.`,
+    });
+  }
   const described = versions
     .slice(0, 5)
     .map((v) => `${v.version} (${v.requires === null ? 'deprecated' : `needs ${v.requires}`})`);

@@ -27,6 +27,7 @@ beforeAll(async () => {
         'dist-tags': { latest: '1.10.0', beta: '2.0.0-beta.1' },
         versions: {
           '1.2.0': version('1.2.0', { godot: '4.2', unreal: '5.3', unrealMax: '5.3' }),
+          '1.3.0': version('1.3.0', { unity: undefined, godot: '4.3' }),
           '1.10.0': version('1.10.0', { unityRelease: '0f1', dependencies: { 'com.vendor.core': '2.0.0' }, keywords: ['input'] }),
           '2.0.0-beta.1': version('2.0.0-beta.1', { deprecated: 'use 2.0.0' }),
         },
@@ -53,7 +54,7 @@ describe('pkg info', () => {
         '',
         'Latest: 1.10.0',
         'Dist-tags: latest: 1.10.0, beta: 2.0.0-beta.1',
-        'Versions: 1.2.0, 1.10.0, 2.0.0-beta.1',
+        'Versions: 1.2.0, 1.3.0, 1.10.0, 2.0.0-beta.1',
         'License: MIT',
         'Author: Jane Doe <jane@example.com>',
         'Minimum Unity version: 2021.3.0f1',
@@ -79,7 +80,7 @@ describe('pkg info', () => {
       unity: '2021.3',
       unityRelease: null,
       distTags: { latest: '1.10.0', beta: '2.0.0-beta.1' },
-      versions: ['1.2.0', '1.10.0', '2.0.0-beta.1'],
+      versions: ['1.2.0', '1.3.0', '1.10.0', '2.0.0-beta.1'],
       dependencies: {},
       integrity: 'sha512-1.2.0',
     });
@@ -97,6 +98,8 @@ describe('pkg info', () => {
     expect(json).not.toHaveProperty('godotMax');
     const latest = JSON.parse((await run(deps, ['info', 'com.vendor.input', '--json', '--registry', fixture.url])).stdout);
     expect(latest).not.toHaveProperty('godot');
+    const godotOnly = await run(deps, ['info', 'com.vendor.input@1.3.0', '--registry', fixture.url]);
+    expect(godotOnly.stdout).toContain('Minimum Unity version: (not a Unity package)\nGodot: 4.3 or newer\n');
   });
 
   it('reports unknown packages and versions (exit 1) and bad names (exit 2)', async () => {

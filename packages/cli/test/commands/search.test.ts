@@ -95,7 +95,7 @@ describe('pkg search', () => {
     expect(stdout).not.toContain('more package');
   });
 
-  it('prints --detail with license, repository, downloads, last update and dependencies', async () => {
+  it('prints --detail with license, repository, downloads, last update, engines and dependencies', async () => {
     const deps = await testDeps();
     const { code, stdout } = await run(deps, ['search', 'input', '--detail', '--limit', '2', '--registry', fixture.url]);
     expect(code).toBe(0);
@@ -109,6 +109,7 @@ describe('pkg search', () => {
         '  Repository: https://github.com/vendor/input.git',
         '  Downloads: 345 in the last 30 days',
         '  Last Updated: 2024-06-02',
+        '  Engines: Unity (any)',
         '  Dependencies:',
         '    com.vendor.core@2.0.0',
         '    com.unity.modules.ui@1.0.0',
@@ -121,6 +122,7 @@ describe('pkg search', () => {
         '  Repository: (none)',
         '  Downloads: 345 in the last 30 days',
         '  Last Updated: 2024-06-02',
+        '  Engines: Unity (any)',
         '  Dependencies:',
         '    (none)',
         '',

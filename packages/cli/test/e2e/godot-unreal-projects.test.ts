@@ -226,6 +226,7 @@ describe('a Godot 4 project (built binary)', () => {
           ],
         },
       },
+      createdFolders: ['addons'],
     });
 
     // Godot writes these beside the files it imports; they are not local edits, and the uid stays.
@@ -253,6 +254,21 @@ describe('a Godot 4 project (built binary)', () => {
     expect(within.stderr).toBe('');
     expect(within.code).toBe(0);
     expect(within.stdout).toContain('com.fixture.godot.dialogue: 1.0.0 → 1.1.0');
+    // The dependency is said: its folder appears too.
+    expect(within.stdout).toContain('\nDependencies Installed:\n  com.fixture.godot.utils@1.0.0\n');
+    const listedWithDependency = await pkg(['list', '--json'], cwd);
+    expect(
+      listedWithDependency.json.packages.map((p: { package: string; requested: string | null }) => [p.package, p.requested]),
+    ).toEqual([
+      ['com.fixture.godot.dialogue', '1.1.0'],
+      ['com.fixture.godot.utils', null],
+    ]);
+    const notMine = await pkg(['uninstall', 'com.fixture.godot.utils'], cwd);
+    expect(notMine.code).toBe(1);
+    expect(notMine.stderr).toMatch(
+      /^Error: package 'com\.fixture\.godot\.utils' is installed only because other packages need it\n/,
+    );
+    expect((await pkg(['list'], cwd)).stdout).toMatch(/\ncom\.fixture\.godot\.utils +\(dependency\) +1\.0\.0 +1\.1\.0\n/);
     expect(await project.read('addons/dialogue/plugin.cfg')).toBe(PLUGIN_CFG('1.1.0'));
     expect(await project.read('addons/dialogue/plugin.gd.uid')).toBe('uid://b1x2y3z4\n');
     await expect(project.read('addons/dialogue/dialogue.gd.import')).rejects.toThrow(/ENOENT/);
@@ -273,6 +289,10 @@ describe('a Godot 4 project (built binary)', () => {
     expect(across.stderr).toBe('');
     expect(across.code).toBe(0);
     expect(across.json.updated).toEqual([{ package: 'com.fixture.godot.dialogue', old_version: '1.1.0', new_version: '2.0.0' }]);
+    expect(across.json.dependencies).toEqual({
+      installed: [],
+      removed: [{ package: 'com.fixture.godot.utils', version: '1.0.0' }],
+    });
     expect(await project.read('addons/dialogue/plugin.cfg')).toBe(PLUGIN_CFG('2.0.0'));
     // 2.0.0 no longer needs the library: it goes with the version that brought it.
     await expect(readdir(project.path('addons/utils'))).rejects.toThrow(/ENOENT/);
@@ -309,6 +329,16 @@ describe('a Godot 4 project (built binary)', () => {
     const again = await pkg(['install', '--json'], fresh);
     expect(again.json).toMatchObject({ installed: [], in_place: [{ package: 'com.fixture.godot.dialogue', version: '2.0.0' }] });
 
+    // Search --detail says which engines the found version supports.
+    const found = await pkg(['search', 'com.fixture.unreal.barks', '--detail', '--json'], cwd);
+    expect(found.json.results[0]).toMatchObject({
+      name: 'com.fixture.unreal.barks',
+      engines: [{ engine: 'unreal', min: '5.4', max: '5.4' }],
+    });
+    expect((await pkg(['search', 'com.fixture.unreal.barks', '--detail'], cwd)).stdout).toContain(
+      '\n  Engines: Unreal Engine 5.4 only\n',
+    );
+
     const listed = await pkg(['list', '--json'], cwd);
     expect(listed.json.packages).toEqual([
       {
@@ -341,7 +371,15 @@ describe('a Godot 4 project (built binary)', () => {
     expect(forced.json.removed).toEqual([{ package: 'com.fixture.godot.dialogue', version: '2.0.0' }]);
     expect(await readFile(path.join(forced.json.backup_path, 'addons/dialogue/plugin.gd'), 'utf8')).toContain('# my tweak');
     expect(await project.read('project.godot')).toBe(PROJECT_GODOT);
-    await expect(readdir(project.path('addons/dialogue'))).rejects.toThrow(/ENOENT/);
+    // The addons/ folder the first add created went with the last package.
+    expect((await readdir(project.dir)).sort()).toEqual([
+      'icon.svg',
+      'main.tscn',
+      'pkg-lock.json',
+      'pkg.json',
+      'project.godot',
+      'scenes',
+    ]);
     expect(JSON.parse(await project.read('pkg.json'))).toEqual({ dependencies: {} });
     expect(JSON.parse(await project.read('pkg-lock.json'))).toEqual({ lockfileVersion: 1, packages: {} });
   });
@@ -460,7 +498,8 @@ describe('an Unreal Engine 5 project (built binary)', () => {
     expect(removed.stderr).toBe('');
     expect(removed.code).toBe(0);
     expect(await project.read('Arena.uproject')).toBe(before);
-    await expect(readdir(project.path('Plugins/Barks'))).rejects.toThrow(/ENOENT/);
+    // The Plugins/ folder the first add created went with the last package.
+    expect((await readdir(project.dir)).sort()).toEqual(['Arena.uproject', 'Config', 'Source', 'pkg-lock.json', 'pkg.json']);
   });
 
   it('needs --engine-version (or engineVersion) for a source build, and says so', async () => {

@@ -68,7 +68,7 @@ describe('pkg search (built binary, real registry)', () => {
     expect(result.stdout.endsWith('\n... and 1 more packages\n')).toBe(true);
   });
 
-  it('prints --detail with license, repository, downloads, last update and dependencies', async () => {
+  it('prints --detail with license, repository, downloads, last update, engines and dependencies', async () => {
     const home = await makeHome();
     const result = await runPkg(['search', 'input', '--detail', '--registry', registry.url], { home });
     expect(result.code).toBe(0);
@@ -83,6 +83,7 @@ describe('pkg search (built binary, real registry)', () => {
         '  Repository: https://github.com/acme/input.git',
         '  Downloads: 1 in the last 30 days',
         `  Last Updated: ${today}`,
+        '  Engines: Unity (any)',
         '  Dependencies:',
         '    com.acme.core@2.0.0',
       ].join('\n'),

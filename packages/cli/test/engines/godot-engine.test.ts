@@ -35,6 +35,24 @@ describe('Godot 4 projects', () => {
     expect(await godotEngine.detect(godot3.dir, fs)).toBe(false);
   });
 
+  it('name Godot 3 as unsupported when a Godot 3 project is the only one found, also with --engine godot', async () => {
+    const godot3 = await project({ 'project.godot': 'config_version=4\n\n[application]\n\nconfig/name="Old"\n', 'scenes/': '' });
+    for (const forced of [undefined, 'godot']) {
+      const attempt = selectEngine(godot3.path('scenes'), fs, forced);
+      await expect(attempt).rejects.toMatchObject({
+        code: 'ENGINE_UNSUPPORTED',
+        message: `${godot3.path('project.godot')} is a Godot 3 project (config_version=4): pkg supports Godot 4 projects only`,
+        hint: expect.stringMatching(/Godot 4/),
+      });
+    }
+    // A supported project around it wins: the Godot 3 folder is then just a folder of it.
+    const outer = await project({ 'project.godot': HEADER + APPLICATION, 'old/project.godot': 'config_version=4\n' });
+    expect(await selectEngine(outer.path('old'), fs)).toEqual({ engine: godotEngine, project: outer.dir });
+    // Nothing at all: the usual error.
+    const none = await project({ 'readme.txt': 'x' });
+    await expect(selectEngine(none.dir, fs)).rejects.toMatchObject({ code: 'NO_ENGINE_DETECTED' });
+  });
+
   it("read the version from config/features, a C# project's Godot.NET.Sdk winning", async () => {
     const plain = await project({ 'project.godot': HEADER + APPLICATION });
     expect(await godotEngine.readEngineVersion(plain.dir, fs)).toEqual({ text: '4.2' });
@@ -95,6 +113,30 @@ describe('project.godot edits', () => {
     ],
     ['an empty list', `${HEADER}${APPLICATION}\n[editor_plugins]\n\nenabled=PackedStringArray()\n`, undefined],
     ['CRLF line ends', `${HEADER}${APPLICATION}\n[rendering]\n\nx=1\n`.replace(/\n/g, '\r\n'), 'section'],
+    ['no final end of line', `${HEADER}${APPLICATION}`.slice(0, -1), 'section-eol'],
+    ['no final end of line, CRLF', `${HEADER}${APPLICATION}`.slice(0, -1).replace(/\n/g, '\r\n'), 'section-eol'],
+    [
+      'an empty [editor_plugins] before another section',
+      `${HEADER}${APPLICATION}\n[editor_plugins]\n\n[rendering]\n\nx=1\n`,
+      'first-line',
+    ],
+    ['an empty [editor_plugins] last', `${HEADER}${APPLICATION}\n[editor_plugins]\n`, 'first-line'],
+    ['an empty [editor_plugins] last, with a blank line', `${HEADER}${APPLICATION}\n[editor_plugins]\n\n`, 'first-line'],
+    [
+      'an empty [editor_plugins] ending the file without an end of line',
+      `${HEADER}${APPLICATION}\n[editor_plugins]`,
+      'first-line',
+    ],
+    [
+      '[editor_plugins] with another key, no final end of line',
+      `${HEADER}${APPLICATION}\n[editor_plugins]\n\nother=1`,
+      'line-eol',
+    ],
+    [
+      'an empty list, no final end of line',
+      `${HEADER}${APPLICATION}\n[editor_plugins]\n\nenabled=PackedStringArray()`,
+      undefined,
+    ],
   ])('adds and removes the plugin byte for byte: %s', (_label, before, created) => {
     const enabled = enableEditorPlugin(before, VALUE)!;
     expect(enabled.created).toBe(created);
@@ -171,28 +213,45 @@ describe('project.godot edits, property-tested', () => {
   const sectionName = fc.constantFrom('application', 'autoload', 'display', 'input', 'physics', 'rendering');
   const key = fc.stringMatching(/^[a-z][a-z_/]{0,10}$/);
   const plugin = fc.stringMatching(/^[a-z]{1,8}$/).map((f) => `res://addons/${f}/plugin.cfg`);
+  // [editor_plugins]: absent, listing plugins, empty, or with other keys only.
+  const editorPlugins = fc.oneof(
+    fc.constant(undefined),
+    fc.uniqueArray(plugin, { maxLength: 3 }),
+    fc.constant('empty' as const),
+    fc.constant('other keys' as const),
+  );
   const file = fc.record({
     sections: fc.uniqueArray(sectionName, { maxLength: 4 }),
     keys: fc.array(key, { minLength: 1, maxLength: 3 }),
-    plugins: fc.option(fc.uniqueArray(plugin, { maxLength: 3 }), { nil: undefined }),
+    plugins: editorPlugins,
     crlf: fc.boolean(),
+    finalEol: fc.boolean(),
   });
+  type File = {
+    sections: string[];
+    keys: string[];
+    plugins: string[] | 'empty' | 'other keys' | undefined;
+    crlf: boolean;
+    finalEol: boolean;
+  };
 
-  function render(f: { sections: string[]; keys: string[]; plugins: string[] | undefined; crlf: boolean }): string {
+  function render(f: File): string {
     const names = [...f.sections, ...(f.plugins ? ['editor_plugins'] : [])].sort();
-    const blocks = names.map((name) =>
-      name === 'editor_plugins'
-        ? `[editor_plugins]\n\nenabled=PackedStringArray(${f.plugins!.map((p) => `"${p}"`).join(', ')})\n`
-        : `[${name}]\n\n${f.keys.map((k, i) => `${k}=${i}`).join('\n')}\n`,
-    );
-    const text = ['; Engine configuration file.\n\nconfig_version=5\n', ...blocks].join('\n');
+    const blocks = names.map((name) => {
+      if (name !== 'editor_plugins') return `[${name}]\n\n${f.keys.map((k, i) => `${k}=${i}`).join('\n')}\n`;
+      if (f.plugins === 'empty') return '[editor_plugins]\n';
+      if (f.plugins === 'other keys') return '[editor_plugins]\n\nother=1\n';
+      return `[editor_plugins]\n\nenabled=PackedStringArray(${(f.plugins as string[]).map((p) => `"${p}"`).join(', ')})\n`;
+    });
+    const joined = ['; Engine configuration file.\n\nconfig_version=5\n', ...blocks].join('\n');
+    const text = f.finalEol ? joined : joined.slice(0, -1);
     return f.crlf ? text.replace(/\n/g, '\r\n') : text;
   }
 
   it('enabling a plugin lists it once, and disabling it gives back every byte', () => {
     fc.assert(
       fc.property(file, plugin, (f, value) => {
-        fc.pre(!(f.plugins ?? []).includes(value));
+        fc.pre(!(Array.isArray(f.plugins) && f.plugins.includes(value)));
         const before = render(f);
         const enabled = enableEditorPlugin(before, value)!;
         expect(enabled.text.split(`"${value}"`)).toHaveLength(2);

@@ -73,6 +73,19 @@ describe('the Unity engine', () => {
     expect(unityEngine.requirementOf({ ...record, unity: undefined })).toBeNull();
   });
 
+  it('never takes a version for Godot or Unreal only for a Unity package, as the registry does not', () => {
+    const record = { name: 'com.a.b', version: '1.0.0', dist: { tarball: '', integrity: '', shasum: '' } };
+    for (const version of ['2023.1.0f1', null]) {
+      expect(unityEngine.isCompatible(record, { text: version })).toBe(true);
+      expect(unityEngine.isCompatible({ ...record, godot: '4.2' }, { text: version })).toBe(false);
+      expect(unityEngine.isCompatible({ ...record, unreal: '5.3', unrealMax: '5.3' }, { text: version })).toBe(false);
+      expect(unityEngine.isCompatible({ ...record, unity: '2022.3', godot: '4.2' }, { text: version })).toBe(true);
+    }
+    expect(unityEngine.requirementOf({ ...record, godot: '4.2', unreal: '5.3' })).toBe(
+      'Unity support (it is for Godot and Unreal Engine only)',
+    );
+  });
+
   it('reads and validates the manifest, naming the file when it is wrong', async () => {
     const p = await project({ 'Packages/manifest.json': { dependencies: { 'com.vendor.a': '1.0.0' } } });
     const file = await unityEngine.readManifest(p.dir, fs);

@@ -104,4 +104,12 @@ describe('resolveInstallSet: one version of every package', () => {
       'VERSION_NOT_FOUND',
     );
   });
+
+  it('refuses a dependency given as a range, naming it: dependencies are exact versions', () => {
+    const ranged = [doc('com.a.ui', [{ v: '2.0.0', deps: { 'com.a.lib': '^1.0.0' } }]), DOCS[2]!];
+    const error = failure(() => resolveInstallSet({ 'com.a.ui': '2.0.0' }, context(ranged), {}, 'Godot 4.2'));
+    expect(error.code).toBe('VERSION_CONFLICT');
+    expect(error.message).toBe('com.a.ui@2.0.0 asks for com.a.lib@^1.0.0, which is not an exact version');
+    expect(error.hint).toMatch(/1\.0\.0, not \^1\.0\.0/);
+  });
 });

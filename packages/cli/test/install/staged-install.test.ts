@@ -151,6 +151,35 @@ describe('the staged install', () => {
     expect(await project.read('project.godot')).toBe(PROJECT_GODOT);
   });
 
+  it('removes the addons/ folder with the last package when the first one created it, and records it in the lock meanwhile', async () => {
+    const { project, tx } = await setup();
+    await tx(nodeFs, [dialog('1.0.0')]);
+    await tx(nodeFs, [dialog('1.0.0', [], 'quest')]);
+    expect(JSON.parse(await project.read('pkg-lock.json')).createdFolders).toEqual(['addons']);
+    await tx(nodeFs, [], ['com.acme.dialog']);
+    expect(JSON.parse(await project.read('pkg-lock.json')).createdFolders).toEqual(['addons']);
+    await tx(nodeFs, [], ['com.acme.quest']);
+    expect(JSON.parse(await project.read('pkg-lock.json'))).toEqual({ lockfileVersion: 1, packages: {} });
+    expect((await readdir(project.dir)).sort()).toEqual(['pkg-lock.json', 'pkg.json', 'project.godot']);
+  });
+
+  it('keeps an addons/ folder that was there before, or that holds something of the user’s', async () => {
+    const { project, tx } = await setup();
+    await nodeFs.mkdir(project.path('addons'));
+    await tx(nodeFs, [dialog('1.0.0')]);
+    expect(JSON.parse(await project.read('pkg-lock.json')).createdFolders).toBeUndefined();
+    await tx(nodeFs, [], ['com.acme.dialog']);
+    expect(await readdir(project.path('addons'))).toEqual([]);
+
+    await nodeFs.rmdir(project.path('addons'));
+    await tx(nodeFs, [dialog('1.0.0')]);
+    await nodeFs.mkdir(project.path('addons/mine'));
+    await writeFile(project.path('addons/mine/tool.gd'), 'extends Node\n');
+    await tx(nodeFs, [], ['com.acme.dialog']);
+    expect(await readdir(project.path('addons'))).toEqual(['mine']);
+    expect(JSON.parse(await project.read('pkg-lock.json')).createdFolders).toBeUndefined();
+  });
+
   it('keeps Godot’s uid files when a package is updated and drops its import files', async () => {
     const { project, tx } = await setup();
     await tx(nodeFs, [dialog('1.0.0')]);
@@ -195,6 +224,16 @@ describe('pkg-lock.json', () => {
     const error = await lockWith({ 'com.a.b': value });
     expect(error.code).toBe('LOCK_INVALID');
     expect(error.message).toBe(`pkg-lock.json is invalid: ${problem}`);
+  });
+
+  it('refuses createdFolders that are not relative paths inside the project', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'pkg-lock-'));
+    await writeFile(
+      path.join(dir, 'pkg-lock.json'),
+      JSON.stringify({ lockfileVersion: 1, packages: {}, createdFolders: ['../x'] }),
+    );
+    const error = await rejection(readLock(dir, projectFs(nodeFs)));
+    expect(error.message).toBe('pkg-lock.json is invalid: "createdFolders" is not a list of relative paths inside the project');
   });
 
   it('is written with names and files sorted', () => {

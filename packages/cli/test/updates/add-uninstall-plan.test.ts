@@ -107,6 +107,15 @@ describe('planAdd', () => {
     expect(error.hint).toBe('Published versions: 2.1.0 (needs 6000.0.23f1), 2.0.0 (needs 2023.1)');
   });
 
+  it('says once what every version needs when they all need the same', () => {
+    const same = doc(A, [
+      { v: '2.0.0', unity: '2023.1' },
+      { v: '2.1.0', unity: '2023.1' },
+    ]);
+    const error = failure(() => add({}, [{ name: A }], context([same])));
+    expect(error.hint).toBe('Every published version (2) needs 2023.1.');
+  });
+
   it.each([
     [{ name: A, spec: '9.9.9' }, `Version '9.9.9' of ${A} not found`],
     [{ name: A, spec: 'nightly' }, `Version or tag 'nightly' of ${A} not found`],

@@ -3,7 +3,8 @@
  * a search or `/-/all` never parses a whole package document.
  */
 import type { SearchObject } from '@pkg/protocol';
-import type { SearchFields } from './search-fields.js';
+import type { StoredPackage } from '../storage/ports.js';
+import { deriveSearchFields, type SearchFields } from './search-fields.js';
 
 /**
  * The `package` object of a search result: SPEC.md's fields in npm's current shape, plus what
@@ -44,4 +45,15 @@ export function allPackagesSummary(fields: SearchFields): Record<string, unknown
     ...(fields.links.repository ? { repository: { type: 'git', url: fields.links.repository } } : {}),
     ...(fields.links.bugs ? { bugs: { url: fields.links.bugs } } : {}),
   };
+}
+
+/**
+ * Both shapes of a stored package, serialized as the index keeps them; null when it is not
+ * searchable. Index migrations use it to rewrite the shapes of packages indexed by an older
+ * release, when a release adds to them (as `engines` was added).
+ */
+export function serializedSearchDocuments(pkg: StoredPackage): { packageJson: string; summaryJson: string } | null {
+  const fields = deriveSearchFields(pkg);
+  if (fields === null) return null;
+  return { packageJson: JSON.stringify(searchPackageObject(fields)), summaryJson: JSON.stringify(allPackagesSummary(fields)) };
 }

@@ -17,7 +17,7 @@ export interface PackageSummary {
   updated: string;
   /** Downloads over the last 7 days. */
   weeklyDownloads: number;
-  /** Empty for packages indexed before engines were recorded (their next publish adds them). */
+  /** The engines the shown version supports (search objects carry them: search-documents.ts). */
   engines: SupportedEngine[];
 }
 

@@ -81,6 +81,17 @@ export const godotEngine: Engine = {
     return text !== null && godotConfigVersion(text) === GODOT_4_CONFIG;
   },
 
+  async unsupportedProject(dir, fs) {
+    const file = path.join(dir, PROJECT_FILE);
+    const text = await fs.readTextIfExists(file);
+    const version = text === null ? null : godotConfigVersion(text);
+    if (version === null || version >= GODOT_4_CONFIG) return null;
+    return {
+      message: `${file} is a ${version === 4 ? 'Godot 3' : 'Godot 3 or older'} project (config_version=${version}): pkg supports Godot 4 projects only`,
+      hint: 'Open the project in Godot 4, which converts it (Project Manager: Convert Full Project), then run pkg again.',
+    };
+  },
+
   /** A C# project's `Godot.NET.Sdk/<x.y.z>` names the exact version; else `config/features` names the minor. */
   async readEngineVersion(project, fs): Promise<EngineVersion> {
     for (const name of (await fs.listDir(project)).filter((n) => n.endsWith('.csproj')).sort()) {

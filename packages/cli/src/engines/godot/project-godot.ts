@@ -83,8 +83,13 @@ export function godotNetSdkVersion(csproj: string): string | null {
   return m ? m[1]! : null;
 }
 
-/** What `enableEditorPlugin` created to hold the value: removing the last value removes it again. */
-export type PluginListCreation = 'section' | 'line';
+/**
+ * What `enableEditorPlugin` created to hold the value, so that removing the last value removes
+ * exactly it again: the `section`, or the `enabled=` `line` in an existing section;
+ * `first-line` is the line with the end of line before it (an empty section's first key);
+ * `-eol` adds the end of line the file's last line lacked (a file not ending with one).
+ */
+export type PluginListCreation = 'section' | 'section-eol' | 'line' | 'line-eol' | 'first-line';
 
 /**
  * Adds `value` to `enabled=PackedStringArray(...)` of `[editor_plugins]`, creating the line or
@@ -93,26 +98,29 @@ export type PluginListCreation = 'section' | 'line';
 export function enableEditorPlugin(text: string, value: string): { text: string; created?: PluginListCreation } | null {
   const eol = eolOf(text);
   const quoted = JSON.stringify(value);
+  const unterminated = text.length > 0 && !text.endsWith('\n');
   const all = sections(text);
   const section = all.find((s) => s.name === 'editor_plugins');
   if (!section) {
     const next = all.find((s) => s.name > 'editor_plugins');
     const block = `[editor_plugins]${eol}${eol}enabled=PackedStringArray(${quoted})${eol}`;
     if (next) return { text: text.slice(0, next.start) + block + eol + text.slice(next.start), created: 'section' };
-    const ended = text.length === 0 || text.endsWith('\n') ? text : text + eol;
-    return { text: `${ended}${eol}${block}`, created: 'section' };
+    return { text: `${unterminated ? text + eol : text}${eol}${block}`, created: unterminated ? 'section-eol' : 'section' };
   }
   const body = text.slice(section.bodyStart, section.end);
   const line = ENABLED.exec(body);
   if (!line) {
-    // After the section's last key, before the blank line that separates it from the next.
     const trimmed = body.replace(/(?:\r?\n)+$/, '');
+    const insert = `enabled=PackedStringArray(${quoted})${eol}`;
+    if (trimmed.trim() === '') {
+      // An empty section: the first key, after the header's end of line (added when it had none).
+      const at = section.bodyStart;
+      return { text: text.slice(0, at) + eol + insert + text.slice(at), created: 'first-line' };
+    }
+    // After the section's last key, before the blank line that separates it from the next.
     const at = section.bodyStart + trimmed.length;
-    const lead = trimmed.length === 0 ? eol : '';
-    const insert = `${lead}enabled=PackedStringArray(${quoted})${eol}`;
-    const prefix = trimmed.length === 0 ? text.slice(0, at) : text.slice(0, at) + eol;
-    const rest = trimmed.length === 0 ? text.slice(at) : text.slice(at + eol.length);
-    return { text: prefix + insert + rest, created: 'line' };
+    if (at === text.length) return { text: text + eol + insert, created: 'line-eol' };
+    return { text: text.slice(0, at + eol.length) + insert + text.slice(at + eol.length), created: 'line' };
   }
   if (stringsOf(line[1]!).includes(value)) return null;
   const listStart = section.bodyStart + line.index + 'enabled=PackedStringArray('.length;
@@ -143,18 +151,24 @@ export function disableEditorPlugin(text: string, value: string, created?: Plugi
     list = inner.slice(0, previous.index + previous[0].length) + inner.slice(item.index + item[0].length);
   }
   const listStart = section.bodyStart + line.index + 'enabled=PackedStringArray('.length;
-  let result = text.slice(0, listStart) + list + text.slice(listStart + inner.length);
+  const result = text.slice(0, listStart) + list + text.slice(listStart + inner.length);
   if (list !== '' || created === undefined) return result;
 
   const lineStart = section.bodyStart + line.index;
-  const lineEnd = result.indexOf('\n', lineStart) === -1 ? result.length : result.indexOf('\n', lineStart) + 1;
-  if (created === 'line') return result.slice(0, lineStart) + result.slice(lineEnd);
+  const newline = result.indexOf('\n', lineStart);
+  const lineEnd = newline === -1 ? result.length : newline + 1;
+  const before = (n: number) => result.slice(n - eol.length, n) === eol;
+  // The end of line the edit added before the line, when it is still there.
+  const lineFrom = (created === 'first-line' || created === 'line-eol') && before(lineStart) ? lineStart - eol.length : lineStart;
+  if (created !== 'section' && created !== 'section-eol') return result.slice(0, lineFrom) + result.slice(lineEnd);
   // The section goes only when nothing else was put in it since.
   const after = sections(result).find((s) => s.name === 'editor_plugins')!;
   const rest = result.slice(after.bodyStart, after.end).replace(/^enabled=PackedStringArray\(\)[ \t]*\r?\n?/m, '');
   if (rest.trim() !== '') return result.slice(0, lineStart) + result.slice(lineEnd);
   if (after.end < result.length) return result.slice(0, after.start) + result.slice(after.end);
-  const from = result.slice(0, after.start).endsWith(eol + eol) ? after.start - eol.length : after.start;
-  result = result.slice(0, from) + result.slice(after.end);
-  return result;
+  // Last in the file: the blank line before it goes too, and the last line's end when the edit added it.
+  let from = after.start;
+  if (before(from) && before(from - eol.length)) from -= eol.length;
+  if (created === 'section-eol' && before(from)) from -= eol.length;
+  return result.slice(0, from) + result.slice(after.end);
 }

@@ -5,6 +5,7 @@ import {
   parseUnityRequirement,
   parseUnityVersion,
   type VersionRecord,
+  supportedEngines,
 } from '@pkg/protocol';
 import type { ProjectFs } from '../../files/project-fs.js';
 import type { Engine, EngineVersion, ManifestFile } from '../engine.js';
@@ -104,6 +105,8 @@ export const unityEngine: Engine = {
   isVersionText: (text) => parseUnityVersion(text) !== null,
 
   isCompatible(record: VersionRecord, version: EngineVersion) {
+    // A version naming only Godot or Unreal is no Unity package, whatever the editor.
+    if (!isForUnity(record)) return false;
     const editor = version.text === null ? null : parseUnityVersion(version.text);
     if (editor === null) return true;
     const { unity, unityRelease } = record;
@@ -114,6 +117,10 @@ export const unityEngine: Engine = {
 
   requirementOf(record) {
     const { unity, unityRelease } = record;
+    if (!isForUnity(record)) {
+      const names = supportedEngines(record).map((e) => (e.engine === 'godot' ? 'Godot' : 'Unreal Engine'));
+      return `Unity support (it is for ${names.join(' and ')} only)`;
+    }
     if (unity === undefined) return null;
     const requirement =
       typeof unity === 'string' && (unityRelease === undefined || typeof unityRelease === 'string')
@@ -122,3 +129,8 @@ export const unityEngine: Engine = {
     return requirement ? formatUnityRequirement(requirement) : `unity ${JSON.stringify(unity)} (unreadable)`;
   },
 };
+
+/** The registry's reading (`supportedEngines`): a version naming no engine is a Unity package. */
+function isForUnity(record: VersionRecord): boolean {
+  return supportedEngines(record).some((e) => e.engine === 'unity');
+}

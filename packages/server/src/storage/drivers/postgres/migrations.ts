@@ -60,6 +60,12 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   `,
 ];
 
+/**
+ * A schema change (SQL), or a change of derived data that SQL cannot compute (a function, run
+ * on the migrating session inside the migrations' transaction, search_path on the schema).
+ */
+export type PostgresMigration = string | ((client: pg.ClientBase) => Promise<void>);
+
 /** Advisory-lock namespace of this application ('pkgr'), so its locks never meet another's. */
 export const LOCK_NAMESPACE = 0x706b6772;
 const MIGRATION_LOCK = 1;
@@ -72,7 +78,7 @@ const MIGRATION_LOCK = 1;
 export async function applyMigrations(
   client: pg.ClientBase,
   schema: string,
-  scopes: readonly (readonly [scope: string, migrations: readonly string[]])[],
+  scopes: readonly (readonly [scope: string, migrations: readonly PostgresMigration[]])[],
 ): Promise<void> {
   await client.query('BEGIN');
   try {
@@ -88,9 +94,10 @@ export async function applyMigrations(
     );
     const applied = new Set(rows.map((row) => `${row.scope}:${row.version}`));
     for (const [scope, migrations] of scopes) {
-      for (const [version, sql] of migrations.entries()) {
+      for (const [version, migration] of migrations.entries()) {
         if (applied.has(`${scope}:${version}`)) continue;
-        await client.query(sql);
+        if (typeof migration === 'string') await client.query(migration);
+        else await migration(client);
         await client.query(`INSERT INTO "${schema}".schema_migrations (scope, version) VALUES ($1, $2)`, [scope, version]);
       }
     }

@@ -14,14 +14,14 @@ import type {
   TokenRecord,
   UserRecord,
 } from '../../ports.js';
-import { LOCK_NAMESPACE, POSTGRES_MIGRATIONS, applyMigrations } from './migrations.js';
+import { LOCK_NAMESPACE, POSTGRES_MIGRATIONS, applyMigrations, type PostgresMigration } from './migrations.js';
 import { createPool, inTransaction, type PgLocation } from './pg-connection.js';
 
 /** Work run inside the write transaction of a package (e.g. the search index), on its session. */
 export interface PostgresPackageWriteHook {
   /** Names the hook's migrations in schema_migrations. */
   name: string;
-  migrations?: readonly string[];
+  migrations?: readonly PostgresMigration[];
   onWrite(client: pg.ClientBase, tenant: TenantId, name: string, pkg: StoredPackage): Promise<void>;
   onTenantDelete?(client: pg.ClientBase, tenant: TenantId): Promise<void>;
 }
@@ -68,7 +68,7 @@ export class PostgresMetadataStore implements MetadataStore, PackageRecords {
   }
 
   async migrate(): Promise<void> {
-    const scopes: [string, readonly string[]][] = [['core', POSTGRES_MIGRATIONS]];
+    const scopes: [string, readonly PostgresMigration[]][] = [['core', POSTGRES_MIGRATIONS]];
     for (const hook of this.#hooks) if (hook.migrations) scopes.push([hook.name, hook.migrations]);
     const client = await this.pool.connect();
     try {
@@ -446,6 +446,7 @@ interface SessionRow {
   expires_at: string;
 }
 
-function toStoredPackage(row: PackageRow): StoredPackage {
+/** A `packages` row as the store returns it (for migrations that re-derive from documents). */
+export function toStoredPackage(row: Pick<PackageRow, 'document' | 'published_versions' | 'unpublished'>): StoredPackage {
   return { document: row.document, publishedVersions: row.published_versions, unpublished: row.unpublished };
 }

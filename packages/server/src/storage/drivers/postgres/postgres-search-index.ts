@@ -1,13 +1,14 @@
 import type pg from 'pg';
 import { deriveSearchFields, maintainerKeys } from '../../../search/search-fields.js';
-import { allPackagesSummary, searchPackageObject } from '../../../search/search-documents.js';
+import { allPackagesSummary, searchPackageObject, serializedSearchDocuments } from '../../../search/search-documents.js';
 import type { SearchQuery } from '../../../search/search-query.js';
 import { scorePackage, scoreWrittenPackage } from '../../../search/scoring.js';
 import { addDays, utcDay } from '../../../search/utc-days.js';
 import type { PackageSummary, SearchHit, SearchIndex, SearchPage, StoredPackage, TenantId } from '../../ports.js';
 import { listKey, partsKey } from '../../../search/search-keys.js';
 import { inTransaction } from './pg-connection.js';
-import type { PostgresPackageWriteHook } from './postgres-metadata-store.js';
+import type { PostgresMigration } from './migrations.js';
+import { toStoredPackage, type PostgresPackageWriteHook } from './postgres-metadata-store.js';
 import { compileSearch, FIELD_MARK, searchWords } from './postgres-search-sql.js';
 
 /**
@@ -15,7 +16,7 @@ import { compileSearch, FIELD_MARK, searchWords } from './postgres-search-sql.js
  * searchable texts twice indexed (trigrams for substrings, words for short prefixes), and what
  * results show, serialized at index time. pg_trgm lives in `public`, shared by every schema.
  */
-export const POSTGRES_SEARCH_MIGRATIONS: readonly string[] = [
+export const POSTGRES_SEARCH_MIGRATIONS: readonly PostgresMigration[] = [
   `
   CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA public;
   CREATE TABLE search_packages (
@@ -56,7 +57,44 @@ export const POSTGRES_SEARCH_MIGRATIONS: readonly string[] = [
     refreshed_day text NOT NULL
   );
   `,
+  // Search objects gained `engines`: packages indexed before show them without a new publish.
+  rewriteSearchDocuments,
 ];
+
+const REWRITE_CHUNK = 500;
+
+/** Serializes every indexed package's search shapes again from its stored document. */
+async function rewriteSearchDocuments(client: pg.ClientBase): Promise<void> {
+  // In chunks, by key: a large registry's documents are never all in memory at once.
+  let after: [string, string] = ['', ''];
+  for (;;) {
+    const { rows } = await client.query<{
+      tenant: string;
+      name: string;
+      document: StoredPackage['document'];
+      published_versions: string[];
+      unpublished: boolean;
+    }>(
+      `SELECT s.tenant, s.name, p.document, p.published_versions, p.unpublished
+       FROM search_packages s JOIN packages p ON p.tenant = s.tenant AND p.name = s.name
+       WHERE (s.tenant, s.name COLLATE "C") > ($1, $2 COLLATE "C") ORDER BY s.tenant, s.name COLLATE "C" LIMIT $3`,
+      [...after, REWRITE_CHUNK],
+    );
+    if (rows.length === 0) break;
+    for (const row of rows) {
+      const documents = serializedSearchDocuments(toStoredPackage(row));
+      if (!documents) continue;
+      await client.query('UPDATE search_packages SET package_json = $1, summary_json = $2 WHERE tenant = $3 AND name = $4', [
+        documents.packageJson,
+        documents.summaryJson,
+        row.tenant,
+        row.name,
+      ]);
+    }
+    const last = rows[rows.length - 1]!;
+    after = [last.tenant, last.name];
+  }
+}
 
 export interface PostgresSearchIndexOptions {
   /** Clock for the scores computed when a package is written. */

@@ -21,11 +21,17 @@ import { SQLITE_MIGRATIONS } from './migrations.js';
 
 type Db = Database.Database;
 
+/**
+ * A schema change (SQL), or a change of derived data that SQL cannot compute (a function,
+ * run on the store's connection inside the migration's transaction).
+ */
+export type SqliteMigration = string | ((db: Db) => void);
+
 /** Hooks run inside the write transaction of a package (e.g. the search index). */
 export interface SqlitePackageWriteHook {
   /** Names the hook's migration scope; keep it stable (hooks without one are scoped by position). */
   name?: string;
-  migrations?: readonly string[];
+  migrations?: readonly SqliteMigration[];
   onWrite(db: Db, tenant: TenantId, name: string, pkg: StoredPackage): void;
   onTenantDelete?(db: Db, tenant: TenantId): void;
 }
@@ -80,17 +86,18 @@ export class SqliteMetadataStore implements MetadataStore, PackageRecords {
     db.exec(
       'CREATE TABLE IF NOT EXISTS schema_migrations (scope TEXT NOT NULL, version INTEGER NOT NULL, PRIMARY KEY (scope, version))',
     );
-    const scopes: [string, readonly string[]][] = [['core', SQLITE_MIGRATIONS]];
+    const scopes: [string, readonly SqliteMigration[]][] = [['core', SQLITE_MIGRATIONS]];
     this.#hooks.forEach((hook, i) => {
       if (hook.migrations) scopes.push([hook.name ?? `hook${i}`, hook.migrations]);
     });
     const applied = db.prepare('SELECT 1 FROM schema_migrations WHERE scope = ? AND version = ?');
     const record = db.prepare('INSERT INTO schema_migrations (scope, version) VALUES (?, ?)');
     for (const [scope, migrations] of scopes) {
-      migrations.forEach((sql, version) => {
+      migrations.forEach((migration, version) => {
         db.transaction(() => {
           if (applied.get(scope, version)) return;
-          db.exec(sql);
+          if (typeof migration === 'string') db.exec(migration);
+          else migration(db);
           record.run(scope, version);
         }).immediate();
       });
@@ -431,7 +438,8 @@ function toUser(row: UserRow): UserRecord {
   };
 }
 
-function toStoredPackage(row: PackageRow): StoredPackage {
+/** A `packages` row as the store returns it (for migrations that re-derive from documents). */
+export function toStoredPackage(row: Pick<PackageRow, 'document' | 'published_versions' | 'unpublished'>): StoredPackage {
   return {
     document: JSON.parse(row.document) as StoredPackage['document'],
     publishedVersions: JSON.parse(row.published_versions) as string[],

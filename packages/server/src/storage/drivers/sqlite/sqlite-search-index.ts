@@ -1,11 +1,11 @@
 import type Database from 'better-sqlite3';
 import { deriveSearchFields, maintainerKeys } from '../../../search/search-fields.js';
-import { allPackagesSummary, searchPackageObject } from '../../../search/search-documents.js';
+import { allPackagesSummary, searchPackageObject, serializedSearchDocuments } from '../../../search/search-documents.js';
 import type { SearchQuery } from '../../../search/search-query.js';
 import { scorePackage, scoreWrittenPackage } from '../../../search/scoring.js';
 import { addDays, utcDay } from '../../../search/utc-days.js';
 import type { PackageSummary, SearchHit, SearchIndex, SearchPage, StoredPackage, TenantId } from '../../ports.js';
-import type { SqlitePackageWriteHook } from './sqlite-metadata-store.js';
+import { toStoredPackage, type SqliteMigration, type SqlitePackageWriteHook } from './sqlite-metadata-store.js';
 import { listKey, partsKey } from '../../../search/search-keys.js';
 import { compileSearch, tenantIdRange, type CompiledSearch } from './sqlite-search-sql.js';
 
@@ -18,7 +18,7 @@ type Statement = Database.Statement;
  * trigrams (`search_fts`) find substrings of three characters or more, words with one- and
  * two-character prefixes (`search_words`) find shorter terms at the start of a word.
  */
-export const SEARCH_MIGRATIONS: readonly string[] = [
+export const SEARCH_MIGRATIONS: readonly SqliteMigration[] = [
   `
   CREATE TABLE search_tenants (
     tenant TEXT PRIMARY KEY,
@@ -72,7 +72,36 @@ export const SEARCH_MIGRATIONS: readonly string[] = [
   CREATE INDEX search_packages_by_updated ON search_packages (tenant, updated DESC, name);
   CREATE INDEX search_packages_by_popularity ON search_packages (tenant, downloads_month DESC, name);
   `,
+  // Search objects gained `engines`: packages indexed before show them without a new publish.
+  rewriteSearchDocuments,
 ];
+
+const REWRITE_CHUNK = 500;
+
+/** Serializes every indexed package's search shapes again from its stored document. */
+function rewriteSearchDocuments(db: Db): void {
+  const read = db.prepare(
+    `SELECT s.id, p.document, p.published_versions, p.unpublished
+     FROM search_packages s JOIN packages p ON p.tenant = s.tenant AND p.name = s.name
+     WHERE s.id > ? ORDER BY s.id LIMIT ?`,
+  );
+  const write = db.prepare('UPDATE search_documents SET package_json = ?, summary_json = ? WHERE id = ?');
+  // In chunks: a large registry's documents are never all in memory at once.
+  for (let after = 0; ;) {
+    const rows = read.all(after, REWRITE_CHUNK) as {
+      id: number;
+      document: string;
+      published_versions: string;
+      unpublished: number;
+    }[];
+    if (rows.length === 0) break;
+    for (const row of rows) {
+      const documents = serializedSearchDocuments(toStoredPackage(row));
+      if (documents) write.run(documents.packageJson, documents.summaryJson, row.id);
+    }
+    after = rows[rows.length - 1]!.id;
+  }
+}
 
 export interface SqliteSearchIndexOptions {
   /** Clock for the scores computed when a package is written. */
