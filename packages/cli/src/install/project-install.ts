@@ -29,27 +29,32 @@ type InstallingEngine = Engine & { installer: EngineInstaller };
 export const PROJECT_LOCK = '.pkg-install.lock';
 
 /**
- * Runs a change holding the project's lock, after finishing what a killed `pkg` left (its
- * staging folder, and the rollback of its half-made change).
+ * `run` as a command that holds the project's lock while it runs, after finishing what a killed
+ * `pkg` left (its staging folder, and the rollback of its half-made change). Each exported
+ * command below is one.
  */
-async function exclusive<T>(ctx: CommandContext, open: OpenProject, fn: () => Promise<T>): Promise<T> {
-  const lockFile = path.join(open.project, PROJECT_LOCK);
-  try {
-    return await withFileLock(ctx.deps.fs, lockFile, { sleep: ctx.deps.sleep, now: ctx.deps.now }, async () => {
-      const recovered = await recoverInterrupted(ctx.deps.fs, open.fs, open.project);
-      if (recovered.rolledBack > 0) {
-        ctx.reporter.warn(
-          `An earlier pkg change to this project was interrupted; it was rolled back, and the project is as it was before it`,
-        );
-      }
-      return fn();
-    });
-  } catch (err) {
-    if (!(err instanceof LockTimeoutError)) throw err;
-    throw new ClientError('PROJECT_BUSY', {
-      message: `Another pkg process is changing ${open.project} (it holds ${PROJECT_LOCK})`,
-    });
-  }
+function exclusive<A extends unknown[], T>(
+  run: (ctx: CommandContext, open: OpenProject & { engine: InstallingEngine }, ...args: A) => Promise<T>,
+): (ctx: CommandContext, open: OpenProject & { engine: InstallingEngine }, ...args: A) => Promise<T> {
+  return async (ctx, open, ...args) => {
+    const lockFile = path.join(open.project, PROJECT_LOCK);
+    try {
+      return await withFileLock(ctx.deps.fs, lockFile, { sleep: ctx.deps.sleep, now: ctx.deps.now }, async () => {
+        const recovered = await recoverInterrupted(ctx.deps.fs, open.fs, open.project);
+        if (recovered.rolledBack > 0) {
+          ctx.reporter.warn(
+            `An earlier pkg change to this project was interrupted; it was rolled back, and the project is as it was before it`,
+          );
+        }
+        return run(ctx, open, ...args);
+      });
+    } catch (err) {
+      if (!(err instanceof LockTimeoutError)) throw err;
+      throw new ClientError('PROJECT_BUSY', {
+        message: `Another pkg process is changing ${open.project} (it holds ${PROJECT_LOCK})`,
+      });
+    }
+  };
 }
 
 export function installsFiles(open: OpenProject): open is OpenProject & { engine: InstallingEngine } {
@@ -138,16 +143,7 @@ function transaction(ctx: CommandContext, open: OpenProject & { engine: Installi
  * Applies a manifest change (add, update): the new manifest's packages resolved, what differs
  * from the lock (or is missing on disk) installed, what nothing needs any more removed.
  */
-export function applyWithInstall(
-  ctx: CommandContext,
-  open: OpenProject & { engine: InstallingEngine },
-  client: RegistryClient,
-  documents: DocumentMap,
-  change: ManifestChange,
-  options: InstallOptions,
-): Promise<{ backupPath: string | null; changed: boolean; dependencies: DependencyChanges }> {
-  return exclusive(ctx, open, () => applyChange(ctx, open, client, documents, change, options));
-}
+export const applyWithInstall = exclusive(applyChange);
 
 async function applyChange(
   ctx: CommandContext,
@@ -189,14 +185,7 @@ async function applyChange(
 }
 
 /** Removes packages from the manifest, and everything only they needed from the project. Needs no registry. */
-export function uninstallWithInstall(
-  ctx: CommandContext,
-  open: OpenProject & { engine: InstallingEngine },
-  names: readonly string[],
-  options: InstallOptions,
-): Promise<{ backupPath: string | null; dependencies: DependencyChanges }> {
-  return exclusive(ctx, open, () => uninstall(ctx, open, names, options));
-}
+export const uninstallWithInstall = exclusive(uninstall);
 
 async function uninstall(
   ctx: CommandContext,
@@ -240,14 +229,7 @@ export interface RestoredPackage {
  * and unchanged are left alone. When `pkg.json` asks for something the lock lacks, its packages
  * are resolved again (keeping the lock's versions where they fit), as `add` would.
  */
-export function installFromLock(
-  ctx: CommandContext,
-  open: OpenProject & { engine: InstallingEngine },
-  client: RegistryClient,
-  options: InstallOptions,
-): Promise<{ packages: RestoredPackage[]; backupPath: string | null }> {
-  return exclusive(ctx, open, () => restore(ctx, open, client, options));
-}
+export const installFromLock = exclusive(restore);
 
 async function restore(
   ctx: CommandContext,
