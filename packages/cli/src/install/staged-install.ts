@@ -16,7 +16,7 @@ import type { ProjectFs } from '../files/project-fs.js';
 import { extractPackage } from '../global/safe-extract.js';
 import { writeFileAtomic } from '../io/fs.js';
 import { ClientError } from '../output/errors.js';
-import { backupTimestamp } from '../project/backup.js';
+import { newBackupFolder } from '../project/backup.js';
 import { STAGING_PREFIX, writeJournal, type InstallJournal } from './interrupted-install.js';
 import { serializeLock, type LockFile, type LockedEdit, type LockedPackage } from './lock-file.js';
 import { digestFiles, folderMissing, listFiles, localChanges } from './package-files.js';
@@ -319,18 +319,7 @@ async function backup(tx: InstallTransaction, files: string[], folders: string[]
   const present = [];
   for (const p of [...files, ...folders]) if (!(await folderMissing(fs, project, p))) present.push(p);
   if (present.length === 0) return null;
-  await fs.mkdir(tx.backupRoot, { recursive: true });
-  const base = path.join(tx.backupRoot, `pkg-backup-${backupTimestamp(tx.now)}`);
-  let dir = base;
-  for (let n = 2; ; n++) {
-    try {
-      await fs.mkdir(dir);
-      break;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      dir = `${base}-${n}`;
-    }
-  }
+  const dir = await newBackupFolder(fs, tx.backupRoot, tx.now);
   for (const p of present) {
     const target = path.join(dir, ...posix(p));
     await fs.mkdir(path.dirname(target), { recursive: true });

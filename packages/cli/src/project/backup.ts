@@ -18,20 +18,23 @@ export function backupTimestamp(now: Date): string {
   return now.toISOString().replace(/[:.]/g, '-');
 }
 
-/** Copies `files` (relative to `project`) into a new backup folder under `root`. */
-export async function createBackup(fs: FileSystem, root: string, now: Date, project: string, files: string[]): Promise<Backup> {
+/** Makes and returns `<root>/pkg-backup-<timestamp>`, with `-2`, `-3`… when a run in the same millisecond has it. */
+export async function newBackupFolder(fs: FileSystem, root: string, now: Date): Promise<string> {
   await fs.mkdir(root, { recursive: true });
   const base = path.join(root, `pkg-backup-${backupTimestamp(now)}`);
-  let dir = base;
-  for (let n = 2; ; n++) {
+  for (let dir = base, n = 2; ; dir = `${base}-${n++}`) {
     try {
       await fs.mkdir(dir);
-      break;
+      return dir;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      dir = `${base}-${n}`;
     }
   }
+}
+
+/** Copies `files` (relative to `project`) into a new backup folder under `root`. */
+export async function createBackup(fs: FileSystem, root: string, now: Date, project: string, files: string[]): Promise<Backup> {
+  const dir = await newBackupFolder(fs, root, now);
   for (const file of files) {
     const target = path.join(dir, file);
     await fs.mkdir(path.dirname(target), { recursive: true });
