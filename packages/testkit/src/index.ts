@@ -16,3 +16,4 @@ export * from './backing-services.js';
 export * from './switchable-bus.js';
 export * from './fault-proxy.js';
 export * from './large-package.js';
+export * from './storage-database.js';

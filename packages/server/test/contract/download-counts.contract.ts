@@ -1,9 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Storage } from '../../src/storage/create-storage.js';
 import type { DownloadCountStore, DownloadIncrement } from '../../src/storage/ports.js';
 
 /** A store for one test: `open` may be called twice (two nodes adding to the same counts). */
 export interface DownloadCountsDatabase {
-  open(): Promise<DownloadCountStore>;
+  open(): Promise<Pick<Storage, 'downloadCounts'>>;
   destroy(): Promise<void>;
 }
 
@@ -19,7 +20,7 @@ export function downloadCountsContract(driver: string, freshDatabase: () => Prom
 
     beforeEach(async () => {
       database = await freshDatabase();
-      store = await database.open();
+      store = (await database.open()).downloadCounts;
     });
     afterEach(async () => {
       await database.destroy();
@@ -53,7 +54,7 @@ export function downloadCountsContract(driver: string, freshDatabase: () => Prom
     });
 
     it('loses no increment when two nodes add to the same counts at once', async () => {
-      const second = await database.open();
+      const second = (await database.open()).downloadCounts;
       await Promise.all(
         Array.from({ length: 20 }, (_, i) =>
           (i % 2 ? second : store).add([inc('com.a.b', '1.0.0', '2025-01-01', 1), inc('com.a.b', '1.1.0', '2025-01-01', 2)]),

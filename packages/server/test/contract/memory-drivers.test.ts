@@ -30,7 +30,7 @@ blobStoreContract('memory', async () => {
 
 downloadCountsContract('memory', async () => {
   const counts = new Map<string, DownloadIncrement>();
-  return { open: async () => new MemoryDownloadCounts(counts), destroy: async () => undefined };
+  return { open: async () => ({ downloadCounts: new MemoryDownloadCounts(counts) }), destroy: async () => undefined };
 });
 
 uplinkCacheContract('memory', async () => {
