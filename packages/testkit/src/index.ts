@@ -17,3 +17,4 @@ export * from './switchable-bus.js';
 export * from './fault-proxy.js';
 export * from './large-package.js';
 export * from './storage-database.js';
+export * from './rejected.js';

@@ -52,3 +52,12 @@ export async function tmpProject(prefix: string, all: ProjectFiles): Promise<Tmp
     remove: () => rm(dir, { recursive: true, force: true }),
   };
 }
+
+/** `made`, removed when the running test finishes: a project per test, with no list to clean. */
+export async function removedAfterTest<T extends { remove(): Promise<void> }>(made: Promise<T>): Promise<T> {
+  const project = await made;
+  // Imported here, not at the top: testkit is also used outside vitest (bench/).
+  const { onTestFinished } = await import('vitest');
+  onTestFinished(() => project.remove());
+  return project;
+}

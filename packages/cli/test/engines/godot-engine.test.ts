@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import * as nodeFs from 'node:fs/promises';
-import { afterEach, describe, expect, it } from 'vitest';
-import { tmpProject, type ProjectFiles, type TmpUnityProject } from '@pkg/testkit';
+import { describe, expect, it } from 'vitest';
+import { removedAfterTest, tmpProject, type ProjectFiles } from '@pkg/testkit';
 import { selectEngine } from '../../src/engines/index.js';
 import { godotEngine } from '../../src/engines/godot/godot-engine.js';
 import {
@@ -14,15 +14,7 @@ import { projectFs } from '../../src/files/project-fs.js';
 import { ClientError } from '../../src/output/errors.js';
 
 const fs = projectFs(nodeFs);
-const projects: TmpUnityProject[] = [];
-async function project(files: ProjectFiles) {
-  const p = await tmpProject('pkg-godot-unit-', files);
-  projects.push(p);
-  return p;
-}
-afterEach(async () => {
-  await Promise.all(projects.splice(0).map((p) => p.remove()));
-});
+const project = (files: ProjectFiles) => removedAfterTest(tmpProject('pkg-godot-unit-', files));
 
 const HEADER = '; Engine configuration file.\n\nconfig_version=5\n\n';
 const APPLICATION = '[application]\n\nconfig/name="G"\nconfig/features=PackedStringArray("4.2", "Forward Plus")\n';

@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { projectVersionTxt, tmpUnityProject, type TmpUnityProject } from '@pkg/testkit';
+import { describe, expect, it } from 'vitest';
+import { projectVersionTxt, rejected, removedAfterTest, tmpUnityProject, type ProjectFiles } from '@pkg/testkit';
 import { ENGINES, selectEngine } from '../../src/engines/index.js';
 import { ClientError } from '../../src/output/errors.js';
 import { editorVersionFromProjectVersionTxt } from '../../src/engines/unity/project-version.js';
@@ -10,25 +10,9 @@ import * as nodeFs from 'node:fs/promises';
 import { projectFs } from '../../src/files/project-fs.js';
 
 const fs = projectFs(nodeFs);
-const projects: TmpUnityProject[] = [];
-async function project(files: Parameters<typeof tmpUnityProject>[0] = {}) {
-  const p = await tmpUnityProject(files);
-  projects.push(p);
-  return p;
-}
-afterEach(async () => {
-  await Promise.all(projects.splice(0).map((p) => p.remove()));
-});
+const project = (files: ProjectFiles = {}) => removedAfterTest(tmpUnityProject(files));
 
-async function rejection(promise: Promise<unknown>): Promise<ClientError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof ClientError) return error;
-    throw error;
-  }
-  throw new Error('expected a ClientError');
-}
+const rejection = (promise: Promise<unknown>) => rejected(promise, ClientError);
 
 describe('editorVersionFromProjectVersionTxt', () => {
   it.each([

@@ -1,6 +1,6 @@
 import * as nodeFs from 'node:fs/promises';
-import { afterEach, describe, expect, it } from 'vitest';
-import { tmpProject, type ProjectFiles, type TmpUnityProject } from '@pkg/testkit';
+import { describe, expect, it } from 'vitest';
+import { rejected, removedAfterTest, tmpProject, type ProjectFiles } from '@pkg/testkit';
 import { selectEngine } from '../../src/engines/index.js';
 import { unrealEngine } from '../../src/engines/unreal/unreal-engine.js';
 import { disableUnrealPlugin, enableUnrealPlugin } from '../../src/engines/unreal/uproject.js';
@@ -8,25 +8,9 @@ import { projectFs } from '../../src/files/project-fs.js';
 import { ClientError } from '../../src/output/errors.js';
 
 const fs = projectFs(nodeFs);
-const projects: TmpUnityProject[] = [];
-async function project(files: ProjectFiles) {
-  const p = await tmpProject('pkg-unreal-unit-', files);
-  projects.push(p);
-  return p;
-}
-afterEach(async () => {
-  await Promise.all(projects.splice(0).map((p) => p.remove()));
-});
+const project = (files: ProjectFiles) => removedAfterTest(tmpProject('pkg-unreal-unit-', files));
 
-async function rejection(promise: Promise<unknown>): Promise<ClientError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof ClientError) return error;
-    throw error;
-  }
-  throw new Error('expected a ClientError');
-}
+const rejection = (promise: Promise<unknown>) => rejected(promise, ClientError);
 
 const uproject = (association: string, plugins = '') =>
   `{\n\t"FileVersion": 3,\n\t"EngineAssociation": "${association}",\n\t"Category": "",\n\t"Description": ""${plugins}\n}`;

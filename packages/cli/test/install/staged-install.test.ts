@@ -2,8 +2,8 @@ import * as nodeFs from 'node:fs/promises';
 import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { buildTarball, sha512Integrity, tmpProject, type TmpUnityProject } from '@pkg/testkit';
+import { describe, expect, it } from 'vitest';
+import { buildTarball, rejected, removedAfterTest, sha512Integrity, tmpProject } from '@pkg/testkit';
 import type { VersionRecord } from '@pkg/protocol';
 import type { FileSystem } from '../../src/deps.js';
 import { godotEngine } from '../../src/engines/godot/godot-engine.js';
@@ -15,11 +15,6 @@ import { ClientError } from '../../src/output/errors.js';
 
 const PROJECT_GODOT = 'config_version=5\n\n[application]\n\nconfig/features=PackedStringArray("4.2")\n';
 const engine = godotEngine as typeof godotEngine & { installer: EngineInstaller };
-
-const projects: TmpUnityProject[] = [];
-afterEach(async () => {
-  await Promise.all(projects.splice(0).map((p) => p.remove()));
-});
 
 function dialog(version: string, files: { path: string; content: string }[] = [], folder = 'dialog'): PackageToInstall {
   const name = `com.acme.${folder}`;
@@ -49,8 +44,7 @@ async function snapshot(dir: string): Promise<Record<string, string>> {
 }
 
 async function setup() {
-  const project = await tmpProject('pkg-staged-', { 'project.godot': PROJECT_GODOT });
-  projects.push(project);
+  const project = await removedAfterTest(tmpProject('pkg-staged-', { 'project.godot': PROJECT_GODOT }));
   const backupRoot = await mkdtemp(path.join(tmpdir(), 'pkg-staged-backup-'));
   const tx = async (fs: FileSystem, install: PackageToInstall[], remove: string[] = [], force = false) => {
     const { lock } = await readLock(project.dir, projectFs(fs));
@@ -71,15 +65,7 @@ async function setup() {
   return { project, tx };
 }
 
-async function rejection(promise: Promise<unknown>): Promise<ClientError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof ClientError) return error;
-    throw error;
-  }
-  throw new Error('expected a ClientError');
-}
+const rejection = (promise: Promise<unknown>) => rejected(promise, ClientError);
 
 describe('the staged install', () => {
   it('puts every folder and file back when the last step, writing the lock, fails', async () => {
