@@ -1,8 +1,8 @@
 import path from 'node:path';
-import { formatMinorEngineRange, isMinorEngineCompatible, minorEngineRange, parseProjectMinorVersion } from '@pkg/protocol';
 import type { Engine, EngineVersion } from '../engine.js';
 import type { EngineInstaller } from '../installer.js';
 import { ClientError } from '../../output/errors.js';
+import { minorEngineChecks } from '../minor-engine.js';
 import { pkgJsonManifest } from '../pkg-json.js';
 import {
   disableEditorPlugin,
@@ -117,17 +117,6 @@ export const godotEngine: Engine = {
     return { text: version };
   },
 
-  isBuiltIn: () => false,
-
-  isCompatible(record, version) {
-    return version.text === null || isMinorEngineCompatible(record, 'godot', version.text);
-  },
-
-  requirementOf(record) {
-    const range = minorEngineRange(record, 'godot');
-    return range ? formatMinorEngineRange('godot', range) : "Godot support (it names no 'godot' field)";
-  },
-
-  isVersionText: (text) => parseProjectMinorVersion(text) !== null,
+  ...minorEngineChecks('godot'),
   installer,
 };

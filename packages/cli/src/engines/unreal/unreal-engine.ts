@@ -1,9 +1,10 @@
 import path from 'node:path';
-import { formatMinorEngineRange, isMinorEngineCompatible, minorEngineRange, parseProjectMinorVersion } from '@pkg/protocol';
+import { parseProjectMinorVersion } from '@pkg/protocol';
 import type { ProjectFs } from '../../files/project-fs.js';
 import type { Engine, EngineVersion } from '../engine.js';
 import type { EngineInstaller } from '../installer.js';
 import { ClientError } from '../../output/errors.js';
+import { minorEngineChecks } from '../minor-engine.js';
 import { pkgJsonManifest } from '../pkg-json.js';
 import { disableUnrealPlugin, enableUnrealPlugin, engineAssociation, uprojectProblem } from './uproject.js';
 
@@ -112,17 +113,6 @@ export const unrealEngine: Engine = {
     });
   },
 
-  isBuiltIn: () => false,
-
-  isCompatible(record, version) {
-    return version.text === null || isMinorEngineCompatible(record, 'unreal', version.text);
-  },
-
-  requirementOf(record) {
-    const range = minorEngineRange(record, 'unreal');
-    return range ? formatMinorEngineRange('unreal', range) : "Unreal Engine support (it names no 'unreal' field)";
-  },
-
-  isVersionText: (text) => parseProjectMinorVersion(text) !== null,
+  ...minorEngineChecks('unreal'),
   installer,
 };
