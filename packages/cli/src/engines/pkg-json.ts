@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { ProjectFs } from '../files/project-fs.js';
 import { ClientError } from '../output/errors.js';
 import type { Engine, ManifestFile } from './engine.js';
+import { lockedVersionsAt, writeManifestAt } from './manifest-io.js';
 import { editUnityManifest, parseUnityManifest } from './unity/unity-manifest.js';
 
 export const PKG_JSON = 'pkg.json';
@@ -36,28 +37,7 @@ export const pkgJsonManifest: Pick<
   manifestRelativePath: PKG_JSON,
   readManifest: readPkgJson,
   editManifest: (file, change) => editUnityManifest(file.text, change),
-  async writeManifest(project, text, fs) {
-    await fs.writeTextAtomic(path.join(project, PKG_JSON), text);
-    const written = await readPkgJson(project, fs);
-    if (written.text !== text) {
-      throw new ClientError('MANIFEST_INVALID', { message: `${PKG_JSON} did not read back as written`, hint: null });
-    }
-    return written;
-  },
+  writeManifest: (project, text, fs) => writeManifestAt(PKG_JSON, readPkgJson, project, text, fs),
   /** What is installed: the versions in `pkg-lock.json`. */
-  async readResolvedVersions(project, fs) {
-    const text = await fs.readTextIfExists(path.join(project, PKG_LOCK));
-    if (text === null) return {};
-    try {
-      const lock = JSON.parse(text) as { packages?: Record<string, { version?: unknown }> };
-      const resolved: Record<string, string> = {};
-      for (const [name, entry] of Object.entries(lock.packages ?? {})) {
-        if (typeof entry?.version === 'string') resolved[name] = entry.version;
-      }
-      return resolved;
-    } catch {
-      // `list` only shows it; the commands that act on the lock report a broken one.
-      return {};
-    }
-  },
+  readResolvedVersions: (project, fs) => lockedVersionsAt(PKG_LOCK, 'packages', project, fs),
 };

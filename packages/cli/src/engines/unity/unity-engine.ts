@@ -10,6 +10,7 @@ import {
 import type { ProjectFs } from '../../files/project-fs.js';
 import type { Engine, EngineVersion, ManifestFile } from '../engine.js';
 import { ClientError } from '../../output/errors.js';
+import { lockedVersionsAt, writeManifestAt } from '../manifest-io.js';
 import { isUnityBuiltIn } from './built-ins.js';
 import { editorVersionFromProjectVersionTxt } from './project-version.js';
 import { editUnityManifest, parseUnityManifest } from './unity-manifest.js';
@@ -75,30 +76,9 @@ export const unityEngine: Engine = {
     return editUnityManifest(file.text, change);
   },
 
-  async writeManifest(project, text, fs) {
-    await fs.writeTextAtomic(path.join(project, MANIFEST), text);
-    const written = await readManifestAt(project, fs);
-    if (written.text !== text) {
-      throw new ClientError('MANIFEST_INVALID', { message: `${MANIFEST} did not read back as written`, hint: null });
-    }
-    return written;
-  },
+  writeManifest: (project, text, fs) => writeManifestAt(MANIFEST, readManifestAt, project, text, fs),
 
-  async readResolvedVersions(project, fs) {
-    const text = await fs.readTextIfExists(path.join(project, LOCK));
-    if (text === null) return {};
-    try {
-      const lock = JSON.parse(text) as { dependencies?: Record<string, { version?: unknown }> };
-      const resolved: Record<string, string> = {};
-      for (const [name, entry] of Object.entries(lock.dependencies ?? {})) {
-        if (typeof entry?.version === 'string') resolved[name] = entry.version;
-      }
-      return resolved;
-    } catch {
-      // Unity owns the lock and rewrites it on the next resolve; a broken one only means "unknown".
-      return {};
-    }
-  },
+  readResolvedVersions: (project, fs) => lockedVersionsAt(LOCK, 'dependencies', project, fs),
 
   isBuiltIn: isUnityBuiltIn,
 
