@@ -1,39 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import type { PackageDocument, VersionRecord } from '@pkg/protocol';
+import type { PackageDocument } from '@pkg/protocol';
 import { godotEngine } from '../../src/engines/godot/godot-engine.js';
 import { resolveInstallSet, type InstallSet } from '../../src/install/resolve-install.js';
 import { ClientError } from '../../src/output/errors.js';
-import type { PlanContext } from '../../src/updates/plan-context.js';
+import { context, doc, type VersionSpec } from '../updates/documents.js';
 
-interface V {
-  v: string;
-  godot?: string;
-  deps?: Record<string, string>;
+/** Godot packages: a version asks for Godot 4.0 unless it says otherwise. */
+function godotDoc(name: string, versions: (string | VersionSpec)[]): PackageDocument {
+  return doc(
+    name,
+    versions.map((entry) => ({ godot: '4.0', ...(typeof entry === 'string' ? { v: entry } : entry) })),
+  );
 }
 
-function doc(name: string, versions: (string | V)[]): PackageDocument {
-  const records: Record<string, VersionRecord> = {};
-  for (const entry of versions) {
-    const spec = typeof entry === 'string' ? { v: entry } : entry;
-    records[spec.v] = {
-      name,
-      version: spec.v,
-      godot: spec.godot ?? '4.0',
-      ...(spec.deps ? { dependencies: spec.deps } : {}),
-      dist: { tarball: `http://r/${name}-${spec.v}.tgz`, integrity: 'sha512-x', shasum: '' },
-    };
-  }
-  return { _id: name, _rev: '1-x', name, 'dist-tags': {}, versions: records, time: {}, maintainers: [] };
-}
-
-function context(documents: PackageDocument[], godot = '4.2'): PlanContext {
-  return {
-    documents: new Map(documents.map((d) => [d.name, d])),
-    isCompatible: (r) => godotEngine.isCompatible(r, { text: godot }),
-    isBuiltIn: () => false,
-    requirementOf: (r) => godotEngine.requirementOf(r),
-  };
-}
+const inGodot42 = (documents: PackageDocument[]) => context(documents, { engine: godotEngine, editor: '4.2' });
 
 function versions(result: ReturnType<typeof resolveInstallSet>): Record<string, string> {
   expect(result.kind).toBe('plan');
@@ -51,30 +31,34 @@ function failure(run: () => unknown): ClientError {
 }
 
 const DOCS = [
-  doc('com.a.app', [
+  godotDoc('com.a.app', [
     { v: '1.0.0', deps: { 'com.a.lib': '1.1.0' } },
     { v: '2.0.0', deps: { 'com.a.lib': '2.0.0' } },
   ]),
-  doc('com.a.tool', [{ v: '1.0.0', deps: { 'com.a.lib': '1.2.0' } }]),
-  doc('com.a.lib', ['1.0.0', '1.1.0', '1.2.0', { v: '1.3.0', godot: '4.4' }, '2.0.0']),
+  godotDoc('com.a.tool', [{ v: '1.0.0', deps: { 'com.a.lib': '1.2.0' } }]),
+  godotDoc('com.a.lib', ['1.0.0', '1.1.0', '1.2.0', { v: '1.3.0', godot: '4.4' }, '2.0.0']),
 ];
 
 describe('resolveInstallSet: one version of every package', () => {
   it('asks for the documents it has not seen, then installs the lowest version in range of a dependency', () => {
-    const partial = resolveInstallSet({ 'com.a.app': '1.0.0' }, context([DOCS[0]!]), {}, 'Godot 4.2');
+    const partial = resolveInstallSet({ 'com.a.app': '1.0.0' }, inGodot42([DOCS[0]!]), {}, 'Godot 4.2');
     expect(partial).toEqual({ kind: 'needs-documents', names: ['com.a.lib'] });
-    expect(versions(resolveInstallSet({ 'com.a.app': '1.0.0' }, context(DOCS), {}, 'Godot 4.2'))).toEqual({
+    expect(versions(resolveInstallSet({ 'com.a.app': '1.0.0' }, inGodot42(DOCS), {}, 'Godot 4.2'))).toEqual({
       'com.a.app': '1.0.0',
       'com.a.lib': '1.1.0',
     });
   });
 
   it('keeps the locked version of a dependency while it fits, and takes the highest asked for when two packages ask', () => {
-    expect(versions(resolveInstallSet({ 'com.a.app': '1.0.0' }, context(DOCS), { 'com.a.lib': '1.2.0' }, 'Godot 4.2'))).toEqual({
-      'com.a.app': '1.0.0',
-      'com.a.lib': '1.2.0',
-    });
-    expect(versions(resolveInstallSet({ 'com.a.app': '1.0.0', 'com.a.tool': '1.0.0' }, context(DOCS), {}, 'Godot 4.2'))).toEqual({
+    expect(versions(resolveInstallSet({ 'com.a.app': '1.0.0' }, inGodot42(DOCS), { 'com.a.lib': '1.2.0' }, 'Godot 4.2'))).toEqual(
+      {
+        'com.a.app': '1.0.0',
+        'com.a.lib': '1.2.0',
+      },
+    );
+    expect(
+      versions(resolveInstallSet({ 'com.a.app': '1.0.0', 'com.a.tool': '1.0.0' }, inGodot42(DOCS), {}, 'Godot 4.2')),
+    ).toEqual({
       'com.a.app': '1.0.0',
       'com.a.tool': '1.0.0',
       'com.a.lib': '1.2.0',
@@ -82,25 +66,27 @@ describe('resolveInstallSet: one version of every package', () => {
   });
 
   it('never picks a version the engine cannot use, and a lock version out of range is left behind', () => {
-    expect(versions(resolveInstallSet({ 'com.a.app': '1.0.0' }, context(DOCS), { 'com.a.lib': '1.3.0' }, 'Godot 4.2'))).toEqual({
-      'com.a.app': '1.0.0',
-      'com.a.lib': '1.1.0',
-    });
+    expect(versions(resolveInstallSet({ 'com.a.app': '1.0.0' }, inGodot42(DOCS), { 'com.a.lib': '1.3.0' }, 'Godot 4.2'))).toEqual(
+      {
+        'com.a.app': '1.0.0',
+        'com.a.lib': '1.1.0',
+      },
+    );
   });
 
   it('refuses two majors of one package: a project holds one', () => {
     const error = failure(() =>
-      resolveInstallSet({ 'com.a.app': '2.0.0', 'com.a.tool': '1.0.0' }, context(DOCS), {}, 'Godot 4.2'),
+      resolveInstallSet({ 'com.a.app': '2.0.0', 'com.a.tool': '1.0.0' }, inGodot42(DOCS), {}, 'Godot 4.2'),
     );
     expect(error.code).toBe('VERSION_CONFLICT');
     expect(error.message).toMatch(/^version conflict: com\.a\.(app|tool)(@[\d.]+)? requires com\.a\.lib@/);
   });
 
   it('refuses a manifest version the engine cannot use, and one the registry lacks', () => {
-    const tooNew = failure(() => resolveInstallSet({ 'com.a.lib': '1.3.0' }, context(DOCS), {}, 'Godot 4.2'));
+    const tooNew = failure(() => resolveInstallSet({ 'com.a.lib': '1.3.0' }, inGodot42(DOCS), {}, 'Godot 4.2'));
     expect(tooNew.code).toBe('NO_COMPATIBLE_VERSION');
     expect(tooNew.message).toBe('com.a.lib@1.3.0 requires Godot 4.4; this project uses Godot 4.2');
-    expect(failure(() => resolveInstallSet({ 'com.a.lib': '9.0.0' }, context(DOCS), {}, 'Godot 4.2')).code).toBe(
+    expect(failure(() => resolveInstallSet({ 'com.a.lib': '9.0.0' }, inGodot42(DOCS), {}, 'Godot 4.2')).code).toBe(
       'VERSION_NOT_FOUND',
     );
   });

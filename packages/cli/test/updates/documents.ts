@@ -1,4 +1,5 @@
 import type { PackageDocument, VersionRecord } from '@pkg/protocol';
+import type { Engine } from '../../src/engines/engine.js';
 import { unityEngine } from '../../src/engines/unity/unity-engine.js';
 import type { PlanContext } from '../../src/updates/plan-context.js';
 
@@ -6,6 +7,7 @@ export interface VersionSpec {
   v: string;
   unity?: string;
   unityRelease?: string;
+  godot?: string;
   deps?: Record<string, string>;
   deprecated?: string;
 }
@@ -20,6 +22,7 @@ export function doc(name: string, versions: (string | VersionSpec)[], tags: Reco
       version: spec.v,
       ...(spec.unity ? { unity: spec.unity } : {}),
       ...(spec.unityRelease ? { unityRelease: spec.unityRelease } : {}),
+      ...(spec.godot ? { godot: spec.godot } : {}),
       ...(spec.deps ? { dependencies: spec.deps } : {}),
       ...(spec.deprecated ? { deprecated: spec.deprecated } : {}),
       dist: { tarball: `http://registry.test/${name}/-/${name}-${spec.v}.tgz`, integrity: 'sha512-x', shasum: 'x' },
@@ -37,18 +40,19 @@ export function doc(name: string, versions: (string | VersionSpec)[], tags: Reco
   };
 }
 
-/** A plan context over these documents, Unity's rules and an editor version (null: unknown). */
+/** A plan context over these documents, an engine's rules (Unity's unless named) and its version (null: unknown). */
 export function context(
   documents: PackageDocument[],
-  options: { notInRegistry?: string[]; editor?: string | null } = {},
+  options: { notInRegistry?: string[]; editor?: string | null; engine?: Engine } = {},
 ): PlanContext {
+  const engine = options.engine ?? unityEngine;
   const map = new Map<string, PackageDocument | null>(documents.map((d) => [d.name, d]));
   for (const name of options.notInRegistry ?? []) map.set(name, null);
   const version = { text: options.editor === undefined ? '2022.3.10f1' : options.editor };
   return {
     documents: map,
-    isCompatible: (record) => unityEngine.isCompatible(record, version),
-    isBuiltIn: (name) => unityEngine.isBuiltIn(name),
-    requirementOf: (record) => unityEngine.requirementOf(record),
+    isCompatible: (record) => engine.isCompatible(record, version),
+    isBuiltIn: (name) => engine.isBuiltIn(name),
+    requirementOf: (record) => engine.requirementOf(record),
   };
 }
