@@ -67,6 +67,15 @@ async function setup() {
 
 const rejection = (promise: Promise<unknown>) => rejected(promise, ClientError);
 
+/** The real file system, but the last step of an install, writing the lock, fails. */
+const lockWriteFails: FileSystem = {
+  ...nodeFs,
+  rename: async (from, to) => {
+    if (String(to).endsWith('pkg-lock.json')) throw new Error('disk full');
+    return nodeFs.rename(from, to);
+  },
+};
+
 describe('the staged install', () => {
   it('puts every folder and file back when the last step, writing the lock, fails', async () => {
     const { project, tx } = await setup();
@@ -74,14 +83,9 @@ describe('the staged install', () => {
     await writeFile(project.path('addons/dialog/plugin.cfg.uid'), 'uid://x\n');
     const before = await snapshot(project.dir);
 
-    const failing: FileSystem = {
-      ...nodeFs,
-      rename: async (from, to) => {
-        if (String(to).endsWith('pkg-lock.json')) throw new Error('disk full');
-        return nodeFs.rename(from, to);
-      },
-    };
-    const error = await rejection(tx(failing, [dialog('2.0.0', [{ path: 'addons/dialog/new.gd', content: 'extends Node\n' }])]));
+    const error = await rejection(
+      tx(lockWriteFails, [dialog('2.0.0', [{ path: 'addons/dialog/new.gd', content: 'extends Node\n' }])]),
+    );
     expect(error.code).toBe('APPLY_FAILED');
     expect(error.message).toBe(`Failed to install into ${project.dir}: disk full. Everything was put back as it was`);
     expect(error.hint).toMatch(/^The backup is in .*pkg-backup-2026-01-01T00-00-00-000Z(-\d+)?\.$/);
@@ -91,14 +95,7 @@ describe('the staged install', () => {
   it('removes the addons/ folder it created when the first install into a project fails', async () => {
     const { project, tx } = await setup();
     const before = await snapshot(project.dir);
-    const failing: FileSystem = {
-      ...nodeFs,
-      rename: async (from, to) => {
-        if (String(to).endsWith('pkg-lock.json')) throw new Error('disk full');
-        return nodeFs.rename(from, to);
-      },
-    };
-    expect((await rejection(tx(failing, [dialog('1.0.0')]))).code).toBe('APPLY_FAILED');
+    expect((await rejection(tx(lockWriteFails, [dialog('1.0.0')]))).code).toBe('APPLY_FAILED');
     expect(await snapshot(project.dir)).toEqual(before);
     expect(await readdir(project.dir)).toEqual(['project.godot']);
   });
