@@ -1,9 +1,9 @@
 import type Database from 'better-sqlite3';
 import type { DownloadCountStore, DownloadIncrement, TenantId } from '../../ports.js';
+import { AttachedDatabase } from './attached-database.js';
 import type { SqlitePackageWriteHook } from './sqlite-metadata-store.js';
 
 type Db = Database.Database;
-type Statement = Database.Statement;
 
 /**
  * Downloads per tenant, package, day and version. Keyed by package before day, so one
@@ -25,8 +25,7 @@ export const DOWNLOAD_MIGRATIONS: readonly string[] = [
 ];
 
 export class SqliteDownloadCounts implements DownloadCountStore {
-  #db: Db | undefined;
-  readonly #statements = new Map<string, Statement>();
+  readonly #db = new AttachedDatabase('SqliteDownloadCounts');
 
   /** Creates the table and drops a deleted tenant's counts; package writes do not touch counts. */
   readonly writeHook: SqlitePackageWriteHook = {
@@ -39,13 +38,13 @@ export class SqliteDownloadCounts implements DownloadCountStore {
   };
 
   attach(db: Db): void {
-    this.#db = db;
+    this.#db.attach(db);
   }
 
   async add(increments: readonly DownloadIncrement[]): Promise<void> {
     if (increments.length === 0) return;
-    const db = this.#requireDb();
-    const upsert = this.#stmt(
+    const db = this.#db.require();
+    const upsert = this.#db.statement(
       `INSERT INTO download_counts (tenant, name, day, version, count) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT (tenant, name, day, version) DO UPDATE SET count = count + excluded.count`,
     );
@@ -55,42 +54,31 @@ export class SqliteDownloadCounts implements DownloadCountStore {
   }
 
   async perDay(tenant: TenantId, name: string, startDay: string, endDay: string): Promise<{ day: string; downloads: number }[]> {
-    return this.#stmt(
-      `SELECT day, sum(count) AS downloads FROM download_counts
+    return this.#db
+      .statement(
+        `SELECT day, sum(count) AS downloads FROM download_counts
        WHERE tenant = ? AND name = ? AND day BETWEEN ? AND ? GROUP BY day ORDER BY day`,
-    ).all(tenant, name, startDay, endDay) as { day: string; downloads: number }[];
+      )
+      .all(tenant, name, startDay, endDay) as { day: string; downloads: number }[];
   }
 
   async list(tenant: TenantId): Promise<DownloadIncrement[]> {
-    return this.#stmt(
-      `SELECT tenant, name, day, version, count FROM download_counts WHERE tenant = ? ORDER BY name, day, version`,
-    ).all(tenant) as DownloadIncrement[];
+    return this.#db
+      .statement(`SELECT tenant, name, day, version, count FROM download_counts WHERE tenant = ? ORDER BY name, day, version`)
+      .all(tenant) as DownloadIncrement[];
   }
 
   async replace(counts: readonly DownloadIncrement[]): Promise<void> {
     if (counts.length === 0) return;
-    const upsert = this.#stmt(
+    const upsert = this.#db.statement(
       `INSERT INTO download_counts (tenant, name, day, version, count) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT (tenant, name, day, version) DO UPDATE SET count = excluded.count`,
     );
-    this.#requireDb()
+    this.#db
+      .require()
       .transaction(() => {
         for (const c of counts) upsert.run(c.tenant, c.name, c.day, c.version, c.count);
       })
       .immediate();
-  }
-
-  #stmt(sql: string): Statement {
-    let statement = this.#statements.get(sql);
-    if (!statement) {
-      statement = this.#requireDb().prepare(sql);
-      this.#statements.set(sql, statement);
-    }
-    return statement;
-  }
-
-  #requireDb(): Db {
-    if (!this.#db) throw new Error('SqliteDownloadCounts is not attached to a database');
-    return this.#db;
   }
 }

@@ -5,6 +5,7 @@ import type { SearchQuery } from '../../../search/search-query.js';
 import { scorePackage, scoreWrittenPackage } from '../../../search/scoring.js';
 import { addDays, utcDay } from '../../../search/utc-days.js';
 import type { PackageSummary, SearchHit, SearchIndex, SearchPage, StoredPackage, TenantId } from '../../ports.js';
+import { AttachedDatabase } from './attached-database.js';
 import { toStoredPackage, type SqliteMigration, type SqlitePackageWriteHook } from './sqlite-metadata-store.js';
 import { listKey, partsKey } from '../../../search/search-keys.js';
 import { compileSearch, tenantIdRange, type CompiledSearch } from './sqlite-search-sql.js';
@@ -151,9 +152,8 @@ interface ScoreRow {
  * service can keep responses until then.
  */
 export class SqliteSearchIndex implements SearchIndex {
-  #db: Db | undefined;
+  readonly #db = new AttachedDatabase('SqliteSearchIndex');
   readonly #now: () => Date;
-  readonly #statements = new Map<string, Statement>();
   readonly #shapes = new Map<string, SearchStatements>();
   /** Tenant numbers never change once given, so they are remembered. */
   readonly #tenantNumbers = new Map<TenantId, number>();
@@ -174,7 +174,7 @@ export class SqliteSearchIndex implements SearchIndex {
 
   /** Binds the index to the metadata store's connection (the one its write hook runs on). */
   attach(db: Db): void {
-    this.#db = db;
+    this.#db.attach(db);
   }
 
   async search(tenant: TenantId, query: SearchQuery, page: { size: number; from: number }): Promise<SearchPage> {
@@ -198,28 +198,35 @@ export class SqliteSearchIndex implements SearchIndex {
   }
 
   async listSummaries(tenant: TenantId, after: string | null, limit: number): Promise<PackageSummary[]> {
-    const rows = this.#stmt(
-      `SELECT p.name, d.summary_json FROM search_packages p JOIN search_documents d ON d.id = p.id
+    const rows = this.#db
+      .statement(
+        `SELECT p.name, d.summary_json FROM search_packages p JOIN search_documents d ON d.id = p.id
        WHERE p.tenant = ? AND p.name > ? ORDER BY p.name LIMIT ?`,
-    ).all(tenant, after ?? '', limit) as { name: string; summary_json: string }[];
+      )
+      .all(tenant, after ?? '', limit) as { name: string; summary_json: string }[];
     return rows.map((row) => ({ name: row.name, summaryJson: row.summary_json }));
   }
 
   async ranked(tenant: TenantId, order: 'updated' | 'downloads', page: { size: number; from: number }): Promise<SearchPage> {
     const filter = order === 'downloads' ? 'AND p.downloads_month > 0' : '';
     const orderBy = order === 'downloads' ? 'p.downloads_month DESC, p.name' : 'p.updated DESC, p.name';
-    const rows = this.#stmt(
-      `SELECT 0 AS tier, p.name, p.deprecated_message, p.unstable, p.final, p.quality, p.popularity, p.maintenance,
+    const rows = this.#db
+      .statement(
+        `SELECT 0 AS tier, p.name, p.deprecated_message, p.unstable, p.final, p.quality, p.popularity, p.maintenance,
          p.downloads_week, p.downloads_month, p.updated, p.modified, d.package_json
        FROM search_packages p JOIN search_documents d ON d.id = p.id
        WHERE p.tenant = ? ${filter} ORDER BY ${orderBy} LIMIT ? OFFSET ?`,
-    ).all(tenant, page.size, page.from) as PageRow[];
-    const total = this.#stmt(`SELECT count(*) FROM search_packages p WHERE p.tenant = ? ${filter}`).pluck().get(tenant) as number;
+      )
+      .all(tenant, page.size, page.from) as PageRow[];
+    const total = this.#db
+      .statement(`SELECT count(*) FROM search_packages p WHERE p.tenant = ? ${filter}`)
+      .pluck()
+      .get(tenant) as number;
     return { total, hits: rows.map(toHit) };
   }
 
   async refreshScores(tenant: TenantId, names: readonly string[] | null, now: Date): Promise<void> {
-    const db = this.#requireDb();
+    const db = this.#db.require();
     const today = utcDay(now);
     const window = { tenant, today, weekStart: addDays(today, -6), monthStart: addDays(today, -29) };
     if (names === null) {
@@ -229,10 +236,12 @@ export class SqliteSearchIndex implements SearchIndex {
         // Read and rescore in one transaction: another process's publish cannot slip between.
         const last = db
           .transaction(() => {
-            const rows = this.#stmt(
-              `SELECT id, quality, release_times, deprecated, downloads_month, final, popularity, maintenance
+            const rows = this.#db
+              .statement(
+                `SELECT id, quality, release_times, deprecated, downloads_month, final, popularity, maintenance
                FROM search_packages WHERE tenant = ? AND id > ? ORDER BY id LIMIT ?`,
-            ).all(tenant, after, REFRESH_CHUNK) as ScoreRow[];
+              )
+              .all(tenant, after, REFRESH_CHUNK) as ScoreRow[];
             this.#rescore(tenant, rows, now);
             return rows[rows.length - 1]?.id;
           })
@@ -242,12 +251,12 @@ export class SqliteSearchIndex implements SearchIndex {
         // Let requests run between chunks: a large registry is rescored without a long pause.
         await new Promise((resolve) => setImmediate(resolve));
       }
-      this.#stmt('UPDATE search_tenants SET refreshed_day = ? WHERE tenant = ?').run(today, tenant);
+      this.#db.statement('UPDATE search_tenants SET refreshed_day = ? WHERE tenant = ?').run(today, tenant);
     } else {
       for (let i = 0; i < names.length; i += REFRESH_CHUNK) {
         const chunk = names.slice(i, i + REFRESH_CHUNK);
         db.transaction(() => {
-          const window1 = this.#stmt(
+          const window1 = this.#db.statement(
             `SELECT coalesce(sum(CASE WHEN day >= @weekStart THEN count ELSE 0 END), 0) AS week,
                     coalesce(sum(count), 0) AS month
              FROM download_counts WHERE tenant = @tenant AND name = @name AND day BETWEEN @monthStart AND @today`,
@@ -255,16 +264,15 @@ export class SqliteSearchIndex implements SearchIndex {
           const rows: ScoreRow[] = [];
           for (const name of chunk) {
             const sums = window1.get({ ...window, name }) as { week: number; month: number };
-            this.#stmt('UPDATE search_packages SET downloads_week = ?, downloads_month = ? WHERE tenant = ? AND name = ?').run(
-              sums.week,
-              sums.month,
-              tenant,
-              name,
-            );
-            const row = this.#stmt(
-              `SELECT id, quality, release_times, deprecated, downloads_month, final, popularity, maintenance
+            this.#db
+              .statement('UPDATE search_packages SET downloads_week = ?, downloads_month = ? WHERE tenant = ? AND name = ?')
+              .run(sums.week, sums.month, tenant, name);
+            const row = this.#db
+              .statement(
+                `SELECT id, quality, release_times, deprecated, downloads_month, final, popularity, maintenance
                FROM search_packages WHERE tenant = ? AND name = ?`,
-            ).get(tenant, name) as ScoreRow | undefined;
+              )
+              .get(tenant, name) as ScoreRow | undefined;
             if (row) rows.push(row);
           }
           this.#rescore(tenant, rows, now);
@@ -275,28 +283,35 @@ export class SqliteSearchIndex implements SearchIndex {
   }
 
   async scoresRefreshedOn(tenant: TenantId): Promise<string | null> {
-    const day = this.#stmt('SELECT refreshed_day FROM search_tenants WHERE tenant = ?').pluck().get(tenant) as
+    const day = this.#db.statement('SELECT refreshed_day FROM search_tenants WHERE tenant = ?').pluck().get(tenant) as
       string | null | undefined;
     return day ?? null;
   }
 
   #refreshAllWindows(window: { tenant: string; today: string; weekStart: string; monthStart: string }): void {
-    this.#stmt(
-      `UPDATE search_packages SET downloads_week = 0, downloads_month = 0
+    this.#db
+      .statement(
+        `UPDATE search_packages SET downloads_week = 0, downloads_month = 0
        WHERE tenant = ? AND (downloads_week != 0 OR downloads_month != 0)`,
-    ).run(window.tenant);
-    const sums = this.#stmt(
-      `SELECT name, sum(CASE WHEN day >= @weekStart THEN count ELSE 0 END) AS week, sum(count) AS month
+      )
+      .run(window.tenant);
+    const sums = this.#db
+      .statement(
+        `SELECT name, sum(CASE WHEN day >= @weekStart THEN count ELSE 0 END) AS week, sum(count) AS month
        FROM download_counts WHERE tenant = @tenant AND day BETWEEN @monthStart AND @today GROUP BY name`,
-    ).all(window) as { name: string; week: number; month: number }[];
-    const update = this.#stmt('UPDATE search_packages SET downloads_week = ?, downloads_month = ? WHERE tenant = ? AND name = ?');
+      )
+      .all(window) as { name: string; week: number; month: number }[];
+    const update = this.#db.statement(
+      'UPDATE search_packages SET downloads_week = ?, downloads_month = ? WHERE tenant = ? AND name = ?',
+    );
     for (const row of sums) update.run(row.week, row.month, window.tenant, row.name);
   }
 
   #rescore(tenant: TenantId, rows: ScoreRow[], now: Date): void {
     const max =
-      (this.#stmt('SELECT max(downloads_month) FROM search_packages WHERE tenant = ?').pluck().get(tenant) as number | null) ?? 0;
-    const update = this.#stmt('UPDATE search_packages SET final = ?, popularity = ?, maintenance = ? WHERE id = ?');
+      (this.#db.statement('SELECT max(downloads_month) FROM search_packages WHERE tenant = ?').pluck().get(tenant) as
+        number | null) ?? 0;
+    const update = this.#db.statement('UPDATE search_packages SET final = ?, popularity = ?, maintenance = ? WHERE id = ?');
     for (const row of rows) {
       const scores = scorePackage(
         {
@@ -319,23 +334,26 @@ export class SqliteSearchIndex implements SearchIndex {
     this.#checkDb(db);
     this.#version++;
     const fields = deriveSearchFields(pkg);
-    const existing = this.#stmt('SELECT id, downloads_month FROM search_packages WHERE tenant = ? AND name = ?').get(
-      tenant,
-      name,
-    ) as { id: number; downloads_month: number } | undefined;
+    const existing = this.#db
+      .statement('SELECT id, downloads_month FROM search_packages WHERE tenant = ? AND name = ?')
+      .get(tenant, name) as { id: number; downloads_month: number } | undefined;
     if (fields === null) {
       if (existing) this.#remove(existing.id);
       return;
     }
     const monthly = existing?.downloads_month ?? 0;
     const max =
-      (this.#stmt('SELECT max(downloads_month) FROM search_packages WHERE tenant = ?').pluck().get(tenant) as number | null) ?? 0;
+      (this.#db.statement('SELECT max(downloads_month) FROM search_packages WHERE tenant = ?').pluck().get(tenant) as
+        number | null) ?? 0;
     const scores = scoreWrittenPackage(fields, monthly, max, this.#now());
     const range = this.#tenantRange(tenant, true)!;
-    const lastId = this.#stmt('SELECT max(id) FROM search_packages WHERE id BETWEEN ? AND ?').pluck().get(range.lo, range.hi) as
-      number | null;
-    const id = this.#stmt(
-      `INSERT INTO search_packages (id, tenant, name, display_lc, parts_key, keywords_key, author_lc, maintainers_key,
+    const lastId = this.#db
+      .statement('SELECT max(id) FROM search_packages WHERE id BETWEEN ? AND ?')
+      .pluck()
+      .get(range.lo, range.hi) as number | null;
+    const id = this.#db
+      .statement(
+        `INSERT INTO search_packages (id, tenant, name, display_lc, parts_key, keywords_key, author_lc, maintainers_key,
          deprecated, unstable, final, quality, popularity, maintenance, deprecated_message, updated, modified, release_times)
        VALUES (@id, @tenant, @name, @display_lc, @parts_key, @keywords_key, @author_lc, @maintainers_key,
          @deprecated, @unstable, @final, @quality, @popularity, @maintenance, @deprecated_message, @updated, @modified, @release_times)
@@ -346,7 +364,7 @@ export class SqliteSearchIndex implements SearchIndex {
          deprecated_message = excluded.deprecated_message, updated = excluded.updated, modified = excluded.modified,
          release_times = excluded.release_times
        RETURNING id`,
-    )
+      )
       .pluck()
       .get({
         id: existing?.id ?? (lastId ?? range.lo - 1) + 1,
@@ -371,45 +389,46 @@ export class SqliteSearchIndex implements SearchIndex {
     const { texts } = fields;
     const columns = [texts.name, texts.displayName, texts.keywords, texts.description, texts.author, texts.maintainers];
     for (const table of ['search_fts', 'search_words']) {
-      this.#stmt(`DELETE FROM ${table} WHERE rowid = ?`).run(id);
-      this.#stmt(
-        `INSERT INTO ${table} (rowid, name, display, keywords, description, author, maintainers) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-      ).run(id, ...columns);
+      this.#db.statement(`DELETE FROM ${table} WHERE rowid = ?`).run(id);
+      this.#db
+        .statement(
+          `INSERT INTO ${table} (rowid, name, display, keywords, description, author, maintainers) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(id, ...columns);
     }
-    this.#stmt('INSERT OR REPLACE INTO search_documents (id, package_json, summary_json) VALUES (?, ?, ?)').run(
-      id,
-      JSON.stringify(searchPackageObject(fields)),
-      JSON.stringify(allPackagesSummary(fields)),
-    );
+    this.#db
+      .statement('INSERT OR REPLACE INTO search_documents (id, package_json, summary_json) VALUES (?, ?, ?)')
+      .run(id, JSON.stringify(searchPackageObject(fields)), JSON.stringify(allPackagesSummary(fields)));
   }
 
   #remove(id: number): void {
-    this.#stmt('DELETE FROM search_fts WHERE rowid = ?').run(id);
-    this.#stmt('DELETE FROM search_words WHERE rowid = ?').run(id);
-    this.#stmt('DELETE FROM search_documents WHERE id = ?').run(id);
-    this.#stmt('DELETE FROM search_packages WHERE id = ?').run(id);
+    this.#db.statement('DELETE FROM search_fts WHERE rowid = ?').run(id);
+    this.#db.statement('DELETE FROM search_words WHERE rowid = ?').run(id);
+    this.#db.statement('DELETE FROM search_documents WHERE id = ?').run(id);
+    this.#db.statement('DELETE FROM search_packages WHERE id = ?').run(id);
   }
 
   #dropTenant(db: Db, tenant: TenantId): void {
     this.#checkDb(db);
     this.#version++;
-    this.#stmt('DELETE FROM search_fts WHERE rowid IN (SELECT id FROM search_packages WHERE tenant = ?)').run(tenant);
-    this.#stmt('DELETE FROM search_words WHERE rowid IN (SELECT id FROM search_packages WHERE tenant = ?)').run(tenant);
-    this.#stmt('DELETE FROM search_documents WHERE id IN (SELECT id FROM search_packages WHERE tenant = ?)').run(tenant);
-    this.#stmt('DELETE FROM search_packages WHERE tenant = ?').run(tenant);
+    this.#db.statement('DELETE FROM search_fts WHERE rowid IN (SELECT id FROM search_packages WHERE tenant = ?)').run(tenant);
+    this.#db.statement('DELETE FROM search_words WHERE rowid IN (SELECT id FROM search_packages WHERE tenant = ?)').run(tenant);
+    this.#db.statement('DELETE FROM search_documents WHERE id IN (SELECT id FROM search_packages WHERE tenant = ?)').run(tenant);
+    this.#db.statement('DELETE FROM search_packages WHERE tenant = ?').run(tenant);
   }
 
   /** The tenant's id range; a tenant gets its number with its first indexed package. */
   #tenantRange(tenant: TenantId, create: boolean): { lo: number; hi: number } | undefined {
     let num = this.#tenantNumbers.get(tenant);
     if (num === undefined) {
-      num = this.#stmt('SELECT num FROM search_tenants WHERE tenant = ?').pluck().get(tenant) as number | undefined;
+      num = this.#db.statement('SELECT num FROM search_tenants WHERE tenant = ?').pluck().get(tenant) as number | undefined;
       if (num !== undefined) this.#tenantNumbers.set(tenant, num);
       else if (create) {
         // Inside the package's write transaction: remembered only once committed (read back later).
-        num = this.#stmt(
-          'INSERT INTO search_tenants (tenant, num) SELECT ?, coalesce(max(num), 0) + 1 FROM search_tenants RETURNING num',
-        )
+        num = this.#db
+          .statement(
+            'INSERT INTO search_tenants (tenant, num) SELECT ?, coalesce(max(num), 0) + 1 FROM search_tenants RETURNING num',
+          )
           .pluck()
           .get(tenant) as number;
       } else return undefined;
@@ -419,7 +438,7 @@ export class SqliteSearchIndex implements SearchIndex {
 
   resultsVersion(): number {
     // Changes only when another connection (another server process) committed.
-    const dataVersion = this.#stmt('PRAGMA data_version').pluck().get() as number;
+    const dataVersion = this.#db.statement('PRAGMA data_version').pluck().get() as number;
     if (dataVersion !== this.#dataVersion) {
       this.#dataVersion = dataVersion;
       this.#version++;
@@ -430,7 +449,7 @@ export class SqliteSearchIndex implements SearchIndex {
   #shape(compiled: CompiledSearch): SearchStatements {
     let shape = this.#shapes.get(compiled.key);
     if (!shape) {
-      const db = this.#requireDb();
+      const db = this.#db.require();
       shape = {
         page: db.prepare(compiled.pageSql),
         count: db.prepare(compiled.countSql).pluck(),
@@ -442,22 +461,8 @@ export class SqliteSearchIndex implements SearchIndex {
     return shape;
   }
 
-  #stmt(sql: string): Statement {
-    let statement = this.#statements.get(sql);
-    if (!statement) {
-      statement = this.#requireDb().prepare(sql);
-      this.#statements.set(sql, statement);
-    }
-    return statement;
-  }
-
-  #requireDb(): Db {
-    if (!this.#db) throw new Error('SqliteSearchIndex is not attached to a database');
-    return this.#db;
-  }
-
   #checkDb(db: Db): void {
-    if (db !== this.#db) throw new Error('SqliteSearchIndex is attached to another database');
+    if (!this.#db.is(db)) throw new Error('SqliteSearchIndex is attached to another database');
   }
 }
 

@@ -1,9 +1,9 @@
 import type Database from 'better-sqlite3';
 import type { TenantId, UplinkCacheRecord, UplinkCacheStore } from '../../ports.js';
+import { AttachedDatabase } from './attached-database.js';
 import type { SqlitePackageWriteHook } from './sqlite-metadata-store.js';
 
 type Db = Database.Database;
-type Statement = Database.Statement;
 
 export const UPLINK_CACHE_MIGRATIONS: readonly string[] = [
   `
@@ -26,8 +26,7 @@ interface Row {
 
 /** Freshness of cached upstream packages in the SQLite database, beside the documents. */
 export class SqliteUplinkCache implements UplinkCacheStore {
-  #db: Db | undefined;
-  readonly #statements = new Map<string, Statement>();
+  readonly #db = new AttachedDatabase('SqliteUplinkCache');
 
   /** Creates the table and forgets a deleted tenant's records; package writes do not touch it. */
   readonly writeHook: SqlitePackageWriteHook = {
@@ -40,31 +39,22 @@ export class SqliteUplinkCache implements UplinkCacheStore {
   };
 
   attach(db: Db): void {
-    this.#db = db;
+    this.#db.attach(db);
   }
 
   async get(tenant: TenantId, name: string): Promise<UplinkCacheRecord | undefined> {
-    const row = this.#stmt('SELECT uplink, etag, fetched_at FROM uplink_cache WHERE tenant = ? AND name = ?').get(
-      tenant,
-      name,
-    ) as Row | undefined;
+    const row = this.#db
+      .statement('SELECT uplink, etag, fetched_at FROM uplink_cache WHERE tenant = ? AND name = ?')
+      .get(tenant, name) as Row | undefined;
     return row && { uplink: row.uplink, etag: row.etag, fetchedAt: row.fetched_at };
   }
 
   async put(tenant: TenantId, name: string, record: UplinkCacheRecord): Promise<void> {
-    this.#stmt(
-      `INSERT INTO uplink_cache (tenant, name, uplink, etag, fetched_at) VALUES (?, ?, ?, ?, ?)
+    this.#db
+      .statement(
+        `INSERT INTO uplink_cache (tenant, name, uplink, etag, fetched_at) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT (tenant, name) DO UPDATE SET uplink = excluded.uplink, etag = excluded.etag, fetched_at = excluded.fetched_at`,
-    ).run(tenant, name, record.uplink, record.etag, record.fetchedAt);
-  }
-
-  #stmt(sql: string): Statement {
-    let statement = this.#statements.get(sql);
-    if (!statement) {
-      if (!this.#db) throw new Error('SqliteUplinkCache is not attached to a database');
-      statement = this.#db.prepare(sql);
-      this.#statements.set(sql, statement);
-    }
-    return statement;
+      )
+      .run(tenant, name, record.uplink, record.etag, record.fetchedAt);
   }
 }
