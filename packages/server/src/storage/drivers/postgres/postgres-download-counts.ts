@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { DownloadCountStore, DownloadIncrement, TenantId } from '../../ports.js';
 import { inTransaction } from './pg-connection.js';
-import type { PostgresPackageWriteHook } from './postgres-metadata-store.js';
+import { tenantTableHook, type PostgresPackageWriteHook } from './postgres-metadata-store.js';
 
 /** Downloads per tenant, package, day and version, as in the SQLite driver. */
 export const POSTGRES_DOWNLOAD_MIGRATIONS: readonly string[] = [
@@ -22,15 +22,7 @@ export const POSTGRES_DOWNLOAD_MIGRATIONS: readonly string[] = [
 export class PostgresDownloadCounts implements DownloadCountStore {
   #pool: pg.Pool | undefined;
 
-  /** Creates the table and drops a deleted tenant's counts; package writes do not touch counts. */
-  readonly writeHook: PostgresPackageWriteHook = {
-    name: 'downloads',
-    migrations: POSTGRES_DOWNLOAD_MIGRATIONS,
-    onWrite: async () => undefined,
-    onTenantDelete: async (client, tenant) => {
-      await client.query('DELETE FROM download_counts WHERE tenant = $1', [tenant]);
-    },
-  };
+  readonly writeHook: PostgresPackageWriteHook = tenantTableHook('downloads', POSTGRES_DOWNLOAD_MIGRATIONS, 'download_counts');
 
   attach(pool: pg.Pool): void {
     this.#pool = pool;

@@ -26,6 +26,22 @@ export interface PostgresPackageWriteHook {
   onTenantDelete?(client: pg.ClientBase, tenant: TenantId): Promise<void>;
 }
 
+/**
+ * The hook of a store that keeps its own table of per-tenant rows (download counts, the uplink
+ * cache): it creates the table, and deletes a tenant's rows with the tenant; package writes do
+ * not touch it.
+ */
+export function tenantTableHook(name: string, migrations: readonly PostgresMigration[], table: string): PostgresPackageWriteHook {
+  return {
+    name,
+    migrations,
+    onWrite: async () => undefined,
+    onTenantDelete: async (client, tenant) => {
+      await client.query(`DELETE FROM ${table} WHERE tenant = $1`, [tenant]);
+    },
+  };
+}
+
 interface PackageRow {
   document: StoredPackage['document'];
   published_versions: string[];

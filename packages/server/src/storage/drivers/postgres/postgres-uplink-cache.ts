@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { TenantId, UplinkCacheRecord, UplinkCacheStore } from '../../ports.js';
-import type { PostgresPackageWriteHook } from './postgres-metadata-store.js';
+import { tenantTableHook, type PostgresPackageWriteHook } from './postgres-metadata-store.js';
 
 export const POSTGRES_UPLINK_CACHE_MIGRATIONS: readonly string[] = [
   `
@@ -19,15 +19,11 @@ export const POSTGRES_UPLINK_CACHE_MIGRATIONS: readonly string[] = [
 export class PostgresUplinkCache implements UplinkCacheStore {
   #pool: pg.Pool | undefined;
 
-  /** Creates the table and forgets a deleted tenant's records; package writes do not touch it. */
-  readonly writeHook: PostgresPackageWriteHook = {
-    name: 'uplink-cache',
-    migrations: POSTGRES_UPLINK_CACHE_MIGRATIONS,
-    onWrite: async () => undefined,
-    onTenantDelete: async (client, tenant) => {
-      await client.query('DELETE FROM uplink_cache WHERE tenant = $1', [tenant]);
-    },
-  };
+  readonly writeHook: PostgresPackageWriteHook = tenantTableHook(
+    'uplink-cache',
+    POSTGRES_UPLINK_CACHE_MIGRATIONS,
+    'uplink_cache',
+  );
 
   attach(pool: pg.Pool): void {
     this.#pool = pool;

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { DownloadCountStore, DownloadIncrement, TenantId } from '../../ports.js';
 import { AttachedDatabase } from './attached-database.js';
-import type { SqlitePackageWriteHook } from './sqlite-metadata-store.js';
+import { tenantTableHook, type SqlitePackageWriteHook } from './sqlite-metadata-store.js';
 
 type Db = Database.Database;
 
@@ -27,15 +27,7 @@ export const DOWNLOAD_MIGRATIONS: readonly string[] = [
 export class SqliteDownloadCounts implements DownloadCountStore {
   readonly #db = new AttachedDatabase('SqliteDownloadCounts');
 
-  /** Creates the table and drops a deleted tenant's counts; package writes do not touch counts. */
-  readonly writeHook: SqlitePackageWriteHook = {
-    name: 'downloads',
-    migrations: DOWNLOAD_MIGRATIONS,
-    onWrite: () => undefined,
-    onTenantDelete: (db, tenant) => {
-      db.prepare('DELETE FROM download_counts WHERE tenant = ?').run(tenant);
-    },
-  };
+  readonly writeHook: SqlitePackageWriteHook = tenantTableHook('downloads', DOWNLOAD_MIGRATIONS, 'download_counts');
 
   attach(db: Db): void {
     this.#db.attach(db);

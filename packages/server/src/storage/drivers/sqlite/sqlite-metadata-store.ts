@@ -36,6 +36,22 @@ export interface SqlitePackageWriteHook {
   onTenantDelete?(db: Db, tenant: TenantId): void;
 }
 
+/**
+ * The hook of a store that keeps its own table of per-tenant rows (download counts, the uplink
+ * cache): it creates the table, and deletes a tenant's rows with the tenant; package writes do
+ * not touch it.
+ */
+export function tenantTableHook(name: string, migrations: readonly SqliteMigration[], table: string): SqlitePackageWriteHook {
+  return {
+    name,
+    migrations,
+    onWrite: () => undefined,
+    onTenantDelete: (db, tenant) => {
+      db.prepare(`DELETE FROM ${table} WHERE tenant = ?`).run(tenant);
+    },
+  };
+}
+
 interface PackageRow {
   document: string;
   published_versions: string;

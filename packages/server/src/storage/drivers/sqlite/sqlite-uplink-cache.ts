@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { TenantId, UplinkCacheRecord, UplinkCacheStore } from '../../ports.js';
 import { AttachedDatabase } from './attached-database.js';
-import type { SqlitePackageWriteHook } from './sqlite-metadata-store.js';
+import { tenantTableHook, type SqlitePackageWriteHook } from './sqlite-metadata-store.js';
 
 type Db = Database.Database;
 
@@ -28,15 +28,7 @@ interface Row {
 export class SqliteUplinkCache implements UplinkCacheStore {
   readonly #db = new AttachedDatabase('SqliteUplinkCache');
 
-  /** Creates the table and forgets a deleted tenant's records; package writes do not touch it. */
-  readonly writeHook: SqlitePackageWriteHook = {
-    name: 'uplink-cache',
-    migrations: UPLINK_CACHE_MIGRATIONS,
-    onWrite: () => undefined,
-    onTenantDelete: (db, tenant) => {
-      db.prepare('DELETE FROM uplink_cache WHERE tenant = ?').run(tenant);
-    },
-  };
+  readonly writeHook: SqlitePackageWriteHook = tenantTableHook('uplink-cache', UPLINK_CACHE_MIGRATIONS, 'uplink_cache');
 
   attach(db: Db): void {
     this.#db.attach(db);
