@@ -32,6 +32,7 @@ export interface Config {
   rateLimitAuthenticated: number;
   rateLimitPublish: number;
   loginFailureLimit: number;
+  loginFailureLimitPerAddress: number;
   loginFailureWindow: number;
   searchCache: number;
   documentCache: number;

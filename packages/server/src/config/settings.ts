@@ -176,7 +176,16 @@ export const SETTINGS = [
     min: 0,
     flag: '--login-failure-limit',
     description:
-      'Failed logins per account, and per client IP, within loginFailureWindow before further attempts get 429; 0 disables.',
+      'Failed logins of one account from one client address within loginFailureWindow before further attempts of that account from there get 429; 0 disables.',
+  },
+  {
+    key: 'loginFailureLimitPerAddress',
+    type: 'integer',
+    default: 100,
+    min: 0,
+    flag: '--login-failure-limit-per-address',
+    description:
+      'Failed logins from one client address, whatever the accounts, within loginFailureWindow before every login from there gets 429; 0 disables.',
   },
   {
     key: 'loginFailureWindow',

@@ -67,6 +67,7 @@ export const FRAMEWORK_ONLY_HOOKS: Readonly<Record<string, string>> = {
   bodyEncoding: 'decompresses a request body; the hot path takes no request with a body',
   jsonDepthLimit: 'checks a parsed JSON body; the hot path takes no request with a body',
   publishRateLimit: 'counts a publish, known by its body; the hot path takes no request with a body',
+  refundRefusedPublish: 'takes a refused publish back from the publish limit; the hot path takes no publish',
   uplinkWriteGuard: 'refuses writes to names an uplink covers; the hot path takes only GET',
   htmlResponses: "the web pages' security headers; the hot path serves no web page",
   // Fastify's own, on the HEAD route it adds beside each GET; the hot path leaves HEAD to fastify.

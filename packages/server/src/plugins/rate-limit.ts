@@ -8,7 +8,8 @@ import type { LimitState, RateLimitService } from '../services/rate-limits.js';
  * client IP, which is the socket's peer unless it is a trusted proxy) and answers with the
  * X-RateLimit-* headers. A publish also counts against the publish limit once its body is
  * parsed (installPublishRateLimit), because only the body tells a publish from other writes to
- * `PUT /<package>`.
+ * `PUT /<package>`; a publish answered 4xx (refused, including over the limit) is taken back
+ * from that count.
  */
 export function rateLimitStep(limits: RateLimitService): Step<BeforeStepRun> {
   return {
@@ -32,6 +33,19 @@ export function installPublishRateLimit(app: FastifyInstance, limits: RateLimitS
     if (!request.ctx.caller || !isPublish(request)) return done();
     countPublish(request, reply, limits).then(() => done(), done);
   });
+
+  app.addHook('onResponse', function refundRefusedPublish(request, reply, done) {
+    if (!countedPublishes.has(request) || reply.statusCode < 400 || reply.statusCode >= 500) return done();
+    const { tenant, caller, settings } = request.ctx;
+    // After the answer: the refund never delays it, and a failed refund only costs the caller one count.
+    limits.refund('publish', tenant, caller!.user, settings.rateLimitPublish).then(
+      () => done(),
+      (err: unknown) => {
+        request.log.warn({ err }, 'could not take back a refused publish from the publish limit');
+        done();
+      },
+    );
+  });
 }
 
 /**
@@ -41,6 +55,8 @@ export function installPublishRateLimit(app: FastifyInstance, limits: RateLimitS
 export async function countPublish(request: FastifyRequest, reply: StepReply, limits: RateLimitService): Promise<void> {
   const { tenant, caller, settings } = request.ctx;
   if (!caller) return;
+  // Before counting: a 429 counted too and is taken back like any other refusal.
+  countedPublishes.add(request);
   setHeaders(reply, await limits.count('publish', tenant, caller.user, settings.rateLimitPublish));
 }
 
@@ -51,6 +67,9 @@ function setHeaders(reply: StepReply, state: LimitState | undefined): undefined 
   reply.header('x-ratelimit-reset', String(state.reset));
   return undefined;
 }
+
+/** Requests counted against the publish limit, so that a refused one is taken back. */
+const countedPublishes = new WeakSet<FastifyRequest>();
 
 /**
  * `PUT /<package>` whose body carries `_attachments`: what `npm publish` sends, told apart from

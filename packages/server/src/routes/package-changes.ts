@@ -39,7 +39,7 @@ export async function packageChangeRoutes(
   app.delete<{ Params: { name: string; file: string; rev: string } }>('/:name/-/:file/-rev/:rev', async (request) => {
     const name = packageNameParam(request.params.name);
     const caller = requireWriter(request);
-    await services.packageUpdates.deleteFile(request.ctx.tenant, caller, name, request.params.file);
+    await services.packageUpdates.deleteFile(request.ctx.tenant, caller, name, request.params.file, request.params.rev);
     return { ok: true };
   });
 }

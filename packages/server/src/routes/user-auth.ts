@@ -25,9 +25,12 @@ export async function userAuthRoutes(app: FastifyInstance, { services }: { servi
     return reply.code(201).send(response);
   });
 
-  // npm owner add/ls reads this to find a user's e-mail.
+  // npm owner add reads this (with its token) to check that a user exists. Anonymous callers get
+  // the same 401 for every name: an open directory of accounts and e-mail addresses would serve
+  // only spammers and password guessers.
   app.get<{ Params: { id: string } }>('/-/user/:id', async (request) => {
     const name = userNameOfId(checkPathParameter('user id', request.params.id, MAX_USER_ID));
+    callerOf(request.ctx);
     const user = await services.auth.getUser(request.ctx.tenant, name);
     if (!user || user.disabled) throw new ProtocolError('NOT_FOUND', `User '${name}' not found`);
     return { _id: `org.couchdb.user:${user.name}`, name: user.name, email: user.email };

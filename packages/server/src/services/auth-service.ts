@@ -81,7 +81,11 @@ export class AuthService {
 
   constructor(deps: AuthServiceDeps, counters: CounterStore) {
     this.#deps = deps;
-    this.#throttle = new LoginThrottle(counters, deps.config.loginFailureLimit, deps.config.loginFailureWindow);
+    this.#throttle = new LoginThrottle(counters, {
+      perAccountAndAddress: deps.config.loginFailureLimit,
+      perAddress: deps.config.loginFailureLimitPerAddress,
+      windowSeconds: deps.config.loginFailureWindow,
+    });
   }
 
   /**
@@ -128,7 +132,7 @@ export class AuthService {
       }
       throw err;
     }
-    await this.#throttle.recordSuccess(tenant, input.name);
+    await this.#throttle.recordSuccess(tenant, input.name, input.clientIp);
     return outcome;
   }
 

@@ -1,60 +1,78 @@
 import { ProtocolError } from '@pkg/protocol';
-import type { CounterStore } from '../storage/counter-store.js';
+import type { CounterState, CounterStore } from '../storage/counter-store.js';
 import type { TenantId } from '../storage/ports.js';
 
+export interface LoginThrottleLimits {
+  /** Failures of one account from one client address; 0 disables. */
+  perAccountAndAddress: number;
+  /** Failures from one client address, whatever the accounts; 0 disables. */
+  perAddress: number;
+  windowSeconds: number;
+}
+
 /**
- * Slows password guessing: failed logins are counted per account and per client IP; once either
- * reaches the limit within the window, logins for that account (or from that IP) get 429 until
- * the window ends, right password or not. A success clears the account's count, not the IP's,
- * so a guesser cannot reset its own count by logging in to an account it owns.
+ * Slows password guessing: failed logins are counted per (account, client address) pair and,
+ * with a much higher threshold, per client address. Past either, logins of that account from
+ * that address (or every login from that address) get 429 until the window ends, right
+ * password or not. Counting the pair rather than the account alone means nobody can lock an
+ * account out from elsewhere, and a much higher threshold per address means one office behind
+ * a NAT, or one mistyped script, does not lock out everyone else there. A success clears the
+ * pair's count, not the address's, so a guesser cannot reset its count by logging in to an
+ * account it owns.
  */
 export class LoginThrottle {
   readonly #counters: CounterStore;
-  readonly #limit: number;
-  readonly #windowSeconds: number;
+  readonly #limits: LoginThrottleLimits;
 
-  constructor(counters: CounterStore, limit: number, windowSeconds: number) {
+  constructor(counters: CounterStore, limits: LoginThrottleLimits) {
     this.#counters = counters;
-    this.#limit = limit;
-    this.#windowSeconds = windowSeconds;
+    this.#limits = limits;
   }
 
-  /** 429 RATE_LIMIT_EXCEEDED when the account or the IP has used up its failures. */
+  /** 429 RATE_LIMIT_EXCEEDED when the pair or the address has used up its failures. */
   async check(tenant: TenantId, user: string, ip: string): Promise<void> {
-    if (this.#limit <= 0) return;
-    const counts = await Promise.all([
-      this.#counters.peek(accountKey(tenant, user), this.#windowSeconds),
-      this.#counters.peek(ipKey(tenant, ip), this.#windowSeconds),
+    const { perAccountAndAddress, perAddress, windowSeconds } = this.#limits;
+    const [pair, address] = await Promise.all([
+      perAccountAndAddress > 0 ? this.#counters.peek(pairKey(tenant, user, ip), windowSeconds) : undefined,
+      perAddress > 0 ? this.#counters.peek(addressKey(tenant, ip), windowSeconds) : undefined,
     ]);
-    const blocked = counts.filter((c) => c !== undefined && c.count >= this.#limit);
-    if (blocked.length === 0) return;
-    const resetAt = Math.max(...blocked.map((c) => c!.resetAt));
-    const retryAfter = Math.max(1, Math.ceil((resetAt - Date.now()) / 1000));
-    throw new ProtocolError(
-      'RATE_LIMIT_EXCEEDED',
-      `login limit of ${this.#limit} failed attempts per ${this.#windowSeconds} s exceeded; retry in ${retryAfter} s`,
-      { 'Retry-After': String(retryAfter) },
-    );
+    if (reached(address, perAddress)) {
+      throw throttled(address!, `login limit of ${perAddress} failed attempts per client address per ${windowSeconds} s`);
+    }
+    if (reached(pair, perAccountAndAddress)) {
+      throw throttled(pair!, `login limit of ${perAccountAndAddress} failed attempts per account per ${windowSeconds} s`);
+    }
   }
 
   async recordFailure(tenant: TenantId, user: string, ip: string): Promise<void> {
-    if (this.#limit <= 0) return;
+    const { perAccountAndAddress, perAddress, windowSeconds } = this.#limits;
     await Promise.all([
-      this.#counters.increment(accountKey(tenant, user), this.#windowSeconds),
-      this.#counters.increment(ipKey(tenant, ip), this.#windowSeconds),
+      perAccountAndAddress > 0 ? this.#counters.increment(pairKey(tenant, user, ip), windowSeconds) : undefined,
+      perAddress > 0 ? this.#counters.increment(addressKey(tenant, ip), windowSeconds) : undefined,
     ]);
   }
 
-  async recordSuccess(tenant: TenantId, user: string): Promise<void> {
-    if (this.#limit <= 0) return;
-    await this.#counters.reset(accountKey(tenant, user), this.#windowSeconds);
+  async recordSuccess(tenant: TenantId, user: string, ip: string): Promise<void> {
+    if (this.#limits.perAccountAndAddress <= 0) return;
+    await this.#counters.reset(pairKey(tenant, user, ip), this.#limits.windowSeconds);
   }
 }
 
-function accountKey(tenant: TenantId, user: string): string {
-  return `login-user\0${tenant}\0${user}`;
+function reached(counter: CounterState | undefined, limit: number): boolean {
+  return limit > 0 && counter !== undefined && counter.count >= limit;
 }
 
-function ipKey(tenant: TenantId, ip: string): string {
+function throttled(counter: CounterState, limit: string): ProtocolError {
+  const retryAfter = Math.max(1, Math.ceil((counter.resetAt - Date.now()) / 1000));
+  return new ProtocolError('RATE_LIMIT_EXCEEDED', `${limit} exceeded; retry in ${retryAfter} s`, {
+    'Retry-After': String(retryAfter),
+  });
+}
+
+function pairKey(tenant: TenantId, user: string, ip: string): string {
+  return `login-user-ip\0${tenant}\0${user}\0${ip}`;
+}
+
+function addressKey(tenant: TenantId, ip: string): string {
   return `login-ip\0${tenant}\0${ip}`;
 }

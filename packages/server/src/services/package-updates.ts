@@ -118,13 +118,16 @@ export class PackageUpdateService {
 
   /**
    * `DELETE /<name>/-/<file>/-rev/<rev>`, npm's second step of unpublishing a version: removes
-   * the file of a version that is no longer in the document. A version still published is 409.
+   * the file of a version that is no longer in the document. `rev` must be the current
+   * revision, as for every revisioned write (npm reads the document again right before). A
+   * version still published is 409.
    */
-  async deleteFile(tenant: TenantId, caller: Caller, name: string, fileName: string): Promise<void> {
+  async deleteFile(tenant: TenantId, caller: Caller, name: string, fileName: string, rev: string): Promise<void> {
     const parsed = parseFileName(name, fileName);
     const stored = await this.#deps.packages.package(tenant, name).read();
     if (!parsed || !stored) throw new ProtocolError('NOT_FOUND', `File '${fileName.slice(0, 80)}' of '${name}' not found`);
     requireMaintainer(stored, caller.user, name);
+    if (rev !== stored.document._rev) throw staleRevision(name);
     if (!stored.unpublished && Object.hasOwn(stored.document.versions, parsed.version)) {
       throw new ProtocolError(
         'CONFLICT',

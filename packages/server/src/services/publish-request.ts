@@ -17,6 +17,12 @@ export interface PublishRequest {
   shasum: string;
   /** Tags of the body that point at this version. */
   tags: string[];
+  /**
+   * Versions of the body besides the attached one, and the versions its other tags name: each
+   * must be published already (see checkAgainstStored).
+   */
+  otherVersions: string[];
+  otherTagTargets: Map<string, string>;
   readme: string | undefined;
   readmeFilename: string | undefined;
   /** The `.sigstore` provenance attachment, kept as it came. */
@@ -40,9 +46,11 @@ export function isPublishBody(body: unknown): boolean {
 /**
  * Checks npm's publish body (`_attachments` with base64 `data` and `length`, `versions`,
  * `dist-tags`): wrong shapes are 400, broken rules 422, an oversized tarball 413. The body may
- * hold more versions than the attached one (npm's retry after a 409 sends the merged document);
- * only the attached version is published. The tarballs' bytes were streamed out of the body as
- * it was read (publish-body-receiver.ts): `tarballs` tells what they were.
+ * hold more versions than the attached one only when those are published already (npm's retry
+ * after a 409 sends the stored document with the new version merged in); checkAgainstStored
+ * tells, under the package's lock. Only the attached version is published. The tarballs' bytes
+ * were streamed out of the body as it was read (publish-body-receiver.ts): `tarballs` tells what
+ * they were.
  */
 export function parsePublishBody(
   name: string,
@@ -95,7 +103,8 @@ export function parsePublishBody(
   const shasum = Buffer.from(tarball.digests.sha1!.slice('sha1-'.length), 'base64').toString('hex');
   checkDigests(manifest.dist, tarball.digests, shasum);
 
-  const tags = tagsFor(body['dist-tags'], version);
+  const { tags, others: otherTagTargets } = tagsFor(body['dist-tags'], version);
+  const otherVersions = Object.keys(versions).filter((v) => v !== version);
   const readme = pickString(manifest.readme, body.readme, 'readme');
   if (readme !== undefined && readme.length > MAX_README_SIZE) throw invalid('the readme is larger than 1 MiB');
   return {
@@ -106,10 +115,39 @@ export function parsePublishBody(
     integrity,
     shasum,
     tags,
+    otherVersions,
+    otherTagTargets,
     readme,
     readmeFilename: pickString(manifest.readmeFilename, body.readmeFilename, 'readmeFilename'),
     sigstore: sigstoreEntry ? decodeSigstore(sigstoreEntry[1]) : undefined,
   };
+}
+
+/**
+ * The rules that need the stored package: a publish adds exactly one version, so every other
+ * version the body lists, and every version another of its dist-tags names, must be published
+ * already (and is left as stored: tags move through the dist-tag routes, not a publish).
+ * A document that would silently drop a version or a tag is refused instead.
+ */
+export function checkAgainstStored(request: PublishRequest, publishedVersions: ReadonlySet<string>): void {
+  const unknown = request.otherVersions.filter((v) => !publishedVersions.has(v));
+  if (unknown.length > 0) {
+    throw invalid(
+      `a publish carries exactly one new version (${request.version}), but 'versions' also lists ${listOf(unknown)}, not published`,
+    );
+  }
+  for (const [tag, target] of request.otherTagTargets) {
+    if (!publishedVersions.has(target)) {
+      throw invalid(
+        `dist-tag '${short(tag)}' names ${short(target)}, which is neither the published version ${request.version} nor an earlier one`,
+      );
+    }
+  }
+}
+
+function listOf(versions: string[]): string {
+  const shown = versions.slice(0, 3).map((v) => short(v));
+  return versions.length > 3 ? `${shown.join(', ')} and ${versions.length - 3} more` : shown.join(', ');
 }
 
 function checkManifest(name: string, version: string, manifest: Record<string, unknown>): void {
@@ -154,8 +192,8 @@ function checkAttachment(attachment: unknown, received: ReceivedTarball | undefi
 }
 
 /**
- * `dist.integrity` (every sha512/sha384/sha256/sha1 hash it lists) or, without it, `dist.shasum`
- * must match the bytes: a publish that names neither is refused too.
+ * `dist.integrity` (every sha512/sha384/sha256/sha1 hash it lists) and `dist.shasum`, each when
+ * present, must match the bytes; a publish that names neither is refused too.
  */
 function checkDigests(dist: unknown, digests: Partial<Record<DigestAlgorithm, string>>, sha1Hex: string): void {
   if (dist !== undefined && !isObject(dist)) throw badRequest("'dist' must be an object");
@@ -180,22 +218,24 @@ function checkDigests(dist: unknown, digests: Partial<Record<DigestAlgorithm, st
       checked++;
     }
     if (checked === 0) throw invalid('dist.integrity names no supported hash (sha512, sha384, sha256, sha1)');
-  } else if (shasum) {
-    if (shasum.toLowerCase() !== sha1Hex) throw invalid('dist.shasum does not match the tarball');
-  } else {
-    throw invalid('dist.integrity (or dist.shasum) is required');
   }
+  if (shasum && shasum.toLowerCase() !== sha1Hex) throw invalid('dist.shasum does not match the tarball');
+  if (!integrity && !shasum) throw invalid('dist.integrity (or dist.shasum) is required');
 }
 
-function tagsFor(distTags: unknown, version: string): string[] {
-  if (distTags === undefined) return [];
-  if (!isObject(distTags)) throw badRequest("'dist-tags' must be an object");
+/** The body's tags naming the attached version, and the others with the versions they name. */
+function tagsFor(distTags: unknown, version: string): { tags: string[]; others: Map<string, string> } {
   const tags: string[] = [];
+  const others = new Map<string, string>();
+  if (distTags === undefined) return { tags, others };
+  if (!isObject(distTags)) throw badRequest("'dist-tags' must be an object");
   for (const [tag, target] of Object.entries(distTags)) {
     if (typeof target !== 'string') throw badRequest(`dist-tag '${short(tag)}' must name a version string`);
-    if (target === version) tags.push(checkTagName(tag));
+    checkTagName(tag);
+    if (target === version) tags.push(tag);
+    else others.set(tag, target);
   }
-  return tags;
+  return { tags, others };
 }
 
 function decodeSigstore(attachment: unknown): Buffer {

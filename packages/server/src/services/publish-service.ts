@@ -6,7 +6,7 @@ import type { StoredPackage, TenantId } from '../storage/ports.js';
 import { tarballPath } from './package-document.js';
 import { requireMaintainer } from './maintainers.js';
 import { mirrorLatestFields } from './package-fields.js';
-import { parsePublishBody, type PublishRequest } from './publish-request.js';
+import { checkAgainstStored, parsePublishBody, type PublishRequest } from './publish-request.js';
 import { receivePublishBody, type ReceivedDocument } from './publish-body-receiver.js';
 import { nextRevision } from './revisions.js';
 import type { TarballFacts } from './tarball-validation.js';
@@ -119,6 +119,7 @@ export class PublishService {
               : `${name}@${request.version} was unpublished; a version number can never be used again`,
           );
         }
+        checkAgainstStored(request, new Set(current && !current.unpublished ? Object.keys(current.document.versions) : []));
         // Inside the lock: no other publish of this package can write the same key meanwhile.
         if (wroteBlobs === undefined) {
           const upload = request.tarball.upload;

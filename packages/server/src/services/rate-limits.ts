@@ -49,6 +49,15 @@ export class RateLimitService {
     if (counters.incrementNow) return judge(kind, limit, counters.incrementNow(key, WINDOW_SECONDS));
     return counters.increment(key, WINDOW_SECONDS).then((counter) => judge(kind, limit, counter));
   }
+
+  /**
+   * Takes back one count of `subject` against the `kind` limit: a publish the registry refused
+   * (4xx) is not a publish, so that bad documents do not use up a publisher's hour.
+   */
+  async refund(kind: LimitKind, tenant: TenantId, subject: string, limit: number): Promise<void> {
+    if (limit <= 0) return;
+    await this.#counters.decrement(`${kind}\0${tenant}\0${subject}`, WINDOW_SECONDS);
+  }
 }
 
 function judge(kind: LimitKind, limit: number, counter: CounterState): LimitState {

@@ -18,6 +18,11 @@ export interface CounterStore {
    * rate limit counts every request with it, so a request needs no promise for it.
    */
   incrementNow?(key: string, windowSeconds: number): CounterState;
+  /**
+   * Takes one back from `key`'s counter in its current window (a refused publish is not a
+   * publish); nothing when no window is open.
+   */
+  decrement(key: string, windowSeconds: number): Promise<void>;
   /** The counter without counting; undefined when no window is open. */
   peek(key: string, windowSeconds: number): Promise<CounterState | undefined>;
   /** Forgets the counter (a successful login clears the account's failures). */
@@ -60,6 +65,11 @@ export class MemoryCounterStore implements CounterStore {
 
   async increment(key: string, windowSeconds: number): Promise<CounterState> {
     return this.incrementNow(key, windowSeconds);
+  }
+
+  async decrement(key: string, windowSeconds: number): Promise<void> {
+    const window = this.#windows.get(windowSeconds)?.get(key);
+    if (window !== undefined && window.resetAt > Date.now() && window.count > 0) window.count--;
   }
 
   async peek(key: string, windowSeconds: number): Promise<CounterState | undefined> {

@@ -24,6 +24,14 @@ export class RateLimiterCounterStore implements CounterStore {
     return { count: res.consumedPoints, resetAt: resetAtOf(res.msBeforeNext, windowSeconds) };
   }
 
+  async decrement(key: string, windowSeconds: number): Promise<void> {
+    const limiter = this.#limiter(windowSeconds);
+    const res = await limiter.get(key);
+    // No open window: nothing to take back (a reward would open one with a negative count).
+    if (!res || res.msBeforeNext <= 0 || res.consumedPoints <= 0) return;
+    await limiter.reward(key, 1);
+  }
+
   async peek(key: string, windowSeconds: number): Promise<CounterState | undefined> {
     const res = await this.#limiter(windowSeconds).get(key);
     if (!res || res.msBeforeNext === 0) return undefined;

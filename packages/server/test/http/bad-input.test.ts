@@ -184,6 +184,77 @@ describe('publish: broken rules are 422 VALIDATION_ERROR', () => {
   });
 });
 
+describe('publish: documents npm never sends are 422 with the reason, and change nothing', () => {
+  /** What npm would send for 1.1.0 of NAME, with a second version record beside it. */
+  const withExtraVersion = (extra: string) =>
+    edited((b) => {
+      const versions = b.versions as Record<string, unknown>;
+      versions[extra] = { ...(versions['1.1.0'] as object), version: extra, _id: `${NAME}@${extra}` };
+    });
+
+  it.each([
+    [
+      'two new versions and one attachment',
+      () => put(withExtraVersion('1.2.0')),
+      /exactly one new version \(1\.1\.0\), but 'versions' also lists 1\.2\.0, not published/,
+    ],
+    [
+      'a dist-tag naming a version neither attached nor published',
+      () => put(edited((b) => Object.assign(b, { 'dist-tags': { latest: '9.9.9' } }))),
+      /dist-tag 'latest' names 9\.9\.9, which is neither the published version 1\.1\.0 nor an earlier one/,
+    ],
+    [
+      'a second dist-tag naming an unknown version beside one naming the attached version',
+      () => put(edited((b) => Object.assign(b, { 'dist-tags': { latest: '1.1.0', next: '3.0.0' } }))),
+      /dist-tag 'next' names 3\.0\.0/,
+    ],
+    [
+      'a shasum that disagrees with the tarball while the integrity agrees',
+      () => put(edited((b) => Object.assign(b.versions['1.1.0']!.dist, { shasum: '0'.repeat(40) }))),
+      /dist\.shasum does not match the tarball/,
+    ],
+    [
+      'an integrity that disagrees while the shasum agrees',
+      () =>
+        put(
+          edited((b) => Object.assign(b.versions['1.1.0']!.dist, { integrity: `sha512-${Buffer.alloc(64).toString('base64')}` })),
+        ),
+      /dist\.integrity does not match the tarball/,
+    ],
+    [
+      'two tarball attachments',
+      () =>
+        put(
+          edited((b) => {
+            const attachments = b._attachments as Record<string, unknown>;
+            attachments[`${NAME}-1.2.0.tgz`] = attachments[`${NAME}-1.1.0.tgz`];
+          }),
+        ),
+      /exactly one tarball attachment/,
+    ],
+  ])('%s', async (_label, send, reason) => {
+    const res = await expectUnchanged(send, 422, 'VALIDATION_ERROR');
+    // Whichever field carries it (npm prints only `error`), the reason is in the answer.
+    expect(JSON.stringify(res.body)).toMatch(reason);
+  });
+
+  it("accepts npm's merged retry body: other versions and tags that name versions already published", async () => {
+    // Its own version: the other tests of this file publish 1.1.0 and expect it new.
+    const merged = edited((b) => {
+      const versions = b.versions as Record<string, unknown>;
+      versions['1.0.0'] = { name: NAME, version: '1.0.0', dist: { shasum: 'whatever' } };
+      Object.assign(b, { 'dist-tags': { latest: '1.5.0', stable: '1.0.0' } });
+    }, '1.5.0');
+    const res = await put(merged);
+    expect(res.status).toBe(201);
+    const doc = (await request(`${registry.url}/${NAME}`)).body;
+    expect(Object.keys(doc.versions).sort()).toEqual(['1.0.0', '1.5.0']);
+    // A publish only tags its own version: other tags move through the dist-tag routes.
+    expect(doc['dist-tags']).toEqual({ latest: '1.5.0' });
+    expect(doc.versions['1.0.0'].dist.shasum).not.toBe('whatever');
+  });
+});
+
 describe('names: every route refuses a name that is not reverse-DNS (422) and reads no file', () => {
   const names = [
     ['dot-dot', '..'],

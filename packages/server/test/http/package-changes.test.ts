@@ -189,6 +189,24 @@ describe('unpublish one version (PUT /<name>/-rev/<rev> then DELETE /<name>/-/<f
     expect((await request(path(`${name}-1.1.0.tgz`), { method: 'DELETE' })).status).toBe(401);
     expect(await storeSnapshot(registry, [name])).toEqual(before);
   });
+
+  it('checks the rev of DELETE /<name>/-/<file>/-rev/<rev> like the other revisioned writes (409 when stale)', async () => {
+    await publishAll(name, ['1.3.0']);
+    const doc = await writeDocument(name);
+    delete doc.versions['1.3.0'];
+    const put = await request(`${registry.url}/${name}/-rev/${doc._rev}`, { method: 'PUT', token: alice, body: doc });
+    expect(put.status).toBe(200);
+    const file = `${registry.url}/${name}/-/${name}-1.3.0.tgz`;
+    const before = await storeSnapshot(registry, [name]);
+    for (const rev of [doc._rev, '99-0123456789abcdef0123456789abcdef', 'not-a-rev']) {
+      const stale = await request(`${file}/-rev/${encodeURIComponent(rev)}`, { method: 'DELETE', token: alice });
+      expect(stale.status).toBe(409);
+      expect(stale.body.code).toBe('CONFLICT');
+    }
+    expect(await storeSnapshot(registry, [name])).toEqual(before);
+    const current = await request(`${file}/-rev/${put.body.rev}`, { method: 'DELETE', token: alice });
+    expect(current.status).toBe(200);
+  });
 });
 
 describe('unpublish a whole package (DELETE /<name>/-rev/<rev>)', () => {

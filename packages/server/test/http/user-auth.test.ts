@@ -57,12 +57,25 @@ describe('login, whoami, logout', () => {
     expect((await request(`${registry.url}/-/whoami`, { token: t2 })).status).toBe(200);
   });
 
-  it('GET /-/user/org.couchdb.user:<name> returns name and email, 404 for unknown', async () => {
-    await loginUser(registry.url, 'dave');
-    const res = await request(`${registry.url}/-/user/org.couchdb.user:dave`);
+  it('GET /-/user/org.couchdb.user:<name> with a token returns name and email, 404 for unknown', async () => {
+    const token = await loginUser(registry.url, 'dave');
+    const res = await request(`${registry.url}/-/user/org.couchdb.user:dave`, { token });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ name: 'dave', email: 'dave@example.com' });
-    expect((await request(`${registry.url}/-/user/org.couchdb.user:nobody`)).status).toBe(404);
+    expect((await request(`${registry.url}/-/user/org.couchdb.user:nobody`, { token })).status).toBe(404);
+  });
+
+  it('GET /-/user/org.couchdb.user:<name> without a token: no e-mail, and known and unknown names answer alike', async () => {
+    await loginUser(registry.url, 'frank');
+    const known = await request(`${registry.url}/-/user/org.couchdb.user:frank`);
+    const unknown = await request(`${registry.url}/-/user/org.couchdb.user:nobody-at-all`);
+    expect(known.status).toBe(401);
+    expect(known.text).not.toContain('example.com');
+    expect({ status: unknown.status, body: unknown.body, auth: unknown.headers.get('www-authenticate') }).toEqual({
+      status: known.status,
+      body: known.body,
+      auth: known.headers.get('www-authenticate'),
+    });
   });
 
   it.each([

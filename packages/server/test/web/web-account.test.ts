@@ -143,7 +143,7 @@ describe('signing in to the web interface', () => {
 });
 
 describe('throttling', () => {
-  it('counts failed web sign-ins like failed npm logins: past the limit, 429 even with the right password', async () => {
+  it('counts failed web sign-ins like failed npm logins: past the limit, 429 from that address even with the right password', async () => {
     const strict = await startRegistry({ settings: { loginFailureLimit: 3 } });
     try {
       await loginUser(strict.url, 'erin', 'pw-erin');
