@@ -2,7 +2,7 @@ import { ProtocolError, isSemver, type PackageDocument, type Person, type Versio
 import type { Caller } from '../context.js';
 import type { ServerDeps } from '../deps.js';
 import { blobKeyFor, sigstoreKeyFor } from '../storage/blob-keys.js';
-import type { StoredPackage, TenantId } from '../storage/ports.js';
+import { TenantGoneError, type StoredPackage, type TenantId } from '../storage/ports.js';
 import { tarballPath } from './package-document.js';
 import { requireMaintainer } from './maintainers.js';
 import { mirrorLatestFields } from './package-fields.js';
@@ -132,8 +132,9 @@ export class PublishService {
         return { next, result: { created: true, rev: next.document._rev } };
       });
     } catch (err) {
-      if (wroteBlobs !== undefined && !(err instanceof ProtocolError)) {
+      if (wroteBlobs !== undefined && (!(err instanceof ProtocolError) || err instanceof TenantGoneError)) {
         // The version was not committed: its blobs are orphans (start-up would collect them).
+        // Of a tenant deleted meanwhile nothing may remain.
         await blobs.delete(blobKey(wroteBlobs)).catch(() => undefined);
         await blobs.delete(sigstoreKey(wroteBlobs)).catch(() => undefined);
       }

@@ -4,13 +4,25 @@
  * Every call is scoped by tenant: tenants share nothing.
  */
 import type { Readable } from 'node:stream';
-import type { PackageDocument } from '@pkg/protocol';
+import { ProtocolError, type PackageDocument } from '@pkg/protocol';
 import type { Scores, SearchQuery } from '../search/search-types.js';
 import type { UplinkConfig } from '../uplinks/uplink-config.js';
 
 /** Tenant id: `''` is the global registry, anything else a tenant's DNS label. */
 export type TenantId = string;
 export const GLOBAL_TENANT: TenantId = '';
+
+/**
+ * A write to a tenant that no longer exists: the administrator deleted it (maybe from another
+ * process) while requests were arriving. Stores check the tenant inside the write's own
+ * transaction, so nothing is ever written to a tenant after its delete returned; the caller
+ * gets the 404 an unknown tenant host gets.
+ */
+export class TenantGoneError extends ProtocolError {
+  constructor(tenant: TenantId) {
+    super('NOT_FOUND', `There is no registry '${tenant.slice(0, 63)}': it was deleted`);
+  }
+}
 
 export interface TenantRecord {
   name: TenantId;

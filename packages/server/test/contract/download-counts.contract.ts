@@ -2,7 +2,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Storage } from '../../src/storage/create-storage.js';
 import type { DownloadCountStore, DownloadIncrement } from '../../src/storage/ports.js';
 
-/** A store for one test: `open` may be called twice (two nodes adding to the same counts). */
+/**
+ * A store for one test: `open` may be called twice (two nodes adding to the same counts). Its
+ * database holds the global registry and tenant `acme`, and no other tenant.
+ */
 export interface DownloadCountsDatabase {
   open(): Promise<Pick<Storage, 'downloadCounts'>>;
   destroy(): Promise<void>;
@@ -24,6 +27,12 @@ export function downloadCountsContract(driver: string, freshDatabase: () => Prom
     });
     afterEach(async () => {
       await database.destroy();
+    });
+
+    it('drops the counts of a tenant that does not exist (deleted while they were buffered)', async () => {
+      await store.add([inc('com.a.b', '1.0.0', '2025-01-01', 2, 'gone'), inc('com.a.b', '1.0.0', '2025-01-01', 3, 'acme')]);
+      expect(await store.list('gone')).toEqual([]);
+      expect(await store.list('acme')).toEqual([inc('com.a.b', '1.0.0', '2025-01-01', 3, 'acme')]);
     });
 
     it('adds increments, summing repeated keys, and reports them per day', async () => {

@@ -3,7 +3,7 @@ import { ProtocolError } from '@pkg/protocol';
 import { blobKeysOfVersion } from '../../src/storage/blob-keys.js';
 import type { MetadataStore, StoredPackage } from '../../src/storage/ports.js';
 import { eachTestDatabase, type MetadataStoreDatabase } from './metadata-database.js';
-import { addVersion, stored } from './metadata-fixtures.js';
+import { addVersion, stored, tenant } from './metadata-fixtures.js';
 
 export interface PackageStoreContractOptions {
   /**
@@ -31,6 +31,11 @@ export function packageStoreContract(
     });
 
     describe('packages', () => {
+      // Writes to a tenant need the tenant (a deleted one takes none).
+      beforeEach(async () => {
+        for (const name of ['acme', 'other']) await store.createTenant(tenant(name));
+      });
+
       it('creates a package, returning the mutation result', async () => {
         expect(await store.package('', 'com.acme.tool').read()).toBeUndefined();
         const seen: (StoredPackage | undefined)[] = [];

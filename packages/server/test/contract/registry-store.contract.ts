@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { blobKeysOfVersion } from '../../src/storage/blob-keys.js';
-import type { MetadataStore, UserRecord } from '../../src/storage/ports.js';
+import { TenantGoneError, type MetadataStore, type UserRecord } from '../../src/storage/ports.js';
 import { eachTestDatabase, type MetadataStoreDatabase } from './metadata-database.js';
 import { stored, tenant, token, user } from './metadata-fixtures.js';
 
@@ -100,6 +100,32 @@ export function registryStoreContract(driver: string, freshDatabase: () => Promi
         expect(await store.listUsers('acme')).toEqual([]);
       });
 
+      it('writes nothing to a tenant that does not exist (or was deleted): TenantGoneError', async () => {
+        await store.createTenant(tenant('acme'));
+        await store.deleteTenant('acme');
+        for (const t of ['acme', 'never']) {
+          await expect(store.createUser(t, user('ada'))).rejects.toBeInstanceOf(TenantGoneError);
+          await expect(store.createToken(t, token('h1', 'ada'))).rejects.toBeInstanceOf(TenantGoneError);
+          await expect(
+            store.createSession(t, {
+              hash: 's1',
+              kind: 'browser',
+              user: 'ada',
+              data: {},
+              createdAt: '2025-01-01T00:00:00.000Z',
+              expiresAt: '2030-01-01T00:00:00.000Z',
+            }),
+          ).rejects.toBeInstanceOf(TenantGoneError);
+          await expect(
+            store.package(t, 'com.acme.tool').update(() => ({ next: stored('com.acme.tool', ['1.0.0']), result: null })),
+          ).rejects.toBeInstanceOf(TenantGoneError);
+          expect(await store.getUser(t, 'ada')).toBeUndefined();
+          expect(await store.getToken(t, 'h1')).toBeUndefined();
+          expect(await store.listPackageNames(t, { includeUnpublished: true })).toEqual([]);
+        }
+        expect(await store.referencedBlobKeys()).toEqual(new Set());
+      });
+
       it('deleteTenant of an unknown tenant answers false and changes nothing', async () => {
         await store.createUser('', user('ada'));
         expect(await store.deleteTenant('ghost')).toBe(false);
@@ -108,6 +134,11 @@ export function registryStoreContract(driver: string, freshDatabase: () => Promi
     });
 
     describe('users', () => {
+      // Writes to a tenant need the tenant (a deleted one takes none).
+      beforeEach(async () => {
+        for (const name of ['acme', 'other']) await store.createTenant(tenant(name));
+      });
+
       it('creates a user once; a second create of the name answers false and keeps the first', async () => {
         expect(await store.getUser('', 'ada')).toBeUndefined();
         expect(await store.createUser('', user('ada', { email: 'first@example.com' }))).toBe(true);
@@ -168,6 +199,11 @@ export function registryStoreContract(driver: string, freshDatabase: () => Promi
     });
 
     describe('tokens', () => {
+      // Writes to a tenant need the tenant (a deleted one takes none).
+      beforeEach(async () => {
+        for (const name of ['acme', 'other']) await store.createTenant(tenant(name));
+      });
+
       it('round-trips a token, with and without expiry', async () => {
         const forever = token('aa', 'ada');
         const expiring = { ...token('bb', 'ada'), expiresAt: '2030-01-01T00:00:00.000Z', readonly: true };

@@ -29,6 +29,8 @@ export function sessionStoreContract(driver: string, freshDatabase: () => Promis
       database = await freshDatabase();
       store = await database.open();
       await store.migrate();
+      // Writes to a tenant need the tenant (a deleted one takes none).
+      await store.createTenant({ name: 'acme', createdAt: '2025-01-01T00:00:00.000Z', settings: {} });
       other = await database.open();
       await other.migrate();
     });

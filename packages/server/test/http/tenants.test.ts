@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TenantAdmin, TenantService, loadConfig, type RegistryStore } from '@pkg/server';
-import { loginOn, registryHost, startRegistry, type RegistryHost, type TestRegistry } from '@pkg/testkit';
+import { loginOn, publishBody, registryHost, startRegistry, type RegistryHost, type TestRegistry } from '@pkg/testkit';
 
 const DOMAIN = 'registry.test';
 
@@ -70,14 +70,15 @@ describe.each(['global', 'a', 'b'] as const)('registry %s', (which) => {
       });
       expect(res.status).toBe(401);
     }
-    const lookup = await hosts[which].request('/-/user/org.couchdb.user:matrix-user');
+    const lookup = await hosts[which].request('/-/user/org.couchdb.user:matrix-user', { token: firstToken[which] });
     expect(lookup.body).toMatchObject({ name: 'matrix-user', email: `matrix-user@${hosts[which].host.split(':')[0]}` });
   });
 
   it('a user that exists only here is not found elsewhere', async () => {
     await login(hosts[which], `only-${which}`);
-    for (const other of others()) {
-      expect((await other.request(`/-/user/org.couchdb.user:only-${which}`)).status).toBe(404);
+    for (const other of (['global', 'a', 'b'] as const).filter((h) => h !== which)) {
+      const res = await hosts[other].request(`/-/user/org.couchdb.user:only-${which}`, { token: firstToken[other] });
+      expect(res.status).toBe(404);
     }
   });
 
@@ -160,7 +161,7 @@ describe('per-tenant settings', () => {
     expect((await priv.request('/-/whoami', { token })).status).toBe(200);
     expect((await priv.request(`/-/user/token/${token}`, { method: 'DELETE' })).status).toBe(200);
     // Reads stay anonymous on the other registries.
-    expect((await hosts.a.request('/-/user/org.couchdb.user:matrix-user')).status).toBe(200);
+    expect((await hosts.a.request('/com.example.secret')).status).toBe(404);
   });
 });
 
@@ -225,5 +226,59 @@ describe('tenant lookups are cached', () => {
     const uncached = new TenantService(deps, { cacheMs: 0 });
     for (let i = 0; i < 3; i++) await uncached.resolve(`a.${DOMAIN}`);
     expect(reads()).toBe(5);
+  });
+});
+
+describe('deleting a tenant while requests arrive', () => {
+  it('writes nothing to it after the delete returns, and drops its buffered download counts', async () => {
+    const { registry: accounts, packages, blobs, downloadCounts } = registry.storage;
+    const admin = new TenantAdmin(registry.storage);
+    await admin.create('doomed', {});
+    const doomed = registryHost(registry.url, `doomed.${DOMAIN}`);
+    const token = await login(doomed, 'doomed-owner');
+    const name = 'com.doomed.tool';
+    const publish = (version: string) =>
+      doomed.request(`/${name}`, { method: 'PUT', token, body: publishBody(name, version).body });
+    expect((await publish('1.0.0')).status).toBe(201);
+
+    // Publishes, sign-ups and downloads keep arriving while the administrator deletes the tenant.
+    const statuses: number[] = [];
+    let stop = false;
+    let n = 0;
+    const worker = async () => {
+      while (!stop) {
+        const i = n++;
+        const res = await [
+          () => publish(`1.1.${i}`),
+          () =>
+            doomed.request(`/-/user/org.couchdb.user:walk-in-${i}`, {
+              method: 'PUT',
+              body: { name: `walk-in-${i}`, password: 'pw' },
+            }),
+          () => doomed.request(`/${name}/-/${name}-1.0.0.tgz`),
+        ][i % 3]!();
+        statuses.push(res.status);
+      }
+    };
+    const workers = [worker(), worker(), worker(), worker()];
+    while (n < 24) await new Promise((resolve) => setTimeout(resolve, 5));
+    await admin.delete('doomed');
+    const after = n;
+    // Requests keep coming for a while (the tenant lookup is cached for a second), then stop.
+    while (n < after + 24) await new Promise((resolve) => setTimeout(resolve, 5));
+    stop = true;
+    await Promise.all(workers);
+    await registry.services.downloads.flush();
+
+    expect(statuses.filter((s) => s >= 500)).toEqual([]);
+    expect(statuses.slice(-8).every((s) => s === 404 || s === 401)).toBe(true);
+    expect(await accounts.getTenant('doomed')).toBeUndefined();
+    expect(await accounts.listUsers('doomed')).toEqual([]);
+    expect(await accounts.listTokens('doomed')).toEqual([]);
+    expect(await packages.listPackageNames('doomed', { includeUnpublished: true })).toEqual([]);
+    expect(await downloadCounts.list('doomed')).toEqual([]);
+    const left: string[] = [];
+    for await (const blob of blobs.list()) if (blob.key.startsWith('doomed/')) left.push(blob.key);
+    expect(left).toEqual([]);
   });
 });

@@ -38,7 +38,7 @@ describe('request log', () => {
     expect((await call('/-/whoami', { token })).status).toBe(200);
     expect((await call('/-/whoami', { token: 'made-up-token-value-123456' })).status).toBe(401);
     secrets.push('made-up-token-value-123456');
-    expect((await call('/-/user/org.couchdb.user:logger')).status).toBe(200);
+    expect((await call('/-/user/org.couchdb.user:logger', { token })).status).toBe(200);
     // Tokens in places a careless client might put them: a query string, Basic auth, a bad path.
     expect((await call(`/-/whoami?token=${token}`)).status).toBe(401);
     const basic = Buffer.from(`logger:correct horse battery staple`).toString('base64');

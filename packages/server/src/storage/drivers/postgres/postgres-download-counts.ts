@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { DownloadCountStore, DownloadIncrement, TenantId } from '../../ports.js';
+import { GLOBAL_TENANT, type DownloadCountStore, type DownloadIncrement, type TenantId } from '../../ports.js';
 import { inTransaction } from './pg-connection.js';
 import { tenantTableHook, type PostgresPackageWriteHook } from './postgres-metadata-store.js';
 
@@ -38,8 +38,21 @@ export class PostgresDownloadCounts implements DownloadCountStore {
       const seen = merged.get(key);
       merged.set(key, seen ? { ...seen, count: seen.count + i.count } : i);
     }
-    const rows = [...merged.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, i]) => i);
+    const sorted = [...merged.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, i]) => i);
     await inTransaction(this.#requirePool(), async (client) => {
+      // Counts buffered for a tenant deleted meanwhile go with it; the tenants still there stay
+      // share-locked until the commit (see requireLiveTenant), so a delete waits for these rows.
+      const tenants = [...new Set(sorted.map((i) => i.tenant).filter((t) => t !== GLOBAL_TENANT))].sort();
+      const live = new Set<string>([GLOBAL_TENANT]);
+      if (tenants.length > 0) {
+        const { rows } = await client.query<{ name: string }>(
+          'SELECT name FROM tenants WHERE name = ANY($1) ORDER BY name FOR SHARE',
+          [tenants],
+        );
+        for (const row of rows) live.add(row.name);
+      }
+      const rows = sorted.filter((i) => live.has(i.tenant));
+      if (rows.length === 0) return;
       await client.query(
         `INSERT INTO download_counts (tenant, name, day, version, count)
          SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[])

@@ -1,18 +1,19 @@
 import type pg from 'pg';
 import { blobKeysOfVersion } from '../../blob-keys.js';
 import { KeyedMutex } from '../../keyed-mutex.js';
-import { packageHandle, type PackageRecords } from '../../package-handle.js';
-import type {
-  MetadataStore,
-  PackageHandle,
-  PackageMutation,
-  SessionRecord,
-  StoredPackage,
-  TenantId,
-  TenantRecord,
-  TenantSettings,
-  TokenRecord,
-  UserRecord,
+import {
+  GLOBAL_TENANT,
+  TenantGoneError,
+  type MetadataStore,
+  type PackageHandle,
+  type PackageMutation,
+  type SessionRecord,
+  type StoredPackage,
+  type TenantId,
+  type TenantRecord,
+  type TenantSettings,
+  type TokenRecord,
+  type UserRecord,
 } from '../../ports.js';
 import { LOCK_NAMESPACE, POSTGRES_MIGRATIONS, applyMigrations, type PostgresMigration } from './migrations.js';
 import { createPool, inTransaction, type PgLocation } from './pg-connection.js';
@@ -169,10 +170,12 @@ export class PostgresMetadataStore implements MetadataStore, PackageRecords {
   }
 
   async createUser(tenant: TenantId, user: UserRecord): Promise<boolean> {
-    const { rowCount } = await this.pool.query(
-      `INSERT INTO users (tenant, name, email, password_hash, created_at, disabled)
+    const { rowCount } = await this.#inLiveTenant(tenant, (db) =>
+      db.query(
+        `INSERT INTO users (tenant, name, email, password_hash, created_at, disabled)
        VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
-      [tenant, user.name, user.email, user.passwordHash, user.createdAt, user.disabled],
+        [tenant, user.name, user.email, user.passwordHash, user.createdAt, user.disabled],
+      ),
     );
     return rowCount === 1;
   }
@@ -218,9 +221,11 @@ export class PostgresMetadataStore implements MetadataStore, PackageRecords {
   }
 
   async createToken(tenant: TenantId, token: TokenRecord): Promise<void> {
-    await this.pool.query(
-      'INSERT INTO tokens (tenant, hash, user_name, created_at, expires_at, readonly, prefix) VALUES ($1, $2, $3, $4, $5, $6, $7)',
-      [tenant, token.hash, token.user, token.createdAt, token.expiresAt, token.readonly, token.prefix ?? null],
+    await this.#inLiveTenant(tenant, (db) =>
+      db.query(
+        'INSERT INTO tokens (tenant, hash, user_name, created_at, expires_at, readonly, prefix) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+        [tenant, token.hash, token.user, token.createdAt, token.expiresAt, token.readonly, token.prefix ?? null],
+      ),
     );
   }
 
@@ -276,10 +281,12 @@ export class PostgresMetadataStore implements MetadataStore, PackageRecords {
   }
 
   async createSession(tenant: TenantId, session: SessionRecord): Promise<void> {
-    await this.pool.query(
-      `INSERT INTO sessions (tenant, hash, kind, user_name, data, created_at, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-      [tenant, session.hash, session.kind, session.user, JSON.stringify(session.data), session.createdAt, session.expiresAt],
+    await this.#inLiveTenant(tenant, (db) =>
+      db.query(
+        `INSERT INTO sessions (tenant, hash, kind, user_name, data, created_at, expires_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+        [tenant, session.hash, session.kind, session.user, JSON.stringify(session.data), session.createdAt, session.expiresAt],
+      ),
     );
   }
 
@@ -367,11 +374,21 @@ export class PostgresMetadataStore implements MetadataStore, PackageRecords {
         `\n${tenant}\n`,
         name,
       ]);
+      await requireLiveTenant(client, tenant);
       const current = await readPackageRow(client, tenant, name, true);
       const { next, result } = await mutate(current && toStoredPackage(current));
       // Nothing to write: the commit only releases the lock.
       if (next !== null) await this.#write(client, tenant, name, next, Number(current?.write_count ?? 0) + 1);
       return result;
+    });
+  }
+
+  /** A write of a tenant's rows in a transaction that holds the tenant's row (see requireLiveTenant). */
+  async #inLiveTenant<T>(tenant: TenantId, write: (db: pg.Pool | pg.ClientBase) => Promise<T>): Promise<T> {
+    if (tenant === GLOBAL_TENANT) return write(this.pool);
+    return inTransaction(this.#writePool, async (client) => {
+      await requireLiveTenant(client, tenant);
+      return write(client);
     });
   }
 
@@ -386,6 +403,18 @@ export class PostgresMetadataStore implements MetadataStore, PackageRecords {
     );
     for (const hook of this.#hooks) await hook.onWrite(client, tenant, name, pkg);
   }
+}
+
+/**
+ * Inside a write transaction: the tenant's row, share-locked until the commit, or
+ * TenantGoneError. The tenant's delete locks that row first, so it waits for this write to
+ * commit and then deletes its rows too, or this waits for the delete and finds no row: nothing
+ * is written to a tenant after its delete returned.
+ */
+export async function requireLiveTenant(client: pg.ClientBase, tenant: TenantId): Promise<void> {
+  if (tenant === GLOBAL_TENANT) return;
+  const { rowCount } = await client.query('SELECT 1 FROM tenants WHERE name = $1 FOR SHARE', [tenant]);
+  if (rowCount === 0) throw new TenantGoneError(tenant);
 }
 
 async function readPackageRow(

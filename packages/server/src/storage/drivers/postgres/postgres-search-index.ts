@@ -237,11 +237,16 @@ export class PostgresSearchIndex implements SearchIndex {
         await inTransaction(pool, (client) => this.#rescore(client, tenant, rows, now));
         after = rows[rows.length - 1]!.name;
       }
-      await pool.query(
-        `INSERT INTO search_refreshes (tenant, refreshed_day) VALUES ($1, $2)
-         ON CONFLICT (tenant) DO UPDATE SET refreshed_day = EXCLUDED.refreshed_day`,
-        [tenant, today],
-      );
+      await inTransaction(pool, async (client) => {
+        // Not for a tenant deleted meanwhile (its row is share-locked, as every tenant write does).
+        if (tenant !== '' && (await client.query('SELECT 1 FROM tenants WHERE name = $1 FOR SHARE', [tenant])).rowCount === 0)
+          return;
+        await client.query(
+          `INSERT INTO search_refreshes (tenant, refreshed_day) VALUES ($1, $2)
+           ON CONFLICT (tenant) DO UPDATE SET refreshed_day = EXCLUDED.refreshed_day`,
+          [tenant, today],
+        );
+      });
       return;
     }
     for (let i = 0; i < names.length; i += REFRESH_CHUNK) {

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { DownloadCountStore, DownloadIncrement, TenantId } from '../../ports.js';
+import { GLOBAL_TENANT, type DownloadCountStore, type DownloadIncrement, type TenantId } from '../../ports.js';
 import { AttachedDatabase } from './attached-database.js';
 import { tenantTableHook, type SqlitePackageWriteHook } from './sqlite-metadata-store.js';
 
@@ -40,8 +40,15 @@ export class SqliteDownloadCounts implements DownloadCountStore {
       `INSERT INTO download_counts (tenant, name, day, version, count) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT (tenant, name, day, version) DO UPDATE SET count = count + excluded.count`,
     );
+    const exists = this.#db.statement('SELECT 1 FROM tenants WHERE name = ?');
     db.transaction(() => {
-      for (const i of increments) upsert.run(i.tenant, i.name, i.day, i.version, i.count);
+      // Counts buffered for a tenant deleted meanwhile go with it.
+      const live = new Map<string, boolean>();
+      for (const i of increments) {
+        let alive = live.get(i.tenant);
+        if (alive === undefined) live.set(i.tenant, (alive = i.tenant === GLOBAL_TENANT || exists.get(i.tenant) !== undefined));
+        if (alive) upsert.run(i.tenant, i.name, i.day, i.version, i.count);
+      }
     }).immediate();
   }
 

@@ -2,17 +2,19 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { blobKeysOfVersion } from '../../blob-keys.js';
-import type {
-  MetadataStore,
-  PackageHandle,
-  PackageMutation,
-  SessionRecord,
-  StoredPackage,
-  TenantId,
-  TenantRecord,
-  TenantSettings,
-  TokenRecord,
-  UserRecord,
+import {
+  GLOBAL_TENANT,
+  TenantGoneError,
+  type MetadataStore,
+  type PackageHandle,
+  type PackageMutation,
+  type SessionRecord,
+  type StoredPackage,
+  type TenantId,
+  type TenantRecord,
+  type TenantSettings,
+  type TokenRecord,
+  type UserRecord,
 } from '../../ports.js';
 import { KeyedMutex } from '../../keyed-mutex.js';
 import { packageHandle, type PackageRecords } from '../../package-handle.js';
@@ -185,10 +187,12 @@ export class SqliteMetadataStore implements MetadataStore, PackageRecords {
   }
 
   async createUser(tenant: TenantId, user: UserRecord): Promise<boolean> {
-    const info = this.#statement(
-      'INSERT INTO users (tenant, name, email, password_hash, created_at, disabled) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
-    ).run(tenant, user.name, user.email, user.passwordHash, user.createdAt, user.disabled ? 1 : 0);
-    return info.changes === 1;
+    return this.#inLiveTenant(tenant, () => {
+      const info = this.#statement(
+        'INSERT INTO users (tenant, name, email, password_hash, created_at, disabled) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
+      ).run(tenant, user.name, user.email, user.passwordHash, user.createdAt, user.disabled ? 1 : 0);
+      return info.changes === 1;
+    });
   }
 
   async updateUser(tenant: TenantId, name: string, patch: Partial<Omit<UserRecord, 'name'>>): Promise<boolean> {
@@ -224,9 +228,11 @@ export class SqliteMetadataStore implements MetadataStore, PackageRecords {
   }
 
   async createToken(tenant: TenantId, token: TokenRecord): Promise<void> {
-    this.#statement(
-      'INSERT INTO tokens (tenant, hash, user, created_at, expires_at, readonly, prefix) VALUES (?, ?, ?, ?, ?, ?, ?)',
-    ).run(tenant, token.hash, token.user, token.createdAt, token.expiresAt, token.readonly ? 1 : 0, token.prefix ?? null);
+    this.#inLiveTenant(tenant, () =>
+      this.#statement(
+        'INSERT INTO tokens (tenant, hash, user, created_at, expires_at, readonly, prefix) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      ).run(tenant, token.hash, token.user, token.createdAt, token.expiresAt, token.readonly ? 1 : 0, token.prefix ?? null),
+    );
   }
 
   async getToken(tenant: TenantId, hash: string): Promise<TokenRecord | undefined> {
@@ -272,9 +278,11 @@ export class SqliteMetadataStore implements MetadataStore, PackageRecords {
   }
 
   async createSession(tenant: TenantId, session: SessionRecord): Promise<void> {
-    this.#statement(
-      'INSERT INTO sessions (tenant, hash, kind, user, data, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-    ).run(tenant, session.hash, session.kind, session.user, JSON.stringify(session.data), session.createdAt, session.expiresAt);
+    this.#inLiveTenant(tenant, () =>
+      this.#statement(
+        'INSERT INTO sessions (tenant, hash, kind, user, data, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      ).run(tenant, session.hash, session.kind, session.user, JSON.stringify(session.data), session.createdAt, session.expiresAt),
+    );
   }
 
   async getSession(tenant: TenantId, hash: string, now: string): Promise<SessionRecord | undefined> {
@@ -342,6 +350,7 @@ export class SqliteMetadataStore implements MetadataStore, PackageRecords {
               .pluck()
               .get(tenant, name) as number | undefined;
             if ((now ?? 0) !== (row?.write_count ?? 0)) return false;
+            this.#requireLiveTenant(tenant);
             this.#statement(
               `INSERT INTO packages (tenant, name, document, published_versions, unpublished, write_count, updated_at)
                  VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -398,6 +407,26 @@ export class SqliteMetadataStore implements MetadataStore, PackageRecords {
       this.#statements.set(sql, statement);
     }
     return statement;
+  }
+
+  /**
+   * Runs a write in an IMMEDIATE transaction that first checks the tenant still exists: the
+   * tenant's delete is one such transaction too, so a write lands before it (and is deleted
+   * with the tenant) or fails with TenantGoneError after it.
+   */
+  #inLiveTenant<T>(tenant: TenantId, write: () => T): T {
+    if (tenant === GLOBAL_TENANT) return write();
+    return this.db
+      .transaction(() => {
+        this.#requireLiveTenant(tenant);
+        return write();
+      })
+      .immediate();
+  }
+
+  #requireLiveTenant(tenant: TenantId): void {
+    if (tenant === GLOBAL_TENANT) return;
+    if (this.#statement('SELECT 1 FROM tenants WHERE name = ?').get(tenant) === undefined) throw new TenantGoneError(tenant);
   }
 
   #readPackageRow(tenant: TenantId, name: string): PackageRow | undefined {
