@@ -116,6 +116,8 @@ export interface TestS3 {
   bucket: string;
   /** AWS variables a spawned server needs to reach it. */
   env: Record<string, string>;
+  /** Requests whose SigV4 signature the server verified, and those it refused (with why). */
+  signatureStats(): Promise<{ verified: number; refused: number; refusals: Record<string, string>[] }>;
   close(): Promise<void>;
 }
 
@@ -125,7 +127,8 @@ const S3_SERVER_SCRIPT = fileURLToPath(new URL('../bin/s3-server.mjs', import.me
 /**
  * Starts an S3-compatible server (@20minutes/s3rver, in a child process on 127.0.0.1, port 0)
  * with one empty bucket, and sets the AWS credential variables of this process for it when
- * they are unset. Signatures are checked loosely (see bin/s3-server.mjs).
+ * they are unset. Strict: every request's SigV4 signature (and signed body hash) is verified
+ * by our own check before the server sees it; a wrong one is 403 (see bin/s3-server.mjs).
  */
 export async function startS3Server(): Promise<TestS3> {
   for (const [key, value] of Object.entries(S3_CREDENTIALS)) process.env[key] ??= value;
@@ -156,6 +159,10 @@ export async function startS3Server(): Promise<TestS3> {
     endpoint,
     bucket,
     env: { ...S3_CREDENTIALS, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    async signatureStats() {
+      const res = await fetch(`${endpoint}/-/sigv4-stats`);
+      return (await res.json()) as { verified: number; refused: number; refusals: Record<string, string>[] };
+    },
     async close() {
       child.stdin!.end();
       await exited;

@@ -1,6 +1,7 @@
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/config.js';
-import { startS3Server, type TestS3 } from '@pkg/testkit';
+import { rawRequest, startS3Server, type TestS3 } from '@pkg/testkit';
 import { S3BlobStore } from '../../src/storage/drivers/s3/s3-blob-store.js';
 import { parseS3Url } from '../../src/storage/drivers/s3/s3-location.js';
 import { blobStoreContract } from './blob-store.contract.js';
@@ -52,6 +53,83 @@ describe('S3 blob store', () => {
       await store.close();
       await missing.close();
     }
+  });
+});
+
+describe('S3 request signing (the test server verifies SigV4 itself)', () => {
+  it('every request of the driver carries a valid signature and signed body hash', async () => {
+    const before = await server.signatureStats();
+    const store = new S3BlobStore(parseS3Url(`${server.url}&prefix=signed/`));
+    try {
+      const key = 't/com.acme.signed/com.acme.signed-1.0.0 (copy)+.tgz';
+      await store.put(key, Buffer.from('signed bytes'));
+      const read = await store.get(key);
+      const chunks: Buffer[] = [];
+      for await (const chunk of read!.stream) chunks.push(chunk as Buffer);
+      expect(Buffer.concat(chunks).toString()).toBe('signed bytes');
+      expect((await store.stat(key))?.size).toBe(12);
+      const listed: string[] = [];
+      for await (const blob of store.list()) listed.push(blob.key);
+      expect(listed).toContain(key);
+      await store.delete(key);
+      await store.ping();
+    } finally {
+      await store.close();
+    }
+    const after = await server.signatureStats();
+    expect(after.refusals).toEqual(before.refusals);
+    expect(after.refused).toBe(before.refused);
+    expect(after.verified).toBeGreaterThanOrEqual(before.verified + 6);
+  });
+
+  it('refuses a request signed with the wrong secret, a tampered body and an unsigned request', async () => {
+    const before = await server.signatureStats();
+    const wrong = new S3Client({
+      endpoint: server.endpoint,
+      region: 'us-east-1',
+      forcePathStyle: true,
+      credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'not-the-secret' },
+    });
+    try {
+      await expect(
+        wrong.send(new PutObjectCommand({ Bucket: server.bucket, Key: 'forged.tgz', Body: Buffer.from('x') })),
+      ).rejects.toMatchObject({ name: 'SignatureDoesNotMatch' });
+    } finally {
+      wrong.destroy();
+    }
+    // A signed request replayed with other bytes: the signature covers the body's hash.
+    const right = new S3Client({
+      endpoint: server.endpoint,
+      region: 'us-east-1',
+      forcePathStyle: true,
+      credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+    });
+    let captured: { headers: Record<string, string>; path: string } | undefined;
+    right.middlewareStack.add(
+      (next) => async (args) => {
+        const req = args.request as { headers: Record<string, string>; path: string };
+        captured = { headers: { ...req.headers }, path: req.path };
+        return next(args);
+      },
+      { step: 'finalizeRequest', priority: 'low' },
+    );
+    try {
+      await right.send(new PutObjectCommand({ Bucket: server.bucket, Key: 'genuine.tgz', Body: Buffer.from('genuine') }));
+    } finally {
+      right.destroy();
+    }
+    // The same length, so that only the bytes differ.
+    const tampered = await rawRequest(`${server.endpoint}${captured!.path}`, {
+      method: 'PUT',
+      headers: captured!.headers,
+      body: 'genuin3',
+    });
+    expect(tampered.status).toBe(403);
+    expect(tampered.body.toString()).toContain('XAmzContentSHA256Mismatch');
+    const unsigned = await fetch(`${server.endpoint}/${server.bucket}/genuine.tgz`);
+    expect(unsigned.status).toBe(403);
+    const after = await server.signatureStats();
+    expect(after.refused).toBe(before.refused + 3);
   });
 });
 
