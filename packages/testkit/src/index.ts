@@ -18,3 +18,4 @@ export * from './fault-proxy.js';
 export * from './large-package.js';
 export * from './storage-database.js';
 export * from './rejected.js';
+export * from './reliability/index.js';

@@ -1,0 +1,10 @@
+export { Target, type ReliabilityProfile } from './target.js';
+export type { ScenarioResult } from './results.js';
+export { fuzzScenario, type FuzzOptions } from './fuzz.js';
+export { raceScenarios, type RaceOptions } from './races.js';
+export { crashScenario, type CrashOptions } from './crash.js';
+export { soakScenario, type SoakOptions } from './soak.js';
+export { outageScenario, serverRestartOutage, commandOutage, type Outage, type OutageOptions } from './outage.js';
+export { runSuite, FULL_RUN, SHORT_RUN, SCENARIOS, type SuiteOptions, type ScenarioName } from './suite.js';
+export { formatTable } from './report.js';
+export { reliabilityCli, type CliIo } from './cli.js';
