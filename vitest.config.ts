@@ -13,6 +13,11 @@ const src = (pkg: string) => fileURLToPath(new URL(`./packages/${pkg}/src/index.
 const SCALE_OUT_FOLDERS = ['packages/server/test/http', 'packages/server/test/web', 'packages/server/test/clients'];
 /** The client's one end-to-end suite that signs in against both profiles. */
 const SCALE_OUT_CLIENT_SUITES = ['packages/cli/test/e2e/login.test.ts'];
+/**
+ * Spawned-process suites that choose their profile from PKG_TEST_PROFILE themselves: the short
+ * form of the reliability suite (docs/reliability.md), run on both profiles.
+ */
+const SCALE_OUT_PROCESS_SUITES = ['packages/server/test/process/reliability.test.ts'];
 const scaleOutAvailable = Boolean(process.env.PKG_TEST_POSTGRES && process.env.PKG_TEST_REDIS);
 
 export default defineConfig({
@@ -41,7 +46,11 @@ export default defineConfig({
               extends: true,
               test: {
                 name: 'scale-out',
-                include: [...SCALE_OUT_FOLDERS.map((folder) => `${folder}/**/*.test.ts`), ...SCALE_OUT_CLIENT_SUITES],
+                include: [
+                  ...SCALE_OUT_FOLDERS.map((folder) => `${folder}/**/*.test.ts`),
+                  ...SCALE_OUT_CLIENT_SUITES,
+                  ...SCALE_OUT_PROCESS_SUITES,
+                ],
                 env: { PKG_TEST_PROFILE: 'scale-out' },
               },
             },

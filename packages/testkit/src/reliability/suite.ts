@@ -20,6 +20,10 @@ export interface SuiteOptions {
   soakRate: number;
   judgeMemory: boolean;
   restartRate: number;
+  /** Load before the first restart and after each recovery. */
+  restartQuietMs: number;
+  /** How long after a restart command returned errors are still part of the outage. */
+  restartRecoveryMs: number;
   /**
    * Shell commands that restart the shared PostgreSQL and Redis (scale-out profile); without
    * them the restart scenario restarts the server process instead.
@@ -39,6 +43,8 @@ export const FULL_RUN: Omit<SuiteOptions, 'profiles' | 'seed'> = {
   soakRate: 100,
   judgeMemory: true,
   restartRate: 50,
+  restartQuietMs: 3000,
+  restartRecoveryMs: 15_000,
 };
 
 /** A short form of every scenario (seconds): what `npm test` runs. */
@@ -51,6 +57,8 @@ export const SHORT_RUN: Omit<SuiteOptions, 'profiles' | 'seed'> = {
   soakRate: 40,
   judgeMemory: false,
   restartRate: 30,
+  restartQuietMs: 1000,
+  restartRecoveryMs: 3000,
 };
 
 /**
@@ -96,7 +104,8 @@ export async function runSuite(options: SuiteOptions): Promise<ScenarioResult[]>
                     commandOutage('Redis', options.serviceRestarts.redis),
                   ]
                 : [serverRestartOutage(target)];
-            record(await outageScenario(target, { outages, rate: options.restartRate, quietMs: 2000, recoveryMs: 10_000 }, id));
+            const timing = { rate: options.restartRate, quietMs: options.restartQuietMs, recoveryMs: options.restartRecoveryMs };
+            record(await outageScenario(target, { outages, ...timing }, id));
             break;
           }
         }
