@@ -112,9 +112,10 @@ export async function reliabilityCli(argv: string[], io: CliIo): Promise<number>
     io.out(`  ${r.passed ? 'pass' : 'FAIL'}  ${r.scenario} (${r.profile}), ${r.requests} requests, ${r.seconds.toFixed(1)} s`);
   const results = await runSuite(options);
   io.out(`\n${formatTable(results)}\n`);
-  io.out(
-    `Replay the fuzzer: npm run reliability -- --only fuzz --profile ${values.profile} --seed ${options.seed} --fuzz-requests ${options.fuzzRequests}`,
-  );
+  if (scenarios.includes('fuzz'))
+    io.out(
+      `Replay the fuzzer: npm run reliability -- --only fuzz --profile ${values.profile} --seed ${options.seed} --fuzz-requests ${options.fuzzRequests}`,
+    );
   return results.every((r) => r.passed) ? 0 : 1;
 }
 

@@ -57,9 +57,12 @@ export class SteadyLoad {
   }
 
   start(): void {
-    const tickMs = 20;
+    // Owed requests follow the clock, not the tick count: timers drift under load.
+    let last = performance.now();
     this.#timer = setInterval(() => {
-      this.#owed += (this.#options.rate * tickMs) / 1000;
+      const now = performance.now();
+      this.#owed += (this.#options.rate * (now - last)) / 1000;
+      last = now;
       while (this.#owed >= 1) {
         this.#owed--;
         if (this.#inFlight.size >= (this.#options.maxInFlight ?? 64)) {
@@ -70,7 +73,7 @@ export class SteadyLoad {
         this.#inFlight.add(sent);
         void sent.finally(() => this.#inFlight.delete(sent));
       }
-    }, tickMs);
+    }, 20);
   }
 
   async stop(): Promise<void> {
