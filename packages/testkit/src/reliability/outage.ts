@@ -31,7 +31,7 @@ export async function outageScenario(target: Target, options: OutageOptions, run
   const client = new LoadClient(target.url);
   try {
     const { load } = await prepareLoad(client, target, run, options.rate);
-    const windows: { name: string; from: number; to: number }[] = [];
+    const windows: { name: string; from: number; returned: number; to: number }[] = [];
     load.start();
     await sleep(options.quietMs);
     for (const outage of options.outages) {
@@ -41,7 +41,8 @@ export async function outageScenario(target: Target, options: OutageOptions, run
       } catch (err) {
         result.problem(`${outage.name}: the command failed: ${(err as Error).message}`);
       }
-      windows.push({ name: outage.name, from, to: performance.now() + options.recoveryMs });
+      const returned = performance.now();
+      windows.push({ name: outage.name, from, returned, to: returned + options.recoveryMs });
       await sleep(options.recoveryMs + options.quietMs);
     }
     await load.stop();
@@ -53,7 +54,10 @@ export async function outageScenario(target: Target, options: OutageOptions, run
     const fiveHundreds = outside.filter((e) => e.status !== undefined && e.status >= 500);
     for (const w of windows) {
       const inside = errors.filter((e) => e.endedAt >= w.from && e.sentAt <= w.to);
-      result.facts.push(`${w.name}: ${Math.round(w.to - w.from - options.recoveryMs)} ms, ${inside.length} errors inside`);
+      const lastError = Math.max(w.returned, ...inside.map((e) => e.endedAt));
+      result.facts.push(
+        `${w.name}: restart ${Math.round(w.returned - w.from)} ms, ${inside.length} errors (${describeStatuses(inside)}), last ${Math.round(lastError - w.returned)} ms after`,
+      );
     }
     result.check(target.deaths === 0, `the server died: ${target.deathReasons.join('; ')}`);
     let intact = 0;
@@ -94,6 +98,12 @@ export function serverRestartOutage(target: Target): Outage {
       await target.startProcess();
     },
   };
+}
+
+function describeStatuses(records: { status: number | undefined; failure?: string }[]): string {
+  const counts = new Map<string, number>();
+  for (const r of records) counts.set(String(r.status ?? r.failure), (counts.get(String(r.status ?? r.failure)) ?? 0) + 1);
+  return [...counts.entries()].map(([k, n]) => `${n} × ${k}`).join(', ') || 'none';
 }
 
 function sleep(ms: number): Promise<void> {
