@@ -2,8 +2,7 @@ import { exec } from 'node:child_process';
 import { LoadClient } from './http.js';
 import { versionProblem } from './registry-actions.js';
 import { ResultBuilder, type ScenarioResult } from './results.js';
-import { prepareLoad } from './soak.js';
-import { describeRecords } from './steady-load.js';
+import { describeRecords, prepareLoad } from './steady-load.js';
 import type { Target } from './target.js';
 
 /** Something taken away and brought back while the load runs. */
@@ -30,7 +29,7 @@ export async function outageScenario(target: Target, options: OutageOptions, run
   const result = new ResultBuilder(`restart under load: ${options.outages.map((o) => o.name).join(', ')}`, target.profile);
   const client = new LoadClient(target.url);
   try {
-    const { load } = await prepareLoad(client, target, run, options.rate);
+    const { load } = await prepareLoad(client, run, options.rate);
     const windows: { name: string; from: number; returned: number; to: number }[] = [];
     load.start();
     await sleep(options.quietMs);

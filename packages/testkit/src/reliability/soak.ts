@@ -1,7 +1,7 @@
 import { LoadClient } from './http.js';
-import { publish, signUp, versionProblem } from './registry-actions.js';
+import { versionProblem } from './registry-actions.js';
 import { ResultBuilder, type ScenarioResult } from './results.js';
-import { SteadyLoad, describeRecords } from './steady-load.js';
+import { describeRecords, prepareLoad } from './steady-load.js';
 import type { Target } from './target.js';
 
 export interface SoakOptions {
@@ -28,7 +28,7 @@ export async function soakScenario(target: Target, options: SoakOptions, run: st
   const client = new LoadClient(target.url);
   const samples: { at: number; rss: number }[] = [];
   try {
-    const { load } = await prepareLoad(client, target, run, options.rate);
+    const { load } = await prepareLoad(client, run, options.rate);
     const started = performance.now();
     const sampler = setInterval(
       () => {
@@ -75,22 +75,6 @@ export async function soakScenario(target: Target, options: SoakOptions, run: st
     client.close();
   }
   return result.finish();
-}
-
-/** An account and a few published packages for a steady load. */
-export async function prepareLoad(
-  client: LoadClient,
-  _target: Target,
-  run: string,
-  rate: number,
-): Promise<{ load: SteadyLoad; packages: string[] }> {
-  const token = await signUp(client, `loader-${run}`);
-  const packages = Array.from({ length: 5 }, (_, i) => `com.load${run}.package${i}`);
-  for (const name of packages) {
-    const res = await publish(client, token, name, '1.0.0');
-    if (res.status !== 201) throw new Error(`could not publish ${name}: ${res.status ?? res.failure}`);
-  }
-  return { load: new SteadyLoad(client, { rate, token, packages, queries: [`load${run}`, 'package', 'com'] }), packages };
 }
 
 function median(values: number[]): number | undefined {

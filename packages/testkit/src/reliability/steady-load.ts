@@ -1,4 +1,4 @@
-import { publish } from './registry-actions.js';
+import { publish, signUp } from './registry-actions.js';
 import type { LoadClient, Outcome } from './http.js';
 
 /** One request of the load, as it ended. */
@@ -142,4 +142,19 @@ export function describeRecords(records: LoadRecord[]): string {
     counts.set(key, (counts.get(key) ?? 0) + 1);
   }
   return [...counts.entries()].map(([k, n]) => `${n} × ${k}`).join(', ');
+}
+
+/** An account and a few published packages for a steady load. */
+export async function prepareLoad(
+  client: LoadClient,
+  run: string,
+  rate: number,
+): Promise<{ load: SteadyLoad; packages: string[] }> {
+  const token = await signUp(client, `loader-${run}`);
+  const packages = Array.from({ length: 5 }, (_, i) => `com.load${run}.package${i}`);
+  for (const name of packages) {
+    const res = await publish(client, token, name, '1.0.0');
+    if (res.status !== 201) throw new Error(`could not publish ${name}: ${res.status ?? res.failure}`);
+  }
+  return { load: new SteadyLoad(client, { rate, token, packages, queries: [`load${run}`, 'package', 'com'] }), packages };
 }

@@ -31,6 +31,7 @@ export class Target {
     this.#backing = backing;
   }
 
+  /** A registry on `profile`; `settings` are extra settings of the server (`{ maxTarballSize: '1024' }`). */
   static async start(profile: ReliabilityProfile, settings: Record<string, string> = {}): Promise<Target> {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'pkg-reliability-'));
     const backing = profile === 'scale-out' ? await startScaleOutBacking() : undefined;
