@@ -45,7 +45,13 @@ export async function soakScenario(target: Target, options: SoakOptions, run: st
     const errors = load.errors();
     result.check(errors.length === 0, `${errors.length} errors: ${describeRecords(errors)}`);
     result.check(target.alive() && target.deaths === 0, `the server died: ${target.deathReasons.join('; ')}`);
-    result.check(load.skipped === 0, `${load.skipped} requests skipped: the server fell behind ${options.rate} req/s`);
+    // A busy moment of a shared machine may skip a few; a server that stalls skips most (and
+    // its requests time out as errors).
+    const intended = load.records.length + load.skipped;
+    result.check(
+      load.skipped <= intended / 10,
+      `${load.skipped} of ${intended} requests skipped: the server fell behind ${options.rate} req/s`,
+    );
     for (const { name, version } of load.acknowledged.slice(-20)) {
       const problem = await versionProblem(client, name, version);
       if (problem) result.problem(problem);
@@ -68,7 +74,10 @@ export async function soakScenario(target: Target, options: SoakOptions, run: st
         );
       }
     } else if (options.judgeMemory) result.problem('too few RSS samples to judge memory');
-    result.facts.push(`${load.records.length} requests, ${errors.length} errors`, `${load.acknowledged.length} publishes`);
+    result.facts.push(
+      `${load.records.length} requests, ${errors.length} errors, ${load.skipped} skipped (more than 64 in flight)`,
+      `${load.acknowledged.length} publishes`,
+    );
   } catch (err) {
     result.problem(`could not run: ${(err as Error).message}`);
   } finally {
