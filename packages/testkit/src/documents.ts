@@ -110,12 +110,19 @@ export function buildStoredPackage(name: string, options: StoredPackageOptions =
   return { document, publishedVersions: Object.keys(versions), unpublished: options.unpublished ?? false };
 }
 
-/** Writes a stored package through its package handle, as publish would (index included). */
+/**
+ * Writes a stored package through its package handle, as publish would (index included); a
+ * tenant is created first when it does not exist and the registry part is given (stores write
+ * nothing to a missing tenant).
+ */
 export async function seedPackage(
-  storage: Pick<Storage, 'packages'> & Partial<Pick<Storage, 'bus'>>,
+  storage: Pick<Storage, 'packages'> & Partial<Pick<Storage, 'bus' | 'registry'>>,
   pkg: StoredPackage,
   tenant: TenantId = '',
 ): Promise<void> {
+  if (tenant !== '' && storage.registry) {
+    await storage.registry.createTenant({ name: tenant, createdAt: new Date(0).toISOString(), settings: {} });
+  }
   await storage.packages.package(tenant, pkg.document.name).update(() => ({ next: pkg, result: undefined }));
   // Announced as the registry's write services do, so that no node's caches keep what they held of it.
   await storage.bus?.publish(tenant, pkg.document.name);
