@@ -23,6 +23,8 @@ export function uplinkCacheContract(driver: string, freshDatabase: () => Promise
     });
 
     it('keeps a record per tenant and package, replaced by the next put', async () => {
+      const { metadata } = await database.open();
+      await metadata.createTenant({ name: 'acme', createdAt: '2025-01-01T00:00:00.000Z', settings: {} });
       expect(await store.get('', 'com.a.b')).toBeUndefined();
       await store.put('', 'com.a.b', { uplink: 'openupm', etag: '"abc"', fetchedAt: '2025-01-01T00:00:00.000Z' });
       await store.put('acme', 'com.a.b', { uplink: 'other', etag: null, fetchedAt: '2025-01-02T00:00:00.000Z' });
@@ -37,6 +39,11 @@ export function uplinkCacheContract(driver: string, freshDatabase: () => Promise
       const other = (await database.open()).uplinkCache;
       await store.put('', 'com.a.b', { uplink: 'openupm', etag: '"abc"', fetchedAt: '2025-01-01T00:00:00.000Z' });
       expect(await other.get('', 'com.a.b')).toEqual({ uplink: 'openupm', etag: '"abc"', fetchedAt: '2025-01-01T00:00:00.000Z' });
+    });
+
+    it('keeps nothing for a tenant that does not exist (deleted while its request ran)', async () => {
+      await store.put('gone', 'com.a.b', { uplink: 'openupm', etag: null, fetchedAt: '2025-01-01T00:00:00.000Z' });
+      expect(await store.get('gone', 'com.a.b')).toBeUndefined();
     });
 
     it("forgets a deleted tenant's records", async () => {

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { inTransaction } from './pg-connection.js';
 import type { TenantId, UplinkCacheRecord, UplinkCacheStore } from '../../ports.js';
 import { tenantTableHook, type PostgresPackageWriteHook } from './postgres-metadata-store.js';
 
@@ -38,12 +39,17 @@ export class PostgresUplinkCache implements UplinkCacheStore {
     return row && { uplink: row.uplink, etag: row.etag, fetchedAt: row.fetched_at };
   }
 
+  /** Nothing for a tenant deleted meanwhile (its row is share-locked, as every tenant write does). */
   async put(tenant: TenantId, name: string, record: UplinkCacheRecord): Promise<void> {
-    await this.#requirePool().query(
-      `INSERT INTO uplink_cache (tenant, name, uplink, etag, fetched_at) VALUES ($1, $2, $3, $4, $5)
-       ON CONFLICT (tenant, name) DO UPDATE SET uplink = excluded.uplink, etag = excluded.etag, fetched_at = excluded.fetched_at`,
-      [tenant, name, record.uplink, record.etag, record.fetchedAt],
-    );
+    await inTransaction(this.#requirePool(), async (client) => {
+      if (tenant !== '' && (await client.query('SELECT 1 FROM tenants WHERE name = $1 FOR SHARE', [tenant])).rowCount === 0)
+        return;
+      await client.query(
+        `INSERT INTO uplink_cache (tenant, name, uplink, etag, fetched_at) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (tenant, name) DO UPDATE SET uplink = excluded.uplink, etag = excluded.etag, fetched_at = excluded.fetched_at`,
+        [tenant, name, record.uplink, record.etag, record.fetchedAt],
+      );
+    });
   }
 
   #requirePool(): pg.Pool {

@@ -41,12 +41,14 @@ export class SqliteUplinkCache implements UplinkCacheStore {
     return row && { uplink: row.uplink, etag: row.etag, fetchedAt: row.fetched_at };
   }
 
+  /** Nothing for a tenant deleted meanwhile: one statement, so the tenant's delete is before or after it. */
   async put(tenant: TenantId, name: string, record: UplinkCacheRecord): Promise<void> {
     this.#db
       .statement(
-        `INSERT INTO uplink_cache (tenant, name, uplink, etag, fetched_at) VALUES (?, ?, ?, ?, ?)
-       ON CONFLICT (tenant, name) DO UPDATE SET uplink = excluded.uplink, etag = excluded.etag, fetched_at = excluded.fetched_at`,
+        `INSERT INTO uplink_cache (tenant, name, uplink, etag, fetched_at)
+         SELECT ?, ?, ?, ?, ? WHERE ? = '' OR EXISTS (SELECT 1 FROM tenants WHERE name = ?)
+         ON CONFLICT (tenant, name) DO UPDATE SET uplink = excluded.uplink, etag = excluded.etag, fetched_at = excluded.fetched_at`,
       )
-      .run(tenant, name, record.uplink, record.etag, record.fetchedAt);
+      .run(tenant, name, record.uplink, record.etag, record.fetchedAt, tenant, tenant);
   }
 }
