@@ -187,10 +187,12 @@ export async function createStorage(config: Config, options: CreateStorageOption
  * and the app with `inject()`, without a database or a data directory.
  */
 export function createMemoryStorage(options: { now?: () => Date } = {}): Storage {
-  const counts = new MemoryDownloadCounts();
+  const database = new MemoryDatabase();
+  const tenantExists = (tenant: string) => database.tenantExists(tenant);
+  const counts = new MemoryDownloadCounts(new Map(), tenantExists);
   const search = new MemorySearchIndex(counts, options);
-  const uplinkCache = new MemoryUplinkCache();
-  const metadata = new MemoryMetadataStore(new MemoryDatabase(), [search.writeHook, counts.writeHook, uplinkCache.writeHook]);
+  const uplinkCache = new MemoryUplinkCache(new Map(), tenantExists);
+  const metadata = new MemoryMetadataStore(database, [search.writeHook, counts.writeHook, uplinkCache.writeHook]);
   const blobs = new MemoryBlobStore();
   const bus = new LocalInvalidationBus();
   const counters = createMemoryCounterStore();

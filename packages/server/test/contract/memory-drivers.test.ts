@@ -30,7 +30,9 @@ blobStoreContract('memory', async () => {
 
 downloadCountsContract('memory', async () => {
   const counts = new Map<string, DownloadIncrement>();
-  return { open: async () => ({ downloadCounts: new MemoryDownloadCounts(counts) }), destroy: async () => undefined };
+  // The contract's database holds the global registry and tenant `acme`.
+  const tenantExists = (tenant: string) => tenant === '' || tenant === 'acme';
+  return { open: async () => ({ downloadCounts: new MemoryDownloadCounts(counts, tenantExists) }), destroy: async () => undefined };
 });
 
 uplinkCacheContract('memory', async () => {
@@ -38,7 +40,7 @@ uplinkCacheContract('memory', async () => {
   const records = new Map<string, UplinkCacheRecord>();
   return {
     open: async () => {
-      const uplinkCache = new MemoryUplinkCache(records);
+      const uplinkCache = new MemoryUplinkCache(records, (tenant) => db.tenantExists(tenant));
       return { uplinkCache, registry: new MemoryMetadataStore(db, [uplinkCache.writeHook]) };
     },
     destroy: async () => undefined,

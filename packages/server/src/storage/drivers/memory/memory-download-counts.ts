@@ -13,12 +13,20 @@ export class MemoryDownloadCounts implements DownloadCountStore {
     },
   };
 
-  constructor(counts: Map<string, DownloadIncrement> = new Map()) {
+  readonly #tenantExists: (tenant: TenantId) => boolean;
+
+  /**
+   * `tenantExists` tells which tenants still take counts (the memory database's, in a memory
+   * storage): counts buffered for a tenant deleted meanwhile go with it.
+   */
+  constructor(counts: Map<string, DownloadIncrement> = new Map(), tenantExists: (tenant: TenantId) => boolean = () => true) {
     this.#counts = counts;
+    this.#tenantExists = tenantExists;
   }
 
   async add(increments: readonly DownloadIncrement[]): Promise<void> {
     for (const i of increments) {
+      if (!this.#tenantExists(i.tenant)) continue;
       const k = countKey(i);
       const count = this.#counts.get(k);
       if (count) count.count += i.count;

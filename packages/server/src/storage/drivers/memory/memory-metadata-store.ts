@@ -1,17 +1,19 @@
 import { blobKeysOfVersion } from '../../blob-keys.js';
 import { KeyedMutex } from '../../keyed-mutex.js';
 import { packageHandle, type PackageRecords } from '../../package-handle.js';
-import type {
-  MetadataStore,
-  PackageHandle,
-  PackageMutation,
-  SessionRecord,
-  StoredPackage,
-  TenantId,
-  TenantRecord,
-  TenantSettings,
-  TokenRecord,
-  UserRecord,
+import {
+  GLOBAL_TENANT,
+  TenantGoneError,
+  type MetadataStore,
+  type PackageHandle,
+  type PackageMutation,
+  type SessionRecord,
+  type StoredPackage,
+  type TenantId,
+  type TenantRecord,
+  type TenantSettings,
+  type TokenRecord,
+  type UserRecord,
 } from '../../ports.js';
 
 /** What a memory search index or download count store learns of the metadata store's writes. */
@@ -36,6 +38,11 @@ export class MemoryDatabase {
   /** One lock per package for every store on this database. */
   readonly mutex = new KeyedMutex();
   credentialWrites = 0;
+
+  /** Whether writes to `tenant` are taken: the global registry, or a tenant that exists. */
+  tenantExists(tenant: TenantId): boolean {
+    return tenant === GLOBAL_TENANT || this.tenants.has(tenant);
+  }
 }
 
 const key = (tenant: TenantId, name: string) => `${tenant}\0${name}`;
@@ -100,6 +107,7 @@ export class MemoryMetadataStore implements MetadataStore, PackageRecords {
   }
 
   async createUser(tenant: TenantId, user: UserRecord): Promise<boolean> {
+    this.#requireLiveTenant(tenant);
     if (this.#db.users.has(key(tenant, user.name))) return false;
     this.#db.users.set(key(tenant, user.name), copy(user));
     return true;
@@ -123,6 +131,7 @@ export class MemoryMetadataStore implements MetadataStore, PackageRecords {
   }
 
   async createToken(tenant: TenantId, token: TokenRecord): Promise<void> {
+    this.#requireLiveTenant(tenant);
     const k = key(tenant, token.hash);
     if (this.#db.tokens.has(k)) throw new Error('a token with this hash exists');
     this.#db.tokens.set(k, { tenant, record: copy(token) });
@@ -162,6 +171,7 @@ export class MemoryMetadataStore implements MetadataStore, PackageRecords {
   }
 
   async createSession(tenant: TenantId, session: SessionRecord): Promise<void> {
+    this.#requireLiveTenant(tenant);
     const k = key(tenant, session.hash);
     if (this.#db.sessions.has(k)) throw new Error('a session with this hash exists');
     this.#db.sessions.set(k, { tenant, record: copy(session) });
@@ -212,6 +222,8 @@ export class MemoryMetadataStore implements MetadataStore, PackageRecords {
     return this.#db.mutex.run(key(tenant, name), async () => {
       const { next, result } = await mutate(await this.getPackage(tenant, name));
       if (next === null) return result;
+      // After the mutation's awaits: the tenant may have been deleted meanwhile.
+      this.#requireLiveTenant(tenant);
       const stored: StoredPackage = {
         document: next.document,
         publishedVersions: next.publishedVersions,
@@ -221,6 +233,10 @@ export class MemoryMetadataStore implements MetadataStore, PackageRecords {
       for (const hook of this.#hooks) hook.onWrite(tenant, name, JSON.parse(JSON.stringify(stored)) as StoredPackage);
       return result;
     });
+  }
+
+  #requireLiveTenant(tenant: TenantId): void {
+    if (!this.#db.tenantExists(tenant)) throw new TenantGoneError(tenant);
   }
 
   async listPackageNames(tenant: TenantId, options: { includeUnpublished?: boolean } = {}): Promise<string[]> {

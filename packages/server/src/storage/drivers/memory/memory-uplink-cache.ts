@@ -14,9 +14,15 @@ export class MemoryUplinkCache implements UplinkCacheStore {
     },
   };
 
-  /** `records` may be shared by several caches, as several processes share a database. */
-  constructor(records: Map<string, UplinkCacheRecord> = new Map()) {
+  readonly #tenantExists: (tenant: TenantId) => boolean;
+
+  /**
+   * `records` may be shared by several caches, as several processes share a database;
+   * `tenantExists` tells which tenants still take records (nothing for one deleted meanwhile).
+   */
+  constructor(records: Map<string, UplinkCacheRecord> = new Map(), tenantExists: (tenant: TenantId) => boolean = () => true) {
     this.#records = records;
+    this.#tenantExists = tenantExists;
   }
 
   async get(tenant: TenantId, name: string): Promise<UplinkCacheRecord | undefined> {
@@ -25,6 +31,7 @@ export class MemoryUplinkCache implements UplinkCacheStore {
   }
 
   async put(tenant: TenantId, name: string, record: UplinkCacheRecord): Promise<void> {
+    if (!this.#tenantExists(tenant)) return;
     this.#records.set(`${tenant}\0${name}`, { ...record });
   }
 }
