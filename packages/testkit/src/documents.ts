@@ -110,6 +110,9 @@ export function buildStoredPackage(name: string, options: StoredPackageOptions =
   return { document, publishedVersions: Object.keys(versions), unpublished: options.unpublished ?? false };
 }
 
+/** Tenants seedPackage made sure of, per store: one createTenant per tenant, not per package. */
+const createdTenants = new WeakMap<object, Set<TenantId>>();
+
 /**
  * Writes a stored package through its package handle, as publish would (index included); a
  * tenant is created first when it does not exist and the registry part is given (stores write
@@ -120,8 +123,9 @@ export async function seedPackage(
   pkg: StoredPackage,
   tenant: TenantId = '',
 ): Promise<void> {
-  if (tenant !== '' && storage.registry) {
+  if (tenant !== '' && storage.registry && !createdTenants.get(storage.registry)?.has(tenant)) {
     await storage.registry.createTenant({ name: tenant, createdAt: new Date(0).toISOString(), settings: {} });
+    createdTenants.set(storage.registry, (createdTenants.get(storage.registry) ?? new Set()).add(tenant));
   }
   await storage.packages.package(tenant, pkg.document.name).update(() => ({ next: pkg, result: undefined }));
   // Announced as the registry's write services do, so that no node's caches keep what they held of it.
