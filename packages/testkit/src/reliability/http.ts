@@ -61,7 +61,9 @@ export function sendRaw(url: string, request: RawRequest, timeoutMs = 10_000): P
 
 /** A keep-alive client for steady load: JSON or bytes in, status and body out. */
 export class LoadClient {
-  readonly #agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
+  // FIFO: every pooled connection stays in use, so none idles toward the server's keep-alive
+  // timeout, where a reuse can cross the server's close (an ECONNRESET of the client's making).
+  readonly #agent = new http.Agent({ keepAlive: true, maxSockets: 32, scheduling: 'fifo' });
   readonly #base: URL;
 
   constructor(baseUrl: string) {
