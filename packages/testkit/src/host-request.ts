@@ -83,7 +83,8 @@ export interface RegistryHost {
 
 export function registryHost(baseUrl: string, hostName: string): RegistryHost {
   const port = new URL(baseUrl).port;
-  const host = port ? `${hostName}:${port}` : hostName;
+  // A host name that already names its port keeps it (a Host of `h:1:1` is refused with 400).
+  const host = port && !/:\d+$/.test(hostName) ? `${hostName}:${port}` : hostName;
   return {
     host,
     origin: `${new URL(baseUrl).protocol}//${host}`,

@@ -1,3 +1,4 @@
+import { ProtocolError } from '@pkg/protocol';
 import type { Config } from '../config/config.js';
 import type { Caller, RequestContext } from '../context.js';
 import type { BasicCredentials } from '../services/auth-service.js';
@@ -40,6 +41,8 @@ export class RequestContextResolver {
   readonly #config: Config;
   readonly #services: Services;
   readonly #anonymous = new Map<string, RequestContext>();
+  /** Hosts already found to be host names: checked once, not per request. */
+  readonly #validHosts = new Set<string>();
 
   constructor(config: Config, services: Services) {
     this.#config = config;
@@ -89,7 +92,27 @@ export class RequestContextResolver {
     }
   }
 
+  /**
+   * 400 for a Host header that is not a host name with an optional port (`x y`, `a/b`, `u@h`):
+   * it becomes the base URL of every link the registry answers with.
+   */
+  #checkHost(host: string): void {
+    let url: URL | undefined;
+    try {
+      url = new URL(`http://${host}/`);
+    } catch {
+      url = undefined;
+    }
+    if (!url || url.hostname === '' || url.pathname !== '/' || url.username || url.password || url.search || url.hash) {
+      throw new ProtocolError('BAD_REQUEST', 'The Host header is not a host name with an optional port');
+    }
+    if (this.#validHosts.size >= ANONYMOUS_CONTEXTS) this.#validHosts.clear();
+    this.#validHosts.add(host);
+  }
+
   #contextOf(facts: RequestFacts, tenant: TenantId, settings: EffectiveSettings, caller: Caller | null): RequestContext {
+    // After the tenant's lookup, so that a host naming no registry stays a 404.
+    if (!this.#validHosts.has(facts.host)) this.#checkHost(facts.host);
     const baseUrl = this.#baseUrlOf(facts, tenant);
     const tarballBaseUrl = tenant === GLOBAL_TENANT && this.#config.cdnUrl ? this.#config.cdnUrl : baseUrl;
     return { tenant, baseUrl, tarballBaseUrl, caller, settings };

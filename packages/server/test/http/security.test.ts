@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { request, startRegistry, type TestRegistry } from '@pkg/testkit';
+import { rawRequest, request, startRegistry, type TestRegistry } from '@pkg/testkit';
 
 let registry: TestRegistry;
 beforeAll(async () => {
@@ -95,6 +95,31 @@ describe('no 500, no stack trace for odd requests', () => {
     expect(res.status).toBeLessThan(500);
     expect(res.text).not.toMatch(/\n\s+at |node_modules|\.ts:\d+/);
     expect(res.body).toMatchObject({ code: expect.any(String), error: expect.any(String), details: expect.any(String) });
+  });
+});
+
+describe('a Host header that is not a host name', () => {
+  // Found by the reliability suite's fuzzer: the web pages built URLs from it and answered 500.
+  it.each([
+    ['x y', '/-/web/signin'],
+    ['x y', '/-/ping'],
+    ['a/b', '/-/web/package/com.acme.x'],
+    ['user@host', '/com.acme.x'],
+    ['host?q', '/-/whoami'],
+    ['[not-ipv6]', '/'],
+  ])('%s on %s is 400 BAD_REQUEST', async (host, path) => {
+    const res = await rawRequest(`${registry.url}${path}`, { headers: { host } });
+    expect(res.status).toBe(400);
+    // The web's pages answer with an HTML page, the API with the error body.
+    if (!path.startsWith('/-/web/') && path !== '/')
+      expect(JSON.parse(res.body.toString())).toMatchObject({ code: 'BAD_REQUEST' });
+    expect(res.body.toString()).not.toMatch(/\n\s+at |node_modules/);
+  });
+
+  it('a host name with a port, an IPv6 literal or a trailing dot is served', async () => {
+    for (const host of ['registry.example.com:4873', '[::1]:80', 'Registry.Example.com.']) {
+      expect((await rawRequest(`${registry.url}/-/ping`, { headers: { host } })).status).toBe(200);
+    }
   });
 });
 

@@ -52,6 +52,9 @@ const ROUTES: { methods: string[]; path: string }[] = [
 ];
 const METHODS = ['GET', 'HEAD', 'PUT', 'POST', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE', 'PROPFIND', 'get', 'G ET'];
 
+/** The registry domain the fuzzed registry runs with (setting registryDomain); tenant `acme` exists under it. */
+export const TENANT_DOMAIN = 'registry.test';
+
 const FIXTURES: Record<string, string[]> = {
   'com.fixture.alpha': ['1.0.0', '1.1.0'],
   'com.fixture.beta': ['2.0.0'],
@@ -100,6 +103,10 @@ export async function fuzzScenario(target: Target, options: FuzzOptions): Promis
       }
     }
     const fuzzer = await signUp(client, 'fuzzer');
+    // A tenant too (the registry runs with registryDomain TENANT_DOMAIN), so that tenant hosts,
+    // unknown tenants and odd Host headers are part of the fuzz.
+    const created = await target.admin(['tenant', 'create', 'acme']);
+    if (created.code !== 0) throw new Error(`tenant create failed: ${created.stderr}`);
     const before = await snapshot(client);
 
     const random = new Random(options.seed);
@@ -109,7 +116,7 @@ export async function fuzzScenario(target: Target, options: FuzzOptions): Promis
     const worker = async () => {
       while (next < options.requests && !failed) {
         const i = next++;
-        const request = makeRequest(random, fuzzer);
+        const request = makeRequest(random, fuzzer, new URL(target.url).port);
         const outcome = await sendRaw(target.url, request);
         result.requests++;
         const key = outcome.status === undefined ? 'no answer' : `${Math.floor(outcome.status / 100)}xx`;
@@ -168,7 +175,7 @@ async function snapshot(client: LoadClient): Promise<Record<string, string>> {
   return out;
 }
 
-function makeRequest(random: Random, fuzzerToken: string): RawRequest {
+function makeRequest(random: Random, fuzzerToken: string, port: string): RawRequest {
   const route = random.pick(ROUTES);
   const method = random.chance(0.85) ? random.pick(route.methods) : random.pick(METHODS);
   const fixture = random.pick(Object.keys(FIXTURES));
@@ -236,7 +243,27 @@ function makeRequest(random: Random, fuzzerToken: string): RawRequest {
   // for bytes that never come).
   if (body && body.length > 0 && random.chance(0.03))
     headers.push(['Content-Length', String(body.length - 1 - random.int(body.length))]);
-  return { method, target, headers: headers.map(([k, v]) => [k, v.replace(/[\r\n]/g, ' ')]), body };
+  const host = random.chance(0.7)
+    ? undefined
+    : random.pick([
+        `acme.${TENANT_DOMAIN}:${port}`,
+        `acme.${TENANT_DOMAIN}:${port}`,
+        `${TENANT_DOMAIN}:${port}`,
+        `nope.${TENANT_DOMAIN}`,
+        `ACME.${TENANT_DOMAIN.toUpperCase()}.`,
+        `..${TENANT_DOMAIN}`,
+        `${'a'.repeat(70)}.${TENANT_DOMAIN}`,
+        '[::1]:80',
+        '',
+        garbageString(random).replace(/[\r\n]/g, ' '),
+      ]);
+  return {
+    method,
+    target,
+    headers: headers.map(([k, v]) => [k, v.replace(/[\r\n]/g, ' ')]),
+    body,
+    ...(host !== undefined ? { host } : {}),
+  };
 }
 
 function randomBody(random: Random, route: string, name: string, version: string): { bytes: Buffer; contentType: string } {

@@ -16,6 +16,8 @@ export interface RawRequest {
   target: string;
   headers: [string, string][];
   body?: Buffer;
+  /** The Host header; the URL's host and port unless set. */
+  host?: string;
 }
 
 /**
@@ -26,7 +28,11 @@ export function sendRaw(url: string, request: RawRequest, timeoutMs = 10_000): P
   const { hostname, port } = new URL(url);
   const started = performance.now();
   const body = request.body ?? Buffer.alloc(0);
-  const head = [`${request.method} ${request.target} HTTP/1.1`, `Host: ${hostname}:${port}`, 'Connection: close'];
+  const head = [
+    `${request.method} ${request.target} HTTP/1.1`,
+    `Host: ${request.host ?? `${hostname}:${port}`}`,
+    'Connection: close',
+  ];
   for (const [name, value] of request.headers) head.push(`${name}: ${value}`);
   if (!request.headers.some(([name]) => name.toLowerCase() === 'content-length' || name.toLowerCase() === 'transfer-encoding')) {
     head.push(`Content-Length: ${body.length}`);

@@ -1,5 +1,5 @@
 import { crashScenario } from './crash.js';
-import { fuzzScenario } from './fuzz.js';
+import { TENANT_DOMAIN, fuzzScenario } from './fuzz.js';
 import { commandOutage, outageScenario, serverRestartOutage, type Outage } from './outage.js';
 import { raceScenarios, type RaceOptions } from './races.js';
 import type { ScenarioResult } from './results.js';
@@ -75,7 +75,7 @@ export async function runSuite(options: SuiteOptions): Promise<ScenarioResult[]>
   for (const profile of options.profiles) {
     for (const scenario of options.scenarios) {
       const id = `${Date.now().toString(36)}${run++}`;
-      const target = await Target.start(profile);
+      const target = await Target.start(profile, scenario === 'fuzz' ? { registryDomain: TENANT_DOMAIN } : {});
       try {
         switch (scenario) {
           case 'fuzz':

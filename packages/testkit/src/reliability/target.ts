@@ -1,8 +1,9 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { SETTINGS, envName } from '@pkg/server';
 import { startScaleOutBacking, type ScaleOutBacking } from '../registry.js';
-import { spawnRegistry, type SpawnedRegistry } from '../spawn-registry.js';
+import { runRegistryCli, spawnRegistry, type CliRun, type SpawnedRegistry } from '../spawn-registry.js';
 
 export type ReliabilityProfile = 'embedded' | 'scale-out';
 
@@ -49,19 +50,14 @@ export class Target {
     return this.#running().child.pid!;
   }
 
+  /** Runs `pkg-registry <args>` (an admin command) on this registry's data and database. */
+  admin(args: string[]): Promise<CliRun> {
+    return runRegistryCli([...args, '--data', this.dataDir], { env: this.#env() });
+  }
+
   /** Starts the server process (again) on the same data. */
   async startProcess(): Promise<void> {
-    const env: Record<string, string> = {
-      PKG_REGISTRY_RATE_LIMIT_ANONYMOUS: '0',
-      PKG_REGISTRY_RATE_LIMIT_AUTHENTICATED: '0',
-      PKG_REGISTRY_RATE_LIMIT_PUBLISH: '0',
-      PKG_REGISTRY_LOGIN_FAILURE_LIMIT: '0',
-      PKG_REGISTRY_LOGIN_FAILURE_LIMIT_PER_ADDRESS: '0',
-      ...this.#backing?.env,
-    };
-    for (const [key, value] of Object.entries({ ...this.#backing?.settings, ...this.#settings })) {
-      env[`PKG_REGISTRY_${key.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`] = value;
-    }
+    const env = this.#env();
     this.#expectedExit = false;
     const spawned = await spawnRegistry({
       dataDir: this.dataDir,
@@ -75,6 +71,23 @@ export class Target {
       this.deaths++;
       this.deathReasons.push(`exit ${code ?? signal}: ${spawned.stderr().slice(-500)}`);
     });
+  }
+
+  #env(): Record<string, string> {
+    const env: Record<string, string> = {
+      PKG_REGISTRY_RATE_LIMIT_ANONYMOUS: '0',
+      PKG_REGISTRY_RATE_LIMIT_AUTHENTICATED: '0',
+      PKG_REGISTRY_RATE_LIMIT_PUBLISH: '0',
+      PKG_REGISTRY_LOGIN_FAILURE_LIMIT: '0',
+      PKG_REGISTRY_LOGIN_FAILURE_LIMIT_PER_ADDRESS: '0',
+      ...this.#backing?.env,
+    };
+    for (const [key, value] of Object.entries({ ...this.#backing?.settings, ...this.#settings })) {
+      const spec = SETTINGS.find((s) => s.key === key);
+      if (!spec) throw new Error(`unknown setting '${key}'`);
+      env[envName(spec)] = value;
+    }
+    return env;
   }
 
   /** SIGKILL, as a power cut would: no shutdown, no flush. */
