@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { blobKeysOfVersion } from '../../blob-keys.js';
 import { KeyedMutex } from '../../keyed-mutex.js';
+import { packageHandle, type PackageRecords } from '../../package-handle.js';
 import {
   GLOBAL_TENANT,
   TenantGoneError,
