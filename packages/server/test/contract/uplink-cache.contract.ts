@@ -23,8 +23,8 @@ export function uplinkCacheContract(driver: string, freshDatabase: () => Promise
     });
 
     it('keeps a record per tenant and package, replaced by the next put', async () => {
-      const { metadata } = await database.open();
-      await metadata.createTenant({ name: 'acme', createdAt: '2025-01-01T00:00:00.000Z', settings: {} });
+      const { registry } = await database.open();
+      await registry.createTenant({ name: 'acme', createdAt: '2025-01-01T00:00:00.000Z', settings: {} });
       expect(await store.get('', 'com.a.b')).toBeUndefined();
       await store.put('', 'com.a.b', { uplink: 'openupm', etag: '"abc"', fetchedAt: '2025-01-01T00:00:00.000Z' });
       await store.put('acme', 'com.a.b', { uplink: 'other', etag: null, fetchedAt: '2025-01-02T00:00:00.000Z' });

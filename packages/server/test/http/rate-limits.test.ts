@@ -165,7 +165,7 @@ describe('publish limit per user', () => {
     const over = await good('1.0.2');
     expect(over.status).toBe(429);
     expect((await broken('1.2.0')).status).toBe(429);
-    const stored = await registry.storage.metadata.getPackage('', name);
+    const stored = await registry.storage.packages.package('', name).read();
     expect(Object.keys(stored!.document.versions).sort()).toEqual(['1.0.0', '1.0.1']);
   });
 });
