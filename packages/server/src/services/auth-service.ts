@@ -237,7 +237,7 @@ export class AuthService {
       await this.#throttle.recordFailure(tenant, name, clientIp);
       throw invalidCredentials();
     }
-    await this.#throttle.recordSuccess(tenant, name);
+    await this.#throttle.recordSuccess(tenant, name, clientIp);
     const caller: Caller = { user: user.name, email: user.email, readonly: false };
     this.#remember(key, { caller, expiresAt: null, version, recheckAt: performance.now() + TOKEN_CACHE_MS });
     return caller;
