@@ -32,7 +32,10 @@ downloadCountsContract('memory', async () => {
   const counts = new Map<string, DownloadIncrement>();
   // The contract's database holds the global registry and tenant `acme`.
   const tenantExists = (tenant: string) => tenant === '' || tenant === 'acme';
-  return { open: async () => ({ downloadCounts: new MemoryDownloadCounts(counts, tenantExists) }), destroy: async () => undefined };
+  return {
+    open: async () => ({ downloadCounts: new MemoryDownloadCounts(counts, tenantExists) }),
+    destroy: async () => undefined,
+  };
 });
 
 uplinkCacheContract('memory', async () => {
