@@ -172,7 +172,7 @@ export async function globalList(ctx: CommandContext, outdated: boolean, registr
       requested: version,
       resolved: version,
       latest_compatible: latest,
-      status: documents.get(name) === null ? 'not in registry' : 'registry',
+      status: documents.get(name) === null ? 'not-in-registry' : 'registry',
       outdated: latest !== null && semver.valid(version) !== null && semver.gt(latest, version),
       registry: registries.registryOf(name),
     };

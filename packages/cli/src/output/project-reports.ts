@@ -4,7 +4,7 @@ import type { AddPlan } from '../updates/add-plan.js';
 import type { UninstallPlan } from '../updates/uninstall-plan.js';
 import type { DependencyChanges } from '../install/project-install.js';
 import { dependencyJson, dependencyLines } from './dependency-report.js';
-import { SEPARATOR } from './format.js';
+import { plural, SEPARATOR, statusText, type PackageStatus } from './format.js';
 import type { CommandResult } from './reporter.js';
 import { registriesLine } from './update-report.js';
 
@@ -101,7 +101,7 @@ export function uninstallReport(
   dependencies?: DependencyChanges,
 ): CommandResult {
   const count = plan.removed.length;
-  const message = `${count} package${count === 1 ? '' : 's'} removed`;
+  const message = `${plural(count, 'package')} removed`;
   const text = header('Uninstall Packages', h);
   text.push('', 'Removed:', ...plan.removed.map((r) => `  ${r.package}@${r.version}`));
   text.push(...dependencyLines(dependencies), ...scopedRegistryLines(plan.registryEntries), '');
@@ -131,17 +131,17 @@ export interface FetchedPackage {
 export interface SkippedPackage {
   package: string;
   version: string;
-  status: string;
+  status: PackageStatus;
 }
 
 export function installReport(h: ProjectHeader, fetched: FetchedPackage[], skipped: SkippedPackage[]): CommandResult {
   const downloaded = fetched.filter((f) => !f.cached).length;
-  const message = `${fetched.length} packages verified in the cache (${downloaded} downloaded, ${fetched.length - downloaded} already cached)`;
+  const message = `${plural(fetched.length, 'package')} verified in the cache (${downloaded} downloaded, ${fetched.length - downloaded} already cached)`;
   const text = header('Install', h);
   if (fetched.length > 0) {
     text.push('', 'Fetched and Verified:', ...fetched.map((f) => `  ${f.package}@${f.version}${f.cached ? ' (cached)' : ''}`));
   }
-  if (skipped.length > 0) text.push('', 'Not Fetched:', ...skipped.map((s) => `  ${s.package}: ${s.version} (${s.status})`));
+  if (skipped.length > 0) text.push('', 'Not Fetched:', ...skipped.map((s) => `  ${s.package}: ${s.version} (${statusText(s.status)})`));
   text.push('', message);
   return { json: { ...headerJson(h), fetched, skipped, message }, text };
 }
@@ -152,7 +152,7 @@ export interface ListedPackage {
   requested: string | null;
   resolved: string | null;
   latest_compatible: string | null;
-  status: string;
+  status: PackageStatus;
   outdated: boolean;
   /** The registry that serves it; null for built-ins and file or git references. */
   registry: string | null;
@@ -162,7 +162,7 @@ export function listReport(h: ProjectHeader, packages: ListedPackage[], outdated
   const shown = outdatedOnly ? packages.filter((p) => p.outdated) : packages;
   const rows = [['Package', 'Requested', 'Resolved', 'Latest compatible']];
   for (const p of shown) {
-    rows.push([p.package, p.requested ?? '(dependency)', p.resolved ?? '-', p.latest_compatible ?? `- (${p.status})`]);
+    rows.push([p.package, p.requested ?? '(dependency)', p.resolved ?? '-', p.latest_compatible ?? `- (${statusText(p.status)})`]);
   }
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   const text = header(outdatedOnly ? 'Outdated Packages' : 'Packages', h);

@@ -6,7 +6,7 @@ import {
   type SupportedEngine,
 } from '@pkg/protocol';
 import type { CommandResult } from './reporter.js';
-import { personText, SEPARATOR, supportedEngineText } from './format.js';
+import { personText, plural, SEPARATOR, supportedEngineText } from './format.js';
 
 /** What `--detail` adds per result, read from the package's latest version. */
 export interface PackageDetail {
@@ -87,7 +87,7 @@ export function searchReport({ term, response, limit, details }: SearchReportInp
   const entries = shown.map((object) => searchEntry(object, details?.get(object.package.name)));
   const more = total - entries.length;
 
-  const text = ['Search Results', SEPARATOR, `Search term: ${term}`, `Found ${total} packages:`];
+  const text = ['Search Results', SEPARATOR, `Search term: ${term}`, `Found ${plural(total, 'package')}:`];
   for (const entry of entries) {
     text.push('', `${entry.name} (${entry.version})`);
     if (details) {
@@ -97,7 +97,7 @@ export function searchReport({ term, response, limit, details }: SearchReportInp
         `  License: ${entry.license || '(none)'}`,
         `  Keywords: ${entry.keywords.join(', ') || '(none)'}`,
         `  Repository: ${entry.repository || '(none)'}`,
-        `  Downloads: ${entry.downloads} in the last 30 days`,
+        `  Downloads: ${plural(entry.downloads, 'download')} in the last 30 days`,
         `  Last Updated: ${entry.lastUpdated ? entry.lastUpdated.slice(0, 10) : '(unknown)'}`,
         `  Engines: ${(entry.engines ?? []).map(supportedEngineText).join(', ') || '(unknown)'}`,
         '  Dependencies:',
@@ -113,7 +113,7 @@ export function searchReport({ term, response, limit, details }: SearchReportInp
       );
     }
   }
-  if (more > 0) text.push('', `... and ${more} more packages`);
+  if (more > 0) text.push('', `... and ${more} more ${more === 1 ? 'package' : 'packages'}`);
 
   return { json: { query: term, total, results: entries }, text };
 }

@@ -8,7 +8,7 @@ import { sameRegistryUrl } from '../engines/registry-url.js';
 import type { UnchangedPackage, UnchangedStatus, UpdatePlan } from '../updates/update-plan.js';
 import type { DependencyChanges } from '../install/project-install.js';
 import { dependencyJson, dependencyLines } from './dependency-report.js';
-import { SEPARATOR } from './format.js';
+import { plural, SEPARATOR, statusText } from './format.js';
 import type { CommandResult } from './reporter.js';
 
 export interface UpdateReportInput {
@@ -29,14 +29,6 @@ export interface UpdateReportInput {
   dependencies?: DependencyChanges;
 }
 
-const STATUS_TEXT: Record<UnchangedStatus, string> = {
-  latest: 'latest',
-  'built-in': 'built-in',
-  'not-in-registry': 'not in registry',
-  'unity-registry': "Unity's registry",
-  external: 'local or git reference',
-};
-
 /** `Registries: …` when the run asked others than the registry in effect. */
 export function registriesLine(inEffect: string, asked: readonly string[] | undefined): string[] {
   if (!asked || asked.length === 0 || (asked.length === 1 && sameRegistryUrl(asked[0]!, inEffect))) return [];
@@ -44,9 +36,9 @@ export function registriesLine(inEffect: string, asked: readonly string[] | unde
 }
 
 export function updateMessage(count: number, mode: UpdateReportInput['mode'], manifestName: string): string {
-  if (mode === 'dry-run') return `${count} packages would be updated`;
-  if (mode === 'fetched') return `${count} packages fetched into the cache; ${manifestName} not changed (--save=false)`;
-  return `${count} packages updated successfully`;
+  if (mode === 'dry-run') return `${plural(count, 'package')} would be updated`;
+  if (mode === 'fetched') return `${plural(count, 'package')} fetched into the cache; ${manifestName} not changed (--save=false)`;
+  return `${plural(count, 'package')} updated successfully`;
 }
 
 function unchangedJson(u: UnchangedPackage) {
@@ -112,7 +104,7 @@ export function updateReport(input: UpdateReportInput, scopedBefore: readonly Sc
   }
   if (plan.unchanged.length > 0) {
     text.push('', preview ? 'Would Not Update:' : 'No Updates Available:');
-    for (const u of plan.unchanged) text.push(`  ${u.package}: ${u.version} (${STATUS_TEXT[u.status]})`);
+    for (const u of plan.unchanged) text.push(`  ${u.package}: ${u.version} (${statusText(u.status)})`);
   }
   text.push(...dependencyLines(input.dependencies));
   for (const { entry, added: names } of perEntry) {

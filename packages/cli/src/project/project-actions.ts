@@ -3,6 +3,7 @@ import semver from 'semver';
 import { TarballCache } from '../cache/tarball-cache.js';
 import type { CommandContext } from '../context.js';
 import { ClientError } from '../output/errors.js';
+import type { PackageStatus } from '../output/format.js';
 import {
   addReport,
   installReport,
@@ -139,11 +140,11 @@ export async function projectUninstall(ctx: CommandContext, names: string[], opt
   return uninstallReport(headerOf(open, registries), plan, applied.backupPath);
 }
 
-function status(open: OpenProject, registries: ProjectRegistries, name: string, version: string, documents: DocumentMap) {
+function status(open: OpenProject, registries: ProjectRegistries, name: string, version: string, documents: DocumentMap): PackageStatus | null {
   if (open.engine.isBuiltIn(name)) return 'built-in';
-  if (!semver.valid(version)) return 'local or git reference';
+  if (!semver.valid(version)) return 'external';
   if (registries.set.isUnqueried(name)) return 'unity-registry';
-  if (documents.get(name) === null) return 'not in registry';
+  if (documents.get(name) === null) return 'not-in-registry';
   return null;
 }
 
@@ -231,13 +232,13 @@ export async function projectList(ctx: CommandContext, outdated: boolean, option
     const why = status(open, registries, name, requested ?? resolved[name]!, documents);
     const latest = why ? null : pickNewest(context, name);
     const current = resolved[name] ?? requested;
-    const registry = why === 'built-in' || why === 'local or git reference' ? null : registries.set.registryOf(name);
+    const registry = why === 'built-in' || why === 'external' ? null : registries.set.registryOf(name);
     return {
       package: name,
       requested,
       resolved: resolved[name] ?? null,
       latest_compatible: latest,
-      status: why ?? (latest === null ? 'no compatible version' : 'registry'),
+      status: why ?? (latest === null ? 'no-compatible-version' : 'registry'),
       // A dependency's version follows what its dependents ask for: `pkg update` cannot take it on its own.
       outdated:
         requested !== null && latest !== null && current !== null && semver.valid(current) !== null && semver.gt(latest, current),
