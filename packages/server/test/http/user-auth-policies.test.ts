@@ -17,7 +17,7 @@ function login(name: string, password: string, extra: Record<string, unknown> = 
   });
 }
 
-const invalidCredentials = { error: 'Authentication required', code: 'UNAUTHORIZED', details: 'Invalid credentials' };
+const invalidCredentials = { error: 'Invalid credentials', code: 'UNAUTHORIZED', details: 'Invalid credentials' };
 
 describe('sign-up closed', () => {
   it('refuses unknown users with the same 401 as a wrong password, and lets existing users log in', async () => {
