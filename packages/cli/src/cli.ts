@@ -36,10 +36,8 @@ export async function runCli(argv: string[], deps: Deps): Promise<ExitCode> {
     json: beforeDashes.includes('--json'),
     verbose: beforeDashes.includes('--verbose'),
   });
-  if (argv.length === 0) {
-    reporter.raw(buildProgram(deps, reporter, () => undefined).helpInformation());
-    return EXIT.USAGE;
-  }
+  // `pkg` alone is `pkg --help`: the same text and exit code.
+  if (argv.length === 0) argv = ['--help'];
 
   let invocation: Invocation | undefined;
   const program = buildProgram(deps, reporter, (found) => {
