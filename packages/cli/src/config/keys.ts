@@ -40,6 +40,12 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
     default: '',
     parse: (value) => engineVersionValue(value),
   },
+  {
+    key: 'backupsKept',
+    description: 'Manifest backups kept in the temp folder (the newest); older ones are removed. 0 keeps every one.',
+    default: 10,
+    parse: (value) => integerIn(value, 'backupsKept', 0, 10000),
+  },
 ];
 
 export function configKey(key: string): ConfigKey {

@@ -97,7 +97,7 @@ export function searchReport({ term, response, limit, details }: SearchReportInp
         `  License: ${entry.license || '(none)'}`,
         `  Keywords: ${entry.keywords.join(', ') || '(none)'}`,
         `  Repository: ${entry.repository || '(none)'}`,
-        `  Downloads: ${plural(entry.downloads, 'download')} in the last 30 days`,
+        `  Downloads: ${entry.downloads} in the last 30 days`,
         `  Last Updated: ${entry.lastUpdated ? entry.lastUpdated.slice(0, 10) : '(unknown)'}`,
         `  Engines: ${(entry.engines ?? []).map(supportedEngineText).join(', ') || '(unknown)'}`,
         '  Dependencies:',

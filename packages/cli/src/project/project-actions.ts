@@ -22,7 +22,7 @@ import { recordOf } from '../updates/plan-context.js';
 import { planUninstall } from '../updates/uninstall-plan.js';
 import { applyWithInstall, installFromLock, installsFiles, uninstallWithInstall } from '../install/project-install.js';
 import { lockInstallReport } from '../output/lock-install-report.js';
-import { applyManifestChange } from './apply-change.js';
+import { applyManifestChange, applyOptionsOf } from './apply-change.js';
 import { throwOnConflicts } from './conflicts.js';
 import { openProject, type OpenProject } from './open-project.js';
 import { projectRegistries, type ProjectRegistries } from './project-registries.js';
@@ -46,10 +46,6 @@ function headerOf(open: OpenProject, registries: ProjectRegistries): ProjectHead
     registry: registries.inEffect,
     ...(asked.length > 0 ? { registries: asked } : {}),
   };
-}
-
-function applyOptions(ctx: CommandContext) {
-  return { fs: ctx.deps.fs, backupRoot: ctx.deps.tmpdir, now: ctx.deps.now() };
 }
 
 /** Manifest dependencies that name a registry version (not built-ins, not file or git references). */
@@ -86,7 +82,7 @@ export async function projectAdd(ctx: CommandContext, specs: string[], options: 
     });
     return addReport(headerOf(open, registries), plan, applied.backupPath, applied.dependencies);
   }
-  const applied = await applyManifestChange(open, change, applyOptions(ctx));
+  const applied = await applyManifestChange(open, change, await applyOptionsOf(ctx));
   return addReport(headerOf(open, registries), plan, applied.backupPath);
 }
 
@@ -135,7 +131,7 @@ export async function projectUninstall(ctx: CommandContext, names: string[], opt
   const applied = await applyManifestChange(
     open,
     { remove: plan.removed.map((r) => r.package), registries: plan.registryEntries },
-    applyOptions(ctx),
+    await applyOptionsOf(ctx),
   );
   return uninstallReport(headerOf(open, registries), plan, applied.backupPath);
 }

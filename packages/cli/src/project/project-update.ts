@@ -9,7 +9,7 @@ import { updateReport } from '../output/update-report.js';
 import { recordOf, type PlanContext } from '../updates/plan-context.js';
 import { planUpdate, type PlannedUpdate } from '../updates/update-plan.js';
 import { applyWithInstall, installsFiles } from '../install/project-install.js';
-import { applyManifestChange } from './apply-change.js';
+import { applyManifestChange, applyOptionsOf } from './apply-change.js';
 import { throwOnConflicts } from './conflicts.js';
 import { openProject } from './open-project.js';
 import { projectRegistries } from './project-registries.js';
@@ -83,7 +83,7 @@ export async function projectUpdate(ctx: CommandContext, names: string[], option
       scopedBefore,
     );
   }
-  const applied = await applyManifestChange(open, change, { fs: ctx.deps.fs, backupRoot: ctx.deps.tmpdir, now: ctx.deps.now() });
+  const applied = await applyManifestChange(open, change, await applyOptionsOf(ctx));
   return updateReport({ ...base, mode: 'saved', backupPath: applied.backupPath }, scopedBefore);
 }
 

@@ -48,7 +48,7 @@ describe('pkg search (built binary, real registry)', () => {
         'Search Results',
         SEP,
         'Search term: input',
-        'Found 1 packages:',
+        'Found 1 package:',
         '',
         'com.acme.input (1.2.0)',
         '  Input system for games',

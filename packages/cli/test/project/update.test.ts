@@ -51,7 +51,7 @@ describe('pkg update', () => {
         '  com.fixture.a 1.3.0 needs 2023.1 or newer',
         '',
         `Backup: ${backupPath}`,
-        '1 packages updated successfully',
+        '1 package updated successfully',
         '',
       ].join('\n'),
     );
@@ -90,7 +90,7 @@ describe('pkg update', () => {
       unchanged: [{ package: 'com.fixture.y', version: '1.0.0', status: 'latest', newer_major: '2.0.0' }],
       scopes_added: [],
       backup_path: path.join(deps.tmpdir, (await backups(deps))[0]!),
-      message: '1 packages updated successfully',
+      message: '1 package updated successfully',
     });
     expect(JSON.parse(await project.read('Packages/manifest.json'))).toEqual({
       dependencies: { 'com.fixture.a': '1.2.0', 'com.fixture.y': '1.0.0' },
@@ -124,7 +124,7 @@ describe('pkg update', () => {
         'Notes:',
         '  com.fixture.a 1.3.0 needs 2023.1 or newer',
         '',
-        '1 packages would be updated',
+        '1 package would be updated',
         'Run without --dry-run to apply these updates.',
         '',
       ].join('\n'),
@@ -144,7 +144,7 @@ describe('pkg update', () => {
       dry_run: true,
       backup_path: null,
       updated: [{ package: 'com.fixture.a', old_version: '1.0.0', new_version: '1.2.0' }],
-      message: '1 packages would be updated',
+      message: '1 package would be updated',
     });
     expect(await project.read('Packages/manifest.json')).toBe(manifest);
     expect(await backups(deps)).toEqual([]);
@@ -232,7 +232,7 @@ describe('pkg update', () => {
     expect(code).toBe(0);
     expect(stdout).toContain('Fetched (not saved):\n  com.fixture.a: 1.0.0 → 1.2.0\n');
     expect(stdout).toContain(
-      `1 packages fetched into the cache; ${path.join('Packages', 'manifest.json')} not changed (--save=false)\n`,
+      `1 package fetched into the cache; ${path.join('Packages', 'manifest.json')} not changed (--save=false)\n`,
     );
     expect(await project.read('Packages/manifest.json')).toBe(manifest);
     const cached = await readFile(path.join(deps.env.PKG_CACHE_DIR!, 'tarballs', 'com.fixture.a', '1.2.0.tgz'));
@@ -409,5 +409,21 @@ describe('pkg update errors', () => {
     const { code, stderr } = await run(deps, ['update', '--save=maybe']);
     expect(code).toBe(2);
     expect(stderr).toMatch(/^Error: Invalid --save value 'maybe'/);
+  });
+});
+
+describe('manifest backups', () => {
+  it('keeps the newest ten (setting backupsKept) and leaves other folders alone', async () => {
+    const manifest = unityJson({ dependencies: { 'com.fixture.a': '1.0.0' }, scopedRegistries: [ours()] });
+    const { deps } = await projectWith(registry, { 'Packages/manifest.json': manifest });
+    await nodeFs.mkdir(deps.tmpdir, { recursive: true });
+    const old = Array.from({ length: 12 }, (_, i) => `pkg-backup-2020-01-${String(i + 1).padStart(2, '0')}T00-00-00-000Z`);
+    for (const name of [...old, 'pkg-backup-notes', 'unrelated']) await nodeFs.mkdir(path.join(deps.tmpdir, name));
+    expect((await run(deps, ['update'])).code).toBe(0);
+    const kept = (await backups(deps)).filter((name) => name !== 'pkg-backup-notes').sort();
+    expect(kept).toHaveLength(10);
+    expect(kept.slice(0, 9)).toEqual(old.slice(3));
+    expect(kept[9]).not.toMatch(/^pkg-backup-2020/);
+    expect(await readdir(deps.tmpdir)).toEqual(expect.arrayContaining(['pkg-backup-notes', 'unrelated']));
   });
 });
