@@ -1,3 +1,4 @@
+import { jsonSyntaxProblem } from '../json/json-syntax.js';
 import path from 'node:path';
 import type { FileSystem } from '../deps.js';
 import { ClientError } from '../output/errors.js';
@@ -31,7 +32,7 @@ export class ClientConfig {
         parsed = JSON.parse(text);
       } catch {
         throw new ClientError('CONFIG_UNREADABLE', {
-          message: `Cannot read ${file}: it is not valid JSON`,
+          message: `Cannot read ${file}: it is not valid JSON: ${jsonSyntaxProblem(text) ?? 'unreadable'}`,
           hint: `Fix or delete the file; \`pkg config set\` writes it again.`,
         });
       }
