@@ -35,6 +35,7 @@ export async function runCli(argv: string[], deps: Deps): Promise<ExitCode> {
     stderr: deps.stderr,
     json: beforeDashes.includes('--json'),
     verbose: beforeDashes.includes('--verbose'),
+    env: deps.env,
   });
   // `pkg` alone is `pkg --help`: the same text and exit code.
   if (argv.length === 0) argv = ['--help'];

@@ -129,6 +129,7 @@ export class CommandContext {
       sleep: this.deps.sleep,
       now: this.deps.now,
       debug: (message) => this.reporter.debug(message),
+      activity: (label) => this.reporter.activity(label),
     });
   }
 

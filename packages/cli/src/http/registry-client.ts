@@ -32,6 +32,8 @@ export interface RegistryClientOptions {
   now(): Date;
   /** --verbose traces; tokens never reach it. */
   debug(message: string): void;
+  /** Told when a request (or a wait before retrying) starts; returns its end (the spinner). */
+  activity?(label: string): () => void;
   retry?: RetryPolicy;
 }
 
@@ -265,7 +267,7 @@ export class RegistryClient {
     call: (request: HttpRequest) => Promise<R>,
     discard: (response: R) => Promise<void>,
   ): Promise<R> {
-    const { userAgent, sleep, now, debug } = this.#options;
+    const { userAgent, now, debug } = this.#options;
     const policy = this.#options.retry ?? DEFAULT_RETRY;
     const headers: Record<string, string> = { accept: options.accept ?? 'application/json', 'user-agent': userAgent };
     const token = options.token === undefined ? this.#options.token : options.token;
@@ -293,17 +295,20 @@ export class RegistryClient {
       const started = now().getTime();
       debug(`→ ${shown}${attempt > 1 ? ` (attempt ${attempt})` : ''}`);
       let response: R;
+      const ended = this.#options.activity?.(`Waiting for ${url.host}`);
       try {
         const payload = streamed ? streamed.open() : body;
         response = await call({ method, url, headers, ...(payload !== undefined ? { body: payload } : {}) });
       } catch (err) {
+        ended?.();
         if (err instanceof ClientError) throw err;
         const wait = retryDelay(policy, attempt, { error: { code: errorCode(err) } }, options.idempotent, now());
         debug(`✗ ${shown}: ${errorCode(err) ?? (err as Error).message}`);
         if (wait === null) throw transportError(err, url.host);
-        await sleep(wait);
+        await this.#wait(wait);
         continue;
       }
+      ended?.();
       debug(`← ${response.status} ${shown} (${now().getTime() - started} ms)`);
       if (response.status === 401 && lazy && token && !this.#challenged && url.host.toLowerCase() === this.host) {
         this.#challenged = true;
@@ -325,7 +330,16 @@ export class RegistryClient {
       if (wait === null) return response;
       await discard(response).catch(() => undefined);
       debug(`  retrying in ${wait} ms`);
-      await sleep(wait);
+      await this.#wait(wait);
+    }
+  }
+
+  async #wait(ms: number): Promise<void> {
+    const ended = this.#options.activity?.(`Retrying in ${Math.ceil(ms / 1000)} s`);
+    try {
+      await this.#options.sleep(ms);
+    } finally {
+      ended?.();
     }
   }
 

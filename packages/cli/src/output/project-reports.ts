@@ -5,7 +5,7 @@ import type { UninstallPlan } from '../updates/uninstall-plan.js';
 import type { DependencyChanges } from '../install/project-install.js';
 import { dependencyJson, dependencyLines } from './dependency-report.js';
 import { plural, SEPARATOR, statusText, type PackageStatus } from './format.js';
-import type { CommandResult } from './reporter.js';
+import { heading, muted, success, type CommandResult, type TextLine } from './reporter.js';
 import { registriesLine } from './update-report.js';
 
 export interface ProjectHeader {
@@ -17,10 +17,10 @@ export interface ProjectHeader {
   registries?: string[];
 }
 
-function header(title: string, h: ProjectHeader): string[] {
+function header(title: string, h: ProjectHeader): TextLine[] {
   return [
-    title,
-    SEPARATOR,
+    heading(title),
+    muted(SEPARATOR),
     `Engine: ${h.engineLabel}`,
     `Project: ${h.project}`,
     `Registry: ${h.registry}`,
@@ -74,7 +74,7 @@ export function addReport(
   }
   text.push(...dependencyLines(dependencies), ...scopedRegistryLines(plan.registryEntries), '');
   if (backupPath) text.push(`Backup: ${backupPath}`);
-  text.push(message);
+  text.push(success(message));
   return {
     json: {
       ...headerJson(h),
@@ -106,7 +106,7 @@ export function uninstallReport(
   text.push('', 'Removed:', ...plan.removed.map((r) => `  ${r.package}@${r.version}`));
   text.push(...dependencyLines(dependencies), ...scopedRegistryLines(plan.registryEntries), '');
   if (backupPath) text.push(`Backup: ${backupPath}`);
-  text.push(message);
+  text.push(success(message));
   return {
     json: {
       ...headerJson(h),
@@ -142,7 +142,7 @@ export function installReport(h: ProjectHeader, fetched: FetchedPackage[], skipp
     text.push('', 'Fetched and Verified:', ...fetched.map((f) => `  ${f.package}@${f.version}${f.cached ? ' (cached)' : ''}`));
   }
   if (skipped.length > 0) text.push('', 'Not Fetched:', ...skipped.map((s) => `  ${s.package}: ${s.version} (${statusText(s.status)})`));
-  text.push('', message);
+  text.push('', success(message));
   return { json: { ...headerJson(h), fetched, skipped, message }, text };
 }
 
@@ -169,6 +169,9 @@ export function listReport(h: ProjectHeader, packages: ListedPackage[], outdated
   text.push('');
   if (shown.length === 0) text.push(outdatedOnly ? 'Every package is up to date.' : 'No packages.');
   else
-    for (const row of rows) text.push(row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  '));
+    rows.forEach((row, index) => {
+      const line = row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ');
+      text.push(index === 0 ? heading(line) : line);
+    });
   return { json: { ...headerJson(h), packages: shown }, text };
 }

@@ -5,7 +5,7 @@ import {
   type SearchResponse,
   type SupportedEngine,
 } from '@pkg/protocol';
-import type { CommandResult } from './reporter.js';
+import { heading, muted, type CommandResult, type TextLine } from './reporter.js';
 import { personText, plural, SEPARATOR, supportedEngineText } from './format.js';
 
 /** What `--detail` adds per result, read from the package's latest version. */
@@ -87,7 +87,7 @@ export function searchReport({ term, response, limit, details }: SearchReportInp
   const entries = shown.map((object) => searchEntry(object, details?.get(object.package.name)));
   const more = total - entries.length;
 
-  const text = ['Search Results', SEPARATOR, `Search term: ${term}`, `Found ${plural(total, 'package')}:`];
+  const text: TextLine[] = [heading('Search Results'), muted(SEPARATOR), `Search term: ${term}`, `Found ${plural(total, 'package')}:`];
   for (const entry of entries) {
     text.push('', `${entry.name} (${entry.version})`);
     if (details) {

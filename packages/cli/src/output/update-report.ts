@@ -9,7 +9,7 @@ import type { UnchangedPackage, UnchangedStatus, UpdatePlan } from '../updates/u
 import type { DependencyChanges } from '../install/project-install.js';
 import { dependencyJson, dependencyLines } from './dependency-report.js';
 import { plural, SEPARATOR, statusText } from './format.js';
-import type { CommandResult } from './reporter.js';
+import { heading, muted, success, type CommandResult, type TextLine } from './reporter.js';
 
 export interface UpdateReportInput {
   plan: UpdatePlan;
@@ -88,9 +88,9 @@ export function updateReport(input: UpdateReportInput, scopedBefore: readonly Sc
   };
 
   const preview = mode === 'dry-run';
-  const text = [
-    preview ? 'Update Preview' : 'Package Updates',
-    SEPARATOR,
+  const text: TextLine[] = [
+    heading(preview ? 'Update Preview' : 'Package Updates'),
+    muted(SEPARATOR),
     `Engine: ${input.engineLabel}`,
     `Project: ${input.project}`,
     `Registry: ${input.registry}`,
@@ -121,6 +121,6 @@ export function updateReport(input: UpdateReportInput, scopedBefore: readonly Sc
   text.push('');
   if (input.backupPath) text.push(`Backup: ${input.backupPath}`);
   if (preview) text.push(message, 'Run without --dry-run to apply these updates.');
-  else text.push(message);
+  else text.push(success(message));
   return { json, text };
 }
