@@ -1,5 +1,6 @@
 import type { Command } from './types.js';
 import { add } from './add.js';
+import { completion } from './completion.js';
 import { config } from './config.js';
 import { info } from './info.js';
 import { install } from './install.js';
@@ -29,4 +30,5 @@ export const COMMANDS: readonly Command[] = [
   list,
   publish,
   config,
+  completion,
 ];
