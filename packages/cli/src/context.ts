@@ -118,13 +118,15 @@ export class CommandContext {
     ]);
     const { token } = credential;
     if (token) this.reporter.addSecret(token);
+    const fromEnv = Boolean(token) && token === this.deps.env.PKG_TOKEN?.trim();
     return new RegistryClient({
       registry,
       transport,
       token,
       ...(credential.scheme ? { tokenScheme: credential.scheme } : {}),
       ...(credential.lazy ? { lazyAuth: true } : {}),
-      ...(credential.source ? { tokenSource: credential.source } : {}),
+      // A token given by the command (whoami's) that is PKG_TOKEN's is named as such too.
+      ...(credential.source ? { tokenSource: credential.source } : fromEnv ? { tokenSource: 'the token in PKG_TOKEN' } : {}),
       userAgent: `pkg/${this.deps.version}`,
       sleep: this.deps.sleep,
       now: this.deps.now,

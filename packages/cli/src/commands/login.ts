@@ -1,11 +1,14 @@
 import { registryHostKey } from '../http/registry-url.js';
 import { ClientError } from '../output/errors.js';
 import { SEPARATOR } from '../output/format.js';
+import { success } from '../output/reporter.js';
 import { REGISTRY_OPTION, type Command } from './types.js';
 
 interface LoginOptions {
   registry?: string;
   upmconfig?: boolean;
+  /** false with --no-signup. */
+  signup?: boolean;
 }
 
 export const login: Command<LoginOptions> = {
@@ -15,7 +18,8 @@ export const login: Command<LoginOptions> = {
     'Ask for username, password (not echoed) and e-mail, log in to the registry, verify the new token',
     'and store it for that registry host: in the OS keychain when one answers, otherwise in an',
     'AES-256-GCM encrypted file. Answers may also be piped on stdin, one per line.',
-    'An unknown user is signed up when the registry allows it.',
+    'An unknown user is signed up when the registry allows it (never with --no-signup), and the',
+    'output says so. The token this login replaces is revoked on the registry.',
   ].join('\n'),
   options: [
     { ...REGISTRY_OPTION, description: 'registry to log in to; also becomes the configured registry' },
@@ -23,6 +27,7 @@ export const login: Command<LoginOptions> = {
       flags: '--upmconfig',
       description: "also write the token to Unity's ~/.upmconfig.toml (UPM_USER_CONFIG_FILE overrides the path)",
     },
+    { flags: '--no-signup', description: 'log in to an existing account only: never create one' },
   ],
   examples: [
     'pkg login',
@@ -50,9 +55,26 @@ export const login: Command<LoginOptions> = {
     prompter.close();
 
     const client = await ctx.registry(registry, { token: null });
-    const { token } = await client.login(username, password, email);
+    const signup = options.signup !== false;
+    let token: string;
+    let created: boolean;
+    try {
+      ({ token, created = false } = await client.login(username, password, email, { signup }));
+    } catch (err) {
+      if (!signup && err instanceof ClientError && err.code === 'INVALID_CREDENTIALS') {
+        throw new ClientError('INVALID_CREDENTIALS', {
+          hint: `Check your username and password. With --no-signup no account is created: leave it out to sign up as '${username}'.`,
+        });
+      }
+      throw err;
+    }
     reporter.addSecret(token);
     const identity = await client.whoami(token);
+
+    // The token this login replaces (never PKG_TOKEN's): read before it is overwritten.
+    const base = (store as { base?: typeof store }).base ?? store;
+    const previous = await base.get(host).catch(() => null);
+    if (previous) reporter.addSecret(previous);
 
     try {
       await store.set(host, token);
@@ -65,6 +87,24 @@ export const login: Command<LoginOptions> = {
       });
     }
     if (store.overridden) reporter.warn('PKG_TOKEN is set: it overrides the stored token until it is unset.');
+
+    // Best effort: a replaced token nobody holds any more should not stay valid.
+    let previousToken: 'none' | 'revoked' | 'not-revoked' = 'none';
+    if (previous && previous !== token) {
+      try {
+        await client.revokeToken(previous);
+        previousToken = 'revoked';
+      } catch (err) {
+        // A token the registry no longer accepts is as good as revoked.
+        if (err instanceof ClientError && err.code === 'TOKEN_REJECTED') previousToken = 'revoked';
+        else {
+          previousToken = 'not-revoked';
+          reporter.warn(
+            `Could not revoke the previous token (${(err as Error).message}); revoke it in the registry's web interface (Access tokens).`,
+          );
+        }
+      }
+    }
 
     let registryConfigured = false;
     if (options.registry !== undefined) {
@@ -91,14 +131,18 @@ export const login: Command<LoginOptions> = {
         registry,
         username: identity.username,
         email: identity.email,
+        created,
         tokenStore: store.name,
+        previousToken,
         registryConfigured,
         ...(upmconfig ? { upmconfig } : {}),
       },
       text: [
         SEPARATOR,
-        'Successfully authenticated!',
+        ...(created ? [success(`Created account '${identity.username}'`)] : []),
+        success('Successfully authenticated!'),
         `Token stored securely in ${store.name}.`,
+        ...(previousToken === 'revoked' ? ['The token it replaces was revoked.'] : []),
         ...(registryConfigured ? [`Registry configured: ${registry}`] : []),
         ...(upmconfig ? [`Unity credentials written to ${upmconfig}`] : []),
       ],

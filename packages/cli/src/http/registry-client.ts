@@ -1,5 +1,6 @@
 import {
   isErrorBody,
+  SIGNUP_HEADER,
   type DistTags,
   type LoginResponse,
   type PackageDocument,
@@ -52,6 +53,7 @@ interface CallOptions {
   /** Token to send instead of the client's own (null: send none). */
   token?: string | null;
   accept?: string;
+  headers?: Record<string, string>;
 }
 
 /** A non-2xx answer, with the registry's `{error, code, details}` when it sent one. */
@@ -91,13 +93,14 @@ export class RegistryClient {
   }
 
   /** `PUT /-/user/org.registry.user:<name>`: a new token, or INVALID_CREDENTIALS. */
-  async login(name: string, password: string, email: string): Promise<LoginResponse> {
+  async login(name: string, password: string, email: string, options: { signup?: boolean } = {}): Promise<LoginResponse> {
     const id = `org.registry.user:${name}`;
     try {
       const body = await this.#json<LoginResponse>('PUT', `/-/user/${encodeURIComponent(id)}`, {
         body: { _id: id, name, password, email, type: 'user', roles: [], date: this.#options.now().toISOString() },
         idempotent: false,
         token: null,
+        ...(options.signup === false ? { headers: { [SIGNUP_HEADER]: 'false' } } : {}),
       });
       if (typeof body?.token !== 'string' || body.token.length === 0) {
         throw new ClientError('INVALID_RESPONSE', { message: 'The registry accepted the login but sent no token' });
@@ -120,7 +123,7 @@ export class RegistryClient {
     } catch (err) {
       if (err instanceof RegistryHttpError && err.status === 401) {
         throw this.authenticated || token
-          ? new ClientError('TOKEN_REJECTED')
+          ? this.#tokenRejected(token !== undefined && token !== this.#options.token)
           : new ClientError('NOT_LOGGED_IN', { message: `Not logged in to ${this.registry}` });
       }
       throw this.#statusError(err, 'whoami');
@@ -269,7 +272,7 @@ export class RegistryClient {
   ): Promise<R> {
     const { userAgent, now, debug } = this.#options;
     const policy = this.#options.retry ?? DEFAULT_RETRY;
-    const headers: Record<string, string> = { accept: options.accept ?? 'application/json', 'user-agent': userAgent };
+    const headers: Record<string, string> = { ...options.headers, accept: options.accept ?? 'application/json', 'user-agent': userAgent };
     const token = options.token === undefined ? this.#options.token : options.token;
     const scheme = options.token === undefined ? (this.#options.tokenScheme ?? 'Bearer') : 'Bearer';
     const lazy = options.token === undefined && this.#options.lazyAuth === true;
@@ -334,6 +337,18 @@ export class RegistryClient {
     }
   }
 
+  /** TOKEN_REJECTED, naming the token (`the token in PKG_TOKEN`, `the token in <file>`). */
+  #tokenRejected(givenToken: boolean): ClientError {
+    const source = givenToken ? undefined : this.#options.tokenSource;
+    // A name and password (upmconfig's `_auth`) are not revoked: they are wrong.
+    const why =
+      !givenToken && this.#options.tokenScheme === 'Basic' ? 'the name or the password is wrong' : 'it was revoked or has expired';
+    return new ClientError('TOKEN_REJECTED', {
+      message: `Authentication failed: the registry rejected ${source ?? 'the stored token'}`,
+      hint: `${this.registry} rejected ${source ?? 'the token'}: ${why}. Run \`pkg login --registry ${this.registry}\` again.`,
+    });
+  }
+
   async #wait(ms: number): Promise<void> {
     const ended = this.#options.activity?.(`Retrying in ${Math.ceil(ms / 1000)} s`);
     try {
@@ -369,12 +384,8 @@ export class RegistryClient {
     }
     if (err.status === 401) {
       const login = `pkg login --registry ${this.registry}`;
-      // A name and password (upmconfig's `_auth`) are not revoked: they are wrong.
-      const why = this.#options.tokenScheme === 'Basic' ? 'the name or the password is wrong' : 'it was revoked or has expired';
       return this.authenticated
-        ? new ClientError('TOKEN_REJECTED', {
-            hint: `${this.registry} rejected ${this.#options.tokenSource ?? 'the token'}: ${why}. Run \`${login}\` again.`,
-          })
+        ? this.#tokenRejected(false)
         : new ClientError('AUTH_REQUIRED', {
             message: `Authentication required by ${this.registry}`,
             hint: `Run \`${login}\`, or give Unity a token for ${this.registry} in ~/.upmconfig.toml ([npmAuth."${this.registry}"]).`,
