@@ -41,10 +41,21 @@ export function plural(count: number, singular: string, pluralForm = `${singular
  * The one status vocabulary of every --json (update, list, install): the value a script
  * compares, and the words a person reads.
  */
-export type PackageStatus = 'latest' | 'built-in' | 'not-in-registry' | 'unity-registry' | 'external' | 'registry' | 'no-compatible-version';
+export type PackageStatus =
+  | 'latest'
+  | 'newer-major'
+  | 'needs-newer-engine'
+  | 'built-in'
+  | 'not-in-registry'
+  | 'unity-registry'
+  | 'external'
+  | 'registry'
+  | 'no-compatible-version';
 
 const STATUS_TEXT: Record<PackageStatus, string> = {
   latest: 'latest',
+  'newer-major': 'newest of its major',
+  'needs-newer-engine': 'newest for this editor',
   'built-in': 'built-in',
   'not-in-registry': 'not in registry',
   'unity-registry': "Unity's registry",

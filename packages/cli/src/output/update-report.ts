@@ -41,6 +41,15 @@ export function updateMessage(count: number, mode: UpdateReportInput['mode'], ma
   return `${plural(count, 'package')} updated successfully`;
 }
 
+/** Why an unchanged package stays, in one line: `latest` only when nothing newer exists. */
+function unchangedText(u: UnchangedPackage): string {
+  const reasons = [
+    ...(u.newerMajor ? [`${u.newerMajor} is a new major version: pkg update ${u.package} --latest`] : []),
+    ...(u.needsNewerEngine ? [`${u.needsNewerEngine.version} needs ${orNewer(u.needsNewerEngine.requires)}`] : []),
+  ];
+  return reasons.length > 0 ? reasons.join('; ') : statusText(u.status);
+}
+
 function unchangedJson(u: UnchangedPackage) {
   return {
     package: u.package,
@@ -104,19 +113,17 @@ export function updateReport(input: UpdateReportInput, scopedBefore: readonly Sc
   }
   if (plan.unchanged.length > 0) {
     text.push('', preview ? 'Would Not Update:' : 'No Updates Available:');
-    for (const u of plan.unchanged) text.push(`  ${u.package}: ${u.version} (${statusText(u.status)})`);
+    for (const u of plan.unchanged) text.push(`  ${u.package}: ${u.version} (${unchangedText(u)})`);
   }
   text.push(...dependencyLines(input.dependencies));
   for (const { entry, added: names } of perEntry) {
     if (names.length === 0) continue;
     text.push('', `${preview ? 'Would add to' : 'Added to'} scoped registry '${entry.name}': ${names.join(', ')}`);
   }
-  const notes = [...plan.updated, ...plan.unchanged].flatMap((u) => [
-    ...('newerMajor' in u && u.newerMajor
-      ? [`${u.package} ${u.newerMajor} is a new major version: pkg update ${u.package} --latest`]
-      : []),
-    ...(u.needsNewerEngine ? [`${u.package} ${u.needsNewerEngine.version} needs ${orNewer(u.needsNewerEngine.requires)}`] : []),
-  ]);
+  // What keeps an unchanged package where it is is said on its own line; notes are for updates.
+  const notes = plan.updated.flatMap((u) =>
+    u.needsNewerEngine ? [`${u.package} ${u.needsNewerEngine.version} needs ${orNewer(u.needsNewerEngine.requires)}`] : [],
+  );
   if (notes.length > 0) text.push('', 'Notes:', ...notes.map((n) => `  ${n}`));
   text.push('');
   if (input.backupPath) text.push(`Backup: ${input.backupPath}`);

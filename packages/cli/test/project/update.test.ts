@@ -62,6 +62,26 @@ describe('pkg update', () => {
     expect(backup).toMatch(/^pkg-backup-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z$/);
   });
 
+  it('marks (latest) only when nothing newer exists, and says in one line what is newer', async () => {
+    const { deps } = await projectWith(registry, {
+      'Packages/manifest.json': {
+        dependencies: { 'com.fixture.core': '1.4.0', 'com.fixture.y': '1.0.0', 'com.fixture.a': '1.2.0' },
+      },
+    });
+    const { code, stdout } = await run(deps, ['update', '--dry-run']);
+    expect(code).toBe(0);
+    const lines = stdout.split('\n');
+    expect(lines).toContain('  com.fixture.core: 1.4.0 (latest)');
+    expect(lines).toContain('  com.fixture.y: 1.0.0 (2.0.0 is a new major version: pkg update com.fixture.y --latest)');
+    expect(lines.filter((line) => line.includes('com.fixture.y'))).toHaveLength(1);
+    expect(lines).toContain(
+      '  com.fixture.a: 1.2.0 (2.1.0 is a new major version: pkg update com.fixture.a --latest; 1.3.0 needs 2023.1 or newer)',
+    );
+    expect(stdout).not.toContain('Notes:');
+    const json = JSON.parse((await run(deps, ['update', '--dry-run', '--json'])).stdout);
+    expect(json.unchanged.map((u: { status: string }) => u.status)).toEqual(['latest', 'newer-major', 'newer-major']);
+  });
+
   it('prints the update report with --json', async () => {
     const { project, deps } = await projectWith(registry, {
       'Packages/manifest.json': {
@@ -87,7 +107,7 @@ describe('pkg update', () => {
           needs_newer_engine: { version: '1.3.0', requires: '2023.1' },
         },
       ],
-      unchanged: [{ package: 'com.fixture.y', version: '1.0.0', status: 'latest', newer_major: '2.0.0' }],
+      unchanged: [{ package: 'com.fixture.y', version: '1.0.0', status: 'newer-major', newer_major: '2.0.0' }],
       scopes_added: [],
       backup_path: path.join(deps.tmpdir, (await backups(deps))[0]!),
       message: '1 package updated successfully',
