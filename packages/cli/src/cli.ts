@@ -3,7 +3,7 @@ import type { Deps } from './deps.js';
 import { COMMANDS } from './commands/index.js';
 import type { Command, CommandArgs } from './commands/types.js';
 import { CommandContext } from './context.js';
-import { EXIT, toErrorReport, type ExitCode } from './output/errors.js';
+import { ClientError, EXIT, toErrorReport, type ExitCode } from './output/errors.js';
 import { Reporter } from './output/reporter.js';
 
 const GLOBAL_HELP = `
@@ -50,12 +50,7 @@ export async function runCli(argv: string[], deps: Deps): Promise<ExitCode> {
     if (err instanceof CommanderError) {
       if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.exitCode === 0) return EXIT.OK;
       const command = argv.find((a) => COMMANDS.some((c) => c.name === a));
-      reporter.error({
-        code: 'USAGE',
-        message: usageMessage(err.message),
-        hint: `Run \`pkg ${command ? `${command} ` : ''}--help\` for usage.`,
-        exitCode: EXIT.USAGE,
-      });
+      reporter.error(toErrorReport(new ClientError('USAGE', { problem: usageMessage(err.message), command: command ? `${command} ` : '' })));
       return EXIT.USAGE;
     }
     const report = toErrorReport(err);

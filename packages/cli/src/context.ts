@@ -96,10 +96,7 @@ export class CommandContext {
     try {
       token = await store.get(registryHostKey(registry));
     } catch (err) {
-      throw new ClientError('TOKEN_READ_FAILED', {
-        message: `Failed to read the stored authentication token: ${(err as Error).message}`,
-        cause: err,
-      });
+      throw new ClientError('TOKEN_READ_FAILED', { reason: (err as Error).message }, { cause: err });
     }
     if (token) this.reporter.addSecret(token);
     return token;

@@ -52,10 +52,7 @@ async function baseStore(options: SelectTokenStoreOptions): Promise<TokenStore> 
   }
 
   if (options.setting === 'keychain') {
-    throw new ClientError('TOKEN_STORE_FAILED', {
-      message: 'Failed to store authentication token: no OS keychain answers',
-      hint: 'Unlock or start your keychain (on Linux, a Secret Service such as GNOME Keyring), or run `pkg config set tokenStore auto`.',
-    });
+    throw new ClientError('NO_KEYCHAIN');
   }
   options.debug?.(`${unavailable}: using the encrypted token file`);
   return file();

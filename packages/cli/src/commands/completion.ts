@@ -31,10 +31,9 @@ export const completion: Command<CompletionOptions> = {
     const { completionScript, SHELLS } = await import('../output/completion-scripts.js');
     const shell = String(args.shell ?? '');
     if (!(SHELLS as readonly string[]).includes(shell)) {
-      throw new ClientError('USAGE', {
-        message: shell ? `Unknown shell '${shell}'` : 'Missing the shell',
-        hint: `Run \`pkg completion <shell>\` with one of: ${SHELLS.join(', ')}.`,
-      });
+      throw shell
+        ? new ClientError('UNKNOWN_SHELL', { shell, shells: SHELLS.join(', ') })
+        : new ClientError('MISSING_SHELL', { shells: SHELLS.join(', ') });
     }
     const { COMMANDS } = await import('./index.js');
     const commands = COMMANDS.map((command) => ({

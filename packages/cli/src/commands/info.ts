@@ -27,8 +27,8 @@ export const info: Command<InfoOptions> = {
     const wanted = at > 0 ? spec.slice(at + 1) : '';
     const { checkPackageName, sortVersions } = await import('@pkg/protocol');
     const check = checkPackageName(name);
-    if (!check.ok) throw new ClientError('INVALID_PACKAGE_NAME', { message: `Invalid package name '${name}': ${check.rule}` });
-    if (at > 0 && wanted === '') throw new ClientError('USAGE', { message: `Missing version after '@' in '${spec}'` });
+    if (!check.ok) throw new ClientError('INVALID_PACKAGE_NAME', { name, rule: check.rule });
+    if (at > 0 && wanted === '') throw new ClientError('MISSING_VERSION', { spec });
 
     const registry = await ctx.registryUrl(options.registry);
     const client = await ctx.registry(registry);
@@ -37,10 +37,7 @@ export const info: Command<InfoOptions> = {
     const version = wanted === '' ? distTags.latest : (distTags[wanted] ?? (await resolveRange(wanted, distTags.latest, Object.keys(doc.versions ?? {}))));
     const record = version ? doc.versions?.[version] : undefined;
     if (!record) {
-      throw new ClientError('VERSION_NOT_FOUND', {
-        message: wanted ? `Version '${wanted}' of ${name} not found` : `${name} has no latest version`,
-        hint: `Run \`pkg info ${name}\` to see its versions and dist-tags.`,
-      });
+      throw wanted ? new ClientError('VERSION_NOT_FOUND', { version: wanted, name }) : new ClientError('NO_LATEST_VERSION', { name });
     }
     const { infoReport } = await import('../output/info-report.js');
     return infoReport(doc, record, sortVersions(Object.keys(doc.versions ?? {})));

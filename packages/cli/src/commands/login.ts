@@ -47,9 +47,9 @@ export const login: Command<LoginOptions> = {
     reporter.line(SEPARATOR);
     const prompter = ctx.prompter;
     const username = await prompter.ask('Username');
-    if (!username) throw new ClientError('USAGE', { message: 'Username cannot be empty', hint: null });
+    if (!username) throw new ClientError('EMPTY_USERNAME');
     const password = await prompter.askHidden('Password');
-    if (!password) throw new ClientError('USAGE', { message: 'Password cannot be empty', hint: null });
+    if (!password) throw new ClientError('EMPTY_PASSWORD');
     reporter.addSecret(password);
     const email = await prompter.ask('Email');
     prompter.close();
@@ -62,9 +62,7 @@ export const login: Command<LoginOptions> = {
       ({ token, created = false } = await client.login(username, password, email, { signup }));
     } catch (err) {
       if (!signup && err instanceof ClientError && err.code === 'INVALID_CREDENTIALS') {
-        throw new ClientError('INVALID_CREDENTIALS', {
-          hint: `Check your username and password. With --no-signup no account is created: leave it out to sign up as '${username}'.`,
-        });
+        throw new ClientError('NO_SIGNUP_REFUSED', { user: username });
       }
       throw err;
     }
@@ -81,10 +79,7 @@ export const login: Command<LoginOptions> = {
     } catch (err) {
       // Do not leave a live token behind that nobody holds.
       await client.revokeToken(token).catch(() => undefined);
-      throw new ClientError('TOKEN_STORE_FAILED', {
-        hint: `${(err as Error).message}. Check that ${ctx.paths.dataDir} is writable, or choose the store with \`pkg config set tokenStore file\`.`,
-        cause: err,
-      });
+      throw new ClientError('TOKEN_STORE_FAILED', { reason: (err as Error).message, dir: ctx.paths.dataDir }, { cause: err });
     }
     if (store.overridden) reporter.warn('PKG_TOKEN is set: it overrides the stored token until it is unset.');
 
@@ -118,11 +113,7 @@ export const login: Command<LoginOptions> = {
       try {
         await writeUpmToken(ctx.deps.fs, upmconfig, registry, token);
       } catch (err) {
-        throw new ClientError('UPMCONFIG_FAILED', {
-          message: `Logged in, but failed to update ${upmconfig}: ${(err as Error).message}`,
-          hint: 'Fix or remove the file, then run `pkg login --upmconfig` again.',
-          cause: err,
-        });
+        throw new ClientError('UPMCONFIG_FAILED', { file: upmconfig, reason: (err as Error).message }, { cause: err });
       }
     }
 

@@ -15,10 +15,7 @@ export const whoami: Command<WhoamiOptions> = {
     const registry = await ctx.registryUrl(options.registry);
     const token = await ctx.storedToken(registry);
     if (!token)
-      throw new ClientError('NOT_LOGGED_IN', {
-        message: `Not logged in to ${registry}`,
-        hint: `Run \`pkg login --registry ${registry}\`.`,
-      });
+      throw new ClientError('NOT_LOGGED_IN', { registry });
     const client = await ctx.registry(registry, { token });
     const identity = await client.whoami();
     return {

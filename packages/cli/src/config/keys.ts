@@ -51,10 +51,7 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
 export function configKey(key: string): ConfigKey {
   const spec = CONFIG_KEYS.find((k) => k.key === key);
   if (!spec) {
-    throw new ClientError('CONFIG_UNKNOWN_KEY', {
-      message: `Unknown configuration key '${key}'`,
-      hint: `Known keys: ${CONFIG_KEYS.map((k) => k.key).join(', ')}.`,
-    });
+    throw new ClientError('CONFIG_UNKNOWN_KEY', { key, keys: CONFIG_KEYS.map((k) => k.key).join(', ') });
   }
   return spec;
 }
@@ -72,9 +69,7 @@ function engineVersionValue(value: string): string {
 
 function oneOf(value: string, key: string, allowed: string[]): string {
   if (!allowed.includes(value)) {
-    throw new ClientError('CONFIG_INVALID_VALUE', {
-      message: `Invalid value for ${key}: '${value}' (expected ${allowed.join(', ')})`,
-    });
+    throw new ClientError('CONFIG_INVALID_VALUE', { key, value, expected: allowed.join(', ') });
   }
   return value;
 }
@@ -82,9 +77,7 @@ function oneOf(value: string, key: string, allowed: string[]): string {
 function integerIn(value: string, key: string, min: number, max: number): number {
   const n = Number(value);
   if (!/^\d+$/.test(value.trim()) || n < min || n > max) {
-    throw new ClientError('CONFIG_INVALID_VALUE', {
-      message: `Invalid value for ${key}: '${value}' (expected an integer from ${min} to ${max})`,
-    });
+    throw new ClientError('CONFIG_INVALID_VALUE', { key, value, expected: `an integer from ${min} to ${max}` });
   }
   return n;
 }

@@ -34,10 +34,7 @@ export async function selectEngine(start: string, fs: ProjectFs, forced?: string
   if (forced !== undefined) {
     const engine = engineById(forced);
     if (!engine) {
-      throw new ClientError('UNKNOWN_ENGINE', {
-        message: `Unknown engine '${forced}'`,
-        hint: `Supported engines: ${ENGINES.map((e) => e.id).join(', ')}`,
-      });
+      throw new ClientError('UNKNOWN_ENGINE', { engine: forced, engines: ENGINES.map((e) => e.id).join(', ') });
     }
     for (const dir of dirs) {
       if (await engine.detect(dir, fs)) return { engine, project: dir };

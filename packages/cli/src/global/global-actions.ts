@@ -55,10 +55,7 @@ function globalRegistries(
 function assertInstalled(installed: Record<string, string>, names: string[]): void {
   for (const name of names) {
     if (!(name in installed)) {
-      throw new ClientError('GLOBAL_NOT_INSTALLED', {
-        message: `package '${name}' is not installed globally`,
-        hint: 'See the global packages with `pkg list --global`.',
-      });
+      throw new ClientError('GLOBAL_NOT_INSTALLED', { name });
     }
   }
 }

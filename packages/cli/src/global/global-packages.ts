@@ -60,10 +60,7 @@ export class GlobalPackages {
         Object.fromEntries(Object.entries(value).filter((e): e is [string, string] => typeof e[1] === 'string'));
       return { dependencies: strings(deps), registries: strings(registries) };
     } catch (err) {
-      throw new ClientError('MANIFEST_INVALID', {
-        message: `${this.manifestPath} is invalid: ${(err as Error).message}`,
-        hint: 'Fix or delete the file; global packages are listed there.',
-      });
+      throw new ClientError('GLOBAL_MANIFEST_INVALID', { manifest: this.manifestPath, problem: (err as Error).message });
     }
   }
 

@@ -103,7 +103,7 @@ export class RegistryClient {
         ...(options.signup === false ? { headers: { [SIGNUP_HEADER]: 'false' } } : {}),
       });
       if (typeof body?.token !== 'string' || body.token.length === 0) {
-        throw new ClientError('INVALID_RESPONSE', { message: 'The registry accepted the login but sent no token' });
+        throw new ClientError('UNREADABLE_ANSWER', { what: 'no token with an accepted login' });
       }
       return body;
     } catch (err) {
@@ -118,13 +118,13 @@ export class RegistryClient {
   async whoami(token?: string): Promise<WhoamiResponse> {
     try {
       const body = await this.#json<WhoamiResponse>('GET', '/-/whoami', { idempotent: true, ...(token ? { token } : {}) });
-      if (typeof body?.username !== 'string') throw new ClientError('INVALID_RESPONSE');
+      if (typeof body?.username !== 'string') throw new ClientError('UNREADABLE_ANSWER', { what: 'a whoami answer without a username' });
       return body;
     } catch (err) {
       if (err instanceof RegistryHttpError && err.status === 401) {
         throw this.authenticated || token
           ? this.#tokenRejected(token !== undefined && token !== this.#options.token)
-          : new ClientError('NOT_LOGGED_IN', { message: `Not logged in to ${this.registry}` });
+          : new ClientError('NOT_LOGGED_IN', { registry: this.registry });
       }
       throw this.#statusError(err, 'whoami');
     }
@@ -145,7 +145,7 @@ export class RegistryClient {
     try {
       const body = await this.#json<SearchResponse>('GET', `/-/v1/search?${query}`, { idempotent: true });
       if (!Array.isArray(body?.objects))
-        throw new ClientError('INVALID_RESPONSE', { message: 'The registry sent a search answer without results' });
+        throw new ClientError('UNREADABLE_ANSWER', { what: 'a search answer without results' });
       return body;
     } catch (err) {
       throw this.#statusError(err, 'search');
@@ -169,10 +169,7 @@ export class RegistryClient {
       });
     } catch (err) {
       if (err instanceof RegistryHttpError && err.status === 404) {
-        throw new ClientError('VERSION_NOT_FOUND', {
-          message: `Version '${version}' of ${name} not found`,
-          hint: `Run \`pkg info ${name}\` to see its versions.`,
-        });
+        throw new ClientError('VERSION_NOT_FOUND', { version, name });
       }
       throw this.#statusError(err, 'package', name);
     }
@@ -246,9 +243,7 @@ export class RegistryClient {
     try {
       return JSON.parse(response.body.toString('utf8')) as T;
     } catch {
-      throw new ClientError('INVALID_RESPONSE', {
-        hint: `The answer to ${method} ${redactPath(pathname)} is not JSON. Is ${this.registry} a pkg registry?`,
-      });
+      throw new ClientError('INVALID_RESPONSE', { request: `${method} ${redactPath(pathname)}`, registry: this.registry });
     }
   }
 
@@ -366,21 +361,14 @@ export class RegistryClient {
     if (!(err instanceof RegistryHttpError)) return err;
     if (err.status === 404) {
       if (call === 'package' && subject) {
-        return new ClientError('PACKAGE_NOT_FOUND', {
-          message: `Package '${subject}' not found`,
-          hint: `Check the name, or search with \`pkg search <term>\`.`,
-        });
+        return new ClientError('PACKAGE_NOT_FOUND', { name: subject });
       }
-      return new ClientError('REGISTRY_UNREACHABLE', {
-        hint: `${this.registry} answered 404 for the ${call} endpoint: is this the URL of a pkg registry?`,
-      });
+      return new ClientError('ENDPOINT_NOT_FOUND', { registry: this.registry, endpoint: call });
     }
     if (err.status === 429) {
       const retry = err.headers['retry-after'];
-      return new ClientError('RATE_LIMITED', {
-        message: `Rate limit exceeded${err.details ? `: ${err.details}` : ''}`,
-        ...(retry ? { hint: `Try again in ${retry} seconds.` } : {}),
-      });
+      const details = err.details || 'the registry refuses more requests for now';
+      return retry ? new ClientError('RATE_LIMITED', { details, seconds: retry }) : new ClientError('RATE_LIMITED_NO_WAIT', { details });
     }
     if (err.status === 401) {
       const login = `pkg login --registry ${this.registry}`;
@@ -391,10 +379,10 @@ export class RegistryClient {
             hint: `Run \`${login}\`, or give Unity a token for ${this.registry} in ~/.upmconfig.toml ([npmAuth."${this.registry}"]).`,
           });
     }
-    if (err.status === 403) return new ClientError('FORBIDDEN', { message: `Forbidden: ${err.details}` });
-    return new ClientError('REGISTRY_ERROR', {
-      message: `The registry answered HTTP ${err.status}${err.details ? `: ${err.details}` : ''}`,
-    });
+    if (err.status === 403) return new ClientError('FORBIDDEN', { details: err.details || 'the registry refused the request' });
+    return err.details
+      ? new ClientError('REGISTRY_ERROR', { status: err.status, details: err.details })
+      : new ClientError('REGISTRY_STATUS', { status: err.status });
   }
 }
 

@@ -54,17 +54,19 @@ export async function applyManifestChange(
     try {
       await restoreBackup(options.fs, backup, project);
     } catch (restoreErr) {
-      throw new ClientError('APPLY_FAILED', {
-        message: `Failed to write ${relative}: ${cause}; restoring the backup failed too (${(restoreErr as Error).message})`,
-        hint: `Copy ${path.join(backup.dir, relative)} back to ${path.join(project, relative)} by hand.`,
-        cause: err,
-      });
+      throw new ClientError(
+        'RESTORE_FAILED',
+        {
+          manifest: relative,
+          reason: cause,
+          restoreReason: (restoreErr as Error).message,
+          backup: path.join(backup.dir, relative),
+          target: path.join(project, relative),
+        },
+        { cause: err },
+      );
     }
-    throw new ClientError('APPLY_FAILED', {
-      message: `Failed to write ${relative}: ${cause}. The backup was restored automatically`,
-      hint: `Nothing was changed. The backup stays in ${backup.dir}.`,
-      cause: err,
-    });
+    throw new ClientError('APPLY_FAILED', { manifest: relative, reason: cause, backup: backup.dir }, { cause: err });
   }
   await pruneBackups(options.fs, options.backupRoot, options.backupsKept);
   return { changed: true, backupPath: backup.dir };

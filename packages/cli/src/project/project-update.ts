@@ -33,10 +33,7 @@ export async function projectUpdate(ctx: CommandContext, names: string[], option
   const dependencies = manifest.manifest.dependencies;
   for (const name of names) {
     if (!(name in dependencies)) {
-      throw new ClientError('PACKAGE_NOT_IN_PROJECT', {
-        message: `package '${name}' not found in project`,
-        hint: `Add it with \`pkg add ${name}\`, or check the name in ${engine.manifestRelativePath}.`,
-      });
+      throw new ClientError('UPDATE_NOT_IN_PROJECT', { name, manifest: engine.manifestRelativePath });
     }
   }
   const registries = await projectRegistries(ctx, open, options.registry !== undefined ? { flag: options.registry } : {});
