@@ -78,7 +78,11 @@ function packProgram({ workspace, name, readme }) {
   writeFileSync(path.join(dir, 'package.json'), `${JSON.stringify(published, null, 2)}\n`);
   writeFileSync(path.join(dir, 'README.md'), readmeText(name, readme));
   const packed = JSON.parse(
-    execFileSync('npm', ['pack', '--json', '--pack-destination', out], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }),
+    execFileSync('npm', ['pack', '--json', '--pack-destination', out], {
+      cwd: dir,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+    }),
   );
   log(`release/${packed[0].filename}  (${Object.keys(manifest.bin).join(', ')})`);
 }
@@ -100,7 +104,8 @@ async function buildSingleExecutable() {
   const bundle = path.join(dir, 'pkg.cjs');
   await esbuild.build({
     stdin: {
-      contents: "import { main } from './dist/main.js';\nmain(process.argv.slice(2)).then((code) => { process.exitCode = code; });\n",
+      contents:
+        "import { main } from './dist/main.js';\nmain(process.argv.slice(2)).then((code) => { process.exitCode = code; });\n",
       resolveDir: path.join(root, 'packages/cli'),
       loader: 'js',
     },

@@ -50,7 +50,9 @@ export async function runCli(argv: string[], deps: Deps): Promise<ExitCode> {
     if (err instanceof CommanderError) {
       if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.exitCode === 0) return EXIT.OK;
       const command = argv.find((a) => COMMANDS.some((c) => c.name === a));
-      reporter.error(toErrorReport(new ClientError('USAGE', { problem: usageMessage(err.message), command: command ? `${command} ` : '' })));
+      reporter.error(
+        toErrorReport(new ClientError('USAGE', { problem: usageMessage(err.message), command: command ? `${command} ` : '' })),
+      );
       return EXIT.USAGE;
     }
     const report = toErrorReport(err);

@@ -35,7 +35,9 @@ export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
     case 'serve':
-      return rest.includes('--help') || rest.includes('-h') ? help(serveHelp(), '--help') : (await import('./serve.js')).serve(rest);
+      return rest.includes('--help') || rest.includes('-h')
+        ? help(serveHelp(), '--help')
+        : (await import('./serve.js')).serve(rest);
     case 'migrate':
       return (await import('./admin/migrate-command.js')).migrateCommand(rest, process);
     case 'tenant': {

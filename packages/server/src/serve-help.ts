@@ -32,7 +32,12 @@ export function placeholder(spec: SettingSpec): string {
 
 function defaultText(spec: SettingSpec): string {
   if (spec.default === undefined) return 'unset';
-  if (spec.type === 'integer' && typeof spec.default === 'number' && spec.default >= 1024 * 1024 && spec.default % (1024 * 1024) === 0) {
+  if (
+    spec.type === 'integer' &&
+    typeof spec.default === 'number' &&
+    spec.default >= 1024 * 1024 &&
+    spec.default % (1024 * 1024) === 0
+  ) {
     return `${spec.default} (${spec.default / (1024 * 1024)} MiB)`;
   }
   return String(spec.default);

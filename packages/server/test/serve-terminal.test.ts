@@ -49,7 +49,13 @@ describe('pkg-registry serve on a terminal', () => {
     try {
       await request(`${server.url}/-/ping`);
       await server.waitForLog((e) => e.msg === 'request' && e.url === '/-/ping');
-      expect(server.stdout().split('\n').filter(Boolean).every((line) => line.startsWith('{"level":'))).toBe(true);
+      expect(
+        server
+          .stdout()
+          .split('\n')
+          .filter(Boolean)
+          .every((line) => line.startsWith('{"level":')),
+      ).toBe(true);
     } finally {
       await server.cleanup();
     }
@@ -60,6 +66,8 @@ describe('pkg-registry serve on a terminal', () => {
       { level: 30, time: 0, msg: 'pkg-registry listening', address: 'http://0.0.0.0:4873' },
       { data: '/srv/data', database: 'postgres://registry:hunter2@db.internal/registry', storage: 's3://bucket?region=x' },
     );
-    expect(line).toBe('pkg-registry listening on http://0.0.0.0:4873, metadata in postgres://registry:***@db.internal/registry, tarballs in s3://bucket?region=x');
+    expect(line).toBe(
+      'pkg-registry listening on http://0.0.0.0:4873, metadata in postgres://registry:***@db.internal/registry, tarballs in s3://bucket?region=x',
+    );
   });
 });

@@ -14,8 +14,14 @@ export const completion: Command<CompletionOptions> = {
   description:
     "Print a completion script for the shell: command names, their flags, and the package names of the project's manifest where a command takes packages. See docs/cli.md for installing it.",
   arguments: [{ name: 'shell', description: 'bash, zsh, fish or powershell' }],
-  options: [{ flags: '--packages', description: "print the package names of the project's manifest, one per line (the scripts call it)" }],
-  examples: ['eval "$(pkg completion bash)"', 'source <(pkg completion zsh)', 'pkg completion fish > ~/.config/fish/completions/pkg.fish'],
+  options: [
+    { flags: '--packages', description: "print the package names of the project's manifest, one per line (the scripts call it)" },
+  ],
+  examples: [
+    'eval "$(pkg completion bash)"',
+    'source <(pkg completion zsh)',
+    'pkg completion fish > ~/.config/fish/completions/pkg.fish',
+  ],
   async run(ctx, { args, options }) {
     if (options.packages) {
       // Completion must never print an error into the user's command line: no project, no names.

@@ -11,7 +11,11 @@ export const info: Command<InfoOptions> = {
   description:
     'Show description, latest and other dist-tags, versions, license, author, minimum Unity version, dependencies, tarball and integrity of a package version (default: latest).',
   arguments: [
-    { name: 'package', description: 'package name, optionally with @<version>, @<range> (as npm view: ^1.2, 1.x) or @<dist-tag>', required: true },
+    {
+      name: 'package',
+      description: 'package name, optionally with @<version>, @<range> (as npm view: ^1.2, 1.x) or @<dist-tag>',
+      required: true,
+    },
   ],
   options: [REGISTRY_OPTION],
   examples: [
@@ -34,10 +38,15 @@ export const info: Command<InfoOptions> = {
     const client = await ctx.registry(registry);
     const doc = await client.packument(name);
     const distTags = doc['dist-tags'] ?? {};
-    const version = wanted === '' ? distTags.latest : (distTags[wanted] ?? (await resolveRange(wanted, distTags.latest, Object.keys(doc.versions ?? {}))));
+    const version =
+      wanted === ''
+        ? distTags.latest
+        : (distTags[wanted] ?? (await resolveRange(wanted, distTags.latest, Object.keys(doc.versions ?? {}))));
     const record = version ? doc.versions?.[version] : undefined;
     if (!record) {
-      throw wanted ? new ClientError('VERSION_NOT_FOUND', { version: wanted, name }) : new ClientError('NO_LATEST_VERSION', { name });
+      throw wanted
+        ? new ClientError('VERSION_NOT_FOUND', { version: wanted, name })
+        : new ClientError('NO_LATEST_VERSION', { name });
     }
     const { infoReport } = await import('../output/info-report.js');
     return infoReport(doc, record, sortVersions(Object.keys(doc.versions ?? {})));

@@ -50,7 +50,11 @@ export const logout: Command<LogoutOptions> = {
 
     if (revokeError) {
       const cause = revokeError instanceof ClientError ? revokeError : null;
-      throw new ClientError('REVOKE_FAILED', { reason: cause?.message ?? 'Failed to revoke the token', registry }, { cause: revokeError });
+      throw new ClientError(
+        'REVOKE_FAILED',
+        { reason: cause?.message ?? 'Failed to revoke the token', registry },
+        { cause: revokeError },
+      );
     }
     return {
       json: { registry, revoked: true, forgotten, tokenStore: store.name, ...(upmRemoved ? { upmconfig } : {}) },

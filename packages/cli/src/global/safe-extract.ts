@@ -33,8 +33,7 @@ export async function extractPackage(fs: FileSystem, tarball: Buffer, destinatio
   const root = path.resolve(destination);
   const plan: { target: string; entry: TarEntry }[] = [];
   for (const entry of entries) {
-    const refuse = (reason: string) =>
-      new ClientError('UNSAFE_TARBALL', { label, entry: entry.path, reason });
+    const refuse = (reason: string) => new ClientError('UNSAFE_TARBALL', { label, entry: entry.path, reason });
     if (!FILE_TYPES.has(entry.type) && entry.type !== 'Directory') throw refuse(`an unsupported type (${entry.type})`);
     const relative = packageRelativePath(entry.path);
     if (!relative.ok) throw refuse(relative.reason);

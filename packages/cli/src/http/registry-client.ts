@@ -118,7 +118,8 @@ export class RegistryClient {
   async whoami(token?: string): Promise<WhoamiResponse> {
     try {
       const body = await this.#json<WhoamiResponse>('GET', '/-/whoami', { idempotent: true, ...(token ? { token } : {}) });
-      if (typeof body?.username !== 'string') throw new ClientError('UNREADABLE_ANSWER', { what: 'a whoami answer without a username' });
+      if (typeof body?.username !== 'string')
+        throw new ClientError('UNREADABLE_ANSWER', { what: 'a whoami answer without a username' });
       return body;
     } catch (err) {
       if (err instanceof RegistryHttpError && err.status === 401) {
@@ -144,8 +145,7 @@ export class RegistryClient {
     const query = new URLSearchParams({ text, size: String(size), from: String(from) });
     try {
       const body = await this.#json<SearchResponse>('GET', `/-/v1/search?${query}`, { idempotent: true });
-      if (!Array.isArray(body?.objects))
-        throw new ClientError('UNREADABLE_ANSWER', { what: 'a search answer without results' });
+      if (!Array.isArray(body?.objects)) throw new ClientError('UNREADABLE_ANSWER', { what: 'a search answer without results' });
       return body;
     } catch (err) {
       throw this.#statusError(err, 'search');
@@ -267,7 +267,11 @@ export class RegistryClient {
   ): Promise<R> {
     const { userAgent, now, debug } = this.#options;
     const policy = this.#options.retry ?? DEFAULT_RETRY;
-    const headers: Record<string, string> = { ...options.headers, accept: options.accept ?? 'application/json', 'user-agent': userAgent };
+    const headers: Record<string, string> = {
+      ...options.headers,
+      accept: options.accept ?? 'application/json',
+      'user-agent': userAgent,
+    };
     const token = options.token === undefined ? this.#options.token : options.token;
     const scheme = options.token === undefined ? (this.#options.tokenScheme ?? 'Bearer') : 'Bearer';
     const lazy = options.token === undefined && this.#options.lazyAuth === true;
@@ -368,7 +372,9 @@ export class RegistryClient {
     if (err.status === 429) {
       const retry = err.headers['retry-after'];
       const details = err.details || 'the registry refuses more requests for now';
-      return retry ? new ClientError('RATE_LIMITED', { details, seconds: retry }) : new ClientError('RATE_LIMITED_NO_WAIT', { details });
+      return retry
+        ? new ClientError('RATE_LIMITED', { details, seconds: retry })
+        : new ClientError('RATE_LIMITED_NO_WAIT', { details });
     }
     if (err.status === 401) {
       const login = `pkg login --registry ${this.registry}`;

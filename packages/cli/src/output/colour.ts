@@ -3,7 +3,11 @@
  * a file, `TERM=dumb` and `--json` turn it off; `FORCE_COLOR` (as Node and most tools read it:
  * anything but `0` or `false`) turns it on anywhere but in JSON.
  */
-export function colourEnabled(env: Readonly<Record<string, string | undefined>>, stream: { isTTY?: boolean }, json: boolean): boolean {
+export function colourEnabled(
+  env: Readonly<Record<string, string | undefined>>,
+  stream: { isTTY?: boolean },
+  json: boolean,
+): boolean {
   if (json) return false;
   const force = env.FORCE_COLOR;
   if (force !== undefined) return force !== '0' && force.toLowerCase() !== 'false';

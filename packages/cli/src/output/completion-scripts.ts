@@ -24,7 +24,10 @@ function quoteSingle(text: string): string {
 
 function bash(commands: CompletionCommand[]): string {
   const flagCases = commands.map((c) => `      ${c.name}) flags=${quoteSingle(c.flags.join(' '))} ;;`).join('\n');
-  const packageCommands = commands.filter((c) => c.takesPackages).map((c) => c.name).join('|');
+  const packageCommands = commands
+    .filter((c) => c.takesPackages)
+    .map((c) => c.name)
+    .join('|');
   const valueCases = commands
     .filter((c) => c.values)
     .map((c) => `    ${c.name}) COMPREPLY=($(compgen -W ${quoteSingle(c.values!.join(' '))} -- "$cur")) ;;`)
@@ -57,7 +60,10 @@ complete -o default -F _pkg_completion pkg
 function zsh(commands: CompletionCommand[]): string {
   const described = commands.map((c) => `    ${quoteSingle(`${c.name}:${c.summary.replace(/:/g, '\\:')}`)}`).join('\n');
   const flagCases = commands.map((c) => `      ${c.name}) compadd -- ${c.flags.join(' ')} ;;`).join('\n');
-  const packageCommands = commands.filter((c) => c.takesPackages).map((c) => c.name).join('|');
+  const packageCommands = commands
+    .filter((c) => c.takesPackages)
+    .map((c) => c.name)
+    .join('|');
   const valueCases = commands
     .filter((c) => c.values)
     .map((c) => `    ${c.name}) compadd -- ${c.values!.join(' ')} ;;`)
@@ -91,20 +97,31 @@ compdef _pkg pkg
 }
 
 function fish(commands: CompletionCommand[]): string {
-  const lines = ['# pkg completion for fish. Install:', '#   pkg completion fish > ~/.config/fish/completions/pkg.fish', 'complete -c pkg -f'];
+  const lines = [
+    '# pkg completion for fish. Install:',
+    '#   pkg completion fish > ~/.config/fish/completions/pkg.fish',
+    'complete -c pkg -f',
+  ];
   for (const c of commands) {
     lines.push(`complete -c pkg -n __fish_use_subcommand -a ${c.name} -d ${quoteSingle(c.summary)}`);
-    for (const flag of c.flags) lines.push(`complete -c pkg -n '__fish_seen_subcommand_from ${c.name}' -l ${flag.replace(/^--/, '')}`);
+    for (const flag of c.flags)
+      lines.push(`complete -c pkg -n '__fish_seen_subcommand_from ${c.name}' -l ${flag.replace(/^--/, '')}`);
     if (c.values) lines.push(`complete -c pkg -n '__fish_seen_subcommand_from ${c.name}' -a ${quoteSingle(c.values.join(' '))}`);
   }
-  const packageCommands = commands.filter((c) => c.takesPackages).map((c) => c.name).join(' ');
+  const packageCommands = commands
+    .filter((c) => c.takesPackages)
+    .map((c) => c.name)
+    .join(' ');
   lines.push(`complete -c pkg -n '__fish_seen_subcommand_from ${packageCommands}' -a '(pkg completion --packages 2>/dev/null)'`);
   return `${lines.join('\n')}\n`;
 }
 
 function powershell(commands: CompletionCommand[]): string {
   const table = commands.map((c) => `    '${c.name}' = @(${c.flags.map((f) => `'${f}'`).join(', ')})`).join('\n');
-  const packageCommands = commands.filter((c) => c.takesPackages).map((c) => `'${c.name}'`).join(', ');
+  const packageCommands = commands
+    .filter((c) => c.takesPackages)
+    .map((c) => `'${c.name}'`)
+    .join(', ');
   const values = commands
     .filter((c) => c.values)
     .map((c) => `    '${c.name}' = @(${c.values!.map((v) => `'${v}'`).join(', ')})`)

@@ -20,7 +20,11 @@ interface CatalogueEntry {
 export const CLIENT_ERRORS = {
   // Wrong usage (exit 2).
   USAGE: { exit: EXIT.USAGE, message: '{problem}', hint: 'Run `pkg {command}--help` for usage.' },
-  INVALID_NUMBER_FLAG: { code: 'USAGE', exit: EXIT.USAGE, message: "Invalid {flag} '{value}': expected an integer from 1 to {max}" },
+  INVALID_NUMBER_FLAG: {
+    code: 'USAGE',
+    exit: EXIT.USAGE,
+    message: "Invalid {flag} '{value}': expected an integer from 1 to {max}",
+  },
   INVALID_SAVE_VALUE: { code: 'USAGE', exit: EXIT.USAGE, message: "Invalid --save value '{value}': use --save or --save=false" },
   MISSING_VERSION: { code: 'USAGE', exit: EXIT.USAGE, message: "Missing version after '@' in '{spec}'" },
   EMPTY_USERNAME: { code: 'USAGE', exit: EXIT.USAGE, message: 'Username cannot be empty' },
@@ -32,14 +36,24 @@ export const CLIENT_ERRORS = {
     hint: 'pkg install --global <name>...',
   },
   CONFIG_USAGE: { code: 'USAGE', exit: EXIT.USAGE, message: '{problem}', hint: 'Run `pkg config --help` for usage.' },
-  CONFIG_UNKNOWN_ACTION: { code: 'USAGE', exit: EXIT.USAGE, message: "Unknown config action '{action}'", hint: 'Use one of: {actions}.' },
+  CONFIG_UNKNOWN_ACTION: {
+    code: 'USAGE',
+    exit: EXIT.USAGE,
+    message: "Unknown config action '{action}'",
+    hint: 'Use one of: {actions}.',
+  },
   UNKNOWN_SHELL: {
     code: 'USAGE',
     exit: EXIT.USAGE,
     message: "Unknown shell '{shell}'",
     hint: 'Run `pkg completion <shell>` with one of: {shells}.',
   },
-  MISSING_SHELL: { code: 'USAGE', exit: EXIT.USAGE, message: 'Missing the shell', hint: 'Run `pkg completion <shell>` with one of: {shells}.' },
+  MISSING_SHELL: {
+    code: 'USAGE',
+    exit: EXIT.USAGE,
+    message: 'Missing the shell',
+    hint: 'Run `pkg completion <shell>` with one of: {shells}.',
+  },
   INPUT_ENDED: {
     exit: EXIT.USAGE,
     message: 'Input ended before every answer was given',
@@ -200,7 +214,12 @@ export const CLIENT_ERRORS = {
     message: '{name} has no latest version',
     hint: 'Run `pkg info {name}` to see its versions and dist-tags.',
   },
-  VERSION_NOT_PUBLISHED: { code: 'VERSION_NOT_FOUND', exit: EXIT.FAILED, message: "Version '{version}' of {name} not found", hint: '{available}' },
+  VERSION_NOT_PUBLISHED: {
+    code: 'VERSION_NOT_FOUND',
+    exit: EXIT.FAILED,
+    message: "Version '{version}' of {name} not found",
+    hint: '{available}',
+  },
   VERSION_OR_TAG_NOT_FOUND: {
     code: 'VERSION_NOT_FOUND',
     exit: EXIT.FAILED,
@@ -343,12 +362,17 @@ export const CLIENT_ERRORS = {
 type Catalogue = typeof CLIENT_ERRORS;
 export type ClientErrorId = keyof Catalogue;
 /** What `--json` reports as `code`: the entry's `code`, or its key. */
-export type ClientErrorCode = { [K in ClientErrorId]: Catalogue[K] extends { code: infer C extends string } ? C : K }[ClientErrorId];
+export type ClientErrorCode = {
+  [K in ClientErrorId]: Catalogue[K] extends { code: infer C extends string } ? C : K;
+}[ClientErrorId];
 
 type Placeholders<S extends string> = S extends `${string}{${infer P}}${infer Rest}` ? P | Placeholders<Rest> : never;
 type HintOf<K extends ClientErrorId> = Catalogue[K] extends { hint: infer H extends string } ? H : '';
 /** The parameters an entry's templates name, each required. */
-export type ClientErrorParams<K extends ClientErrorId> = Record<Placeholders<Catalogue[K]['message']> | Placeholders<HintOf<K>>, string | number>;
+export type ClientErrorParams<K extends ClientErrorId> = Record<
+  Placeholders<Catalogue[K]['message']> | Placeholders<HintOf<K>>,
+  string | number
+>;
 type Arguments<K extends ClientErrorId> = [Placeholders<Catalogue[K]['message']> | Placeholders<HintOf<K>>] extends [never]
   ? [params?: Record<string, never>, options?: { cause?: unknown }]
   : [params: ClientErrorParams<K>, options?: { cause?: unknown }];

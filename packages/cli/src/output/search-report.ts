@@ -87,7 +87,12 @@ export function searchReport({ term, response, limit, details }: SearchReportInp
   const entries = shown.map((object) => searchEntry(object, details?.get(object.package.name)));
   const more = total - entries.length;
 
-  const text: TextLine[] = [heading('Search Results'), muted(SEPARATOR), `Search term: ${term}`, `Found ${plural(total, 'package')}:`];
+  const text: TextLine[] = [
+    heading('Search Results'),
+    muted(SEPARATOR),
+    `Search term: ${term}`,
+    `Found ${plural(total, 'package')}:`,
+  ];
   for (const entry of entries) {
     text.push('', `${entry.name} (${entry.version})`);
     if (details) {

@@ -5,7 +5,7 @@
 import { orNewer } from '../updates/requirement-text.js';
 import type { ScopedRegistry } from '../engines/engine.js';
 import { sameRegistryUrl } from '../engines/registry-url.js';
-import type { UnchangedPackage, UnchangedStatus, UpdatePlan } from '../updates/update-plan.js';
+import type { UnchangedPackage, UpdatePlan } from '../updates/update-plan.js';
 import type { DependencyChanges } from '../install/project-install.js';
 import { dependencyJson, dependencyLines } from './dependency-report.js';
 import { plural, SEPARATOR, statusText } from './format.js';

@@ -164,7 +164,12 @@ function chooseVersion(context: PlanContext, request: PackageRequest, engineLabe
   }
   const inRange = pickNewest(context, name, spec);
   if (inRange === null) {
-    throw new ClientError('NO_MATCHING_COMPATIBLE_VERSION', { name, spec, engine: engineLabel, available: availableHint(context, name) });
+    throw new ClientError('NO_MATCHING_COMPATIBLE_VERSION', {
+      name,
+      spec,
+      engine: engineLabel,
+      available: availableHint(context, name),
+    });
   }
   return inRange;
 }

@@ -71,7 +71,9 @@ describe('pkg config', () => {
     await writeFile(path.join(deps.env.PKG_CONFIG_DIR!, 'config.json'), '{oops');
     const result = await run(deps, ['config', 'get', 'registry']);
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^Error: Cannot read .*config\.json: it is not valid JSON: \w[^\n]* at line \d+, column \d+\nHint: /);
+    expect(result.stderr).toMatch(
+      /^Error: Cannot read .*config\.json: it is not valid JSON: \w[^\n]* at line \d+, column \d+\nHint: /,
+    );
   });
 });
 

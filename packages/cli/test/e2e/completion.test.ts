@@ -19,7 +19,9 @@ beforeAll(async () => {
   bin = await mkdtemp(path.join(tmpdir(), 'pkg-completion-bin-'));
   await writeFile(path.join(bin, 'pkg'), `#!/bin/sh\nexec "${process.execPath}" "${PKG_BIN}" "$@"\n`, { mode: 0o755 });
   project = await tmpUnityProject({
-    'Packages/manifest.json': { dependencies: { 'com.vendor.input': '1.0.0', 'com.vendor.audio': '2.0.0', 'com.unity.ugui': '1.0.0' } },
+    'Packages/manifest.json': {
+      dependencies: { 'com.vendor.input': '1.0.0', 'com.vendor.audio': '2.0.0', 'com.unity.ugui': '1.0.0' },
+    },
   });
 });
 afterAll(async () => {
@@ -35,7 +37,10 @@ async function bashCompletes(words: string[]): Promise<string[]> {
   await writeFile(file, script);
   const { stdout } = await exec(
     'bash',
-    ['-c', `source ${file}; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _pkg_completion; printf '%s\\n' "\${COMPREPLY[@]}"`],
+    [
+      '-c',
+      `source ${file}; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _pkg_completion; printf '%s\\n' "\${COMPREPLY[@]}"`,
+    ],
     { cwd: project.dir, env: { ...home.env, PATH: `${bin}${path.delimiter}${process.env.PATH}` } },
   );
   return stdout.split('\n').filter(Boolean).sort();

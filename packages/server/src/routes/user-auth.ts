@@ -18,7 +18,8 @@ export async function userAuthRoutes(app: FastifyInstance, { services }: { servi
       throw new ProtocolError('BAD_REQUEST', 'The name in the body does not match the user in the path');
     }
     // A client may close sign-up for its own login (pkg login --no-signup), never open it.
-    const settings = request.headers[SIGNUP_HEADER] === 'false' ? { ...request.ctx.settings, signup: false } : request.ctx.settings;
+    const settings =
+      request.headers[SIGNUP_HEADER] === 'false' ? { ...request.ctx.settings, signup: false } : request.ctx.settings;
     const { created, response } = await services.auth.login(
       request.ctx.tenant,
       { name, password: body.password, email: body.email, clientIp: request.ip },

@@ -38,7 +38,14 @@ export function downloadChart(weeks: WeekCount[]): SafeHtml {
   const last = weeks.at(-1)!;
   const summary = `${downloads(total)} in the last ${weeks.length} weeks, ${count(last.downloads)} this week`;
   return html`<figure class="chart">
-    <svg viewBox="0 0 ${WIDTH} ${HEIGHT}" width="${WIDTH}" height="${HEIGHT}" role="img" aria-label="${summary}" focusable="false">
+    <svg
+      viewBox="0 0 ${WIDTH} ${HEIGHT}"
+      width="${WIDTH}"
+      height="${HEIGHT}"
+      role="img"
+      aria-label="${summary}"
+      focusable="false"
+    >
       <line class="axis" x1="${LEFT}" y1="${TOP}" x2="${LEFT}" y2="${baseline}" />
       <text class="tick" x="${LEFT - 4}" y="${TOP + 4}" text-anchor="end">${count(max)}</text>
       <text class="tick" x="${LEFT - 4}" y="${baseline}" text-anchor="end">0</text>
