@@ -60,9 +60,7 @@ function engineVersionValue(value: string): string {
   const trimmed = value.trim();
   // The engine checks the version against its own form when a project is opened.
   if (trimmed !== '' && !/^(0|[1-9]\d*)\.(0|[1-9]\d*)(\.[0-9A-Za-z]+)?$/.test(trimmed)) {
-    throw new ClientError('CONFIG_INVALID_VALUE', {
-      message: `Invalid value for engineVersion: '${value}' (expected an engine version such as 5.3 or 4.2.1)`,
-    });
+    throw new ClientError('CONFIG_ENGINE_VERSION', { value });
   }
   return trimmed;
 }

@@ -3,6 +3,7 @@
  * planners have decided the manifest's versions, this works out every package the project must
  * hold, fetches and verifies what changes, and hands it to the staged install.
  */
+import { pruneBackups } from '../project/backup.js';
 import path from 'node:path';
 import type { VersionRecord } from '@pkg/protocol';
 import { TarballCache } from '../cache/tarball-cache.js';

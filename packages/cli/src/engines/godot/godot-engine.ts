@@ -63,10 +63,7 @@ const installer: EngineInstaller = {
 };
 
 function layoutError(label: string, problem: string): ClientError {
-  return new ClientError('PACKAGE_LAYOUT_INVALID', {
-    message: `${label} is not a Godot package: ${problem}`,
-    hint: 'A Godot package holds package.json and one folder addons/<folder>/; tell its publisher.',
-  });
+  return new ClientError('NOT_A_GODOT_PACKAGE', { label, problem });
 }
 
 export const godotEngine: Engine = {
@@ -102,10 +99,7 @@ export const godotEngine: Engine = {
     const text = await fs.readTextIfExists(path.join(project, PROJECT_FILE));
     if (text === null) {
       // Only with --engine godot outside a Godot project: there is no project file to enable plugins in.
-      throw new ClientError('MANIFEST_NOT_FOUND', {
-        message: `${PROJECT_FILE} not found in ${project}`,
-        hint: 'Run pkg in the folder of a Godot 4 project (or below it).',
-      });
+      throw new ClientError('GODOT_PROJECT_NOT_FOUND', { file: PROJECT_FILE, project });
     }
     const version = godotFeatureVersion(text);
     if (version === null) {
