@@ -71,7 +71,7 @@ async function installVersions(
   const cache = new TarballCache(ctx.deps.fs, ctx.paths.cacheDir);
   for (const { name, version } of versions) {
     const record = recordOf(context, name, version);
-    if (!record) throw new ClientError('VERSION_NOT_FOUND', { message: `Version '${version}' of ${name} not found` });
+    if (!record) throw new ClientError('VERSION_NOT_FOUND', { version, name });
     const tarball = await cache.fetch(await registries.client(registries.registryOf(name)), record);
     // A global package is unpacked from memory (safe-extract.ts); project installs keep only the file.
     await store.install(name, version, await ctx.deps.fs.readFile(tarball.path));

@@ -194,8 +194,9 @@ export class RegistryClient {
     } catch (err) {
       if (err instanceof RegistryHttpError && [400, 403, 409, 413, 422].includes(err.status)) {
         throw new ClientError('PUBLISH_REFUSED', {
-          message: `The registry refused ${name}: ${err.details || `HTTP ${err.status}`}`,
-          hint:
+          name,
+          details: err.details || `HTTP ${err.status}`,
+          advice:
             err.status === 403
               ? `Your account may publish only packages it owns on ${this.registry}.`
               : err.status === 409
@@ -342,10 +343,7 @@ export class RegistryClient {
     // A name and password (upmconfig's `_auth`) are not revoked: they are wrong.
     const why =
       !givenToken && this.#options.tokenScheme === 'Basic' ? 'the name or the password is wrong' : 'it was revoked or has expired';
-    return new ClientError('TOKEN_REJECTED', {
-      message: `Authentication failed: the registry rejected ${source ?? 'the stored token'}`,
-      hint: `${this.registry} rejected ${source ?? 'the token'}: ${why}. Run \`pkg login --registry ${this.registry}\` again.`,
-    });
+    return new ClientError('TOKEN_REJECTED', { source: source ?? 'the stored token', registry: this.registry, why });
   }
 
   async #wait(ms: number): Promise<void> {
@@ -377,13 +375,9 @@ export class RegistryClient {
         : new ClientError('RATE_LIMITED_NO_WAIT', { details });
     }
     if (err.status === 401) {
-      const login = `pkg login --registry ${this.registry}`;
       return this.authenticated
         ? this.#tokenRejected(false)
-        : new ClientError('AUTH_REQUIRED', {
-            message: `Authentication required by ${this.registry}`,
-            hint: `Run \`${login}\`, or give Unity a token for ${this.registry} in ~/.upmconfig.toml ([npmAuth."${this.registry}"]).`,
-          });
+        : new ClientError('AUTH_REQUIRED', { registry: this.registry });
     }
     if (err.status === 403) return new ClientError('FORBIDDEN', { details: err.details || 'the registry refused the request' });
     return err.details

@@ -116,22 +116,10 @@ export const CLIENT_ERRORS = {
     hint: "Check your username and password. With --no-signup no account is created: leave it out to sign up as '{user}'.",
   },
   NOT_LOGGED_IN: { exit: EXIT.FAILED, message: 'Not logged in to {registry}', hint: 'Run `pkg login --registry {registry}`.' },
-  AUTHENTICATION_REQUIRED: {
-    code: 'NOT_LOGGED_IN',
-    exit: EXIT.FAILED,
-    message: 'Authentication required by {registry}',
-    hint: 'Run `pkg login --registry {registry}`.',
-  },
   TOKEN_REJECTED: {
     exit: EXIT.FAILED,
-    message: 'Authentication failed: the registry rejected the stored token',
-    hint: 'The token was revoked or has expired. Run `pkg login` again.',
-  },
-  PKG_TOKEN_REJECTED: {
-    code: 'TOKEN_REJECTED',
-    exit: EXIT.FAILED,
-    message: 'Authentication failed: the registry rejected the token in PKG_TOKEN',
-    hint: 'The token was revoked or has expired: set PKG_TOKEN to a valid token, or unset it to use the stored one.',
+    message: 'Authentication failed: the registry rejected {source}',
+    hint: '{registry} rejected {source}: {why}. Run `pkg login --registry {registry}` again (or set PKG_TOKEN to a valid token, or unset it).',
   },
   TOKEN_STORE_FAILED: {
     exit: EXIT.FAILED,
@@ -464,23 +452,59 @@ export const CLIENT_ERRORS = {
     message: "package '{name}' is not installed globally",
     hint: 'See the global packages with `pkg list --global`.',
   },
+  // Several registries in one project.
   DUPLICATE_SCOPE: {
     exit: EXIT.FAILED,
-    message: 'A scope is listed by two scoped registries',
+    message: "Scope '{scope}' is listed by two scoped registries: '{first}' ({firstUrl}) and '{second}' ({secondUrl})",
     hint: 'Unity leaves such a project undefined: keep the scope in one entry of scopedRegistries only.',
   },
   AUTH_REQUIRED: {
     exit: EXIT.FAILED,
-    message: 'Authentication required by the registry',
-    hint: 'Run `pkg login --registry <url>`, or give Unity a token for it in ~/.upmconfig.toml.',
+    message: 'Authentication required by {registry}',
+    hint: 'Run `pkg login --registry {registry}`, or give Unity a token for {registry} in ~/.upmconfig.toml ([npmAuth."{registry}"]).',
+  },
+  NOT_FROM_REGISTRY: {
+    code: 'PACKAGE_NOT_IN_PROJECT',
+    exit: EXIT.FAILED,
+    message: "package '{name}' does not come from {registry}",
+    hint: 'It comes from {source}; run without --registry to remove it.',
+  },
+  GLOBAL_NOT_FROM_REGISTRY: {
+    code: 'GLOBAL_NOT_INSTALLED',
+    exit: EXIT.FAILED,
+    message: "package '{name}' is not installed globally from {registry}",
+    hint: 'It came from {source}; run without --registry to remove it.',
+  },
+  MANIFEST_VERSION_NOT_IN_REGISTRY: {
+    code: 'VERSION_NOT_FOUND',
+    exit: EXIT.FAILED,
+    message: "Version '{version}' of {name} not found",
+    hint: '{manifest} asks for a version {registry} does not have: pick another with `pkg add {name}@<version>`.',
   },
   // `pkg publish`.
-  PACKAGE_INVALID: {
+  NO_PACKAGE_JSON: {
+    code: 'PACKAGE_INVALID',
     exit: EXIT.FAILED,
-    message: 'The package cannot be published',
+    message: 'No package.json in {folder}',
+    hint: 'Run pkg publish in the package folder, or name it: pkg publish <folder>.',
+  },
+  PACKAGE_JSON_INVALID: {
+    code: 'PACKAGE_INVALID',
+    exit: EXIT.FAILED,
+    message: '{file} is invalid: {problem}',
     hint: 'Fix package.json or the package folder, then run pkg publish again (--dry-run checks without publishing).',
   },
-  PUBLISH_REFUSED: { exit: EXIT.FAILED, message: 'The registry refused the package' },
+  PACKAGE_INVALID: {
+    exit: EXIT.FAILED,
+    message: 'Cannot publish {folder}: {problem}',
+    hint: '{more}Fix the package (Unity writes .meta files when it imports the folder), then run pkg publish again; --dry-run checks without publishing.',
+  },
+  INVALID_TAG: {
+    code: 'USAGE',
+    exit: EXIT.USAGE,
+    message: "Invalid --tag '{tag}': a dist-tag is a word such as beta, and cannot look like a version or range",
+  },
+  PUBLISH_REFUSED: { exit: EXIT.FAILED, message: 'The registry refused {name}: {details}', hint: '{advice}' },
 } as const satisfies Record<string, CatalogueEntry>;
 
 type Catalogue = typeof CLIENT_ERRORS;

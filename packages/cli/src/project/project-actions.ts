@@ -167,9 +167,11 @@ export async function projectInstall(ctx: CommandContext, options: ProjectOption
   const context = registries.context(documents);
   for (const { name, version } of roots) {
     if (documents.get(name) && !recordOf(context, name, version)) {
-      throw new ClientError('VERSION_NOT_FOUND', {
-        message: `Version '${version}' of ${name} not found`,
-        hint: `${open.engine.manifestRelativePath} asks for a version ${registries.set.registryOf(name)} does not have: pick another with \`pkg add ${name}@<version>\`.`,
+      throw new ClientError('MANIFEST_VERSION_NOT_IN_REGISTRY', {
+        version,
+        name,
+        manifest: open.engine.manifestRelativePath,
+        registry: registries.set.registryOf(name),
       });
     }
   }
