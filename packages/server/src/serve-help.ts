@@ -8,6 +8,7 @@ const PLACEHOLDERS: Record<string, string> = {
   storage: '<directory|s3://bucket?…>',
   redis: '<redis://…>',
   trustProxy: '<false|true|hops|addresses>',
+  uplinks: '<json-array>',
 };
 
 /** What a setting's flag takes: `<0-65535>`, `<anonymous|token>`, `<url>`, … */
@@ -25,6 +26,8 @@ export function placeholder(spec: SettingSpec): string {
       return '<url>';
     case 'path':
       return '<path>';
+    case 'json':
+      return '<json>';
     default:
       return '<value>';
   }

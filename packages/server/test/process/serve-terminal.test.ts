@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REGISTRY_BIN, registryChildEnv, request, spawnRegistry } from '@pkg/testkit';
-import { readableLine } from '../src/plugins/readable-log.js';
+import { readableLine } from '../../src/plugins/readable-log.js';
 
 let dir: string;
 beforeAll(async () => {
