@@ -8,7 +8,11 @@ interface CompletionOptions {
 // Commands whose arguments are package names, completed from the project's manifest.
 const PACKAGE_COMMANDS = new Set(['add', 'install', 'uninstall', 'update', 'info']);
 
-export const completion: Command<CompletionOptions> = {
+/**
+ * `pkg completion`. Made from the command list it describes (commands/index.ts passes it), so the
+ * two modules do not import each other.
+ */
+export const completionCommand = (commands: () => readonly Command[]): Command<CompletionOptions> => ({
   name: 'completion',
   summary: 'Print a shell completion script (bash, zsh, fish, powershell)',
   description:
@@ -41,8 +45,7 @@ export const completion: Command<CompletionOptions> = {
         ? new ClientError('UNKNOWN_SHELL', { shell, shells: SHELLS.join(', ') })
         : new ClientError('MISSING_SHELL', { shells: SHELLS.join(', ') });
     }
-    const { COMMANDS } = await import('./index.js');
-    const commands = COMMANDS.map((command) => ({
+    const described = commands().map((command) => ({
       name: command.name,
       summary: command.summary,
       flags: [
@@ -54,7 +57,7 @@ export const completion: Command<CompletionOptions> = {
       takesPackages: PACKAGE_COMMANDS.has(command.name),
       ...(command.name === 'completion' ? { values: SHELLS } : {}),
     }));
-    const script = completionScript(shell as (typeof SHELLS)[number], commands);
+    const script = completionScript(shell as (typeof SHELLS)[number], described);
     return { json: { shell, script }, text: [script.replace(/\n$/, '')] };
   },
-};
+});
