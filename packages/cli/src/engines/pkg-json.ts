@@ -22,7 +22,11 @@ export async function readPkgJson(project: string, fs: ProjectFs): Promise<Manif
   try {
     return { path: file, text, manifest: parseUnityManifest(text) };
   } catch (error) {
-    throw new ClientError('PKG_JSON_INVALID', { file: PKG_JSON, problem: (error as Error).message, path: path.join(project, PKG_JSON) });
+    throw new ClientError('PKG_JSON_INVALID', {
+      file: PKG_JSON,
+      problem: (error as Error).message,
+      path: path.join(project, PKG_JSON),
+    });
   }
 }
 

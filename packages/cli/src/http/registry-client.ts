@@ -375,9 +375,7 @@ export class RegistryClient {
         : new ClientError('RATE_LIMITED_NO_WAIT', { details });
     }
     if (err.status === 401) {
-      return this.authenticated
-        ? this.#tokenRejected(false)
-        : new ClientError('AUTH_REQUIRED', { registry: this.registry });
+      return this.authenticated ? this.#tokenRejected(false) : new ClientError('AUTH_REQUIRED', { registry: this.registry });
     }
     if (err.status === 403) return new ClientError('FORBIDDEN', { details: err.details || 'the registry refused the request' });
     return err.details

@@ -258,7 +258,11 @@ export async function applyInstall(tx: InstallTransaction): Promise<{ backupPath
       const backup = backupPath ? `The backup is in ${backupPath}.` : '';
       throw failures.length === 0
         ? new ClientError('INSTALL_FAILED', { project, reason: cause, backup }, { cause: err })
-        : new ClientError('INSTALL_UNDO_FAILED', { project, reason: cause, failures: failures.join('; '), backup }, { cause: err });
+        : new ClientError(
+            'INSTALL_UNDO_FAILED',
+            { project, reason: cause, failures: failures.join('; '), backup },
+            { cause: err },
+          );
     }
     return { backupPath };
   } finally {

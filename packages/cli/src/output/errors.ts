@@ -329,7 +329,11 @@ export const CLIENT_ERRORS = {
     message: '{file} has {association}, which is not an engine version',
     hint: 'A project of a source-built engine does not say its version: give it with --engine-version 5.3, or once with `pkg config set engineVersion 5.3`.',
   },
-  INVALID_ENGINE_VERSION: { exit: EXIT.USAGE, message: "Invalid engine version '{version}' for {engine} ({source})", hint: '{form}' },
+  INVALID_ENGINE_VERSION: {
+    exit: EXIT.USAGE,
+    message: "Invalid engine version '{version}' for {engine} ({source})",
+    hint: '{form}',
+  },
   CONFIG_ENGINE_VERSION: {
     code: 'CONFIG_INVALID_VALUE',
     exit: EXIT.USAGE,

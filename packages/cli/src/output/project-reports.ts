@@ -141,7 +141,8 @@ export function installReport(h: ProjectHeader, fetched: FetchedPackage[], skipp
   if (fetched.length > 0) {
     text.push('', 'Fetched and Verified:', ...fetched.map((f) => `  ${f.package}@${f.version}${f.cached ? ' (cached)' : ''}`));
   }
-  if (skipped.length > 0) text.push('', 'Not Fetched:', ...skipped.map((s) => `  ${s.package}: ${s.version} (${statusText(s.status)})`));
+  if (skipped.length > 0)
+    text.push('', 'Not Fetched:', ...skipped.map((s) => `  ${s.package}: ${s.version} (${statusText(s.status)})`));
   text.push('', success(message));
   return { json: { ...headerJson(h), fetched, skipped, message }, text };
 }

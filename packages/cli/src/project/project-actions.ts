@@ -136,7 +136,13 @@ export async function projectUninstall(ctx: CommandContext, names: string[], opt
   return uninstallReport(headerOf(open, registries), plan, applied.backupPath);
 }
 
-function status(open: OpenProject, registries: ProjectRegistries, name: string, version: string, documents: DocumentMap): PackageStatus | null {
+function status(
+  open: OpenProject,
+  registries: ProjectRegistries,
+  name: string,
+  version: string,
+  documents: DocumentMap,
+): PackageStatus | null {
   if (open.engine.isBuiltIn(name)) return 'built-in';
   if (!semver.valid(version)) return 'external';
   if (registries.set.isUnqueried(name)) return 'unity-registry';
