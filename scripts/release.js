@@ -114,6 +114,9 @@ async function buildSingleExecutable() {
     target: 'node20',
     format: 'cjs',
     outfile: bundle,
+    // Prefer a package's ES module build: some UMD builds (jsonc-parser's) require their own
+    // files by computed paths that a bundle cannot follow.
+    mainFields: ['module', 'main'],
     // The keychain binding is a native module; a single executable can only require Node's
     // built-in modules, so the client uses its encrypted token file there (src/main.ts).
     external: ['@napi-rs/keyring'],
