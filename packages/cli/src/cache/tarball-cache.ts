@@ -50,7 +50,7 @@ export class TarballCache {
     }
     const expected = expectedDigest(record.dist);
     if (!expected) {
-      throw new ClientError('INTEGRITY_UNKNOWN', { name, version });
+      throw new ClientError('INTEGRITY_UNKNOWN', { package: `${name}@${version}` });
     }
     const file = this.pathOf(name, version);
     if ((await this.#digestOf(file, expected.algorithm)) === expected.digest) {
@@ -94,9 +94,7 @@ export class TarballCache {
         await handle.close();
       }
       if (hash.digest('base64') !== expected.digest) {
-        throw new ClientError('INTEGRITY_MISMATCH', {
-          message: `Integrity check failed for ${shownName}: expected ${expected.algorithm}-${expected.digest}`,
-        });
+        throw new ClientError('INTEGRITY_MISMATCH', { package: shownName, expected: `${expected.algorithm}-${expected.digest}` });
       }
       await this.#fs.rename(temp, file);
       keep = true;

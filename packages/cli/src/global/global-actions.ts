@@ -139,10 +139,7 @@ function assertFromRegistry(
   for (const name of names) {
     const from = manifest.registries[name] ?? registry;
     if (!sameRegistryUrl(from, registry)) {
-      throw new ClientError('GLOBAL_NOT_INSTALLED', {
-        message: `package '${name}' is not installed globally from ${registry}`,
-        hint: `It came from ${from}; run without --registry to act on it.`,
-      });
+      throw new ClientError('GLOBAL_NOT_FROM_REGISTRY', { name, registry, source: from });
     }
   }
 }

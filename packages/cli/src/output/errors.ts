@@ -299,11 +299,11 @@ export const CLIENT_ERRORS = {
   INTEGRITY_UNKNOWN: {
     code: 'INTEGRITY_MISMATCH',
     exit: EXIT.FAILED,
-    message: 'Integrity check failed for {name}@{version}: the registry gives no integrity value',
+    message: 'Integrity check failed for {package}: the registry gives no integrity value',
   },
   INTEGRITY_MISMATCH: {
     exit: EXIT.FAILED,
-    message: 'Integrity check failed for {name}@{version}: expected {expected}',
+    message: 'Integrity check failed for {package}: expected {expected}',
     hint: 'The downloaded tarball does not match the registry’s integrity value; nothing was installed. Try again, or tell the registry administrator.',
   },
   UNREADABLE_TARBALL: { code: 'UNSAFE_TARBALL', exit: EXIT.FAILED, message: 'The tarball of {label} cannot be read: {reason}' },
@@ -471,13 +471,13 @@ export const CLIENT_ERRORS = {
     code: 'PACKAGE_NOT_IN_PROJECT',
     exit: EXIT.FAILED,
     message: "package '{name}' does not come from {registry}",
-    hint: 'It comes from {source}; run without --registry to remove it.',
+    hint: 'It {source}; run without --registry to act on it.',
   },
   GLOBAL_NOT_FROM_REGISTRY: {
     code: 'GLOBAL_NOT_INSTALLED',
     exit: EXIT.FAILED,
     message: "package '{name}' is not installed globally from {registry}",
-    hint: 'It came from {source}; run without --registry to remove it.',
+    hint: 'It came from {source}; run without --registry to act on it.',
   },
   MANIFEST_VERSION_NOT_IN_REGISTRY: {
     code: 'VERSION_NOT_FOUND',
@@ -502,6 +502,12 @@ export const CLIENT_ERRORS = {
     exit: EXIT.FAILED,
     message: 'Cannot publish {folder}: {problem}',
     hint: '{more}Fix the package (Unity writes .meta files when it imports the folder), then run pkg publish again; --dry-run checks without publishing.',
+  },
+  PUBLISH_CONFIG_INVALID: {
+    code: 'PACKAGE_INVALID',
+    exit: EXIT.FAILED,
+    message: 'Cannot publish {folder}: {problem}',
+    hint: 'Fix publishConfig in package.json, or remove it; --registry and --tag take precedence over it.',
   },
   INVALID_TAG: {
     code: 'USAGE',

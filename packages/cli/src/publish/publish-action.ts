@@ -63,10 +63,7 @@ function publishConfigOf(manifest: Record<string, unknown>, folder: string): Pub
   const config = manifest.publishConfig;
   if (config === undefined) return {};
   const invalid = (problem: string) =>
-    new ClientError('PACKAGE_INVALID', {
-      message: `Cannot publish ${folder}: ${problem}`,
-      hint: 'Fix publishConfig in package.json, or remove it; --registry and --tag take precedence over it.',
-    });
+    new ClientError('PUBLISH_CONFIG_INVALID', { folder, problem });
   if (typeof config !== 'object' || config === null || Array.isArray(config)) throw invalid('publishConfig is not an object');
   const { registry, tag } = config as Record<string, unknown>;
   const result: PublishConfig = {};
