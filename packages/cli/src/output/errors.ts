@@ -119,7 +119,7 @@ export const CLIENT_ERRORS = {
   TOKEN_REJECTED: {
     exit: EXIT.FAILED,
     message: 'Authentication failed: the registry rejected {source}',
-    hint: '{registry} rejected {source}: {why}. Run `pkg login --registry {registry}` again (or set PKG_TOKEN to a valid token, or unset it).',
+    hint: '{registry} rejected {source}: {why}. Run `pkg login --registry {registry}` again.',
   },
   TOKEN_STORE_FAILED: {
     exit: EXIT.FAILED,

@@ -260,7 +260,7 @@ describe('pkg login', () => {
     const refused = await pipedLogin(home, registry.url, 'cautious', 'secret-password', ['--no-signup']);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/^Error: Authentication failed: Invalid credentials\nHint: .*--no-signup/);
-    expect(await registry.storage.metadata.getUser('', 'cautious')).toBeUndefined();
+    expect(await registry.storage.registry.getUser('', 'cautious')).toBeUndefined();
 
     const created = await pipedLogin(home, registry.url, 'cautious', 'secret-password', ['--json']);
     expect(created.code).toBe(0);

@@ -59,7 +59,7 @@ describe('a login that may not sign up (x-pkg-signup: false)', () => {
     const refused = await put('newcomer', { 'x-pkg-signup': 'false' });
     expect(refused.status).toBe(401);
     expect(refused.body).toEqual(invalidCredentials);
-    expect(await registry.storage.metadata.getUser('', 'newcomer')).toBeUndefined();
+    expect(await registry.storage.registry.getUser('', 'newcomer')).toBeUndefined();
 
     const created = await put('newcomer');
     expect(created.status).toBe(201);
