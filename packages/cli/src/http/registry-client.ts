@@ -342,7 +342,9 @@ export class RegistryClient {
     const source = givenToken ? undefined : this.#options.tokenSource;
     // A name and password (upmconfig's `_auth`) are not revoked: they are wrong.
     const why =
-      !givenToken && this.#options.tokenScheme === 'Basic' ? 'the name or the password is wrong' : 'it was revoked or has expired';
+      !givenToken && this.#options.tokenScheme === 'Basic'
+        ? 'the name or the password is wrong'
+        : 'it was revoked or has expired';
     return new ClientError('TOKEN_REJECTED', { source: source ?? 'the stored token', registry: this.registry, why });
   }
 

@@ -62,8 +62,7 @@ interface PublishConfig {
 function publishConfigOf(manifest: Record<string, unknown>, folder: string): PublishConfig {
   const config = manifest.publishConfig;
   if (config === undefined) return {};
-  const invalid = (problem: string) =>
-    new ClientError('PUBLISH_CONFIG_INVALID', { folder, problem });
+  const invalid = (problem: string) => new ClientError('PUBLISH_CONFIG_INVALID', { folder, problem });
   if (typeof config !== 'object' || config === null || Array.isArray(config)) throw invalid('publishConfig is not an object');
   const { registry, tag } = config as Record<string, unknown>;
   const result: PublishConfig = {};

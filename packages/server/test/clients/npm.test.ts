@@ -121,7 +121,11 @@ describe.each(clients)('$label', ({ label, major, cli }) => {
   });
 
   it('shows the specific reason a publish was refused, which npm takes from `error`', async () => {
-    const badDir = await npm.dir('bad-unity', { name: `${name}.bad`, version: '1.0.0', unity: '2021' }, { 'README.md': '# bad\n' });
+    const badDir = await npm.dir(
+      'bad-unity',
+      { name: `${name}.bad`, version: '1.0.0', unity: '2021' },
+      { 'README.md': '# bad\n' },
+    );
     const refused = await npm.run(['publish'], { cwd: badDir });
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toContain("'unity' must be a minimum editor version of the form <major>.<minor>, e.g. 2021.3");
