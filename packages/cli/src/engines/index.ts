@@ -52,9 +52,7 @@ export async function selectEngine(start: string, fs: ProjectFs, forced?: string
   }
   // Only when no supported project contains `start`: a Godot 3 project says why it is not one.
   await refuseUnsupported(ENGINES, dirs, fs);
-  throw new ClientError('NO_ENGINE_DETECTED', {
-    hint: `Run pkg inside a project (Unity: a folder with Assets/, ProjectSettings/ and Packages/manifest.json; Godot 4: project.godot; Unreal Engine 5: one .uproject). Supported engines: ${ENGINES.map((e) => e.id).join(', ')}`,
-  });
+  throw new ClientError('NO_ENGINE_DETECTED', { engines: ENGINES.map((e) => e.id).join(', ') });
 }
 
 /** Throws for the nearest project of an engine version `pkg` does not support, if any. */

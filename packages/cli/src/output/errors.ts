@@ -102,6 +102,11 @@ export const CLIENT_ERRORS = {
     hint: 'Fix it with `pkg config set {key} <value>` or `pkg config delete {key}`.',
   },
   UNKNOWN_ENGINE: { exit: EXIT.USAGE, message: "Unknown engine '{engine}'", hint: 'Supported engines: {engines}' },
+  ENGINE_UNSUPPORTED: {
+    exit: EXIT.FAILED,
+    message: '{file} is a {found} project (config_version={version}): pkg supports Godot 4 projects only',
+    hint: 'Open the project in Godot 4, which converts it (Project Manager: Convert Full Project), then run pkg again.',
+  },
 
   // Login and tokens.
   INVALID_CREDENTIALS: {
@@ -272,6 +277,12 @@ export const CLIENT_ERRORS = {
     hint: 'Fix or delete the file; global packages are listed there.',
   },
   PACKAGE_NOT_IN_PROJECT: { exit: EXIT.FAILED, message: "package '{name}' not found in project" },
+  ONLY_A_DEPENDENCY: {
+    code: 'PACKAGE_NOT_IN_PROJECT',
+    exit: EXIT.FAILED,
+    message: "package '{name}' is installed only because other packages need it",
+    hint: 'It goes when the last package needing it is uninstalled (pkg list shows it as a dependency).',
+  },
   UPDATE_NOT_IN_PROJECT: {
     code: 'PACKAGE_NOT_IN_PROJECT',
     exit: EXIT.FAILED,
@@ -445,6 +456,11 @@ export const CLIENT_ERRORS = {
     exit: EXIT.FAILED,
     message: 'Failed to install into {project}: {reason}; putting things back failed too ({failures})',
     hint: '{backup}',
+  },
+  PROJECT_BUSY: {
+    exit: EXIT.FAILED,
+    message: 'Another pkg process is changing {project} (it holds {lock})',
+    hint: 'Wait for it to finish, then run the command again. (The lock of a pkg that was killed is taken over at once on the same machine, after 30 seconds from another one.)',
   },
   LOCK_INVALID: {
     exit: EXIT.FAILED,

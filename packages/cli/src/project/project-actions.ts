@@ -93,15 +93,9 @@ export async function projectUninstall(ctx: CommandContext, names: string[], opt
     if (!(name in dependencies)) {
       // Godot, Unreal: a package installed for others is in the project, but not the user's to remove.
       const resolved = installsFiles(open) ? await open.engine.readResolvedVersions(open.project, open.fs) : {};
-      throw new ClientError('PACKAGE_NOT_IN_PROJECT', {
-        message:
-          name in resolved
-            ? `package '${name}' is installed only because other packages need it`
-            : `package '${name}' not found in project`,
-        ...(name in resolved
-          ? { hint: 'It goes when the last package needing it is uninstalled (pkg list shows it as a dependency).' }
-          : {}),
-      });
+      throw name in resolved
+        ? new ClientError('ONLY_A_DEPENDENCY', { name })
+        : new ClientError('PACKAGE_NOT_IN_PROJECT', { name });
     }
   }
   const registries = await projectRegistries(ctx, open, options.registry !== undefined ? { flag: options.registry } : {});

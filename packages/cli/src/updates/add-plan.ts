@@ -191,8 +191,9 @@ function noCompatibleVersion(context: PlanContext, name: string, engineLabel: st
   if (versions.length > 1 && typeof only === 'string') {
     // One reason for all (a package for another engine): said once.
     return new ClientError('NO_COMPATIBLE_VERSION', {
-      message: `No version of ${name} is compatible with ${engineLabel}`,
-      hint: `Every published version (${versions.length}) needs ${only}.`,
+      name,
+      engine: engineLabel,
+      versions: `Every published version (${versions.length}) needs ${only}.`,
     });
   }
   const described = versions

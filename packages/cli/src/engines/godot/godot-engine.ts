@@ -83,10 +83,7 @@ export const godotEngine: Engine = {
     const text = await fs.readTextIfExists(file);
     const version = text === null ? null : godotConfigVersion(text);
     if (version === null || version >= GODOT_4_CONFIG) return null;
-    return {
-      message: `${file} is a ${version === 4 ? 'Godot 3' : 'Godot 3 or older'} project (config_version=${version}): pkg supports Godot 4 projects only`,
-      hint: 'Open the project in Godot 4, which converts it (Project Manager: Convert Full Project), then run pkg again.',
-    };
+    return { file, found: version === 4 ? 'Godot 3' : 'Godot 3 or older', version };
   },
 
   /** A C# project's `Godot.NET.Sdk/<x.y.z>` names the exact version; else `config/features` names the minor. */
