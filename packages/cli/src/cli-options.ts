@@ -5,7 +5,7 @@ export function positiveInteger(flag: string, max = Number.MAX_SAFE_INTEGER): (v
   return (value: string) => {
     const n = Number(value);
     if (!/^\d+$/.test(value.trim()) || n < 1 || n > max) {
-      throw new ClientError('USAGE', { message: `Invalid ${flag} '${value}': expected an integer from 1 to ${max}`, hint: null });
+      throw new ClientError('INVALID_NUMBER_FLAG', { flag, value, max });
     }
     return n;
   };

@@ -3,7 +3,7 @@ import type { Deps } from './deps.js';
 import { COMMANDS } from './commands/index.js';
 import type { Command, CommandArgs } from './commands/types.js';
 import { CommandContext } from './context.js';
-import { EXIT, toErrorReport, type ExitCode } from './output/errors.js';
+import { ClientError, EXIT, toErrorReport, type ExitCode } from './output/errors.js';
 import { Reporter } from './output/reporter.js';
 
 const GLOBAL_HELP = `
@@ -35,11 +35,10 @@ export async function runCli(argv: string[], deps: Deps): Promise<ExitCode> {
     stderr: deps.stderr,
     json: beforeDashes.includes('--json'),
     verbose: beforeDashes.includes('--verbose'),
+    env: deps.env,
   });
-  if (argv.length === 0) {
-    reporter.raw(buildProgram(deps, reporter, () => undefined).helpInformation());
-    return EXIT.USAGE;
-  }
+  // `pkg` alone is `pkg --help`: the same text and exit code.
+  if (argv.length === 0) argv = ['--help'];
 
   let invocation: Invocation | undefined;
   const program = buildProgram(deps, reporter, (found) => {
@@ -51,12 +50,9 @@ export async function runCli(argv: string[], deps: Deps): Promise<ExitCode> {
     if (err instanceof CommanderError) {
       if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.exitCode === 0) return EXIT.OK;
       const command = argv.find((a) => COMMANDS.some((c) => c.name === a));
-      reporter.error({
-        code: 'USAGE',
-        message: usageMessage(err.message),
-        hint: `Run \`pkg ${command ? `${command} ` : ''}--help\` for usage.`,
-        exitCode: EXIT.USAGE,
-      });
+      reporter.error(
+        toErrorReport(new ClientError('USAGE', { problem: usageMessage(err.message), command: command ? `${command} ` : '' })),
+      );
       return EXIT.USAGE;
     }
     const report = toErrorReport(err);

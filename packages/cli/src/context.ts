@@ -96,10 +96,7 @@ export class CommandContext {
     try {
       token = await store.get(registryHostKey(registry));
     } catch (err) {
-      throw new ClientError('TOKEN_READ_FAILED', {
-        message: `Failed to read the stored authentication token: ${(err as Error).message}`,
-        cause: err,
-      });
+      throw new ClientError('TOKEN_READ_FAILED', { reason: (err as Error).message }, { cause: err });
     }
     if (token) this.reporter.addSecret(token);
     return token;
@@ -118,17 +115,20 @@ export class CommandContext {
     ]);
     const { token } = credential;
     if (token) this.reporter.addSecret(token);
+    const fromEnv = Boolean(token) && token === this.deps.env.PKG_TOKEN?.trim();
     return new RegistryClient({
       registry,
       transport,
       token,
       ...(credential.scheme ? { tokenScheme: credential.scheme } : {}),
       ...(credential.lazy ? { lazyAuth: true } : {}),
-      ...(credential.source ? { tokenSource: credential.source } : {}),
+      // A token given by the command (whoami's) that is PKG_TOKEN's is named as such too.
+      ...(credential.source ? { tokenSource: credential.source } : fromEnv ? { tokenSource: 'the token in PKG_TOKEN' } : {}),
       userAgent: `pkg/${this.deps.version}`,
       sleep: this.deps.sleep,
       now: this.deps.now,
       debug: (message) => this.reporter.debug(message),
+      activity: (label) => this.reporter.activity(label),
     });
   }
 

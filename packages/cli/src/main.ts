@@ -5,6 +5,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Deps, KeyringBinding } from './deps.js';
 import { runCli } from './cli.js';
 
+// Set by the release bundler (scripts/release.js) in the single executable; absent otherwise.
+declare const __PKG_VERSION__: string | undefined;
+declare const __PKG_SINGLE_EXECUTABLE__: boolean | undefined;
+const SINGLE_EXECUTABLE = typeof __PKG_SINGLE_EXECUTABLE__ === 'boolean' && __PKG_SINGLE_EXECUTABLE__;
+
 /**
  * The composition root: the only place real IO is constructed. Everything below receives it
  * through `deps`; heavy modules (undici, the keychain binding) load only when a command asks.
@@ -34,12 +39,17 @@ export async function main(argv: string[]): Promise<number> {
       const { createUndiciTransport } = await import('./http/undici-transport.js');
       return createUndiciTransport(process.env, options);
     },
-    loadKeyring: async () => (await import('@napi-rs/keyring')) as unknown as KeyringBinding,
+    loadKeyring: async () => {
+      // A single executable application can only require Node's built-in modules.
+      if (SINGLE_EXECUTABLE) throw new Error('the single-file pkg cannot load the native keychain module');
+      return (await import('@napi-rs/keyring')) as unknown as KeyringBinding;
+    },
   };
   return runCli(argv, deps);
 }
 
 function readVersion(): string {
+  if (typeof __PKG_VERSION__ === 'string') return __PKG_VERSION__;
   try {
     const packageJson = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version?: string };
     return packageJson.version ?? '0.0.0';

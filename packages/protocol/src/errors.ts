@@ -56,12 +56,17 @@ export class ProtocolError extends Error {
   }
 
   toBody(): ErrorBody {
-    return { error: ERROR_CATALOGUE[this.code].error, code: this.code, details: this.details };
+    return errorBody(this.code, this.details);
   }
 }
 
+/**
+ * The wire body. npm shows only `error` (`npm error 422 Unprocessable Entity - PUT … - <error>`),
+ * so `error` carries the specific reason, the details; the catalogue's short text stands in only
+ * when there are none. `code` is what programs compare.
+ */
 export function errorBody(code: ErrorCode, details: string): ErrorBody {
-  return { error: ERROR_CATALOGUE[code].error, code, details };
+  return { error: details || ERROR_CATALOGUE[code].error, code, details };
 }
 
 export function isErrorBody(value: unknown): value is ErrorBody {

@@ -76,7 +76,15 @@ export interface LoginResponse {
   id: string;
   rev: string;
   token: string;
+  /** Whether this login created the account (sign-up); npm ignores it, `pkg login` says so. */
+  created?: boolean;
 }
+
+/**
+ * Request header of a login that must not create an account (`pkg login --no-signup`): with
+ * `false`, an unknown user gets the 401 of a closed sign-up.
+ */
+export const SIGNUP_HEADER = 'x-pkg-signup';
 
 export interface WhoamiResponse {
   username: string;

@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { SETTINGS } from './config/settings.js';
+import { placeholder, serveHelp } from './serve-help.js';
 
 const USAGE = `Usage: pkg-registry <command> [options]
 
@@ -7,10 +9,12 @@ Commands:
   migrate        Copy a whole registry to another database/storage (migrate --help)
   tenant         Create, list, configure and delete tenant registries ('pkg-registry tenant help')
   user           List, disable, enable users and reset passwords ('pkg-registry user help')
-  help           Show this help
+  help           Show this help (serve --help: every option of serve)
+  version        Print the version (also --version, -v)
 
-Options of serve (each also comes from the config file and PKG_REGISTRY_<NAME>):
-${optionLines([['--config <file>', 'JSON config file (env PKG_REGISTRY_CONFIG)'], ...SETTINGS.map((s) => [`${s.flag} <value>`, s.description.split('. ')[0]!.replace(/\.$/, '')] as const)])}
+Options of serve (each also comes from the config file and PKG_REGISTRY_<NAME>; defaults,
+allowed values and environment variables: pkg-registry serve --help):
+${optionLines([['--config <file>', 'JSON config file (env PKG_REGISTRY_CONFIG)'], ...SETTINGS.map((s) => [`${s.flag} ${placeholder(s)}`, s.description.split('. ')[0]!.replace(/\.$/, '')] as const)])}
 `;
 
 /** One line per option, every description in the column after the longest option. */
@@ -31,7 +35,9 @@ export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
     case 'serve':
-      return rest.includes('--help') || rest.includes('-h') ? help(USAGE, '--help') : (await import('./serve.js')).serve(rest);
+      return rest.includes('--help') || rest.includes('-h')
+        ? help(serveHelp(), '--help')
+        : (await import('./serve.js')).serve(rest);
     case 'migrate':
       return (await import('./admin/migrate-command.js')).migrateCommand(rest, process);
     case 'tenant': {
@@ -42,6 +48,11 @@ export async function main(argv: string[]): Promise<number> {
       const { USER_USAGE, userCommand } = await import('./admin/user-command.js');
       return HELP.has(rest[0] ?? 'help') ? help(USER_USAGE, rest[0]) : userCommand(rest, await adminIo());
     }
+    case '--version':
+    case '-v':
+    case 'version':
+      process.stdout.write(`${version()}\n`);
+      return 0;
     case undefined:
     case 'help':
     case '--help':
@@ -61,4 +72,10 @@ async function adminIo() {
 function help(text: string, asked: string | undefined): number {
   process.stdout.write(text);
   return asked === undefined ? 2 : 0;
+}
+
+/** The version in this package's package.json (the release stamps the project's version there). */
+function version(): string {
+  const packageJson = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+  return packageJson.version;
 }

@@ -4,6 +4,7 @@ import { serverDeps } from './deps.js';
 import { ConfigError, loadConfig, type Config } from './config/config.js';
 import { SETTINGS } from './config/settings.js';
 import { readTlsFiles } from './config/tls.js';
+import { readableLog } from './plugins/readable-log.js';
 import { collectOrphanBlobs, createStorage, type Storage } from './storage/create-storage.js';
 import { DeferredLog } from './storage/deferred-log.js';
 
@@ -12,12 +13,15 @@ const SHARED_ORPHAN_GRACE_MS = 60 * 60 * 1000;
 /** What `serve` writes to besides its log, and the signals that stop it (tests pass their own). */
 export interface ServeIo {
   stderr: { write(text: string): void };
+  /** Stdout when it is a terminal: the log is then written as readable text, not JSON lines. */
+  terminal?: { write(text: string): unknown };
   env: NodeJS.ProcessEnv;
   onStopSignal(listener: (signal: string) => void): void;
 }
 
 export const processServeIo: ServeIo = {
   stderr: process.stderr,
+  terminal: process.stdout.isTTY ? process.stdout : undefined,
   env: process.env,
   onStopSignal(listener) {
     for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => listener(signal));
@@ -78,7 +82,8 @@ export async function serve(argv: string[], io: ServeIo = processServeIo): Promi
 
   let built;
   try {
-    built = await buildApp(serverDeps(config, storage), tls ? { tls } : {});
+    const logStream = io.terminal ? readableLog(io.terminal, config) : undefined;
+    built = await buildApp(serverDeps(config, storage), { ...(tls ? { tls } : {}), ...(logStream ? { logStream } : {}) });
   } catch (err) {
     // A certificate and key that do not belong together, or a key that does not parse.
     await storage.close();

@@ -21,6 +21,11 @@ export class EnvTokenOverride implements TokenStore {
     return this.#base.name;
   }
 
+  /** The store underneath, whose token `login` replaces (never PKG_TOKEN's). */
+  get base(): TokenStore {
+    return this.#base;
+  }
+
   async get(host: string): Promise<string | null> {
     return host === this.#host ? this.#token : this.#base.get(host);
   }

@@ -42,20 +42,18 @@ async function baseStore(options: SelectTokenStoreOptions): Promise<TokenStore> 
     });
   if (options.setting === 'file') return file();
 
-  let keychain: KeychainTokenStore | null = null;
+  let unavailable: string;
   try {
-    keychain = new KeychainTokenStore(await options.loadKeyring(), options.platform);
+    const keychain = new KeychainTokenStore(await options.loadKeyring(), options.platform);
+    if (await keychain.available()) return keychain;
+    unavailable = 'no OS keychain answers';
   } catch (err) {
-    options.debug?.(`keychain binding unavailable: ${(err as Error).message}`);
+    unavailable = `keychain binding unavailable (${(err as Error).message})`;
   }
-  if (keychain && (await keychain.available())) return keychain;
 
   if (options.setting === 'keychain') {
-    throw new ClientError('TOKEN_STORE_FAILED', {
-      message: 'Failed to store authentication token: no OS keychain answers',
-      hint: 'Unlock or start your keychain (on Linux, a Secret Service such as GNOME Keyring), or run `pkg config set tokenStore auto`.',
-    });
+    throw new ClientError('NO_KEYCHAIN');
   }
-  options.debug?.('no OS keychain answers: using the encrypted token file');
+  options.debug?.(`${unavailable}: using the encrypted token file`);
   return file();
 }

@@ -46,20 +46,18 @@ export class TarballCache {
     const { name, version } = record;
     // The names become paths: a foreign registry must not be able to steer them.
     if (!isPackageName(name) || !isSemver(version)) {
-      throw new ClientError('INVALID_RESPONSE', { message: `The registry sent a version record with a bad name or version` });
+      throw new ClientError('UNREADABLE_ANSWER', { what: 'a version record with a bad name or version' });
     }
     const expected = expectedDigest(record.dist);
     if (!expected) {
-      throw new ClientError('INTEGRITY_MISMATCH', {
-        message: `Integrity check failed for ${name}@${version}: the registry gives no integrity value`,
-      });
+      throw new ClientError('INTEGRITY_UNKNOWN', { package: `${name}@${version}` });
     }
     const file = this.pathOf(name, version);
     if ((await this.#digestOf(file, expected.algorithm)) === expected.digest) {
       return { name, version, path: file, fromCache: true };
     }
     if (typeof record.dist?.tarball !== 'string') {
-      throw new ClientError('INVALID_RESPONSE', { message: `${name}@${version} has no tarball URL` });
+      throw new ClientError('UNREADABLE_ANSWER', { what: `${name}@${version} without a tarball URL` });
     }
     await this.#download(client, record.dist.tarball, file, expected, progress, `${name}@${version}`);
     return { name, version, path: file, fromCache: false };
@@ -96,9 +94,7 @@ export class TarballCache {
         await handle.close();
       }
       if (hash.digest('base64') !== expected.digest) {
-        throw new ClientError('INTEGRITY_MISMATCH', {
-          message: `Integrity check failed for ${shownName}: expected ${expected.algorithm}-${expected.digest}`,
-        });
+        throw new ClientError('INTEGRITY_MISMATCH', { package: shownName, expected: `${expected.algorithm}-${expected.digest}` });
       }
       await this.#fs.rename(temp, file);
       keep = true;

@@ -29,10 +29,7 @@ export const config: Command = {
     const key = args.key as string | undefined;
     const value = args.value as string | undefined;
     if (!(ACTIONS as readonly string[]).includes(action)) {
-      throw new ClientError('USAGE', {
-        message: `Unknown config action '${action}'`,
-        hint: `Use one of: ${ACTIONS.join(', ')}.`,
-      });
+      throw new ClientError('CONFIG_UNKNOWN_ACTION', { action: String(action), actions: ACTIONS.join(', ') });
     }
     const file = await ctx.config();
     if (action === 'list') {
@@ -82,5 +79,5 @@ export const config: Command = {
 };
 
 function usage(message: string): ClientError {
-  return new ClientError('USAGE', { message, hint: 'Run `pkg config --help` for usage.' });
+  return new ClientError('CONFIG_USAGE', { problem: message });
 }

@@ -1,5 +1,6 @@
 import type { Command } from './types.js';
 import { add } from './add.js';
+import { completionCommand } from './completion.js';
 import { config } from './config.js';
 import { info } from './info.js';
 import { install } from './install.js';
@@ -11,6 +12,9 @@ import { search } from './search.js';
 import { uninstall } from './uninstall.js';
 import { update } from './update.js';
 import { whoami } from './whoami.js';
+
+// Describes the list it is part of: it reads the list only when it runs.
+const completion = completionCommand(() => COMMANDS);
 
 /**
  * Every command of `pkg`, in help order. Command modules stay light at import time (heavy
@@ -29,4 +33,5 @@ export const COMMANDS: readonly Command[] = [
   list,
   publish,
   config,
+  completion,
 ];

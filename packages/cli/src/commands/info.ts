@@ -10,9 +10,20 @@ export const info: Command<InfoOptions> = {
   summary: "Show a package's metadata, versions and dist-tags",
   description:
     'Show description, latest and other dist-tags, versions, license, author, minimum Unity version, dependencies, tarball and integrity of a package version (default: latest).',
-  arguments: [{ name: 'package', description: 'package name, optionally with @<version> or @<dist-tag>', required: true }],
+  arguments: [
+    {
+      name: 'package',
+      description: 'package name, optionally with @<version>, @<range> (as npm view: ^1.2, 1.x) or @<dist-tag>',
+      required: true,
+    },
+  ],
   options: [REGISTRY_OPTION],
-  examples: ['pkg info com.vendor.input', 'pkg info com.vendor.input@1.2.0', 'pkg info com.vendor.input@beta --json'],
+  examples: [
+    'pkg info com.vendor.input',
+    'pkg info com.vendor.input@1.2.0',
+    "pkg info 'com.vendor.input@^1.2'",
+    'pkg info com.vendor.input@beta --json',
+  ],
   async run(ctx, { args, options }) {
     const spec = String(args.package);
     const at = spec.lastIndexOf('@');
@@ -20,22 +31,35 @@ export const info: Command<InfoOptions> = {
     const wanted = at > 0 ? spec.slice(at + 1) : '';
     const { checkPackageName, sortVersions } = await import('@pkg/protocol');
     const check = checkPackageName(name);
-    if (!check.ok) throw new ClientError('INVALID_PACKAGE_NAME', { message: `Invalid package name '${name}': ${check.rule}` });
-    if (at > 0 && wanted === '') throw new ClientError('USAGE', { message: `Missing version after '@' in '${spec}'` });
+    if (!check.ok) throw new ClientError('INVALID_PACKAGE_NAME', { name, rule: check.rule });
+    if (at > 0 && wanted === '') throw new ClientError('MISSING_VERSION', { spec });
 
     const registry = await ctx.registryUrl(options.registry);
     const client = await ctx.registry(registry);
     const doc = await client.packument(name);
     const distTags = doc['dist-tags'] ?? {};
-    const version = wanted === '' ? distTags.latest : (distTags[wanted] ?? wanted);
+    const version =
+      wanted === ''
+        ? distTags.latest
+        : (distTags[wanted] ?? (await resolveRange(wanted, distTags.latest, Object.keys(doc.versions ?? {}))));
     const record = version ? doc.versions?.[version] : undefined;
     if (!record) {
-      throw new ClientError('VERSION_NOT_FOUND', {
-        message: wanted ? `Version '${wanted}' of ${name} not found` : `${name} has no latest version`,
-        hint: `Run \`pkg info ${name}\` to see its versions and dist-tags.`,
-      });
+      throw wanted
+        ? new ClientError('VERSION_NOT_FOUND', { version: wanted, name })
+        : new ClientError('NO_LATEST_VERSION', { name });
     }
     const { infoReport } = await import('../output/info-report.js');
     return infoReport(doc, record, sortVersions(Object.keys(doc.versions ?? {})));
   },
 };
+
+/**
+ * A version or range as `npm view` resolves it (npm-pick-manifest): an exact version as it is;
+ * for a range, `latest` when it satisfies the range, else the highest version that does.
+ */
+async function resolveRange(wanted: string, latest: string | undefined, versions: string[]): Promise<string> {
+  const semver = (await import('semver')).default;
+  if (semver.valid(wanted) || semver.validRange(wanted) === null) return wanted;
+  if (latest && semver.satisfies(latest, wanted)) return latest;
+  return semver.maxSatisfying(versions, wanted) ?? wanted;
+}

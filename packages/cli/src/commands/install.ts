@@ -22,10 +22,7 @@ export const install: Command<InstallOptions> = {
     if (options.global) {
       const { ClientError } = await import('../output/errors.js');
       if (names.length === 0) {
-        throw new ClientError('USAGE', {
-          message: 'Name the packages to install globally',
-          hint: 'pkg install --global <name>...',
-        });
+        throw new ClientError('GLOBAL_NAMES_MISSING');
       }
       const { globalInstall } = await import('../global/global-actions.js');
       return globalInstall(ctx, names, options.registry);

@@ -20,7 +20,7 @@ export const logout: Command<LogoutOptions> = {
     const registry = await ctx.registryUrl(options.registry);
     const host = registryHostKey(registry);
     const token = await ctx.storedToken(registry);
-    if (!token) throw new ClientError('NOT_LOGGED_IN', { message: `Not logged in to ${registry}`, hint: null });
+    if (!token) throw new ClientError('NOT_LOGGED_IN', { registry });
 
     const client = await ctx.registry(registry, { token });
     let revokeError: unknown = null;
@@ -36,10 +36,7 @@ export const logout: Command<LogoutOptions> = {
     try {
       forgotten = await store.delete(host);
     } catch (err) {
-      throw new ClientError('TOKEN_STORE_FAILED', {
-        message: `Failed to remove the stored token: ${(err as Error).message}`,
-        cause: err,
-      });
+      throw new ClientError('TOKEN_REMOVE_FAILED', { reason: (err as Error).message }, { cause: err });
     }
     const { upmConfigPath, removeUpmToken } = await import('../auth/upmconfig.js');
     const upmconfig = upmConfigPath(ctx.deps.env, ctx.deps.homedir, ctx.deps.platform);
@@ -53,11 +50,11 @@ export const logout: Command<LogoutOptions> = {
 
     if (revokeError) {
       const cause = revokeError instanceof ClientError ? revokeError : null;
-      throw new ClientError(cause?.code ?? 'REGISTRY_ERROR', {
-        message: `${cause?.message ?? 'Failed to revoke the token'}: the token was forgotten on this machine but not revoked on the registry`,
-        hint: cause?.hint ?? null,
-        cause: revokeError,
-      });
+      throw new ClientError(
+        'REVOKE_FAILED',
+        { reason: cause?.message ?? 'Failed to revoke the token', registry },
+        { cause: revokeError },
+      );
     }
     return {
       json: { registry, revoked: true, forgotten, tokenStore: store.name, ...(upmRemoved ? { upmconfig } : {}) },

@@ -42,10 +42,7 @@ export const search: Command<SearchOptions> = {
     const client = await ctx.registry(registry);
     const response = await client.search(term, options.limit, 0);
     if (response.objects.length === 0) {
-      throw new ClientError('NO_PACKAGES_FOUND', {
-        message: `No packages found matching '${term}'`,
-        hint: 'Try a shorter or different term: names, descriptions, keywords and authors are searched.',
-      });
+      throw new ClientError('NO_PACKAGES_FOUND', { term });
     }
     const { searchReport, packageDetail } = await import('../output/search-report.js');
     const shown = response.objects.slice(0, options.limit);

@@ -14,11 +14,7 @@ export const whoami: Command<WhoamiOptions> = {
   async run(ctx, { options }) {
     const registry = await ctx.registryUrl(options.registry);
     const token = await ctx.storedToken(registry);
-    if (!token)
-      throw new ClientError('NOT_LOGGED_IN', {
-        message: `Not logged in to ${registry}`,
-        hint: `Run \`pkg login --registry ${registry}\`.`,
-      });
+    if (!token) throw new ClientError('NOT_LOGGED_IN', { registry });
     const client = await ctx.registry(registry, { token });
     const identity = await client.whoami();
     return {

@@ -1,3 +1,4 @@
+import { jsonSyntaxProblem } from '../json/json-syntax.js';
 import path from 'node:path';
 import type { FileSystem } from '../deps.js';
 import { ClientError } from '../output/errors.js';
@@ -22,7 +23,7 @@ export class ClientConfig {
     try {
       text = await readTextIfExists(fs, file);
     } catch (err) {
-      throw new ClientError('CONFIG_UNREADABLE', { message: `Cannot read ${file}: ${(err as Error).message}`, cause: err });
+      throw new ClientError('CONFIG_UNREADABLE', { file, reason: (err as Error).message }, { cause: err });
     }
     const values: Record<string, ConfigValue> = {};
     if (text !== null && text.trim() !== '') {
@@ -30,13 +31,10 @@ export class ClientConfig {
       try {
         parsed = JSON.parse(text);
       } catch {
-        throw new ClientError('CONFIG_UNREADABLE', {
-          message: `Cannot read ${file}: it is not valid JSON`,
-          hint: `Fix or delete the file; \`pkg config set\` writes it again.`,
-        });
+        throw new ClientError('CONFIG_NOT_JSON', { file, problem: jsonSyntaxProblem(text) ?? 'unreadable' });
       }
       if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-        throw new ClientError('CONFIG_UNREADABLE', { message: `Cannot read ${file}: it must hold a JSON object` });
+        throw new ClientError('CONFIG_NOT_OBJECT', { file });
       }
       for (const [key, value] of Object.entries(parsed)) {
         // Unknown keys (from a newer client) are kept untouched.
@@ -55,10 +53,7 @@ export class ClientConfig {
       return spec.parse(String(raw));
     } catch (err) {
       if (err instanceof ClientError) {
-        throw new ClientError('CONFIG_INVALID_VALUE', {
-          message: `${this.file}: ${err.message}`,
-          hint: `Fix it with \`pkg config set ${key} <value>\` or \`pkg config delete ${key}\`.`,
-        });
+        throw new ClientError('CONFIG_FILE_INVALID_VALUE', { file: this.file, problem: err.message, key });
       }
       throw err;
     }
@@ -100,10 +95,7 @@ export class ClientConfig {
     try {
       await writeFileAtomic(this.#fs, this.file, `${JSON.stringify(this.#values, null, 2)}\n`, { mode: 0o600, dirMode: 0o700 });
     } catch (err) {
-      throw new ClientError('CONFIG_WRITE_FAILED', {
-        message: `Cannot write ${this.file}: ${(err as Error).message}`,
-        cause: err,
-      });
+      throw new ClientError('CONFIG_WRITE_FAILED', { file: this.file, reason: (err as Error).message }, { cause: err });
     }
   }
 }

@@ -40,15 +40,18 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
     default: '',
     parse: (value) => engineVersionValue(value),
   },
+  {
+    key: 'backupsKept',
+    description: 'Manifest backups kept in the temp folder (the newest); older ones are removed. 0 keeps every one.',
+    default: 10,
+    parse: (value) => integerIn(value, 'backupsKept', 0, 10000),
+  },
 ];
 
 export function configKey(key: string): ConfigKey {
   const spec = CONFIG_KEYS.find((k) => k.key === key);
   if (!spec) {
-    throw new ClientError('CONFIG_UNKNOWN_KEY', {
-      message: `Unknown configuration key '${key}'`,
-      hint: `Known keys: ${CONFIG_KEYS.map((k) => k.key).join(', ')}.`,
-    });
+    throw new ClientError('CONFIG_UNKNOWN_KEY', { key, keys: CONFIG_KEYS.map((k) => k.key).join(', ') });
   }
   return spec;
 }
@@ -57,18 +60,14 @@ function engineVersionValue(value: string): string {
   const trimmed = value.trim();
   // The engine checks the version against its own form when a project is opened.
   if (trimmed !== '' && !/^(0|[1-9]\d*)\.(0|[1-9]\d*)(\.[0-9A-Za-z]+)?$/.test(trimmed)) {
-    throw new ClientError('CONFIG_INVALID_VALUE', {
-      message: `Invalid value for engineVersion: '${value}' (expected an engine version such as 5.3 or 4.2.1)`,
-    });
+    throw new ClientError('CONFIG_ENGINE_VERSION', { value });
   }
   return trimmed;
 }
 
 function oneOf(value: string, key: string, allowed: string[]): string {
   if (!allowed.includes(value)) {
-    throw new ClientError('CONFIG_INVALID_VALUE', {
-      message: `Invalid value for ${key}: '${value}' (expected ${allowed.join(', ')})`,
-    });
+    throw new ClientError('CONFIG_INVALID_VALUE', { key, value, expected: allowed.join(', ') });
   }
   return value;
 }
@@ -76,9 +75,7 @@ function oneOf(value: string, key: string, allowed: string[]): string {
 function integerIn(value: string, key: string, min: number, max: number): number {
   const n = Number(value);
   if (!/^\d+$/.test(value.trim()) || n < min || n > max) {
-    throw new ClientError('CONFIG_INVALID_VALUE', {
-      message: `Invalid value for ${key}: '${value}' (expected an integer from ${min} to ${max})`,
-    });
+    throw new ClientError('CONFIG_INVALID_VALUE', { key, value, expected: `an integer from ${min} to ${max}` });
   }
   return n;
 }

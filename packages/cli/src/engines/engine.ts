@@ -2,6 +2,7 @@
  * The one interface every game engine implements. Commands talk to an `Engine` only; adding
  * Godot or Unreal means adding a folder beside `unity/` and one line in `engines/index.ts`.
  */
+import type { ClientErrorParams } from '../output/errors.js';
 import type { VersionRecord } from '@pkg/protocol';
 import type { ProjectFs } from '../files/project-fs.js';
 import type { EngineInstaller } from './installer.js';
@@ -81,7 +82,7 @@ export interface Engine {
    * When `dir` holds a project of a version of this engine that `pkg` does not support (Godot
    * 3), why, for the error that replaces "no supported engine detected"; else null.
    */
-  unsupportedProject?(dir: string, fs: ProjectFs): Promise<{ message: string; hint: string } | null>;
+  unsupportedProject?(dir: string, fs: ProjectFs): Promise<ClientErrorParams<'ENGINE_UNSUPPORTED'> | null>;
   readEngineVersion(project: string, fs: ProjectFs): Promise<EngineVersion>;
   /** Reads and validates the manifest; throws a clear error when it is missing or malformed. */
   readManifest(project: string, fs: ProjectFs): Promise<ManifestFile>;

@@ -34,10 +34,7 @@ export async function selectEngine(start: string, fs: ProjectFs, forced?: string
   if (forced !== undefined) {
     const engine = engineById(forced);
     if (!engine) {
-      throw new ClientError('UNKNOWN_ENGINE', {
-        message: `Unknown engine '${forced}'`,
-        hint: `Supported engines: ${ENGINES.map((e) => e.id).join(', ')}`,
-      });
+      throw new ClientError('UNKNOWN_ENGINE', { engine: forced, engines: ENGINES.map((e) => e.id).join(', ') });
     }
     for (const dir of dirs) {
       if (await engine.detect(dir, fs)) return { engine, project: dir };
@@ -55,9 +52,7 @@ export async function selectEngine(start: string, fs: ProjectFs, forced?: string
   }
   // Only when no supported project contains `start`: a Godot 3 project says why it is not one.
   await refuseUnsupported(ENGINES, dirs, fs);
-  throw new ClientError('NO_ENGINE_DETECTED', {
-    hint: `Run pkg inside a project (Unity: a folder with Assets/, ProjectSettings/ and Packages/manifest.json; Godot 4: project.godot; Unreal Engine 5: one .uproject). Supported engines: ${ENGINES.map((e) => e.id).join(', ')}`,
-  });
+  throw new ClientError('NO_ENGINE_DETECTED', { engines: ENGINES.map((e) => e.id).join(', ') });
 }
 
 /** Throws for the nearest project of an engine version `pkg` does not support, if any. */

@@ -18,7 +18,7 @@ export async function writeManifestAt(
   await fs.writeTextAtomic(path.join(project, relative), text);
   const written = await read(project, fs);
   if (written.text !== text) {
-    throw new ClientError('MANIFEST_INVALID', { message: `${relative} did not read back as written`, hint: null });
+    throw new ClientError('MANIFEST_READ_BACK', { manifest: relative });
   }
   return written;
 }

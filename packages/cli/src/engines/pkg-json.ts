@@ -22,9 +22,10 @@ export async function readPkgJson(project: string, fs: ProjectFs): Promise<Manif
   try {
     return { path: file, text, manifest: parseUnityManifest(text) };
   } catch (error) {
-    throw new ClientError('MANIFEST_INVALID', {
-      message: `${PKG_JSON} is invalid: ${(error as Error).message}`,
-      hint: `Fix ${path.join(project, PKG_JSON)} (it lists the project's packages as {"dependencies": {"<name>": "<version>"}}), then run pkg again.`,
+    throw new ClientError('PKG_JSON_INVALID', {
+      file: PKG_JSON,
+      problem: (error as Error).message,
+      path: path.join(project, PKG_JSON),
     });
   }
 }

@@ -55,10 +55,7 @@ function globalRegistries(
 function assertInstalled(installed: Record<string, string>, names: string[]): void {
   for (const name of names) {
     if (!(name in installed)) {
-      throw new ClientError('GLOBAL_NOT_INSTALLED', {
-        message: `package '${name}' is not installed globally`,
-        hint: 'See the global packages with `pkg list --global`.',
-      });
+      throw new ClientError('GLOBAL_NOT_INSTALLED', { name });
     }
   }
 }
@@ -74,7 +71,7 @@ async function installVersions(
   const cache = new TarballCache(ctx.deps.fs, ctx.paths.cacheDir);
   for (const { name, version } of versions) {
     const record = recordOf(context, name, version);
-    if (!record) throw new ClientError('VERSION_NOT_FOUND', { message: `Version '${version}' of ${name} not found` });
+    if (!record) throw new ClientError('VERSION_NOT_FOUND', { version, name });
     const tarball = await cache.fetch(await registries.client(registries.registryOf(name)), record);
     // A global package is unpacked from memory (safe-extract.ts); project installs keep only the file.
     await store.install(name, version, await ctx.deps.fs.readFile(tarball.path));
@@ -142,10 +139,7 @@ function assertFromRegistry(
   for (const name of names) {
     const from = manifest.registries[name] ?? registry;
     if (!sameRegistryUrl(from, registry)) {
-      throw new ClientError('GLOBAL_NOT_INSTALLED', {
-        message: `package '${name}' is not installed globally from ${registry}`,
-        hint: `It came from ${from}; run without --registry to act on it.`,
-      });
+      throw new ClientError('GLOBAL_NOT_FROM_REGISTRY', { name, registry, source: from });
     }
   }
 }
@@ -172,7 +166,7 @@ export async function globalList(ctx: CommandContext, outdated: boolean, registr
       requested: version,
       resolved: version,
       latest_compatible: latest,
-      status: documents.get(name) === null ? 'not in registry' : 'registry',
+      status: documents.get(name) === null ? 'not-in-registry' : 'registry',
       outdated: latest !== null && semver.valid(version) !== null && semver.gt(latest, version),
       registry: registries.registryOf(name),
     };

@@ -6,6 +6,7 @@
  * package came from, which list and update ask again. Changes happen under a lock file, and a package folder is swapped in only once
  * its tarball is verified and fully extracted.
  */
+import { jsonSyntaxProblem } from '../json/json-syntax.js';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { FileSystem } from '../deps.js';
@@ -46,6 +47,8 @@ export class GlobalPackages {
     const text = await readTextIfExists(this.#fs, this.manifestPath);
     if (text === null) return { dependencies: {}, registries: {} };
     try {
+      const problem = jsonSyntaxProblem(text);
+      if (problem) throw new Error(`it is not valid JSON: ${problem}`);
       const parsed = JSON.parse(text) as { dependencies?: unknown; registries?: unknown };
       const deps = parsed.dependencies;
       if (typeof deps !== 'object' || deps === null || Array.isArray(deps)) throw new Error('"dependencies" is not an object');
@@ -57,10 +60,7 @@ export class GlobalPackages {
         Object.fromEntries(Object.entries(value).filter((e): e is [string, string] => typeof e[1] === 'string'));
       return { dependencies: strings(deps), registries: strings(registries) };
     } catch (err) {
-      throw new ClientError('MANIFEST_INVALID', {
-        message: `${this.manifestPath} is invalid: ${(err as Error).message}`,
-        hint: 'Fix or delete the file; global packages are listed there.',
-      });
+      throw new ClientError('GLOBAL_MANIFEST_INVALID', { manifest: this.manifestPath, problem: (err as Error).message });
     }
   }
 

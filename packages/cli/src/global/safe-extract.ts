@@ -28,16 +28,12 @@ export async function extractPackage(fs: FileSystem, tarball: Buffer, destinatio
   try {
     entries = await readTarEntries(tarball);
   } catch (err) {
-    throw new ClientError('UNSAFE_TARBALL', { message: `The tarball of ${label} cannot be read: ${(err as Error).message}` });
+    throw new ClientError('UNREADABLE_TARBALL', { label, reason: (err as Error).message });
   }
   const root = path.resolve(destination);
   const plan: { target: string; entry: TarEntry }[] = [];
   for (const entry of entries) {
-    const refuse = (reason: string) =>
-      new ClientError('UNSAFE_TARBALL', {
-        message: `Refusing to extract ${label}: entry '${entry.path}' has ${reason}`,
-        hint: 'The package is malformed or malicious; nothing was installed.',
-      });
+    const refuse = (reason: string) => new ClientError('UNSAFE_TARBALL', { label, entry: entry.path, reason });
     if (!FILE_TYPES.has(entry.type) && entry.type !== 'Directory') throw refuse(`an unsupported type (${entry.type})`);
     const relative = packageRelativePath(entry.path);
     if (!relative.ok) throw refuse(relative.reason);

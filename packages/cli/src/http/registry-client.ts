@@ -1,5 +1,6 @@
 import {
   isErrorBody,
+  SIGNUP_HEADER,
   type DistTags,
   type LoginResponse,
   type PackageDocument,
@@ -32,6 +33,8 @@ export interface RegistryClientOptions {
   now(): Date;
   /** --verbose traces; tokens never reach it. */
   debug(message: string): void;
+  /** Told when a request (or a wait before retrying) starts; returns its end (the spinner). */
+  activity?(label: string): () => void;
   retry?: RetryPolicy;
 }
 
@@ -50,6 +53,7 @@ interface CallOptions {
   /** Token to send instead of the client's own (null: send none). */
   token?: string | null;
   accept?: string;
+  headers?: Record<string, string>;
 }
 
 /** A non-2xx answer, with the registry's `{error, code, details}` when it sent one. */
@@ -89,16 +93,17 @@ export class RegistryClient {
   }
 
   /** `PUT /-/user/org.registry.user:<name>`: a new token, or INVALID_CREDENTIALS. */
-  async login(name: string, password: string, email: string): Promise<LoginResponse> {
+  async login(name: string, password: string, email: string, options: { signup?: boolean } = {}): Promise<LoginResponse> {
     const id = `org.registry.user:${name}`;
     try {
       const body = await this.#json<LoginResponse>('PUT', `/-/user/${encodeURIComponent(id)}`, {
         body: { _id: id, name, password, email, type: 'user', roles: [], date: this.#options.now().toISOString() },
         idempotent: false,
         token: null,
+        ...(options.signup === false ? { headers: { [SIGNUP_HEADER]: 'false' } } : {}),
       });
       if (typeof body?.token !== 'string' || body.token.length === 0) {
-        throw new ClientError('INVALID_RESPONSE', { message: 'The registry accepted the login but sent no token' });
+        throw new ClientError('UNREADABLE_ANSWER', { what: 'no token with an accepted login' });
       }
       return body;
     } catch (err) {
@@ -113,13 +118,14 @@ export class RegistryClient {
   async whoami(token?: string): Promise<WhoamiResponse> {
     try {
       const body = await this.#json<WhoamiResponse>('GET', '/-/whoami', { idempotent: true, ...(token ? { token } : {}) });
-      if (typeof body?.username !== 'string') throw new ClientError('INVALID_RESPONSE');
+      if (typeof body?.username !== 'string')
+        throw new ClientError('UNREADABLE_ANSWER', { what: 'a whoami answer without a username' });
       return body;
     } catch (err) {
       if (err instanceof RegistryHttpError && err.status === 401) {
         throw this.authenticated || token
-          ? new ClientError('TOKEN_REJECTED')
-          : new ClientError('NOT_LOGGED_IN', { message: `Not logged in to ${this.registry}` });
+          ? this.#tokenRejected(token !== undefined && token !== this.#options.token)
+          : new ClientError('NOT_LOGGED_IN', { registry: this.registry });
       }
       throw this.#statusError(err, 'whoami');
     }
@@ -139,8 +145,7 @@ export class RegistryClient {
     const query = new URLSearchParams({ text, size: String(size), from: String(from) });
     try {
       const body = await this.#json<SearchResponse>('GET', `/-/v1/search?${query}`, { idempotent: true });
-      if (!Array.isArray(body?.objects))
-        throw new ClientError('INVALID_RESPONSE', { message: 'The registry sent a search answer without results' });
+      if (!Array.isArray(body?.objects)) throw new ClientError('UNREADABLE_ANSWER', { what: 'a search answer without results' });
       return body;
     } catch (err) {
       throw this.#statusError(err, 'search');
@@ -164,10 +169,7 @@ export class RegistryClient {
       });
     } catch (err) {
       if (err instanceof RegistryHttpError && err.status === 404) {
-        throw new ClientError('VERSION_NOT_FOUND', {
-          message: `Version '${version}' of ${name} not found`,
-          hint: `Run \`pkg info ${name}\` to see its versions.`,
-        });
+        throw new ClientError('VERSION_NOT_FOUND', { version, name });
       }
       throw this.#statusError(err, 'package', name);
     }
@@ -192,8 +194,9 @@ export class RegistryClient {
     } catch (err) {
       if (err instanceof RegistryHttpError && [400, 403, 409, 413, 422].includes(err.status)) {
         throw new ClientError('PUBLISH_REFUSED', {
-          message: `The registry refused ${name}: ${err.details || `HTTP ${err.status}`}`,
-          hint:
+          name,
+          details: err.details || `HTTP ${err.status}`,
+          advice:
             err.status === 403
               ? `Your account may publish only packages it owns on ${this.registry}.`
               : err.status === 409
@@ -241,9 +244,7 @@ export class RegistryClient {
     try {
       return JSON.parse(response.body.toString('utf8')) as T;
     } catch {
-      throw new ClientError('INVALID_RESPONSE', {
-        hint: `The answer to ${method} ${redactPath(pathname)} is not JSON. Is ${this.registry} a pkg registry?`,
-      });
+      throw new ClientError('INVALID_RESPONSE', { request: `${method} ${redactPath(pathname)}`, registry: this.registry });
     }
   }
 
@@ -265,9 +266,13 @@ export class RegistryClient {
     call: (request: HttpRequest) => Promise<R>,
     discard: (response: R) => Promise<void>,
   ): Promise<R> {
-    const { userAgent, sleep, now, debug } = this.#options;
+    const { userAgent, now, debug } = this.#options;
     const policy = this.#options.retry ?? DEFAULT_RETRY;
-    const headers: Record<string, string> = { accept: options.accept ?? 'application/json', 'user-agent': userAgent };
+    const headers: Record<string, string> = {
+      ...options.headers,
+      accept: options.accept ?? 'application/json',
+      'user-agent': userAgent,
+    };
     const token = options.token === undefined ? this.#options.token : options.token;
     const scheme = options.token === undefined ? (this.#options.tokenScheme ?? 'Bearer') : 'Bearer';
     const lazy = options.token === undefined && this.#options.lazyAuth === true;
@@ -293,17 +298,20 @@ export class RegistryClient {
       const started = now().getTime();
       debug(`→ ${shown}${attempt > 1 ? ` (attempt ${attempt})` : ''}`);
       let response: R;
+      const ended = this.#options.activity?.(`Waiting for ${url.host}`);
       try {
         const payload = streamed ? streamed.open() : body;
         response = await call({ method, url, headers, ...(payload !== undefined ? { body: payload } : {}) });
       } catch (err) {
+        ended?.();
         if (err instanceof ClientError) throw err;
         const wait = retryDelay(policy, attempt, { error: { code: errorCode(err) } }, options.idempotent, now());
         debug(`✗ ${shown}: ${errorCode(err) ?? (err as Error).message}`);
         if (wait === null) throw transportError(err, url.host);
-        await sleep(wait);
+        await this.#wait(wait);
         continue;
       }
+      ended?.();
       debug(`← ${response.status} ${shown} (${now().getTime() - started} ms)`);
       if (response.status === 401 && lazy && token && !this.#challenged && url.host.toLowerCase() === this.host) {
         this.#challenged = true;
@@ -325,7 +333,27 @@ export class RegistryClient {
       if (wait === null) return response;
       await discard(response).catch(() => undefined);
       debug(`  retrying in ${wait} ms`);
-      await sleep(wait);
+      await this.#wait(wait);
+    }
+  }
+
+  /** TOKEN_REJECTED, naming the token (`the token in PKG_TOKEN`, `the token in <file>`). */
+  #tokenRejected(givenToken: boolean): ClientError {
+    const source = givenToken ? undefined : this.#options.tokenSource;
+    // A name and password (upmconfig's `_auth`) are not revoked: they are wrong.
+    const why =
+      !givenToken && this.#options.tokenScheme === 'Basic'
+        ? 'the name or the password is wrong'
+        : 'it was revoked or has expired';
+    return new ClientError('TOKEN_REJECTED', { source: source ?? 'the stored token', registry: this.registry, why });
+  }
+
+  async #wait(ms: number): Promise<void> {
+    const ended = this.#options.activity?.(`Retrying in ${Math.ceil(ms / 1000)} s`);
+    try {
+      await this.#options.sleep(ms);
+    } finally {
+      ended?.();
     }
   }
 
@@ -337,39 +365,24 @@ export class RegistryClient {
     if (!(err instanceof RegistryHttpError)) return err;
     if (err.status === 404) {
       if (call === 'package' && subject) {
-        return new ClientError('PACKAGE_NOT_FOUND', {
-          message: `Package '${subject}' not found`,
-          hint: `Check the name, or search with \`pkg search <term>\`.`,
-        });
+        return new ClientError('PACKAGE_NOT_FOUND', { name: subject });
       }
-      return new ClientError('REGISTRY_UNREACHABLE', {
-        hint: `${this.registry} answered 404 for the ${call} endpoint: is this the URL of a pkg registry?`,
-      });
+      return new ClientError('ENDPOINT_NOT_FOUND', { registry: this.registry, endpoint: call });
     }
     if (err.status === 429) {
       const retry = err.headers['retry-after'];
-      return new ClientError('RATE_LIMITED', {
-        message: `Rate limit exceeded${err.details ? `: ${err.details}` : ''}`,
-        ...(retry ? { hint: `Try again in ${retry} seconds.` } : {}),
-      });
+      const details = err.details || 'the registry refuses more requests for now';
+      return retry
+        ? new ClientError('RATE_LIMITED', { details, seconds: retry })
+        : new ClientError('RATE_LIMITED_NO_WAIT', { details });
     }
     if (err.status === 401) {
-      const login = `pkg login --registry ${this.registry}`;
-      // A name and password (upmconfig's `_auth`) are not revoked: they are wrong.
-      const why = this.#options.tokenScheme === 'Basic' ? 'the name or the password is wrong' : 'it was revoked or has expired';
-      return this.authenticated
-        ? new ClientError('TOKEN_REJECTED', {
-            hint: `${this.registry} rejected ${this.#options.tokenSource ?? 'the token'}: ${why}. Run \`${login}\` again.`,
-          })
-        : new ClientError('AUTH_REQUIRED', {
-            message: `Authentication required by ${this.registry}`,
-            hint: `Run \`${login}\`, or give Unity a token for ${this.registry} in ~/.upmconfig.toml ([npmAuth."${this.registry}"]).`,
-          });
+      return this.authenticated ? this.#tokenRejected(false) : new ClientError('AUTH_REQUIRED', { registry: this.registry });
     }
-    if (err.status === 403) return new ClientError('FORBIDDEN', { message: `Forbidden: ${err.details}` });
-    return new ClientError('REGISTRY_ERROR', {
-      message: `The registry answered HTTP ${err.status}${err.details ? `: ${err.details}` : ''}`,
-    });
+    if (err.status === 403) return new ClientError('FORBIDDEN', { details: err.details || 'the registry refused the request' });
+    return err.details
+      ? new ClientError('REGISTRY_ERROR', { status: err.status, details: err.details })
+      : new ClientError('REGISTRY_STATUS', { status: err.status });
   }
 }
 

@@ -14,19 +14,16 @@ export function parseRegistryUrl(input: string): RegistryUrl {
   try {
     url = new URL(input.trim());
   } catch {
-    throw new ClientError('INVALID_REGISTRY_URL', { message: `Invalid registry URL '${input}'` });
+    throw new ClientError('INVALID_REGISTRY_URL', { url: input });
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new ClientError('INVALID_REGISTRY_URL', { message: `Invalid registry URL '${input}': use https://` });
+    throw new ClientError('REGISTRY_URL_SCHEME', { url: input });
   }
   if (url.username || url.password) {
-    throw new ClientError('INVALID_REGISTRY_URL', {
-      message: 'Invalid registry URL: credentials do not belong in the URL',
-      hint: 'Remove user:password@ from the URL and run `pkg login` instead.',
-    });
+    throw new ClientError('REGISTRY_URL_CREDENTIALS');
   }
   if (url.search || url.hash) {
-    throw new ClientError('INVALID_REGISTRY_URL', { message: `Invalid registry URL '${input}': no query or fragment allowed` });
+    throw new ClientError('REGISTRY_URL_QUERY', { url: input });
   }
   assertSecureUrl(url);
   const pathname = url.pathname.replace(/\/+$/, '');
@@ -38,11 +35,9 @@ export function assertSecureUrl(url: URL): void {
   if (url.protocol === 'https:') return;
   if (url.protocol === 'http:' && isLoopbackHost(url.hostname)) return;
   if (url.protocol === 'http:') {
-    throw new ClientError('INSECURE_REGISTRY', {
-      message: `Refusing plain http:// to ${url.host}: only https:// is allowed for hosts that are not on this machine`,
-    });
+    throw new ClientError('INSECURE_REGISTRY', { host: url.host });
   }
-  throw new ClientError('INVALID_REGISTRY_URL', { message: `Unsupported URL scheme '${url.protocol}'` });
+  throw new ClientError('REGISTRY_URL_SCHEME', { url: url.href });
 }
 
 /**

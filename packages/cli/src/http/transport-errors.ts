@@ -52,26 +52,14 @@ export function transportError(err: unknown, host: string): ClientError {
   if (err instanceof ClientError) return err;
   const code = errorCode(err) ?? 'UNKNOWN';
   if (NOT_FOUND_CODES.has(code)) {
-    return new ClientError('REGISTRY_UNREACHABLE', {
-      hint: `Could not reach ${host} (${REASONS[code] ?? code}). Check the registry URL and your network.`,
-      cause: err,
-    });
+    return new ClientError('REGISTRY_UNREACHABLE', { host, reason: REASONS[code] ?? code }, { cause: err });
   }
   if (TLS_CODES.has(code)) {
-    return new ClientError('CONNECT_FAILED', {
-      hint: `The TLS certificate of ${host} could not be verified (${code}). If the registry uses a private certificate authority, point NODE_EXTRA_CA_CERTS at its PEM file.`,
-      cause: err,
-    });
+    return new ClientError('TLS_FAILED', { host, reason: code }, { cause: err });
   }
   if (code === 'PROXY_REFUSED') {
-    return new ClientError('CONNECT_FAILED', {
-      hint: `The proxy refused to connect to ${host} (${(err as Error).message}). Check HTTP_PROXY, HTTPS_PROXY and NO_PROXY.`,
-      cause: err,
-    });
+    return new ClientError('PROXY_REFUSED', { host, reason: (err as Error).message }, { cause: err });
   }
   const reason = REASONS[code] ?? code;
-  return new ClientError('CONNECT_FAILED', {
-    hint: `Could not connect to ${host} (${reason}). Check that the registry URL is right and that the registry is running.`,
-    cause: err,
-  });
+  return new ClientError('CONNECT_FAILED', { host, reason }, { cause: err });
 }

@@ -102,12 +102,10 @@ export async function readLock(project: string, fs: ProjectFs): Promise<{ lock: 
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw new ClientError('LOCK_INVALID', {
-      message: `${PKG_LOCK} is invalid: it is not valid JSON (${(err as Error).message})`,
-    });
+    throw new ClientError('LOCK_INVALID', { lock: PKG_LOCK, problem: `it is not valid JSON (${(err as Error).message})` });
   }
   const problem = lockProblem(value);
-  if (problem) throw new ClientError('LOCK_INVALID', { message: `${PKG_LOCK} is invalid: ${problem}` });
+  if (problem) throw new ClientError('LOCK_INVALID', { lock: PKG_LOCK, problem });
   return { lock: value as LockFile, text };
 }
 

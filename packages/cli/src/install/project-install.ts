@@ -3,6 +3,7 @@
  * planners have decided the manifest's versions, this works out every package the project must
  * hold, fetches and verifies what changes, and hands it to the staged install.
  */
+import { pruneBackups } from '../project/backup.js';
 import path from 'node:path';
 import type { VersionRecord } from '@pkg/protocol';
 import { TarballCache } from '../cache/tarball-cache.js';
@@ -38,8 +39,9 @@ function exclusive<A extends unknown[], T>(
 ): (ctx: CommandContext, open: OpenProject & { engine: InstallingEngine }, ...args: A) => Promise<T> {
   return async (ctx, open, ...args) => {
     const lockFile = path.join(open.project, PROJECT_LOCK);
+    let result: T;
     try {
-      return await withFileLock(ctx.deps.fs, lockFile, { sleep: ctx.deps.sleep, now: ctx.deps.now }, async () => {
+      result = await withFileLock(ctx.deps.fs, lockFile, { sleep: ctx.deps.sleep, now: ctx.deps.now }, async () => {
         const recovered = await recoverInterrupted(ctx.deps.fs, open.fs, open.project);
         if (recovered.rolledBack > 0) {
           ctx.reporter.warn(
@@ -50,10 +52,11 @@ function exclusive<A extends unknown[], T>(
       });
     } catch (err) {
       if (!(err instanceof LockTimeoutError)) throw err;
-      throw new ClientError('PROJECT_BUSY', {
-        message: `Another pkg process is changing ${open.project} (it holds ${PROJECT_LOCK})`,
-      });
+      throw new ClientError('PROJECT_BUSY', { project: open.project, lock: PROJECT_LOCK });
     }
+    // Afterwards the backups in the temp folder beyond the newest `backupsKept` go.
+    await pruneBackups(ctx.deps.fs, ctx.deps.tmpdir, Number((await ctx.config()).get('backupsKept')));
+    return result;
   };
 }
 

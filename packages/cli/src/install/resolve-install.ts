@@ -34,25 +34,21 @@ export function resolveInstallSet(
   const chosen = new Map<string, string>();
   for (const [name, version] of Object.entries(direct)) {
     if (!semver.valid(version)) {
-      throw new ClientError('VERSION_NOT_FOUND', {
-        message: `${name}: '${version}' is not a version`,
-        hint: 'pkg.json lists exact versions: pick one with `pkg add <name>@<version>`.',
-      });
+      throw new ClientError('PKG_JSON_NOT_A_VERSION', { name, version });
     }
     if (context.documents.get(name) === null) {
-      throw new ClientError('PACKAGE_NOT_FOUND', { message: `Package '${name}' not found in the registry` });
+      throw new ClientError('PACKAGE_NOT_IN_REGISTRY', { name });
     }
     const record = recordOf(context, name, version);
     if (!record) {
-      throw new ClientError('VERSION_NOT_FOUND', {
-        message: `Version '${version}' of ${name} not found`,
-        hint: `pkg.json asks for a version the registry does not have: pick another with \`pkg add ${name}@<version>\`.`,
-      });
+      throw new ClientError('MANIFEST_VERSION_NOT_FOUND', { version, name, manifest: 'pkg.json' });
     }
     if (!context.isCompatible(record)) {
-      throw new ClientError('NO_COMPATIBLE_VERSION', {
-        message: `${name}@${version} requires ${context.requirementOf(record)}; this project uses ${engineLabel}`,
-        hint: `Pick a version that works with \`pkg add ${name}\`.`,
+      throw new ClientError('INSTALL_NEEDS_NEWER_ENGINE', {
+        name,
+        version,
+        requires: String(context.requirementOf(record)),
+        engine: engineLabel,
       });
     }
     chosen.set(name, version);
@@ -82,10 +78,7 @@ export function resolveInstallSet(
         continue;
       }
       if (document === null) {
-        throw new ClientError('PACKAGE_NOT_FOUND', {
-          message: `Package '${dependency}' not found in the registry`,
-          hint: `${name}@${record!.version} depends on it; a Godot or Unreal project gets every package from the registry.`,
-        });
+        throw new ClientError('DEPENDENCY_NOT_IN_REGISTRY', { name: dependency, dependent: `${name}@${record!.version}` });
       }
       const current = chosen.get(dependency);
       if (current !== undefined && meets(current, wanted)) continue;
@@ -136,5 +129,5 @@ export function resolveInstallSet(
 }
 
 function conflict(message: string, hint: string): ClientError {
-  return new ClientError('VERSION_CONFLICT', { message, hint });
+  return new ClientError('INSTALL_CONFLICT', { conflict: message, advice: hint });
 }

@@ -78,7 +78,7 @@ export async function applyInstall(tx: InstallTransaction): Promise<{ backupPath
     if (changes.length > 0) {
       const shown = changes.slice(0, 10).map((c) => `${c.path} (${c.change})`);
       throw new ClientError('LOCAL_CHANGES', {
-        message: `Files of installed packages were changed by hand: ${shown.join(', ')}${changes.length > 10 ? ` and ${changes.length - 10} more` : ''}`,
+        files: `${shown.join(', ')}${changes.length > 10 ? ` and ${changes.length - 10} more` : ''}`,
       });
     }
   }
@@ -87,7 +87,7 @@ export async function applyInstall(tx: InstallTransaction): Promise<{ backupPath
   const projectFile = path.join(project, projectFileName);
   const projectText = await tx.projectFs.readTextIfExists(projectFile);
   if (projectText === null) {
-    throw new ClientError('MANIFEST_NOT_FOUND', { message: `${projectFileName} not found in ${project}`, hint: null });
+    throw new ClientError('PROJECT_FILE_GONE', { file: projectFileName, project });
   }
   const staging = path.join(project, `${STAGING_PREFIX}${randomBytes(6).toString('hex')}`);
   await fs.mkdir(staging);
@@ -110,10 +110,7 @@ export async function applyInstall(tx: InstallTransaction): Promise<{ backupPath
         .filter((f) => !layout.exclude.includes(f));
       const digests = await digestFiles(fs, dir, files);
       if (item.expectedFiles && !sameFiles(item.expectedFiles, digests)) {
-        throw new ClientError('INTEGRITY_MISMATCH', {
-          message: `Integrity check failed for ${label}: its files differ from those ${PKG_LOCK} lists`,
-          hint: `The tarball is the one ${PKG_LOCK} names, but its contents are not; nothing was installed. Restore ${PKG_LOCK} from version control.`,
-        });
+        throw new ClientError('INSTALLED_FILES_DIFFER', { label, lock: PKG_LOCK });
       }
       staged.push({ name: record.name, record, dir, target: layout.target, files: digests });
     }
@@ -123,19 +120,13 @@ export async function applyInstall(tx: InstallTransaction): Promise<{ backupPath
     for (const [i, s] of staged.entries()) {
       const other = staged.findIndex((o, j) => j !== i && o.target === s.target);
       if (other !== -1) {
-        throw new ClientError('TARGET_EXISTS', {
-          message: `${s.name} and ${staged[other]!.name} both install into ${s.target}`,
-          hint: 'A project can hold only one of them.',
-        });
+        throw new ClientError('TARGETS_CLASH', { name: s.name, other: staged[other]!.name, target: s.target });
       }
       const owner = Object.entries(lock.packages).find(([, p]) => p.folder === s.target)?.[0];
       if (owner !== undefined ? !leaving.has(owner) : !(await folderMissing(fs, project, s.target))) {
-        throw new ClientError('TARGET_EXISTS', {
-          message:
-            owner !== undefined
-              ? `${s.target} belongs to ${owner}, which ${s.name} would overwrite`
-              : `${s.target} exists but ${PKG_LOCK} does not list it`,
-        });
+        throw owner !== undefined
+          ? new ClientError('TARGET_OWNED', { target: s.target, owner, name: s.name })
+          : new ClientError('TARGET_EXISTS', { target: s.target, lock: PKG_LOCK });
       }
     }
 
@@ -264,14 +255,14 @@ export async function applyInstall(tx: InstallTransaction): Promise<{ backupPath
       for (const step of undo.reverse()) {
         await step().catch((e: Error) => failures.push(e.message));
       }
-      throw new ClientError('APPLY_FAILED', {
-        message:
-          failures.length === 0
-            ? `Failed to install into ${project}: ${cause}. Everything was put back as it was`
-            : `Failed to install into ${project}: ${cause}; putting things back failed too (${failures.join('; ')})`,
-        hint: backupPath ? `The backup is in ${backupPath}.` : null,
-        cause: err,
-      });
+      const backup = backupPath ? `The backup is in ${backupPath}.` : '';
+      throw failures.length === 0
+        ? new ClientError('INSTALL_FAILED', { project, reason: cause, backup }, { cause: err })
+        : new ClientError(
+            'INSTALL_UNDO_FAILED',
+            { project, reason: cause, failures: failures.join('; '), backup },
+            { cause: err },
+          );
     }
     return { backupPath };
   } finally {

@@ -89,7 +89,7 @@ export class Prompter {
             if (char === '\r' && this.#buffer.startsWith('\n')) this.#buffer = this.#buffer.slice(1);
             return secret;
           }
-          if (char === '\u0003') throw new ClientError('CANCELLED', { message: 'Cancelled' });
+          if (char === '\u0003') throw new ClientError('CANCELLED');
           if (char === '\u0004') {
             if (secret.length === 0) throw new ClientError('INPUT_ENDED');
             return secret;

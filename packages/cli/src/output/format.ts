@@ -31,3 +31,39 @@ export function supportedEngineText(e: SupportedEngine): string {
   if (e.max === undefined) return `${name} ${e.min} or newer`;
   return e.max === e.min ? `${name} ${e.min} only` : `${name} ${e.min} to ${e.max}`;
 }
+
+/** `1 package`, `3 packages`: the count with its noun, singular only for exactly one. */
+export function plural(count: number, singular: string, pluralForm = `${singular}s`): string {
+  return `${count} ${count === 1 ? singular : pluralForm}`;
+}
+
+/**
+ * The one status vocabulary of every --json (update, list, install): the value a script
+ * compares, and the words a person reads.
+ */
+export type PackageStatus =
+  | 'latest'
+  | 'newer-major'
+  | 'needs-newer-engine'
+  | 'built-in'
+  | 'not-in-registry'
+  | 'unity-registry'
+  | 'external'
+  | 'registry'
+  | 'no-compatible-version';
+
+const STATUS_TEXT: Record<PackageStatus, string> = {
+  latest: 'latest',
+  'newer-major': 'newest of its major',
+  'needs-newer-engine': 'newest for this editor',
+  'built-in': 'built-in',
+  'not-in-registry': 'not in registry',
+  'unity-registry': "Unity's registry",
+  external: 'local or git reference',
+  registry: 'registry',
+  'no-compatible-version': 'no compatible version',
+};
+
+export function statusText(status: PackageStatus): string {
+  return STATUS_TEXT[status];
+}

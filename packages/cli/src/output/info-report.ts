@@ -1,5 +1,5 @@
 import { supportedEngines, type PackageDocument, type VersionRecord } from '@pkg/protocol';
-import type { CommandResult } from './reporter.js';
+import { heading, muted, type CommandResult, type TextLine } from './reporter.js';
 import { personText, SEPARATOR } from './format.js';
 
 const ENGINE_FIELDS = ['godot', 'godotMax', 'unreal', 'unrealMax'] as const;
@@ -37,9 +37,9 @@ export function infoReport(doc: PackageDocument, record: VersionRecord, versions
   const otherEngines = supportedEngines(record).filter((e) => e.engine !== 'unity');
 
   const shownVersions = versions.length > VERSIONS_SHOWN ? versions.slice(-VERSIONS_SHOWN) : versions;
-  const text = [
-    `${json.name}@${json.version}${json.displayName ? ` (${json.displayName})` : ''}`,
-    SEPARATOR,
+  const text: TextLine[] = [
+    heading(`${json.name}@${json.version}${json.displayName ? ` (${json.displayName})` : ''}`),
+    muted(SEPARATOR),
     json.description || '(no description)',
     '',
     `Latest: ${distTags.latest ?? '(none)'}`,

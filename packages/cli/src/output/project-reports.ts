@@ -4,8 +4,8 @@ import type { AddPlan } from '../updates/add-plan.js';
 import type { UninstallPlan } from '../updates/uninstall-plan.js';
 import type { DependencyChanges } from '../install/project-install.js';
 import { dependencyJson, dependencyLines } from './dependency-report.js';
-import { SEPARATOR } from './format.js';
-import type { CommandResult } from './reporter.js';
+import { plural, SEPARATOR, statusText, type PackageStatus } from './format.js';
+import { heading, muted, success, type CommandResult, type TextLine } from './reporter.js';
 import { registriesLine } from './update-report.js';
 
 export interface ProjectHeader {
@@ -17,10 +17,10 @@ export interface ProjectHeader {
   registries?: string[];
 }
 
-function header(title: string, h: ProjectHeader): string[] {
+function header(title: string, h: ProjectHeader): TextLine[] {
   return [
-    title,
-    SEPARATOR,
+    heading(title),
+    muted(SEPARATOR),
     `Engine: ${h.engineLabel}`,
     `Project: ${h.project}`,
     `Registry: ${h.registry}`,
@@ -74,7 +74,7 @@ export function addReport(
   }
   text.push(...dependencyLines(dependencies), ...scopedRegistryLines(plan.registryEntries), '');
   if (backupPath) text.push(`Backup: ${backupPath}`);
-  text.push(message);
+  text.push(success(message));
   return {
     json: {
       ...headerJson(h),
@@ -101,12 +101,12 @@ export function uninstallReport(
   dependencies?: DependencyChanges,
 ): CommandResult {
   const count = plan.removed.length;
-  const message = `${count} package${count === 1 ? '' : 's'} removed`;
+  const message = `${plural(count, 'package')} removed`;
   const text = header('Uninstall Packages', h);
   text.push('', 'Removed:', ...plan.removed.map((r) => `  ${r.package}@${r.version}`));
   text.push(...dependencyLines(dependencies), ...scopedRegistryLines(plan.registryEntries), '');
   if (backupPath) text.push(`Backup: ${backupPath}`);
-  text.push(message);
+  text.push(success(message));
   return {
     json: {
       ...headerJson(h),
@@ -131,18 +131,19 @@ export interface FetchedPackage {
 export interface SkippedPackage {
   package: string;
   version: string;
-  status: string;
+  status: PackageStatus;
 }
 
 export function installReport(h: ProjectHeader, fetched: FetchedPackage[], skipped: SkippedPackage[]): CommandResult {
   const downloaded = fetched.filter((f) => !f.cached).length;
-  const message = `${fetched.length} packages verified in the cache (${downloaded} downloaded, ${fetched.length - downloaded} already cached)`;
+  const message = `${plural(fetched.length, 'package')} verified in the cache (${downloaded} downloaded, ${fetched.length - downloaded} already cached)`;
   const text = header('Install', h);
   if (fetched.length > 0) {
     text.push('', 'Fetched and Verified:', ...fetched.map((f) => `  ${f.package}@${f.version}${f.cached ? ' (cached)' : ''}`));
   }
-  if (skipped.length > 0) text.push('', 'Not Fetched:', ...skipped.map((s) => `  ${s.package}: ${s.version} (${s.status})`));
-  text.push('', message);
+  if (skipped.length > 0)
+    text.push('', 'Not Fetched:', ...skipped.map((s) => `  ${s.package}: ${s.version} (${statusText(s.status)})`));
+  text.push('', success(message));
   return { json: { ...headerJson(h), fetched, skipped, message }, text };
 }
 
@@ -152,7 +153,7 @@ export interface ListedPackage {
   requested: string | null;
   resolved: string | null;
   latest_compatible: string | null;
-  status: string;
+  status: PackageStatus;
   outdated: boolean;
   /** The registry that serves it; null for built-ins and file or git references. */
   registry: string | null;
@@ -162,13 +163,16 @@ export function listReport(h: ProjectHeader, packages: ListedPackage[], outdated
   const shown = outdatedOnly ? packages.filter((p) => p.outdated) : packages;
   const rows = [['Package', 'Requested', 'Resolved', 'Latest compatible']];
   for (const p of shown) {
-    rows.push([p.package, p.requested ?? '(dependency)', p.resolved ?? '-', p.latest_compatible ?? `- (${p.status})`]);
+    rows.push([p.package, p.requested ?? '(dependency)', p.resolved ?? '-', p.latest_compatible ?? `- (${statusText(p.status)})`]);
   }
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   const text = header(outdatedOnly ? 'Outdated Packages' : 'Packages', h);
   text.push('');
   if (shown.length === 0) text.push(outdatedOnly ? 'Every package is up to date.' : 'No packages.');
   else
-    for (const row of rows) text.push(row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  '));
+    rows.forEach((row, index) => {
+      const line = row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ');
+      text.push(index === 0 ? heading(line) : line);
+    });
   return { json: { ...headerJson(h), packages: shown }, text };
 }

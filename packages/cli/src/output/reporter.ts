@@ -1,12 +1,30 @@
 import type { OutputStream } from '../deps.js';
+import { colourEnabled, paint, type LineStyle } from './colour.js';
 import type { ErrorReport } from './errors.js';
+import { Spinner, type SpinnerTimers } from './spinner.js';
+
+/** A line of human output with what it means; the reporter colours it on a terminal. */
+export interface StyledLine {
+  text: string;
+  style: LineStyle;
+}
+export type TextLine = string | StyledLine;
+
+export const success = (text: string): StyledLine => ({ text, style: 'success' });
+export const heading = (text: string): StyledLine => ({ text, style: 'heading' });
+export const muted = (text: string): StyledLine => ({ text, style: 'muted' });
+
+/** A line's text, whatever its style. */
+export function lineText(line: TextLine): string {
+  return typeof line === 'string' ? line : line.text;
+}
 
 /** What a command hands back: the same outcome for people and for machines. */
 export interface CommandResult {
   /** Printed with --json; `success: true` is added unless the command sets `success` itself. */
   json: Record<string, unknown>;
-  /** Printed otherwise, one string per line, on stdout. */
-  text: string[];
+  /** Printed otherwise, one line each, on stdout. */
+  text: TextLine[];
 }
 
 export interface ReporterOptions {
@@ -14,6 +32,10 @@ export interface ReporterOptions {
   stderr: OutputStream;
   json: boolean;
   verbose: boolean;
+  /** The environment, for NO_COLOR and FORCE_COLOR. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Timers of the spinner (default: the global ones). */
+  timers?: SpinnerTimers;
 }
 
 /**
@@ -28,12 +50,48 @@ export class Reporter {
   readonly #stdout: OutputStream;
   readonly #stderr: OutputStream;
   readonly #secrets = new Set<string>();
+  /** Whether stdout and stderr get colours. */
+  readonly colourOut: boolean;
+  readonly colourErr: boolean;
 
   constructor(options: ReporterOptions) {
     this.json = options.json;
     this.verbose = options.verbose;
     this.#stdout = options.stdout;
     this.#stderr = options.stderr;
+    this.colourOut = colourEnabled(options.env ?? {}, options.stdout, options.json);
+    this.colourErr = colourEnabled(options.env ?? {}, options.stderr, options.json);
+    // Redrawing in place needs a terminal; JSON mode and pipes get no spinner at all.
+    const stderr = this.#stderr;
+    this.#spinner =
+      options.stderr.isTTY === true && !options.json
+        ? new Spinner({ write: (chunk: string) => stderr.write(chunk), isTTY: true }, options.timers ?? globalThis)
+        : null;
+  }
+
+  readonly #spinner: Spinner | null;
+
+  /**
+   * Work that may take a while (a registry request): after a second a spinner with `label`
+   * shows on a terminal until every such piece of work has ended. Returns the end.
+   */
+  activity(label: string): () => void {
+    return this.#spinner?.begin(label) ?? (() => undefined);
+  }
+
+  /** Keeps the spinner off the line while the caller draws there (a progress bar, a prompt). */
+  pauseActivity(): () => void {
+    return this.#spinner?.pause() ?? (() => undefined);
+  }
+
+  #writeErr(text: string): void {
+    this.#spinner?.clear();
+    this.#stderr.write(text);
+  }
+
+  #writeOut(text: string): void {
+    this.#spinner?.clear();
+    this.#stdout.write(text);
   }
 
   /** Masks `secret` in all output from now on. */
@@ -43,46 +101,56 @@ export class Reporter {
 
   /** A progress line printed as it happens (human mode only). */
   line(text = ''): void {
-    if (!this.json) this.#stdout.write(`${this.#mask(text)}\n`);
+    if (!this.json) this.#writeOut(`${this.#mask(text)}\n`);
   }
 
   /** A warning, on stderr in both modes. */
   warn(text: string): void {
-    this.#stderr.write(`Warning: ${this.#mask(text)}\n`);
+    this.#writeErr(`${paint('warning', 'Warning:', this.colourErr)} ${this.#mask(text)}\n`);
   }
 
   /** A --verbose trace, on stderr. */
   debug(text: string): void {
-    if (this.verbose) this.#stderr.write(`${this.#mask(text)}\n`);
+    if (this.verbose) this.#writeErr(`${this.#mask(text)}\n`);
   }
 
   /** Where interactive prompts are written: the transcript in human mode, stderr with --json. */
   get promptOutput(): OutputStream {
     const target = this.json ? this.#stderr : this.#stdout;
-    return { write: (chunk: string) => target.write(this.#mask(chunk)), isTTY: target.isTTY };
+    return {
+      write: (chunk: string) => {
+        this.#spinner?.clear();
+        return target.write(this.#mask(chunk));
+      },
+      isTTY: target.isTTY,
+    };
   }
 
   result(result: CommandResult): void {
     if (this.json) {
-      this.#stdout.write(`${this.#mask(JSON.stringify({ success: true, ...result.json }, null, 2))}\n`);
+      this.#writeOut(`${this.#mask(JSON.stringify({ success: true, ...result.json }, null, 2))}\n`);
     } else if (result.text.length > 0) {
-      this.#stdout.write(`${this.#mask(result.text.join('\n'))}\n`);
+      const lines = result.text.map((line) =>
+        typeof line === 'string' ? this.#mask(line) : paint(line.style, this.#mask(line.text), this.colourOut),
+      );
+      this.#writeOut(`${lines.join('\n')}\n`);
     }
   }
 
   error(report: ErrorReport): void {
     if (this.json) {
       const body = { success: false, error: report.message, code: report.code, ...(report.hint ? { hint: report.hint } : {}) };
-      this.#stdout.write(`${this.#mask(JSON.stringify(body, null, 2))}\n`);
+      this.#writeOut(`${this.#mask(JSON.stringify(body, null, 2))}\n`);
     } else {
-      this.#stderr.write(`${this.#mask(`Error: ${report.message}`)}\n`);
-      if (report.hint) this.#stderr.write(`${this.#mask(`Hint: ${report.hint}`)}\n`);
+      this.#writeErr(`${paint('error', 'Error:', this.colourErr)} ${this.#mask(report.message)}\n`);
+      if (report.hint) this.#writeErr(`${paint('hint', 'Hint:', this.colourErr)} ${this.#mask(report.hint)}\n`);
     }
   }
 
   /** Raw text for help and version output (stdout, or stderr for help shown after a usage error). */
   raw(text: string, stream: 'stdout' | 'stderr' = 'stdout'): void {
-    (stream === 'stdout' ? this.#stdout : this.#stderr).write(this.#mask(text));
+    if (stream === 'stdout') this.#writeOut(this.#mask(text));
+    else this.#writeErr(this.#mask(text));
   }
 
   #mask(text: string): string {

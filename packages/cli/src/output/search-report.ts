@@ -5,8 +5,8 @@ import {
   type SearchResponse,
   type SupportedEngine,
 } from '@pkg/protocol';
-import type { CommandResult } from './reporter.js';
-import { personText, SEPARATOR, supportedEngineText } from './format.js';
+import { heading, muted, type CommandResult, type TextLine } from './reporter.js';
+import { personText, plural, SEPARATOR, supportedEngineText } from './format.js';
 
 /** What `--detail` adds per result, read from the package's latest version. */
 export interface PackageDetail {
@@ -87,7 +87,12 @@ export function searchReport({ term, response, limit, details }: SearchReportInp
   const entries = shown.map((object) => searchEntry(object, details?.get(object.package.name)));
   const more = total - entries.length;
 
-  const text = ['Search Results', SEPARATOR, `Search term: ${term}`, `Found ${total} packages:`];
+  const text: TextLine[] = [
+    heading('Search Results'),
+    muted(SEPARATOR),
+    `Search term: ${term}`,
+    `Found ${plural(total, 'package')}:`,
+  ];
   for (const entry of entries) {
     text.push('', `${entry.name} (${entry.version})`);
     if (details) {
@@ -113,7 +118,7 @@ export function searchReport({ term, response, limit, details }: SearchReportInp
       );
     }
   }
-  if (more > 0) text.push('', `... and ${more} more packages`);
+  if (more > 0) text.push('', `... and ${more} more ${more === 1 ? 'package' : 'packages'}`);
 
   return { json: { query: term, total, results: entries }, text };
 }

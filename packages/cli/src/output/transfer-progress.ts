@@ -28,6 +28,8 @@ export function transferProgress(
   now: () => number = Date.now,
 ): TransferProgress {
   if (!isTTY || reporter.json) return NONE;
+  // The bar owns the line while the transfer lasts: the request spinner stays off it.
+  const resume = reporter.pauseActivity();
   const started = now();
   let bytes = 0;
   let drawnAt: number | undefined;
@@ -42,6 +44,7 @@ export function transferProgress(
     },
     done() {
       if (drawnAt !== undefined) reporter.raw('\r\x1b[2K', 'stderr');
+      resume();
     },
   };
 }

@@ -5,11 +5,11 @@
 import { orNewer } from '../updates/requirement-text.js';
 import type { ScopedRegistry } from '../engines/engine.js';
 import { sameRegistryUrl } from '../engines/registry-url.js';
-import type { UnchangedPackage, UnchangedStatus, UpdatePlan } from '../updates/update-plan.js';
+import type { UnchangedPackage, UpdatePlan } from '../updates/update-plan.js';
 import type { DependencyChanges } from '../install/project-install.js';
 import { dependencyJson, dependencyLines } from './dependency-report.js';
-import { SEPARATOR } from './format.js';
-import type { CommandResult } from './reporter.js';
+import { plural, SEPARATOR, statusText } from './format.js';
+import { heading, muted, success, type CommandResult, type TextLine } from './reporter.js';
 
 export interface UpdateReportInput {
   plan: UpdatePlan;
@@ -29,14 +29,6 @@ export interface UpdateReportInput {
   dependencies?: DependencyChanges;
 }
 
-const STATUS_TEXT: Record<UnchangedStatus, string> = {
-  latest: 'latest',
-  'built-in': 'built-in',
-  'not-in-registry': 'not in registry',
-  'unity-registry': "Unity's registry",
-  external: 'local or git reference',
-};
-
 /** `Registries: …` when the run asked others than the registry in effect. */
 export function registriesLine(inEffect: string, asked: readonly string[] | undefined): string[] {
   if (!asked || asked.length === 0 || (asked.length === 1 && sameRegistryUrl(asked[0]!, inEffect))) return [];
@@ -44,9 +36,18 @@ export function registriesLine(inEffect: string, asked: readonly string[] | unde
 }
 
 export function updateMessage(count: number, mode: UpdateReportInput['mode'], manifestName: string): string {
-  if (mode === 'dry-run') return `${count} packages would be updated`;
-  if (mode === 'fetched') return `${count} packages fetched into the cache; ${manifestName} not changed (--save=false)`;
-  return `${count} packages updated successfully`;
+  if (mode === 'dry-run') return `${plural(count, 'package')} would be updated`;
+  if (mode === 'fetched') return `${plural(count, 'package')} fetched into the cache; ${manifestName} not changed (--save=false)`;
+  return `${plural(count, 'package')} updated successfully`;
+}
+
+/** Why an unchanged package stays, in one line: `latest` only when nothing newer exists. */
+function unchangedText(u: UnchangedPackage): string {
+  const reasons = [
+    ...(u.newerMajor ? [`${u.newerMajor} is a new major version: pkg update ${u.package} --latest`] : []),
+    ...(u.needsNewerEngine ? [`${u.needsNewerEngine.version} needs ${orNewer(u.needsNewerEngine.requires)}`] : []),
+  ];
+  return reasons.length > 0 ? reasons.join('; ') : statusText(u.status);
 }
 
 function unchangedJson(u: UnchangedPackage) {
@@ -96,9 +97,9 @@ export function updateReport(input: UpdateReportInput, scopedBefore: readonly Sc
   };
 
   const preview = mode === 'dry-run';
-  const text = [
-    preview ? 'Update Preview' : 'Package Updates',
-    SEPARATOR,
+  const text: TextLine[] = [
+    heading(preview ? 'Update Preview' : 'Package Updates'),
+    muted(SEPARATOR),
     `Engine: ${input.engineLabel}`,
     `Project: ${input.project}`,
     `Registry: ${input.registry}`,
@@ -112,23 +113,21 @@ export function updateReport(input: UpdateReportInput, scopedBefore: readonly Sc
   }
   if (plan.unchanged.length > 0) {
     text.push('', preview ? 'Would Not Update:' : 'No Updates Available:');
-    for (const u of plan.unchanged) text.push(`  ${u.package}: ${u.version} (${STATUS_TEXT[u.status]})`);
+    for (const u of plan.unchanged) text.push(`  ${u.package}: ${u.version} (${unchangedText(u)})`);
   }
   text.push(...dependencyLines(input.dependencies));
   for (const { entry, added: names } of perEntry) {
     if (names.length === 0) continue;
     text.push('', `${preview ? 'Would add to' : 'Added to'} scoped registry '${entry.name}': ${names.join(', ')}`);
   }
-  const notes = [...plan.updated, ...plan.unchanged].flatMap((u) => [
-    ...('newerMajor' in u && u.newerMajor
-      ? [`${u.package} ${u.newerMajor} is a new major version: pkg update ${u.package} --latest`]
-      : []),
-    ...(u.needsNewerEngine ? [`${u.package} ${u.needsNewerEngine.version} needs ${orNewer(u.needsNewerEngine.requires)}`] : []),
-  ]);
+  // What keeps an unchanged package where it is is said on its own line; notes are for updates.
+  const notes = plan.updated.flatMap((u) =>
+    u.needsNewerEngine ? [`${u.package} ${u.needsNewerEngine.version} needs ${orNewer(u.needsNewerEngine.requires)}`] : [],
+  );
   if (notes.length > 0) text.push('', 'Notes:', ...notes.map((n) => `  ${n}`));
   text.push('');
   if (input.backupPath) text.push(`Backup: ${input.backupPath}`);
   if (preview) text.push(message, 'Run without --dry-run to apply these updates.');
-  else text.push(message);
+  else text.push(success(message));
   return { json, text };
 }

@@ -6,7 +6,8 @@ import path from 'node:path';
 import type { FileSystem } from '../deps.js';
 import type { ManifestChange } from '../engines/index.js';
 import { ClientError } from '../output/errors.js';
-import { createBackup, restoreBackup } from './backup.js';
+import type { CommandContext } from '../context.js';
+import { createBackup, pruneBackups, restoreBackup } from './backup.js';
 import type { OpenProject } from './open-project.js';
 
 export interface ApplyOptions {
@@ -14,6 +15,14 @@ export interface ApplyOptions {
   /** Where backup folders go (the system's temp directory). */
   backupRoot: string;
   now: Date;
+  /** How many backup folders to keep (the newest); 0 keeps every one. */
+  backupsKept: number;
+}
+
+/** The apply options of a command: the temp folder, now, and the `backupsKept` setting. */
+export async function applyOptionsOf(ctx: CommandContext): Promise<ApplyOptions> {
+  const config = await ctx.config();
+  return { fs: ctx.deps.fs, backupRoot: ctx.deps.tmpdir, now: ctx.deps.now(), backupsKept: Number(config.get('backupsKept')) };
 }
 
 export interface ApplyResult {
@@ -45,17 +54,20 @@ export async function applyManifestChange(
     try {
       await restoreBackup(options.fs, backup, project);
     } catch (restoreErr) {
-      throw new ClientError('APPLY_FAILED', {
-        message: `Failed to write ${relative}: ${cause}; restoring the backup failed too (${(restoreErr as Error).message})`,
-        hint: `Copy ${path.join(backup.dir, relative)} back to ${path.join(project, relative)} by hand.`,
-        cause: err,
-      });
+      throw new ClientError(
+        'RESTORE_FAILED',
+        {
+          manifest: relative,
+          reason: cause,
+          restoreReason: (restoreErr as Error).message,
+          backup: path.join(backup.dir, relative),
+          target: path.join(project, relative),
+        },
+        { cause: err },
+      );
     }
-    throw new ClientError('APPLY_FAILED', {
-      message: `Failed to write ${relative}: ${cause}. The backup was restored automatically`,
-      hint: `Nothing was changed. The backup stays in ${backup.dir}.`,
-      cause: err,
-    });
+    throw new ClientError('APPLY_FAILED', { manifest: relative, reason: cause, backup: backup.dir }, { cause: err });
   }
+  await pruneBackups(options.fs, options.backupRoot, options.backupsKept);
   return { changed: true, backupPath: backup.dir };
 }

@@ -1,7 +1,7 @@
 /**
  * Backups taken before a manifest changes: `<tmp>/pkg-backup-<timestamp>/<path in project>`.
  * They stay after a successful run (the report names the folder, and a person can copy a file
- * back by hand); the system's temp cleaner removes them eventually.
+ * back by hand); the newest `backupsKept` (a setting, 10 by default) are kept, older ones go.
  */
 import path from 'node:path';
 import type { FileSystem } from '../deps.js';
@@ -49,4 +49,36 @@ export async function restoreBackup(fs: FileSystem, backup: Backup, project: str
     const saved = await fs.readFile(path.join(backup.dir, file));
     await writeFileAtomic(fs, path.join(project, file), saved);
   }
+}
+
+const BACKUP_FOLDER = /^pkg-backup-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z(?:-(\d+))?$/;
+
+/**
+ * Removes all but the newest `keep` backup folders under `root` (0 keeps them all). Best
+ * effort: a folder that cannot be removed (another user's, in use) is left for the next run.
+ */
+export async function pruneBackups(fs: FileSystem, root: string, keep: number): Promise<string[]> {
+  if (keep <= 0) return [];
+  let names: string[];
+  try {
+    names = await fs.readdir(root);
+  } catch {
+    return [];
+  }
+  // Timestamps sort as text; a `-<n>` suffix (two backups in one millisecond) comes after.
+  const order = (name: string) => {
+    const match = BACKUP_FOLDER.exec(name)!;
+    return `${name.slice(0, 'pkg-backup-'.length + 24)}${(match[1] ?? '1').padStart(6, '0')}`;
+  };
+  const backups = names.filter((name) => BACKUP_FOLDER.test(name)).sort((a, b) => (order(a) < order(b) ? -1 : 1));
+  const removed: string[] = [];
+  for (const name of backups.slice(0, Math.max(0, backups.length - keep))) {
+    try {
+      await fs.rm(path.join(root, name), { recursive: true, force: true });
+      removed.push(name);
+    } catch {
+      // left for the next run
+    }
+  }
+  return removed;
 }

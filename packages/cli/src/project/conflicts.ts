@@ -40,5 +40,8 @@ export function throwOnConflicts(conflicts: readonly Conflict[], command: Confli
           .map((c) => c.message)
           .join('; ')})`
       : '';
-  throw new ClientError('VERSION_CONFLICT', { message: first.message, hint: `${conflictHint(first, command)}${more}` });
+  throw new ClientError('VERSION_CONFLICT', {
+    conflict: first.message.replace(/^version conflict: /, ''),
+    advice: `${conflictHint(first, command)}${more}`,
+  });
 }

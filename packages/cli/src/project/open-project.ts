@@ -29,8 +29,10 @@ export async function openProject(ctx: CommandContext, forcedEngine?: string, en
   const given = async (text: string, from: string): Promise<EngineVersion> => {
     if (!engine.isVersionText(text)) {
       throw new ClientError('INVALID_ENGINE_VERSION', {
-        message: `Invalid engine version '${text}' for ${engine.displayName} (${from})`,
-        hint: engine.id === 'unity' ? 'Give an editor version such as 2022.3.10f1.' : 'Give <major>.<minor>, such as 4.2 or 5.3.',
+        version: text,
+        engine: engine.displayName,
+        source: from,
+        form: engine.id === 'unity' ? 'Give an editor version such as 2022.3.10f1.' : 'Give <major>.<minor>, such as 4.2 or 5.3.',
       });
     }
     return { text };

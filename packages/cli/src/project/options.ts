@@ -36,7 +36,7 @@ export const SAVE_OPTION: OptionSpec = {
     if (value === 'true') return true;
     if (value === 'false') return false;
     if (/^[a-z0-9]/.test(value) && value.includes('.')) return { save: true, packageName: value };
-    throw new ClientError('USAGE', { message: `Invalid --save value '${value}': use --save or --save=false`, hint: null });
+    throw new ClientError('INVALID_SAVE_VALUE', { value });
   },
 };
 

@@ -17,6 +17,7 @@ const WIDTH = 24;
 export function progressBar(reporter: Reporter, isTTY: boolean | undefined, total: number): Progress {
   if (!isTTY || reporter.json || total === 0) return { tick: () => undefined, done: () => undefined };
   let count = 0;
+  const resume = reporter.pauseActivity();
   const draw = (label: string) => {
     const filled = Math.round((count / total) * WIDTH);
     const bar = `${'█'.repeat(filled)}${'░'.repeat(WIDTH - filled)}`;
@@ -30,6 +31,7 @@ export function progressBar(reporter: Reporter, isTTY: boolean | undefined, tota
     },
     done() {
       reporter.raw('\r\x1b[2K', 'stderr');
+      resume();
     },
   };
 }

@@ -3,6 +3,7 @@ import semver from 'semver';
 import { TarballCache } from '../cache/tarball-cache.js';
 import type { CommandContext } from '../context.js';
 import { ClientError } from '../output/errors.js';
+import type { PackageStatus } from '../output/format.js';
 import {
   addReport,
   installReport,
@@ -21,7 +22,7 @@ import { recordOf } from '../updates/plan-context.js';
 import { planUninstall } from '../updates/uninstall-plan.js';
 import { applyWithInstall, installFromLock, installsFiles, uninstallWithInstall } from '../install/project-install.js';
 import { lockInstallReport } from '../output/lock-install-report.js';
-import { applyManifestChange } from './apply-change.js';
+import { applyManifestChange, applyOptionsOf } from './apply-change.js';
 import { throwOnConflicts } from './conflicts.js';
 import { openProject, type OpenProject } from './open-project.js';
 import { projectRegistries, type ProjectRegistries } from './project-registries.js';
@@ -45,10 +46,6 @@ function headerOf(open: OpenProject, registries: ProjectRegistries): ProjectHead
     registry: registries.inEffect,
     ...(asked.length > 0 ? { registries: asked } : {}),
   };
-}
-
-function applyOptions(ctx: CommandContext) {
-  return { fs: ctx.deps.fs, backupRoot: ctx.deps.tmpdir, now: ctx.deps.now() };
 }
 
 /** Manifest dependencies that name a registry version (not built-ins, not file or git references). */
@@ -85,7 +82,7 @@ export async function projectAdd(ctx: CommandContext, specs: string[], options: 
     });
     return addReport(headerOf(open, registries), plan, applied.backupPath, applied.dependencies);
   }
-  const applied = await applyManifestChange(open, change, applyOptions(ctx));
+  const applied = await applyManifestChange(open, change, await applyOptionsOf(ctx));
   return addReport(headerOf(open, registries), plan, applied.backupPath);
 }
 
@@ -96,15 +93,9 @@ export async function projectUninstall(ctx: CommandContext, names: string[], opt
     if (!(name in dependencies)) {
       // Godot, Unreal: a package installed for others is in the project, but not the user's to remove.
       const resolved = installsFiles(open) ? await open.engine.readResolvedVersions(open.project, open.fs) : {};
-      throw new ClientError('PACKAGE_NOT_IN_PROJECT', {
-        message:
-          name in resolved
-            ? `package '${name}' is installed only because other packages need it`
-            : `package '${name}' not found in project`,
-        ...(name in resolved
-          ? { hint: 'It goes when the last package needing it is uninstalled (pkg list shows it as a dependency).' }
-          : {}),
-      });
+      throw name in resolved
+        ? new ClientError('ONLY_A_DEPENDENCY', { name })
+        : new ClientError('PACKAGE_NOT_IN_PROJECT', { name });
     }
   }
   const registries = await projectRegistries(ctx, open, options.registry !== undefined ? { flag: options.registry } : {});
@@ -134,16 +125,22 @@ export async function projectUninstall(ctx: CommandContext, names: string[], opt
   const applied = await applyManifestChange(
     open,
     { remove: plan.removed.map((r) => r.package), registries: plan.registryEntries },
-    applyOptions(ctx),
+    await applyOptionsOf(ctx),
   );
   return uninstallReport(headerOf(open, registries), plan, applied.backupPath);
 }
 
-function status(open: OpenProject, registries: ProjectRegistries, name: string, version: string, documents: DocumentMap) {
+function status(
+  open: OpenProject,
+  registries: ProjectRegistries,
+  name: string,
+  version: string,
+  documents: DocumentMap,
+): PackageStatus | null {
   if (open.engine.isBuiltIn(name)) return 'built-in';
-  if (!semver.valid(version)) return 'local or git reference';
+  if (!semver.valid(version)) return 'external';
   if (registries.set.isUnqueried(name)) return 'unity-registry';
-  if (documents.get(name) === null) return 'not in registry';
+  if (documents.get(name) === null) return 'not-in-registry';
   return null;
 }
 
@@ -170,9 +167,11 @@ export async function projectInstall(ctx: CommandContext, options: ProjectOption
   const context = registries.context(documents);
   for (const { name, version } of roots) {
     if (documents.get(name) && !recordOf(context, name, version)) {
-      throw new ClientError('VERSION_NOT_FOUND', {
-        message: `Version '${version}' of ${name} not found`,
-        hint: `${open.engine.manifestRelativePath} asks for a version ${registries.set.registryOf(name)} does not have: pick another with \`pkg add ${name}@<version>\`.`,
+      throw new ClientError('MANIFEST_VERSION_NOT_IN_REGISTRY', {
+        version,
+        name,
+        manifest: open.engine.manifestRelativePath,
+        registry: registries.set.registryOf(name),
       });
     }
   }
@@ -231,13 +230,13 @@ export async function projectList(ctx: CommandContext, outdated: boolean, option
     const why = status(open, registries, name, requested ?? resolved[name]!, documents);
     const latest = why ? null : pickNewest(context, name);
     const current = resolved[name] ?? requested;
-    const registry = why === 'built-in' || why === 'local or git reference' ? null : registries.set.registryOf(name);
+    const registry = why === 'built-in' || why === 'external' ? null : registries.set.registryOf(name);
     return {
       package: name,
       requested,
       resolved: resolved[name] ?? null,
       latest_compatible: latest,
-      status: why ?? (latest === null ? 'no compatible version' : 'registry'),
+      status: why ?? (latest === null ? 'no-compatible-version' : 'registry'),
       // A dependency's version follows what its dependents ask for: `pkg update` cannot take it on its own.
       outdated:
         requested !== null && latest !== null && current !== null && semver.valid(current) !== null && semver.gt(latest, current),

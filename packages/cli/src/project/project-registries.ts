@@ -81,10 +81,7 @@ export async function projectRegistries(
       const outside = names.find((name) => !inRun(name));
       if (outside === undefined) return;
       const from = engine.isBuiltIn(outside) ? 'is built into the editor' : `comes from ${set.registryOf(outside)}`;
-      throw new ClientError('PACKAGE_NOT_IN_PROJECT', {
-        message: `package '${outside}' does not come from ${inEffect}`,
-        hint: `It ${from}; run without --registry to act on it.`,
-      });
+      throw new ClientError('NOT_FROM_REGISTRY', { name: outside, registry: inEffect, source: from });
     },
   };
 }

@@ -9,7 +9,7 @@ import { updateReport } from '../output/update-report.js';
 import { recordOf, type PlanContext } from '../updates/plan-context.js';
 import { planUpdate, type PlannedUpdate } from '../updates/update-plan.js';
 import { applyWithInstall, installsFiles } from '../install/project-install.js';
-import { applyManifestChange } from './apply-change.js';
+import { applyManifestChange, applyOptionsOf } from './apply-change.js';
 import { throwOnConflicts } from './conflicts.js';
 import { openProject } from './open-project.js';
 import { projectRegistries } from './project-registries.js';
@@ -33,10 +33,7 @@ export async function projectUpdate(ctx: CommandContext, names: string[], option
   const dependencies = manifest.manifest.dependencies;
   for (const name of names) {
     if (!(name in dependencies)) {
-      throw new ClientError('PACKAGE_NOT_IN_PROJECT', {
-        message: `package '${name}' not found in project`,
-        hint: `Add it with \`pkg add ${name}\`, or check the name in ${engine.manifestRelativePath}.`,
-      });
+      throw new ClientError('UPDATE_NOT_IN_PROJECT', { name, manifest: engine.manifestRelativePath });
     }
   }
   const registries = await projectRegistries(ctx, open, options.registry !== undefined ? { flag: options.registry } : {});
@@ -83,7 +80,7 @@ export async function projectUpdate(ctx: CommandContext, names: string[], option
       scopedBefore,
     );
   }
-  const applied = await applyManifestChange(open, change, { fs: ctx.deps.fs, backupRoot: ctx.deps.tmpdir, now: ctx.deps.now() });
+  const applied = await applyManifestChange(open, change, await applyOptionsOf(ctx));
   return updateReport({ ...base, mode: 'saved', backupPath: applied.backupPath }, scopedBefore);
 }
 

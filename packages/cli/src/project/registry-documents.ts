@@ -31,7 +31,7 @@ export async function fetchDocument(client: RegistryClient, name: string): Promi
   try {
     const document = await client.packument(name);
     if (typeof document !== 'object' || document === null || typeof document.versions !== 'object') {
-      throw new ClientError('INVALID_RESPONSE', { message: `The registry sent an unreadable document for ${name}` });
+      throw new ClientError('UNREADABLE_ANSWER', { what: `an unreadable document for ${name}` });
     }
     return document;
   } catch (err) {
@@ -40,7 +40,7 @@ export async function fetchDocument(client: RegistryClient, name: string): Promi
     if (err instanceof ClientError && (err.code === 'AUTH_REQUIRED' || err.code === 'TOKEN_REJECTED')) throw err;
     const cause = err instanceof Error ? err.message : String(err);
     const hint = err instanceof ClientError && err.hint ? ` ${err.hint}` : '';
-    throw new ClientError('FETCH_FAILED', { hint: `${name}: ${cause}.${hint}`, cause: err });
+    throw new ClientError('FETCH_FAILED', { name, reason: `${cause}.${hint}` }, { cause: err });
   }
 }
 

@@ -33,18 +33,14 @@ async function readManifest(ctx: CommandContext, folder: string): Promise<Record
   try {
     text = await ctx.deps.fs.readFile(file, 'utf8');
   } catch (err) {
-    throw new ClientError('PACKAGE_INVALID', {
-      message: `No package.json in ${folder}`,
-      hint: 'Run pkg publish in the package folder, or name it: pkg publish <folder>.',
-      cause: err,
-    });
+    throw new ClientError('NO_PACKAGE_JSON', { folder }, { cause: err });
   }
   try {
     const value: unknown = JSON.parse(text.replace(/^\uFEFF/, ''));
     if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('it is not a JSON object');
     return value as Record<string, unknown>;
   } catch (err) {
-    throw new ClientError('PACKAGE_INVALID', { message: `${file} is invalid: ${(err as Error).message}` });
+    throw new ClientError('PACKAGE_JSON_INVALID', { file, problem: (err as Error).message });
   }
 }
 
@@ -53,10 +49,7 @@ const isTag = (tag: string) => /^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(tag) && semve
 
 function checkTag(tag: string): void {
   if (!isTag(tag)) {
-    throw new ClientError('USAGE', {
-      message: `Invalid --tag '${tag}': a dist-tag is a word such as beta, and cannot look like a version or range`,
-      hint: null,
-    });
+    throw new ClientError('INVALID_TAG', { tag });
   }
 }
 
@@ -69,11 +62,7 @@ interface PublishConfig {
 function publishConfigOf(manifest: Record<string, unknown>, folder: string): PublishConfig {
   const config = manifest.publishConfig;
   if (config === undefined) return {};
-  const invalid = (problem: string) =>
-    new ClientError('PACKAGE_INVALID', {
-      message: `Cannot publish ${folder}: ${problem}`,
-      hint: 'Fix publishConfig in package.json, or remove it; --registry and --tag take precedence over it.',
-    });
+  const invalid = (problem: string) => new ClientError('PUBLISH_CONFIG_INVALID', { folder, problem });
   if (typeof config !== 'object' || config === null || Array.isArray(config)) throw invalid('publishConfig is not an object');
   const { registry, tag } = config as Record<string, unknown>;
   const result: PublishConfig = {};
@@ -110,8 +99,9 @@ export async function publishFolder(
   if (problems.length > 0) {
     const [first, ...rest] = problems;
     throw new ClientError('PACKAGE_INVALID', {
-      message: `Cannot publish ${folder}: ${first}`,
-      hint: `${rest.length > 0 ? `Also: ${rest.join('; ')}. ` : ''}Fix the package (Unity writes .meta files when it imports the folder), then run pkg publish again; --dry-run checks without publishing.`,
+      folder,
+      problem: String(first),
+      more: rest.length > 0 ? `Also: ${rest.join('; ')}. ` : '',
     });
   }
   const fromPublishConfig = options.registry === undefined && publishConfig.registry !== undefined;

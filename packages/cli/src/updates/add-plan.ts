@@ -56,10 +56,10 @@ export function parsePackageRequest(input: string): PackageRequest {
   const spec = at === -1 ? undefined : input.slice(at + 1);
   const check = checkPackageName(name);
   if (!check.ok) {
-    throw new ClientError('INVALID_PACKAGE_NAME', { message: `Invalid package name '${name}': ${check.rule}` });
+    throw new ClientError('INVALID_PACKAGE_NAME', { name, rule: check.rule });
   }
   if (spec !== undefined && spec.trim() === '') {
-    throw new ClientError('USAGE', { message: `Missing version after '@' in '${input}'`, hint: null });
+    throw new ClientError('MISSING_VERSION', { spec: input });
   }
   return spec === undefined ? { name } : { name, spec };
 }
@@ -130,10 +130,7 @@ function chooseVersion(context: PlanContext, request: PackageRequest, engineLabe
   const { name, spec } = request;
   const document = context.documents.get(name);
   if (!document) {
-    throw new ClientError('PACKAGE_NOT_FOUND', {
-      message: `Package '${name}' not found in the registry`,
-      hint: 'Check the name (pkg search <term> finds packages) and the registry in use (--registry).',
-    });
+    throw new ClientError('PACKAGE_NOT_IN_REGISTRY', { name });
   }
   if (spec === undefined) {
     const newest = pickNewest(context, name);
@@ -144,17 +141,17 @@ function chooseVersion(context: PlanContext, request: PackageRequest, engineLabe
   const exact = semver.valid(spec) === spec ? spec : typeof tagged === 'string' ? tagged : undefined;
   if (exact !== undefined) {
     if (!recordOf(context, name, exact)) {
-      throw new ClientError('VERSION_NOT_FOUND', {
-        message: `Version '${exact}' of ${name} not found`,
-        hint: availableHint(context, name),
-      });
+      throw new ClientError('VERSION_NOT_PUBLISHED', { version: exact, name, available: availableHint(context, name) });
     }
     const record = recordOf(context, name, exact)!;
     if (!context.isCompatible(record)) {
       const compatible = usableVersions(context, name);
-      throw new ClientError('NO_COMPATIBLE_VERSION', {
-        message: `${name}@${exact} requires ${orNewer(String(context.requirementOf(record)))}; this project uses ${engineLabel}`,
-        hint:
+      throw new ClientError('VERSION_NEEDS_NEWER_ENGINE', {
+        name,
+        version: exact,
+        requires: orNewer(String(context.requirementOf(record))),
+        engine: engineLabel,
+        versions:
           compatible.length > 0
             ? `Versions that work with ${engineLabel}: ${compatible.slice(0, 10).join(', ')}`
             : `No version of ${name} works with ${engineLabel}.`,
@@ -163,16 +160,15 @@ function chooseVersion(context: PlanContext, request: PackageRequest, engineLabe
     return exact;
   }
   if (semver.validRange(spec) === null) {
-    throw new ClientError('VERSION_NOT_FOUND', {
-      message: `Version or tag '${spec}' of ${name} not found`,
-      hint: availableHint(context, name),
-    });
+    throw new ClientError('VERSION_OR_TAG_NOT_FOUND', { spec, name, available: availableHint(context, name) });
   }
   const inRange = pickNewest(context, name, spec);
   if (inRange === null) {
-    throw new ClientError('NO_COMPATIBLE_VERSION', {
-      message: `No version of ${name} matching '${spec}' works with ${engineLabel}`,
-      hint: availableHint(context, name),
+    throw new ClientError('NO_MATCHING_COMPATIBLE_VERSION', {
+      name,
+      spec,
+      engine: engineLabel,
+      available: availableHint(context, name),
     });
   }
   return inRange;
@@ -195,15 +191,17 @@ function noCompatibleVersion(context: PlanContext, name: string, engineLabel: st
   if (versions.length > 1 && typeof only === 'string') {
     // One reason for all (a package for another engine): said once.
     return new ClientError('NO_COMPATIBLE_VERSION', {
-      message: `No version of ${name} is compatible with ${engineLabel}`,
-      hint: `Every published version (${versions.length}) needs ${only}.`,
+      name,
+      engine: engineLabel,
+      versions: `Every published version (${versions.length}) needs ${only}.`,
     });
   }
   const described = versions
     .slice(0, 5)
     .map((v) => `${v.version} (${v.requires === null ? 'deprecated' : `needs ${v.requires}`})`);
   return new ClientError('NO_COMPATIBLE_VERSION', {
-    message: `No version of ${name} is compatible with ${engineLabel}`,
-    hint: described.length > 0 ? `Published versions: ${described.join(', ')}` : `${name} has no published versions.`,
+    name,
+    engine: engineLabel,
+    versions: described.length > 0 ? `Published versions: ${described.join(', ')}` : `${name} has no published versions.`,
   });
 }

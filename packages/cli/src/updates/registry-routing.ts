@@ -84,7 +84,11 @@ function assertDistinctScopes(entries: readonly ScopedRegistry[]): void {
       const first = owner.get(scope);
       if (first && first !== entry) {
         throw new ClientError('DUPLICATE_SCOPE', {
-          message: `Scope '${scope}' is listed by two scoped registries: '${first.name}' (${first.url}) and '${entry.name}' (${entry.url})`,
+          scope,
+          first: first.name,
+          firstUrl: first.url,
+          second: entry.name,
+          secondUrl: entry.url,
         });
       }
       owner.set(scope, entry);

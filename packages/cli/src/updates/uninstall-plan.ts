@@ -24,7 +24,7 @@ export function planUninstall(
 ): UninstallPlan | NeedsDocuments {
   for (const name of names) {
     if (!(name in dependencies)) {
-      throw new ClientError('PACKAGE_NOT_IN_PROJECT', { message: `package '${name}' not found in project` });
+      throw new ClientError('PACKAGE_NOT_IN_PROJECT', { name });
     }
   }
   const removedNames = new Set(names);

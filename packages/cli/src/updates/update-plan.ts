@@ -12,8 +12,12 @@ import { raiseDependencies, type Conflict } from './raise-dependencies.js';
 
 /** Why a package keeps its version. */
 export type UnchangedStatus =
-  /** Already the newest version the update may pick. */
+  /** The newest version there is: nothing newer exists. */
   | 'latest'
+  /** The newest of its major; a higher major exists, which only `--latest` takes. */
+  | 'newer-major'
+  /** A newer version exists but needs a newer engine than the project's. */
+  | 'needs-newer-engine'
   /** Ships with the engine. */
   | 'built-in'
   /** The registry that serves it does not have it. */
@@ -112,6 +116,9 @@ export function planUpdate(
     if (major) entry.newerMajor = major;
     const blocked = blockedByEngine(context, name, version, options.latest);
     if (blocked) entry.needsNewerEngine = blocked;
+    // `latest` only when nothing newer exists at all.
+    if (major) entry.status = 'newer-major';
+    else if (blocked) entry.status = 'needs-newer-engine';
     unchanged.set(name, entry);
   }
 

@@ -68,10 +68,9 @@ describe('the command list', () => {
     expect(await run(deps, ['--version'])).toEqual({ code: 0, stdout: '0.0.0-test\n', stderr: '' });
   });
 
-  it('prints help and exits 2 when no command is given', async () => {
-    const deps = await testDeps();
-    const { code, stdout } = await run(deps, []);
-    expect(code).toBe(2);
-    expect(stdout).toContain('Usage: pkg');
+  it('prints the same help as `pkg --help` when no command is given', async () => {
+    const alone = await run(await testDeps(), []);
+    expect(alone.stdout).toContain('Usage: pkg');
+    expect(alone).toEqual(await run(await testDeps(), ['--help']));
   });
 });

@@ -102,6 +102,19 @@ describe('pkg info', () => {
     expect(godotOnly.stdout).toContain('Minimum Unity version: (not a Unity package)\nGodot: 4.3 or newer\n');
   });
 
+  it('resolves @<range> as npm view does: latest when it satisfies the range, else the highest that does', async () => {
+    const deps = await testDeps();
+    const resolved = async (spec: string) =>
+      JSON.parse((await run(deps, ['info', spec, '--json', '--registry', fixture.url])).stdout).version as string;
+    expect(await resolved('com.vendor.input@^1.2')).toBe('1.10.0');
+    expect(await resolved('com.vendor.input@1.x')).toBe('1.10.0');
+    expect(await resolved('com.vendor.input@~1.2.0')).toBe('1.2.0');
+    expect(await resolved('com.vendor.input@>=2.0.0-beta.0')).toBe('2.0.0-beta.1');
+    const none = await run(deps, ['info', 'com.vendor.input@^3', '--registry', fixture.url]);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toContain("Error: Version '^3' of com.vendor.input not found");
+  });
+
   it('reports unknown packages and versions (exit 1) and bad names (exit 2)', async () => {
     const deps = await testDeps();
     const missing = await run(deps, ['info', 'com.vendor.nothing', '--registry', fixture.url]);

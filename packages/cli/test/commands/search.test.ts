@@ -91,7 +91,7 @@ describe('pkg search', () => {
     const { code, stdout } = await run(deps, ['search', 'one', '--registry', fixture.url]);
     expect(code).toBe(0);
     expect(fixture.requests.at(-1)!.url).toBe('/-/v1/search?text=one&size=10&from=0');
-    expect(stdout).toContain('Found 1 packages:\n');
+    expect(stdout).toContain('Found 1 package:\n');
     expect(stdout).not.toContain('more package');
   });
 
@@ -192,7 +192,7 @@ describe('pkg search', () => {
     await writeFile(path.join(dir, 'tokens.json'), '{damaged');
     const { code, stdout, stderr } = await run(deps, ['search', 'one', '--registry', fixture.url]);
     expect(code).toBe(0);
-    expect(stdout).toContain('Found 1 packages:');
+    expect(stdout).toContain('Found 1 package:');
     expect(stderr).toMatch(
       /^Warning: Failed to read the stored authentication token: .*damaged.*; continuing without a token\.\n$/,
     );

@@ -2,7 +2,10 @@ import { readFile, stat, writeFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'smol-toml';
 import { loginUser, request, startRegistry, type TestRegistry } from '@pkg/testkit';
-import { makeHome, pipedLogin, runPkg, runPkgInPty } from '../support/spawn.js';
+import * as fs from 'node:fs/promises';
+import path from 'node:path';
+import { EncryptedFileTokenStore } from '../../src/auth/encrypted-file.js';
+import { makeHome, pipedLogin, runPkg, runPkgInPty, type Home } from '../support/spawn.js';
 
 const SEP = '─'.repeat(40);
 let registry: TestRegistry;
@@ -13,6 +16,17 @@ beforeAll(async () => {
 afterAll(async () => {
   await registry?.close();
 });
+
+/** The token the encrypted file holds for the test registry's host. */
+async function storedTokenOf(home: Home): Promise<string> {
+  const store = new EncryptedFileTokenStore({
+    fs,
+    dir: path.dirname(home.tokenFile),
+    sleep: async () => undefined,
+    now: () => new Date(),
+  });
+  return (await store.get(new URL(registry.url).host))!;
+}
 
 const tokenOf = async (file: string, url: string) => (parse(await readFile(file, 'utf8')) as any).npmAuth[url].token as string;
 
@@ -31,7 +45,15 @@ describe('pkg login', () => {
     );
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    const transcript = result.stdout.replace(/\r/g, '');
+    // A terminal gets colours: the success line is green.
+    expect(result.stdout).toContain('\x1b[32mSuccessfully authenticated!\x1b[39m');
+    const esc = String.fromCharCode(27);
+    // On a loaded machine the spinner may show while the registry answers: its frames and the
+    // clearing of its line are not part of the transcript.
+    const transcript = result.stdout
+      .replace(new RegExp(`(\r${esc}\\[2K[^\r\n]*)+\r${esc}\\[2K`, 'g'), '')
+      .replace(/\r/g, '')
+      .replace(new RegExp(`${esc}\\[\\d+m`, 'g'), '');
     expect(transcript).not.toContain(password);
     expect(transcript).toContain(
       [
@@ -43,6 +65,7 @@ describe('pkg login', () => {
         'Password: [hidden]',
         'Email: ptyuser@example.com',
         SEP,
+        "Created account 'ptyuser'",
         'Successfully authenticated!',
         'Token stored securely in encrypted file.',
         `Registry configured: ${registry.url}`,
@@ -68,6 +91,7 @@ describe('pkg login', () => {
         'Password: [hidden]',
         'Email: piped@example.com',
         SEP,
+        "Created account 'piped'",
         'Successfully authenticated!',
         'Token stored securely in encrypted file.',
         `Registry configured: ${registry.url}`,
@@ -112,7 +136,9 @@ describe('pkg login', () => {
       registry: registry.url,
       username: 'jsonuser',
       email: 'jsonuser@example.com',
+      created: true,
       tokenStore: 'encrypted file',
+      previousToken: 'none',
       registryConfigured: true,
     });
     expect(result.stderr).toContain('Password: [hidden]');
@@ -223,8 +249,45 @@ describe('pkg login', () => {
 
     const rejected = await runPkg(['whoami', '--registry', registry.url], { home, env: { PKG_TOKEN: 'not-a-valid-token' } });
     expect(rejected.code).toBe(1);
-    expect(rejected.stderr).toMatch(/^Error: Authentication failed: the registry rejected the stored token\n/);
+    expect(rejected.stderr).toMatch(
+      /^Error: Authentication failed: the registry rejected the token in PKG_TOKEN\nHint: .*PKG_TOKEN/,
+    );
     expect(rejected.stderr).not.toContain('not-a-valid-token');
+  });
+
+  it('says when it created the account, and --no-signup refuses to create one', async () => {
+    const home = await makeHome();
+    const refused = await pipedLogin(home, registry.url, 'cautious', 'secret-password', ['--no-signup']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^Error: Authentication failed: Invalid credentials\nHint: .*--no-signup/);
+    expect(await registry.storage.registry.getUser('', 'cautious')).toBeUndefined();
+
+    const created = await pipedLogin(home, registry.url, 'cautious', 'secret-password', ['--json']);
+    expect(created.code).toBe(0);
+    expect(JSON.parse(created.stdout)).toMatchObject({
+      success: true,
+      username: 'cautious',
+      created: true,
+      previousToken: 'none',
+    });
+
+    const existing = await pipedLogin(home, registry.url, 'cautious', 'secret-password', ['--no-signup']);
+    expect(existing.code).toBe(0);
+    expect(existing.stdout).not.toContain('Created account');
+    expect(existing.stdout).toContain('Successfully authenticated!');
+  });
+
+  it('revokes the token a new login replaces', async () => {
+    const home = await makeHome();
+    expect((await pipedLogin(home, registry.url, 'twice')).code).toBe(0);
+    const firstToken = await storedTokenOf(home);
+
+    const again = await pipedLogin(home, registry.url, 'twice');
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('The token it replaces was revoked.');
+    expect((await request(`${registry.url}/-/whoami`, { token: firstToken })).status).toBe(401);
+    const secondToken = await storedTokenOf(home);
+    expect((await request(`${registry.url}/-/whoami`, { token: secondToken })).status).toBe(200);
   });
 
   it('writes the token to ~/.upmconfig.toml with --upmconfig, keeps other entries, and logout removes it', async () => {

@@ -417,7 +417,7 @@ describe("Unity's credentials (built binary)", () => {
     const wrong = await pkg(['list'], project.dir, { UPM_USER_CONFIG_FILE: file });
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toBe(
-      `Error: Authentication failed: the registry rejected the stored token\nHint: ${guarded.url} rejected the _auth name and password in ${file}: the name or the password is wrong. Run \`pkg login --registry ${guarded.url}\` again.\n`,
+      `Error: Authentication failed: the registry rejected the _auth name and password in ${file}\nHint: ${guarded.url} rejected the _auth name and password in ${file}: the name or the password is wrong. Run \`pkg login --registry ${guarded.url}\` again.\n`,
     );
     expect(wrong.stderr).not.toContain('not-the-password');
   });

@@ -48,7 +48,7 @@ describe('pkg search (built binary, real registry)', () => {
         'Search Results',
         SEP,
         'Search term: input',
-        'Found 1 packages:',
+        'Found 1 package:',
         '',
         'com.acme.input (1.2.0)',
         '  Input system for games',
@@ -65,7 +65,7 @@ describe('pkg search (built binary, real registry)', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('Found 4 packages:\n');
     expect(result.stdout.match(/^com\.acme\.widget\d \(0\.1\.0\)$/gm)).toHaveLength(3);
-    expect(result.stdout.endsWith('\n... and 1 more packages\n')).toBe(true);
+    expect(result.stdout.endsWith('\n... and 1 more package\n')).toBe(true);
   });
 
   it('prints --detail with license, repository, downloads, last update, engines and dependencies', async () => {

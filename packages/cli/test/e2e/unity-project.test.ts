@@ -211,7 +211,7 @@ describe('global packages (built binary)', () => {
     expect(JSON.parse(updated.stdout)).toMatchObject({
       engine: 'global',
       updated: [{ package: 'com.fixture.core', old_version: '1.0.0', new_version: '1.4.0' }],
-      message: '1 packages updated successfully',
+      message: '1 package updated successfully',
     });
     expect(JSON.parse(await readFile(path.join(globalDir, 'manifest.json'), 'utf8'))).toEqual({
       dependencies: { 'com.fixture.core': '1.4.0' },

@@ -115,6 +115,13 @@ describe('parseUnityManifest', () => {
 
   it.each([
     ['{', 'not valid JSON'],
+    [
+      '{\n  "dependencies": {\n    "com.a": "1.0.0"\n    "com.b": "1.0.0"\n  }\n}',
+      "not valid JSON: expected ',' at line 4, column 5",
+    ],
+    ['{\n  "dependencies": {},\n}', 'at line 3, column 1'],
+    ['{\n  // note\n}', 'comments are not allowed in JSON at line 2, column 3'],
+    ['\uFEFF{"a": tru}', 'not valid JSON: unexpected character at line 1, column 7'],
     ['[]', 'not a JSON object'],
     ['{"dependencies": []}', '"dependencies" is not an object'],
     ['{"dependencies": {"com.a": 1}}', 'the version of "com.a" in "dependencies" is not a string'],

@@ -143,7 +143,7 @@ describe('pkg list', () => {
         'com.fixture.core       1.4.0      1.4.0     1.4.0',
         'com.fixture.engine     1.0.0      -         - (no compatible version)',
         'com.unity.modules.ui   1.0.0      -         - (built-in)',
-        'com.unity.textmeshpro  3.0.6      -         - (unity-registry)',
+        "com.unity.textmeshpro  3.0.6      -         - (Unity's registry)",
         '',
       ].join('\n'),
     );

@@ -51,7 +51,7 @@ describe('pkg update', () => {
         '  com.fixture.a 1.3.0 needs 2023.1 or newer',
         '',
         `Backup: ${backupPath}`,
-        '1 packages updated successfully',
+        '1 package updated successfully',
         '',
       ].join('\n'),
     );
@@ -60,6 +60,26 @@ describe('pkg update', () => {
     );
     expect(await readFile(path.join(backupPath, 'Packages', 'manifest.json'), 'utf8')).toBe(manifest);
     expect(backup).toMatch(/^pkg-backup-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z$/);
+  });
+
+  it('marks (latest) only when nothing newer exists, and says in one line what is newer', async () => {
+    const { deps } = await projectWith(registry, {
+      'Packages/manifest.json': {
+        dependencies: { 'com.fixture.core': '1.4.0', 'com.fixture.y': '1.0.0', 'com.fixture.a': '1.2.0' },
+      },
+    });
+    const { code, stdout } = await run(deps, ['update', '--dry-run']);
+    expect(code).toBe(0);
+    const lines = stdout.split('\n');
+    expect(lines).toContain('  com.fixture.core: 1.4.0 (latest)');
+    expect(lines).toContain('  com.fixture.y: 1.0.0 (2.0.0 is a new major version: pkg update com.fixture.y --latest)');
+    expect(lines.filter((line) => line.includes('com.fixture.y'))).toHaveLength(1);
+    expect(lines).toContain(
+      '  com.fixture.a: 1.2.0 (2.1.0 is a new major version: pkg update com.fixture.a --latest; 1.3.0 needs 2023.1 or newer)',
+    );
+    expect(stdout).not.toContain('Notes:');
+    const json = JSON.parse((await run(deps, ['update', '--dry-run', '--json'])).stdout);
+    expect(json.unchanged.map((u: { status: string }) => u.status)).toEqual(['latest', 'newer-major', 'newer-major']);
   });
 
   it('prints the update report with --json', async () => {
@@ -87,10 +107,10 @@ describe('pkg update', () => {
           needs_newer_engine: { version: '1.3.0', requires: '2023.1' },
         },
       ],
-      unchanged: [{ package: 'com.fixture.y', version: '1.0.0', status: 'latest', newer_major: '2.0.0' }],
+      unchanged: [{ package: 'com.fixture.y', version: '1.0.0', status: 'newer-major', newer_major: '2.0.0' }],
       scopes_added: [],
       backup_path: path.join(deps.tmpdir, (await backups(deps))[0]!),
-      message: '1 packages updated successfully',
+      message: '1 package updated successfully',
     });
     expect(JSON.parse(await project.read('Packages/manifest.json'))).toEqual({
       dependencies: { 'com.fixture.a': '1.2.0', 'com.fixture.y': '1.0.0' },
@@ -124,7 +144,7 @@ describe('pkg update', () => {
         'Notes:',
         '  com.fixture.a 1.3.0 needs 2023.1 or newer',
         '',
-        '1 packages would be updated',
+        '1 package would be updated',
         'Run without --dry-run to apply these updates.',
         '',
       ].join('\n'),
@@ -144,7 +164,7 @@ describe('pkg update', () => {
       dry_run: true,
       backup_path: null,
       updated: [{ package: 'com.fixture.a', old_version: '1.0.0', new_version: '1.2.0' }],
-      message: '1 packages would be updated',
+      message: '1 package would be updated',
     });
     expect(await project.read('Packages/manifest.json')).toBe(manifest);
     expect(await backups(deps)).toEqual([]);
@@ -232,7 +252,7 @@ describe('pkg update', () => {
     expect(code).toBe(0);
     expect(stdout).toContain('Fetched (not saved):\n  com.fixture.a: 1.0.0 → 1.2.0\n');
     expect(stdout).toContain(
-      `1 packages fetched into the cache; ${path.join('Packages', 'manifest.json')} not changed (--save=false)\n`,
+      `1 package fetched into the cache; ${path.join('Packages', 'manifest.json')} not changed (--save=false)\n`,
     );
     expect(await project.read('Packages/manifest.json')).toBe(manifest);
     const cached = await readFile(path.join(deps.env.PKG_CACHE_DIR!, 'tarballs', 'com.fixture.a', '1.2.0.tgz'));
@@ -409,5 +429,21 @@ describe('pkg update errors', () => {
     const { code, stderr } = await run(deps, ['update', '--save=maybe']);
     expect(code).toBe(2);
     expect(stderr).toMatch(/^Error: Invalid --save value 'maybe'/);
+  });
+});
+
+describe('manifest backups', () => {
+  it('keeps the newest ten (setting backupsKept) and leaves other folders alone', async () => {
+    const manifest = unityJson({ dependencies: { 'com.fixture.a': '1.0.0' }, scopedRegistries: [ours()] });
+    const { deps } = await projectWith(registry, { 'Packages/manifest.json': manifest });
+    await nodeFs.mkdir(deps.tmpdir, { recursive: true });
+    const old = Array.from({ length: 12 }, (_, i) => `pkg-backup-2020-01-${String(i + 1).padStart(2, '0')}T00-00-00-000Z`);
+    for (const name of [...old, 'pkg-backup-notes', 'unrelated']) await nodeFs.mkdir(path.join(deps.tmpdir, name));
+    expect((await run(deps, ['update'])).code).toBe(0);
+    const kept = (await backups(deps)).filter((name) => name !== 'pkg-backup-notes').sort();
+    expect(kept).toHaveLength(10);
+    expect(kept.slice(0, 9)).toEqual(old.slice(3));
+    expect(kept[9]).not.toMatch(/^pkg-backup-2020/);
+    expect(await readdir(deps.tmpdir)).toEqual(expect.arrayContaining(['pkg-backup-notes', 'unrelated']));
   });
 });

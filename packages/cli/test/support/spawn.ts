@@ -44,7 +44,11 @@ function cleanEnv(): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (value === undefined) continue;
-    if (/^(PKG_|XDG_|UPM_)|^(https?_proxy|no_proxy|NODE_EXTRA_CA_CERTS|NODE_OPTIONS|DBUS_SESSION_BUS_ADDRESS)$/i.test(key))
+    if (
+      /^(PKG_|XDG_|UPM_)|^(https?_proxy|no_proxy|NODE_EXTRA_CA_CERTS|NODE_OPTIONS|DBUS_SESSION_BUS_ADDRESS|FORCE_COLOR|NO_COLOR)$/i.test(
+        key,
+      )
+    )
       continue;
     env[key] = value;
   }

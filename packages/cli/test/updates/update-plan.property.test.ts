@@ -18,7 +18,10 @@ describe('planUpdate, for any published history', () => {
         expect(plan.conflicts).toEqual([]);
         const update = plan.updated[0];
         if (!update) {
-          expect(plan.unchanged).toEqual([expect.objectContaining({ package: NAME, version: current, status: 'latest' })]);
+          expect(plan.unchanged).toEqual([expect.objectContaining({ package: NAME, version: current })]);
+          // `latest` exactly when nothing newer is known: no higher major, no version for a newer editor.
+          const [kept] = plan.unchanged;
+          expect(kept!.status).toBe(kept!.newerMajor ? 'newer-major' : kept!.needsNewerEngine ? 'needs-newer-engine' : 'latest');
           return;
         }
         const record = recordOf(ctx, NAME, update.to)!;

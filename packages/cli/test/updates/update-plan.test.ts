@@ -33,7 +33,7 @@ describe('planUpdate: which version each package gets', () => {
   it('reports the newest of the major as latest and names the newer major', () => {
     const result = plan({ [A]: '1.3.0' }, context([versionsOfA]));
     expect(result.updated).toEqual([]);
-    expect(result.unchanged).toEqual([{ package: A, version: '1.3.0', status: 'latest', newerMajor: '2.1.0' }]);
+    expect(result.unchanged).toEqual([{ package: A, version: '1.3.0', status: 'newer-major', newerMajor: '2.1.0' }]);
   });
 
   it('never picks a version whose unity field is newer than the editor', () => {
@@ -57,7 +57,7 @@ describe('planUpdate: which version each package gets', () => {
   it('says when a newer version waits for a newer editor', () => {
     const d = doc(A, ['1.0.0', { v: '1.1.0', unity: '2023.1' }]);
     expect(plan({ [A]: '1.0.0' }, context([d])).unchanged).toEqual([
-      { package: A, version: '1.0.0', status: 'latest', needsNewerEngine: { version: '1.1.0', requires: '2023.1' } },
+      { package: A, version: '1.0.0', status: 'needs-newer-engine', needsNewerEngine: { version: '1.1.0', requires: '2023.1' } },
     ]);
   });
 
@@ -87,7 +87,7 @@ describe('planUpdate: which version each package gets', () => {
   it('never downgrades a version the registry does not list', () => {
     const result = plan({ [A]: '1.9.0' }, context([versionsOfA]));
     expect(result.updated).toEqual([]);
-    expect(result.unchanged[0]).toMatchObject({ package: A, version: '1.9.0', status: 'latest' });
+    expect(result.unchanged[0]).toMatchObject({ package: A, version: '1.9.0' });
   });
 
   it('updates only the named packages', () => {

@@ -83,7 +83,7 @@ export function tenantCommand(argv: string[], io: AdminIo): Promise<number> {
         case 'delete': {
           const removed = await admin.delete(name!);
           io.stdout.write(
-            `Deleted tenant '${name}' with ${removed.users} users, ${removed.packages} packages and ${removed.tarballs} tarballs.\n`,
+            `Deleted tenant '${name}' with ${count(removed.users, 'user')}, ${count(removed.packages, 'package')} and ${count(removed.tarballs, 'tarball')}.\n`,
           );
           return 0;
         }
@@ -122,4 +122,9 @@ function describeSettings(settings: TenantSettings): string {
     ([key, value]) => `${key}=${typeof value === 'object' ? JSON.stringify(value) : String(value)}`,
   );
   return parts.length > 0 ? parts.join(', ') : 'server defaults';
+}
+
+/** `1 user`, `2 users`. */
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }

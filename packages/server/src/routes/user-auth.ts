@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { ProtocolError, USER_ID_PREFIXES, type WhoamiResponse } from '@pkg/protocol';
+import { ProtocolError, SIGNUP_HEADER, USER_ID_PREFIXES, type WhoamiResponse } from '@pkg/protocol';
 import type { Caller, RequestContext } from '../context.js';
 import { jsonAnswer, sendAnswer, type Answer } from '../http/answer.js';
 import type { Services } from '../services/services.js';
@@ -17,12 +17,15 @@ export async function userAuthRoutes(app: FastifyInstance, { services }: { servi
     if (body.name !== name) {
       throw new ProtocolError('BAD_REQUEST', 'The name in the body does not match the user in the path');
     }
-    const { response } = await services.auth.login(
+    // A client may close sign-up for its own login (pkg login --no-signup), never open it.
+    const settings =
+      request.headers[SIGNUP_HEADER] === 'false' ? { ...request.ctx.settings, signup: false } : request.ctx.settings;
+    const { created, response } = await services.auth.login(
       request.ctx.tenant,
       { name, password: body.password, email: body.email, clientIp: request.ip },
-      request.ctx.settings,
+      settings,
     );
-    return reply.code(201).send(response);
+    return reply.code(201).send({ ...response, created });
   });
 
   // npm owner add reads this (with its token) to check that a user exists. Anonymous callers get

@@ -37,7 +37,13 @@ export function installSnippet(
   scopes: Iterable<string>,
   engines: readonly SupportedEngine[] = [{ engine: 'unity' }],
 ): InstallSnippet {
-  const commands = engines.map((e) => ({ engine: e.engine, label: PROJECT_LABELS[e.engine], command: `pkg add ${name}` }));
+  // Each command names the version the manifest lines pin: without it `pkg add` picks the newest
+  // version for the project's editor, which may be another one.
+  const commands = engines.map((e) => ({
+    engine: e.engine,
+    label: PROJECT_LABELS[e.engine],
+    command: `pkg add ${name}@${version}`,
+  }));
   const unity = engines.some((e) => e.engine === 'unity');
   const manifest = {
     scopedRegistries: [{ name: new URL(baseUrl).hostname, url: baseUrl, scopes: [...new Set([name, ...scopes])].sort() }],

@@ -160,7 +160,7 @@ describe('the web interface in Chromium', () => {
 
     await page.locator('button[data-copy="install-command"]').click();
     await page.getByText('Copied command to the clipboard.').waitFor();
-    await expect(page.evaluate(() => navigator.clipboard.readText())).resolves.toBe('pkg add com.acme.widgets');
+    await expect(page.evaluate(() => navigator.clipboard.readText())).resolves.toBe('pkg add com.acme.widgets@1.1.0');
     await context.close();
   });
 
@@ -186,7 +186,7 @@ describe('the web interface in Chromium', () => {
     const { context, page } = await openPage({ javaScriptEnabled: false, colorScheme: 'dark' });
     await page.goto(`${registry.url}/-/web/package/com.acme.widgets`);
     await expect(page.locator('h1').textContent()).resolves.toBe('Acme Widgets');
-    await expect(page.locator('#install-command').textContent()).resolves.toBe('pkg add com.acme.widgets');
+    await expect(page.locator('#install-command').textContent()).resolves.toBe('pkg add com.acme.widgets@1.1.0');
     await expect(page.locator('button[data-copy]').first().isVisible()).resolves.toBe(false);
     const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
     expect(background).toBe('rgb(13, 17, 23)');
@@ -232,6 +232,7 @@ describe('tenants in Chromium', () => {
 
     await page.goto(`http://second.localhost:${registry.port}/`);
     await expect(page.locator('.brand').innerText()).resolves.toContain('second');
+    await expect(page.locator('.brand').innerText()).resolves.toMatch(/^pkg-registry /);
     await expect(page.locator('main').innerText()).resolves.not.toContain('com.first.secret');
     await page.getByLabel('Search packages').fill('secret');
     await page.keyboard.press('Enter');

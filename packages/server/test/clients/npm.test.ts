@@ -120,6 +120,18 @@ describe.each(clients)('$label', ({ label, major, cli }) => {
     expect((await request(`${registry.url}/${name}/1.0.0`)).body.deprecated).toBe('Please use 1.1.0');
   });
 
+  it('shows the specific reason a publish was refused, which npm takes from `error`', async () => {
+    const badDir = await npm.dir(
+      'bad-unity',
+      { name: `${name}.bad`, version: '1.0.0', unity: '2021' },
+      { 'README.md': '# bad\n' },
+    );
+    const refused = await npm.run(['publish'], { cwd: badDir });
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain("'unity' must be a minimum editor version of the form <major>.<minor>, e.g. 2021.3");
+    expect(refused.stderr).not.toContain('Validation failed');
+  });
+
   it('unpublish of one version removes it and its tarball, and the number stays used', async () => {
     await publishNext('1.1.0');
     expect((await request(`${registry.url}/${name}`)).body['dist-tags'].latest).toBe('1.1.0');

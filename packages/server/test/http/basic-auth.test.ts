@@ -15,7 +15,7 @@ function basic(name: string, password: string): Record<string, string> {
   return { authorization: `Basic ${Buffer.from(`${name}:${password}`).toString('base64')}` };
 }
 
-const invalidCredentials = { error: 'Authentication required', code: 'UNAUTHORIZED', details: 'Invalid credentials' };
+const invalidCredentials = { error: 'Invalid credentials', code: 'UNAUTHORIZED', details: 'Invalid credentials' };
 
 describe('Basic credentials', () => {
   it('are a caller on a registry that needs a token for reads: whoami, documents, tarballs, search', async () => {

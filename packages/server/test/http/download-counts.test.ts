@@ -149,7 +149,7 @@ describe('download counts API errors', () => {
   it('answers 404 for a package that does not exist or was unpublished', async () => {
     const res = await get('/downloads/point/last-week/com.count.missing');
     expect(res.status).toBe(404);
-    expect(res.body).toMatchObject({ code: 'NOT_FOUND', error: 'Package not found' });
+    expect(res.body).toMatchObject({ code: 'NOT_FOUND', error: "Package 'com.count.missing' not found" });
     await seedPackage(registry.storage, buildStoredPackage('com.count.gone', { unpublished: true }));
     expect((await get('/downloads/range/last-week/com.count.gone')).status).toBe(404);
   });
@@ -174,7 +174,8 @@ describe('download counts API errors', () => {
     for (const kind of ['point', 'range']) {
       const res = await get(`/downloads/${kind}/${encodeURIComponent(period)}/com.count.rare`);
       expect(res.status).toBe(400);
-      expect(res.body).toMatchObject({ code: 'BAD_REQUEST', error: 'Bad request' });
+      expect(res.body).toMatchObject({ code: 'BAD_REQUEST' });
+      expect(res.body.error).toBe(res.body.details);
     }
   });
 });

@@ -97,7 +97,7 @@ describe('engines in search and on the web', () => {
     const html = squash((await web.get('/-/web/package/com.acme.godotonly')).html);
     expect(html).toContain('<dt>Godot</dt><dd>4.2 or newer</dd>');
     expect(html).not.toContain('<dt>Unity</dt>');
-    expect(textOfId(html, 'install-command-godot')).toBe('pkg add com.acme.godotonly');
+    expect(textOfId(html, 'install-command-godot')).toBe('pkg add com.acme.godotonly@1.0.0');
     expect(html).not.toContain('id="install-command"');
     expect(html).not.toContain('id="install-manifest"');
     expect(html).not.toContain('Packages/manifest.json');
@@ -106,7 +106,7 @@ describe('engines in search and on the web', () => {
   it('shows an Unreal package limited to one minor', async () => {
     const html = squash((await web.get('/-/web/package/com.acme.unrealonly')).html);
     expect(html).toContain('<dt>Unreal Engine</dt><dd>5.3 only</dd>');
-    expect(textOfId(html, 'install-command-unreal')).toBe('pkg add com.acme.unrealonly');
+    expect(textOfId(html, 'install-command-unreal')).toBe('pkg add com.acme.unrealonly@1.0.0');
     expect(html).not.toContain('id="install-manifest"');
   });
 
@@ -115,8 +115,8 @@ describe('engines in search and on the web', () => {
     expect(html).toContain('<dt>Unity</dt><dd>2021.3 or newer</dd><dt>Godot</dt><dd>4.1 to 4.3</dd>');
     expect(html).toContain('In a Unity project');
     expect(html).toContain('In a Godot 4 project');
-    expect(textOfId(html, 'install-command')).toBe('pkg add com.acme.both');
-    expect(textOfId(html, 'install-command-godot')).toBe('pkg add com.acme.both');
+    expect(textOfId(html, 'install-command')).toBe('pkg add com.acme.both@1.0.0');
+    expect(textOfId(html, 'install-command-godot')).toBe('pkg add com.acme.both@1.0.0');
     expect(JSON.parse(textOfId(html, 'install-manifest')!).dependencies).toEqual({ 'com.acme.both': '1.0.0' });
   });
 
@@ -124,7 +124,7 @@ describe('engines in search and on the web', () => {
     const html = squash((await web.get('/-/web/package/com.acme.noengine')).html);
     expect(html).toContain('<dt>Unity</dt><dd>any version</dd>');
     expect(html).toContain('With pkg');
-    expect(textOfId(html, 'install-command')).toBe('pkg add com.acme.noengine');
+    expect(textOfId(html, 'install-command')).toBe('pkg add com.acme.noengine@1.0.0');
     expect(JSON.parse(textOfId(html, 'install-manifest')!).dependencies).toEqual({ 'com.acme.noengine': '1.0.0' });
   });
 });

@@ -222,7 +222,11 @@ describe('errors', () => {
   it('answers 404 NOT_FOUND for an unknown package', async () => {
     const res = await request(`${registry.url}/com.acme.nothing`);
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ error: 'Package not found', code: 'NOT_FOUND', details: "Package 'com.acme.nothing' not found" });
+    expect(res.body).toEqual({
+      error: "Package 'com.acme.nothing' not found",
+      code: 'NOT_FOUND',
+      details: "Package 'com.acme.nothing' not found",
+    });
   });
 
   it.each([

@@ -39,7 +39,7 @@ describe('anonymous limit per client IP', () => {
     const over = await request(`${registry.url}/-/ping`);
     expect(over.status).toBe(429);
     expect(over.body).toEqual({
-      error: 'Rate limit exceeded',
+      error: expect.stringMatching(/^anonymous limit of 3 requests per hour per IP exceeded; retry in \d+ s$/),
       code: 'RATE_LIMIT_EXCEEDED',
       details: expect.stringMatching(/^anonymous limit of 3 requests per hour per IP exceeded; retry in \d+ s$/),
     });

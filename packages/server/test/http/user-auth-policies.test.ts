@@ -17,7 +17,7 @@ function login(name: string, password: string, extra: Record<string, unknown> = 
   });
 }
 
-const invalidCredentials = { error: 'Authentication required', code: 'UNAUTHORIZED', details: 'Invalid credentials' };
+const invalidCredentials = { error: 'Invalid credentials', code: 'UNAUTHORIZED', details: 'Invalid credentials' };
 
 describe('sign-up closed', () => {
   it('refuses unknown users with the same 401 as a wrong password, and lets existing users log in', async () => {
@@ -46,6 +46,27 @@ describe('sign-up closed', () => {
       registry = undefined;
       await rm(dataDir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('a login that may not sign up (x-pkg-signup: false)', () => {
+  it('says whether the login created the account, and never creates one when the client says so', async () => {
+    registry = await startRegistry();
+    const url = (name: string) => `${registry!.url}/-/user/org.couchdb.user:${name}`;
+    const put = (name: string, headers: Record<string, string> = {}) =>
+      request(url(name), { method: 'PUT', body: { name, password: 'secret-password' }, headers });
+
+    const refused = await put('newcomer', { 'x-pkg-signup': 'false' });
+    expect(refused.status).toBe(401);
+    expect(refused.body).toEqual(invalidCredentials);
+    expect(await registry.storage.registry.getUser('', 'newcomer')).toBeUndefined();
+
+    const created = await put('newcomer');
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ ok: true, created: true });
+    const again = await put('newcomer', { 'x-pkg-signup': 'false' });
+    expect(again.status).toBe(201);
+    expect(again.body).toMatchObject({ ok: true, created: false });
   });
 });
 

@@ -34,7 +34,7 @@ describe('login, whoami, logout', () => {
       body: { name: 'bob', password: 'wrong', email: 'bob@example.com' },
     });
     expect(wrong.status).toBe(401);
-    expect(wrong.body).toEqual({ error: 'Authentication required', code: 'UNAUTHORIZED', details: 'Invalid credentials' });
+    expect(wrong.body).toEqual({ error: 'Invalid credentials', code: 'UNAUTHORIZED', details: 'Invalid credentials' });
     expect(wrong.headers.get('www-authenticate')).toBe('Bearer');
   });
 

@@ -121,7 +121,7 @@ describe('pkg-registry tenant', () => {
 
     const deleted = await admin(['tenant', 'delete', 'doomed']);
     expect(deleted.code).toBe(0);
-    expect(deleted.stdout).toBe("Deleted tenant 'doomed' with 1 users, 1 packages and 1 tarballs.\n");
+    expect(deleted.stdout).toBe("Deleted tenant 'doomed' with 1 user, 1 package and 1 tarball.\n");
     expect(await eventually(doomed, '/-/ping', 404)).toBe(404);
     expect(await registry.storage.registry.listUsers('doomed')).toEqual([]);
     expect(await registry.storage.packages.package('doomed', 'com.example.doomed').read()).toBeUndefined();

@@ -1,9 +1,11 @@
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request, runRegistryCli, spawnRegistry } from '@pkg/testkit';
+import { envName, SETTINGS } from '../../src/config/settings.js';
 
 // Spawns the built binary: run `npm run build` first.
 const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
@@ -90,22 +92,44 @@ describe('pkg-registry serve: a bad setting stops start-up with exit code 2', ()
     expect(run.stderr).toContain("Error: unknown command 'serv'");
   });
 
-  it.each([[['help']], [['serve', '--help']], [['serve', '-h']], [['serve', '--port', '1', '--help']]])(
-    '%j lists every flag and exits 0',
+  it.each([[['help']], [['--help']]])('%j lists every flag of serve, aligned, and exits 0', async (args) => {
+    const run = await runRegistryCli(args);
+    expect(run.code).toBe(0);
+    for (const flag of ['--host', '--port', '--data', '--config', '--tls-cert', '--database-cache']) {
+      expect(run.stdout).toContain(flag);
+    }
+    // Each option's description starts in one column, two spaces at least after the longest option.
+    const options = run.stdout.split('\n').filter((line) => line.startsWith('  --'));
+    expect(options.length).toBeGreaterThan(20);
+    const columns = new Set(options.map((line) => /^ {2}--\S+ <[^>]+> {2,}(?=\S)/.exec(line)?.[0].length));
+    expect([...columns]).toHaveLength(1);
+    expect(columns.has(undefined)).toBe(false);
+    expect(run.stdout).toContain('--read-access <anonymous|token>');
+  });
+
+  it.each([[['serve', '--help']], [['serve', '-h']], [['serve', '--port', '1', '--help']]])(
+    '%j has its own text: every flag with what it takes, its default and its environment variable',
     async (args) => {
       const run = await runRegistryCli(args);
       expect(run.code).toBe(0);
-      for (const flag of ['--host', '--port', '--data', '--config', '--tls-cert', '--document-cache', '--database-cache']) {
-        expect(run.stdout).toContain(flag);
+      expect(run.stdout).toMatch(/^Usage: pkg-registry serve \[options\]/);
+      expect(run.stdout).not.toContain('<value>');
+      for (const spec of SETTINGS) {
+        expect(run.stdout).toContain(`  ${spec.flag} <`);
+        expect(run.stdout).toContain(envName(spec));
       }
-      // Each option's description starts in one column, two spaces at least after the longest option.
-      const options = run.stdout.split('\n').filter((line) => line.startsWith('  --'));
-      expect(options.length).toBeGreaterThan(20);
-      const columns = new Set(options.map((line) => /^ {2}--\S+ <\w+> {2,}(?=\S)/.exec(line)?.[0].length));
-      expect([...columns]).toHaveLength(1);
-      expect(columns.has(undefined)).toBe(false);
+      expect(run.stdout).toContain('--port <0-65535>');
+      expect(run.stdout).toContain('--signup <true|false>');
+      expect(run.stdout).toContain('--log-level <fatal|error|warn|info|debug|trace|silent>');
+      expect(run.stdout.replace(/\s+/g, ' ')).toContain('Default: 4873. Environment: PKG_REGISTRY_PORT.');
     },
   );
+
+  it('--version prints the version of the package', async () => {
+    const run = await runRegistryCli(['--version']);
+    expect(run.code).toBe(0);
+    expect(run.stdout.trim()).toBe(JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')).version);
+  });
 });
 
 describe('npx pkg-registry serve', () => {

@@ -161,10 +161,16 @@ describe('package page', () => {
     expect(html).toContain('<h2>Widgets</h2>');
   });
 
+  it('names the product in the header, beside the host', async () => {
+    const html = squash((await web.get('/')).html);
+    expect(html).toContain(`<a class="brand" href="/">pkg-registry<span class="site">${new URL(registry.url).host}</span></a>`);
+  });
+
   it('offers `pkg add` and a manifest snippet with every scope the package needs from this registry', async () => {
     const html = squash((await web.get('/-/web/package/com.acme.widgets')).html);
-    expect(textOfId(html, 'install-command')).toBe('pkg add com.acme.widgets');
     const manifest = JSON.parse(textOfId(html, 'install-manifest')!);
+    // Both name the same version.
+    expect(textOfId(html, 'install-command')).toBe(`pkg add com.acme.widgets@${manifest.dependencies['com.acme.widgets']}`);
     expect(manifest).toEqual({
       scopedRegistries: [
         {

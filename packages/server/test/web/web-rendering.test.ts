@@ -86,6 +86,22 @@ describe('download chart', () => {
     expect(out).not.toMatch(/style=|<script/);
   });
 
+  it('draws a baseline under the bars and labels both axes', () => {
+    const out = downloadChart([
+      { week: '2025-01-06', downloads: 1 },
+      { week: '2025-01-13', downloads: 1200 },
+    ]).value;
+    expect(out).toMatch(/<line class="baseline"/);
+    // y: 0 and the busiest week, and what is counted; x: the first and the last week.
+    expect(out).toMatch(/<text class="tick"[^>]*>1,200<\/text>/);
+    expect(out).toMatch(/<text class="tick"[^>]*>0<\/text>/);
+    expect(out).toMatch(/<text class="axis-label"[^>]*>per week<\/text>/);
+    expect(out).toMatch(/<text class="tick"[^>]*>2025-01-06<\/text>/);
+    expect(out).toMatch(/<text class="tick"[^>]*>2025-01-13<\/text>/);
+    expect(out).toMatch(/<text class="axis-label"[^>]*>week starting<\/text>/);
+    expect(out).toContain('<title>Week of 2025-01-06: 1 download</title>');
+  });
+
   it('says so when nothing was counted', () => {
     expect(downloadChart([]).value).toContain('No downloads counted');
     expect(downloadChart([{ week: '2025-01-06', downloads: 0 }]).value).toContain('No downloads counted');
@@ -95,7 +111,7 @@ describe('download chart', () => {
 describe('install snippet', () => {
   it('names the registry after its host and lists every scope once, sorted', () => {
     const snippet = installSnippet('https://acme.example.com', 'com.acme.b', '1.2.3', ['com.acme.z', 'com.acme.a', 'com.acme.b']);
-    expect(snippet.commands).toEqual([{ engine: 'unity', label: 'In a Unity project', command: 'pkg add com.acme.b' }]);
+    expect(snippet.commands).toEqual([{ engine: 'unity', label: 'In a Unity project', command: 'pkg add com.acme.b@1.2.3' }]);
     expect(JSON.parse(snippet.manifest!)).toEqual({
       scopedRegistries: [
         { name: 'acme.example.com', url: 'https://acme.example.com', scopes: ['com.acme.a', 'com.acme.b', 'com.acme.z'] },
@@ -116,8 +132,8 @@ describe('install snippet', () => {
       ],
     );
     expect(godot.commands.map((c) => [c.engine, c.label, c.command])).toEqual([
-      ['godot', 'In a Godot 4 project', 'pkg add com.acme.g'],
-      ['unreal', 'In an Unreal Engine 5 project', 'pkg add com.acme.g'],
+      ['godot', 'In a Godot 4 project', 'pkg add com.acme.g@1.0.0'],
+      ['unreal', 'In an Unreal Engine 5 project', 'pkg add com.acme.g@1.0.0'],
     ]);
     expect(godot.manifest).toBeUndefined();
   });

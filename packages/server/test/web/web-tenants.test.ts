@@ -81,7 +81,7 @@ describe('the web interface of each tenant', () => {
     });
     expect(page).toContain('<a href="/-/web/package/com.alpha.base">com.alpha.base</a>');
     expect(page).toContain('<span>com.beta.tool</span>');
-    expect(page).toContain('>a<span class="tenant">packages</span></a>');
+    expect(page).toContain('>pkg-registry<span class="site">a</span><span class="tenant">packages</span></a>');
   });
 
   it('answers an unknown tenant host with an HTML 404', async () => {

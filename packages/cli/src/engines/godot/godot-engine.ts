@@ -63,10 +63,7 @@ const installer: EngineInstaller = {
 };
 
 function layoutError(label: string, problem: string): ClientError {
-  return new ClientError('PACKAGE_LAYOUT_INVALID', {
-    message: `${label} is not a Godot package: ${problem}`,
-    hint: 'A Godot package holds package.json and one folder addons/<folder>/; tell its publisher.',
-  });
+  return new ClientError('NOT_A_GODOT_PACKAGE', { label, problem });
 }
 
 export const godotEngine: Engine = {
@@ -86,10 +83,7 @@ export const godotEngine: Engine = {
     const text = await fs.readTextIfExists(file);
     const version = text === null ? null : godotConfigVersion(text);
     if (version === null || version >= GODOT_4_CONFIG) return null;
-    return {
-      message: `${file} is a ${version === 4 ? 'Godot 3' : 'Godot 3 or older'} project (config_version=${version}): pkg supports Godot 4 projects only`,
-      hint: 'Open the project in Godot 4, which converts it (Project Manager: Convert Full Project), then run pkg again.',
-    };
+    return { file, found: version === 4 ? 'Godot 3' : 'Godot 3 or older', version };
   },
 
   /** A C# project's `Godot.NET.Sdk/<x.y.z>` names the exact version; else `config/features` names the minor. */
@@ -102,10 +96,7 @@ export const godotEngine: Engine = {
     const text = await fs.readTextIfExists(path.join(project, PROJECT_FILE));
     if (text === null) {
       // Only with --engine godot outside a Godot project: there is no project file to enable plugins in.
-      throw new ClientError('MANIFEST_NOT_FOUND', {
-        message: `${PROJECT_FILE} not found in ${project}`,
-        hint: 'Run pkg in the folder of a Godot 4 project (or below it).',
-      });
+      throw new ClientError('GODOT_PROJECT_NOT_FOUND', { file: PROJECT_FILE, project });
     }
     const version = godotFeatureVersion(text);
     if (version === null) {

@@ -23,18 +23,12 @@ async function readManifestAt(project: string, fs: ProjectFs): Promise<ManifestF
   const file = path.join(project, MANIFEST);
   const text = await fs.readTextIfExists(file);
   if (text === null) {
-    throw new ClientError('MANIFEST_NOT_FOUND', {
-      message: `${MANIFEST} not found in ${project}`,
-      hint: 'Run pkg in the root folder of a Unity project, or open the project in Unity once to create it.',
-    });
+    throw new ClientError('MANIFEST_NOT_FOUND', { manifest: MANIFEST, project });
   }
   try {
     return { path: file, text, manifest: parseUnityManifest(text) };
   } catch (error) {
-    throw new ClientError('MANIFEST_INVALID', {
-      message: `${MANIFEST} is invalid: ${(error as Error).message}`,
-      hint: 'Fix the file (Unity reports the same problem in its console), then run pkg again.',
-    });
+    throw new ClientError('MANIFEST_INVALID', { manifest: MANIFEST, problem: (error as Error).message });
   }
 }
 

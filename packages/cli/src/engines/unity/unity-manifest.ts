@@ -2,6 +2,7 @@
  * `Packages/manifest.json`: reading it into a `ProjectManifest` and editing its text without
  * disturbing anything the change does not name.
  */
+import { jsonSyntaxProblem } from '../../json/json-syntax.js';
 import { appendJsonElement, removeJsonValue, setJsonValue } from '../../json/json-edit.js';
 import type { ManifestChange, ProjectManifest, ScopedRegistry } from '../engine.js';
 import { sameRegistryUrl } from '../registry-url.js';
@@ -41,14 +42,11 @@ export function unityManifestProblem(value: unknown): string | null {
  * (the caller adds which file).
  */
 export function parseUnityManifest(text: string): ProjectManifest {
-  let value: unknown;
-  try {
-    value = JSON.parse(stripBom(text));
-  } catch (error) {
-    throw new Error(`it is not valid JSON (${(error as Error).message})`);
-  }
-  const problem = unityManifestProblem(value);
-  if (problem) throw new Error(problem);
+  const problem = jsonSyntaxProblem(stripBom(text));
+  if (problem) throw new Error(`it is not valid JSON: ${problem}`);
+  const value: unknown = JSON.parse(stripBom(text));
+  const shape = unityManifestProblem(value);
+  if (shape) throw new Error(shape);
   const v = value as { dependencies?: Record<string, string>; scopedRegistries?: ScopedRegistry[]; registry?: string };
   return {
     dependencies: { ...v.dependencies },

@@ -19,15 +19,10 @@ async function uprojectsIn(dir: string, fs: ProjectFs): Promise<string[]> {
 async function uprojectOf(project: string, fs: ProjectFs): Promise<string> {
   const found = await uprojectsIn(project, fs);
   if (found.length === 0) {
-    throw new ClientError('MANIFEST_NOT_FOUND', {
-      message: `No .uproject file in ${project}`,
-      hint: 'Run pkg in the folder of an Unreal Engine 5 project (or below it).',
-    });
+    throw new ClientError('UNREAL_PROJECT_NOT_FOUND', { project });
   }
   if (found.length !== 1) {
-    throw new ClientError('UNREAL_PROJECT_AMBIGUOUS', {
-      message: `${project} holds ${found.length} .uproject files (${found.join(', ')}); pkg needs exactly one`,
-    });
+    throw new ClientError('UNREAL_PROJECT_AMBIGUOUS', { project, count: found.length, files: found.join(', ') });
   }
   return found[0]!;
 }
@@ -37,10 +32,7 @@ async function readUproject(project: string, fs: ProjectFs): Promise<{ name: str
   const text = (await fs.readTextIfExists(path.join(project, name))) ?? '';
   const problem = uprojectProblem(text);
   if (problem) {
-    throw new ClientError('MANIFEST_INVALID', {
-      message: `${name} is invalid: ${problem}`,
-      hint: 'Fix the file (the Unreal Editor reports the same problem when it opens the project), then run pkg again.',
-    });
+    throw new ClientError('UPROJECT_INVALID', { file: name, problem });
   }
   return { name, text };
 }
@@ -52,17 +44,11 @@ const installer: EngineInstaller = {
     const label = `${record.name}@${record.version}`;
     const uplugins = files.filter((f) => !f.includes('/') && f.endsWith('.uplugin'));
     if (uplugins.length !== 1) {
-      throw new ClientError('PACKAGE_LAYOUT_INVALID', {
-        message: `${label} is not an Unreal package: it has ${uplugins.length} .uplugin files at its root, not one`,
-        hint: 'An Unreal package holds package.json, <Name>.uplugin and the plugin’s folders; tell its publisher.',
-      });
+      throw new ClientError('UPLUGIN_COUNT', { label, count: uplugins.length });
     }
     const name = uplugins[0]!.slice(0, -'.uplugin'.length);
     if (!PLUGIN_NAME.test(name)) {
-      throw new ClientError('PACKAGE_LAYOUT_INVALID', {
-        message: `${label} is not an Unreal package: '${name}' is not a valid plugin name`,
-        hint: 'Unreal plugin names are letters, digits and underscores; tell its publisher.',
-      });
+      throw new ClientError('UPLUGIN_NAME', { label, name });
     }
     return { source: '', target: `Plugins/${name}`, exclude: ['package.json'] };
   },
@@ -108,8 +94,8 @@ export const unrealEngine: Engine = {
     const association = engineAssociation(text);
     if (parseProjectMinorVersion(association) !== null) return { text: association };
     throw new ClientError('ENGINE_VERSION_REQUIRED', {
-      message: `${name} has ${association === '' ? 'an empty EngineAssociation' : `EngineAssociation '${association}'`}, which is not an engine version`,
-      hint: 'A project of a source-built engine does not say its version: give it with --engine-version 5.3, or once with `pkg config set engineVersion 5.3`.',
+      file: name,
+      association: association === '' ? 'an empty EngineAssociation' : `EngineAssociation '${association}'`,
     });
   },
 

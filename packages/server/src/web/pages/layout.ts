@@ -33,7 +33,9 @@ export function layout(ctx: PageContext, options: PageOptions): string {
         <a class="skip" href="#main">Skip to content</a>
         <header class="site-header">
           <div class="wrap">
-            <a class="brand" href="/">${site}${ctx.tenant ? html` <span class="tenant">packages</span>` : ''}</a>
+            <a class="brand" href="/"
+              >pkg-registry <span class="site">${site}</span>${ctx.tenant ? html` <span class="tenant">packages</span>` : ''}</a
+            >
             ${options.headerSearch === false ? '' : searchForm('header-q', options.query ?? '')}
             <nav class="account" aria-label="Account">
               ${
