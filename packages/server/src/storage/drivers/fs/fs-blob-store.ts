@@ -228,8 +228,13 @@ export class FsBlobStore implements BlobStore {
       const key = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
       if (entry.isDirectory()) yield* this.#walk(key);
       else if (entry.isFile()) {
-        const s = await stat(path.join(this.root, key));
-        yield { key, size: s.size, modified: s.mtime };
+        // A blob deleted between the listing and its stat (a publish rolled back, another
+        // sweep) is simply gone: a listing is of what exists, not an error.
+        const s = await stat(path.join(this.root, key)).catch((err: NodeJS.ErrnoException) => {
+          if (err.code === 'ENOENT') return undefined;
+          throw err;
+        });
+        if (s !== undefined) yield { key, size: s.size, modified: s.mtime };
       }
     }
   }
