@@ -163,7 +163,12 @@ export function listReport(h: ProjectHeader, packages: ListedPackage[], outdated
   const shown = outdatedOnly ? packages.filter((p) => p.outdated) : packages;
   const rows = [['Package', 'Requested', 'Resolved', 'Latest compatible']];
   for (const p of shown) {
-    rows.push([p.package, p.requested ?? '(dependency)', p.resolved ?? '-', p.latest_compatible ?? `- (${statusText(p.status)})`]);
+    rows.push([
+      p.package,
+      p.requested ?? '(dependency)',
+      p.resolved ?? '-',
+      p.latest_compatible ?? `- (${statusText(p.status)})`,
+    ]);
   }
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   const text = header(outdatedOnly ? 'Outdated Packages' : 'Packages', h);
