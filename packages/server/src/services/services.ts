@@ -8,6 +8,7 @@ import { HealthService } from './health-service.js';
 import { PackageReadService } from './package-reads.js';
 import { PackageUpdateService } from './package-updates.js';
 import { PublishService } from './publish-service.js';
+import { RegistrySignatures } from './registry-signatures.js';
 import { BatchingDownloadRecorder, type DownloadRecorder } from './downloads.js';
 import { ScoreRefresher } from './score-refresher.js';
 import { SearchService } from './search-service.js';
@@ -32,6 +33,8 @@ export interface Services {
   downloads: DownloadRecorder;
   packageReads: PackageReadService;
   publish: PublishService;
+  /** The registry's signing keys and signatures (dist.signatures, /-/npm/v1/keys). */
+  signatures: RegistrySignatures;
   packageUpdates: PackageUpdateService;
   distTags: DistTagService;
   search: SearchService;
@@ -83,6 +86,7 @@ export function createServices(deps: ServerDeps, options: ServicesOptions = {}):
     packageReads,
     uplinks,
     publish: new PublishService(deps),
+    signatures: new RegistrySignatures(deps),
     packageUpdates: new PackageUpdateService(deps),
     distTags: new DistTagService(deps),
     health: new HealthService(deps, uplinks),
