@@ -68,7 +68,8 @@ export function serverDeps(
   >,
   now?: () => Date,
 ): ServerDeps {
-  const { registry, packages, database, search, downloadCounts, blobs, bus, counters, redis, shared, uplinkCache, signingKeys } = storage;
+  const { registry, packages, database, search, downloadCounts, blobs, bus, counters, redis, shared, uplinkCache, signingKeys } =
+    storage;
   return {
     config,
     registry,

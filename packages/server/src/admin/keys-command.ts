@@ -62,7 +62,10 @@ export function keysCommand(argv: string[], io: AdminIo): Promise<number> {
       if (values.json) io.stdout.write(`${JSON.stringify({ keys }, null, 2)}\n`);
       else {
         io.stdout.write(
-          formatTable([['KEYID', 'STATUS', 'KEY'], ...keys.map((k) => [k.keyid, k.expires ? `expired ${k.expires}` : 'signing', k.key])]),
+          formatTable([
+            ['KEYID', 'STATUS', 'KEY'],
+            ...keys.map((k) => [k.keyid, k.expires ? `expired ${k.expires}` : 'signing', k.key]),
+          ]),
         );
       }
       return 0;

@@ -1,4 +1,11 @@
-import { ProtocolError, dependencyFieldsProblem, isSemver, isUnityMinVersion, isUnityRelease, minorEngineFieldProblem } from '@pkg/protocol';
+import {
+  ProtocolError,
+  dependencyFieldsProblem,
+  isSemver,
+  isUnityMinVersion,
+  isUnityRelease,
+  minorEngineFieldProblem,
+} from '@pkg/protocol';
 import { checkTagName } from './dist-tag-rules.js';
 import { isObject } from './json-shapes.js';
 import type { DigestAlgorithm, ReceivedTarball } from './tarball-intake.js';

@@ -17,6 +17,7 @@ import { RateLimitService } from './rate-limits.js';
 import { createMemoryCounterStore } from '../storage/counter-store.js';
 import { UplinkService } from '../uplinks/uplink-service.js';
 import { HttpUpstreamClient, type UpstreamClient } from '../uplinks/upstream-client.js';
+import { UpstreamKeys } from '../uplinks/upstream-keys.js';
 
 /** With other nodes writing to the same database, no cached document or search response is older than this. */
 const SHARED_MAX_AGE_MS = 1000;
@@ -35,6 +36,8 @@ export interface Services {
   publish: PublishService;
   /** The registry's signing keys and signatures (dist.signatures, /-/npm/v1/keys). */
   signatures: RegistrySignatures;
+  /** The uplinks' public keys, listed beside the registry's own (proxied packages keep their signatures). */
+  upstreamKeys: UpstreamKeys;
   packageUpdates: PackageUpdateService;
   distTags: DistTagService;
   search: SearchService;
@@ -87,6 +90,7 @@ export function createServices(deps: ServerDeps, options: ServicesOptions = {}):
     uplinks,
     publish: new PublishService(deps),
     signatures: new RegistrySignatures(deps),
+    upstreamKeys: new UpstreamKeys(upstream, deps.nowMs ?? (() => deps.now().getTime())),
     packageUpdates: new PackageUpdateService(deps),
     distTags: new DistTagService(deps),
     health: new HealthService(deps, uplinks),
