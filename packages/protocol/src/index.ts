@@ -4,3 +4,4 @@ export * from './versions.js';
 export * from './engine-version.js';
 export * from './types.js';
 export * from './engine-fields.js';
+export * from './dependency-fields.js';

@@ -9,6 +9,7 @@ import type {
   RegistryStore,
   SearchIndex,
   SharedConnection,
+  SigningKeyStore,
   UplinkCacheStore,
 } from './storage/ports.js';
 
@@ -37,6 +38,8 @@ export interface ServerDeps {
   counters?: CounterStore;
   /** Freshness of packages cached from uplinks; kept in memory when not given. */
   uplinkCache: UplinkCacheStore;
+  /** The registries' signing keys (dist.signatures, /-/npm/v1/keys). */
+  signingKeys: SigningKeyStore;
   /** Where uplink tokens (`tokenEnv`) are read; process.env when not given. */
   env?: NodeJS.ProcessEnv;
   /** Injectable clock: tests move time instead of sleeping. */
@@ -61,10 +64,12 @@ export function serverDeps(
     | 'redis'
     | 'shared'
     | 'uplinkCache'
+    | 'signingKeys'
   >,
   now?: () => Date,
 ): ServerDeps {
-  const { registry, packages, database, search, downloadCounts, blobs, bus, counters, redis, shared, uplinkCache } = storage;
+  const { registry, packages, database, search, downloadCounts, blobs, bus, counters, redis, shared, uplinkCache, signingKeys } =
+    storage;
   return {
     config,
     registry,
@@ -78,6 +83,7 @@ export function serverDeps(
     redis,
     shared,
     uplinkCache,
+    signingKeys,
     now: now ?? (() => new Date()),
     nowMs: now ? () => now().getTime() : Date.now,
   };

@@ -9,6 +9,7 @@ Commands:
   migrate        Copy a whole registry to another database/storage (migrate --help)
   tenant         Create, list, configure and delete tenant registries ('pkg-registry tenant help')
   user           List, disable, enable users and reset passwords ('pkg-registry user help')
+  keys           List and rotate the signing keys, verify stored versions ('pkg-registry keys help')
   help           Show this help (serve --help: every option of serve)
   version        Print the version (also --version, -v)
 
@@ -47,6 +48,10 @@ export async function main(argv: string[]): Promise<number> {
     case 'user': {
       const { USER_USAGE, userCommand } = await import('./admin/user-command.js');
       return HELP.has(rest[0] ?? 'help') ? help(USER_USAGE, rest[0]) : userCommand(rest, await adminIo());
+    }
+    case 'keys': {
+      const { KEYS_USAGE, keysCommand } = await import('./admin/keys-command.js');
+      return HELP.has(rest[0] ?? 'help') ? help(KEYS_USAGE, rest[0]) : keysCommand(rest, await adminIo());
     }
     case '--version':
     case '-v':

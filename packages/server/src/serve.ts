@@ -6,6 +6,7 @@ import { SETTINGS } from './config/settings.js';
 import { readTlsFiles } from './config/tls.js';
 import { readableLog } from './plugins/readable-log.js';
 import { collectOrphanBlobs, createStorage, type Storage } from './storage/create-storage.js';
+import { signVersionsPublishedBefore } from './services/signature-backfill.js';
 import { DeferredLog } from './storage/deferred-log.js';
 
 const SHARED_ORPHAN_GRACE_MS = 60 * 60 * 1000;
@@ -137,6 +138,17 @@ export async function serve(argv: string[], io: ServeIo = processServeIo): Promi
         if (!sweep.signal.aborted) app.log.error({ err }, 'collecting orphan tarballs failed');
       },
     );
+    // Versions published before the registry signed anything are signed once, in the background.
+    sweeping = sweeping
+      .then(() => signVersionsPublishedBefore({ ...storage, now: () => new Date() }, sweep.signal))
+      .then(
+        (signed) => {
+          if (signed > 0) app.log.info({ signed }, 'signed versions published before registry signatures');
+        },
+        (err: unknown) => {
+          if (!sweep.signal.aborted) app.log.error({ err }, 'signing versions published before registry signatures failed');
+        },
+      );
   } catch (err) {
     io.stderr.write(`Error: cannot listen on ${config.host}:${config.port}: ${(err as Error).message}\n`);
     await app.close();

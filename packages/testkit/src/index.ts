@@ -19,3 +19,4 @@ export * from './large-package.js';
 export * from './storage-database.js';
 export * from './rejected.js';
 export * from './reliability/index.js';
+export * from './npm-signatures.js';

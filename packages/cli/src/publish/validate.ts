@@ -2,7 +2,7 @@
  * What a Unity package must be before it is published, checked before any network traffic. Pure:
  * it reads the parsed package.json and the list of files that would be packed.
  */
-import { checkPackageName, isUnityMinVersion, isUnityRelease } from '@pkg/protocol';
+import { checkPackageName, dependencyFieldsProblem, isUnityMinVersion, isUnityRelease } from '@pkg/protocol';
 import semver from 'semver';
 
 /**
@@ -39,6 +39,9 @@ export function manifestProblems(manifest: Record<string, unknown>): string[] {
   if (typeof displayName !== 'string' || displayName.trim() === '') {
     problems.push('"displayName" is missing: the Unity Package Manager shows it as the package\'s name');
   }
+  // The registry refuses the same (422); saying so here saves the upload.
+  const dependencyProblem = dependencyFieldsProblem(manifest);
+  if (dependencyProblem) problems.push(dependencyProblem);
   return problems;
 }
 

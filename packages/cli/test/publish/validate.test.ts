@@ -20,6 +20,8 @@ describe('manifestProblems', () => {
     [{ unityRelease: 'f1' }, /"unityRelease" "f1" is not a release as Unity writes it/],
     [{ unity: undefined }, /"unityRelease" is given without "unity"/],
     [{ displayName: ' ' }, /"displayName" is missing/],
+    [{ dependencies: { lodash: '^4.0.0' } }, /dependencies: 'lodash' is not a valid package name/],
+    [{ dependencies: { 'com.vendor.core': 'latest' } }, /'latest' \(for 'com.vendor.core'\) is not a valid semver/],
   ])('refuses %j', (change, problem) => {
     const problems = manifestProblems({ ...good, ...change });
     expect(problems).toHaveLength(1);

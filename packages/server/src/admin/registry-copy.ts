@@ -7,6 +7,7 @@ import {
   type PackageStore,
   type RegistryStore,
   type SearchIndex,
+  type SigningKeyStore,
   type StoredPackage,
   type TenantId,
 } from '../storage/ports.js';
@@ -18,12 +19,15 @@ export interface RegistryStorage {
   blobs: BlobStore;
   downloadCounts: DownloadCountStore;
   search: SearchIndex;
+  signingKeys: SigningKeyStore;
 }
 
 export interface CopyReport {
   tenants: number;
   users: number;
   tokens: number;
+  /** Signing keys (a copied signature must verify with the same key). */
+  signingKeys: number;
   packages: number;
   /** Download counts (one per package, version and day), set to the source's values. */
   downloadCounts: number;
@@ -51,6 +55,7 @@ export async function copyRegistry(
     tenants: 0,
     users: 0,
     tokens: 0,
+    signingKeys: 0,
     packages: 0,
     downloadCounts: 0,
     tarballsCopied: 0,
@@ -76,6 +81,10 @@ export async function copyRegistry(
       if (!(await to.registry.getToken(tenant, token.hash))) await to.registry.createToken(tenant, token);
       report.tokens++;
     }
+    for (const key of await from.signingKeys.list(tenant)) {
+      if (await to.signingKeys.copy(tenant, key)) report.signingKeys++;
+    }
+    if (await from.signingKeys.backfilled(tenant)) await to.signingKeys.markBackfilled(tenant, now.toISOString());
     const names = await from.packages.listPackageNames(tenant, { includeUnpublished: true });
     for (const name of names) {
       const pkg = await from.packages.package(tenant, name).read();

@@ -1,4 +1,11 @@
-import { ProtocolError, isSemver, isUnityMinVersion, isUnityRelease, minorEngineFieldProblem } from '@pkg/protocol';
+import {
+  ProtocolError,
+  dependencyFieldsProblem,
+  isSemver,
+  isUnityMinVersion,
+  isUnityRelease,
+  minorEngineFieldProblem,
+} from '@pkg/protocol';
 import { checkTagName } from './dist-tag-rules.js';
 import { isObject } from './json-shapes.js';
 import type { DigestAlgorithm, ReceivedTarball } from './tarball-intake.js';
@@ -166,9 +173,8 @@ function checkManifest(name: string, version: string, manifest: Record<string, u
     const problem = minorEngineFieldProblem(manifest, engine);
     if (problem) throw invalid(problem);
   }
-  if (manifest.dependencies !== undefined && !isStringMap(manifest.dependencies)) {
-    throw invalid(`'dependencies' must map package names to version strings`);
-  }
+  const dependencyProblem = dependencyFieldsProblem(manifest);
+  if (dependencyProblem) throw invalid(dependencyProblem);
 }
 
 function checkAttachment(attachment: unknown, received: ReceivedTarball | undefined, limits: PublishLimits): ReceivedTarball {
@@ -255,10 +261,6 @@ function pickString(first: unknown, second: unknown, field: string): string | un
     return value;
   }
   return undefined;
-}
-
-function isStringMap(value: unknown): boolean {
-  return isObject(value) && Object.values(value).every((v) => typeof v === 'string');
 }
 
 function badRequest(details: string): ProtocolError {

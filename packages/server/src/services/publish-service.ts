@@ -10,6 +10,7 @@ import { checkAgainstStored, parsePublishBody, type PublishRequest } from './pub
 import { receivePublishBody, type ReceivedDocument } from './publish-body-receiver.js';
 import { nextRevision } from './revisions.js';
 import type { TarballFacts } from './tarball-validation.js';
+import { RegistrySignatures, type RegistrySignature } from './registry-signatures.js';
 
 export interface PublishResult {
   /** False when the same version with the same bytes was already there (an idempotent retry). */
@@ -35,7 +36,7 @@ const SERVER_OWNED_FIELDS = [
 const MAX_UNPACK_RATIO = 10;
 
 /** What PublishService reaches of the server's deps. */
-export type PublishServiceDeps = Pick<ServerDeps, 'config' | 'packages' | 'registry' | 'blobs' | 'bus' | 'now'>;
+export type PublishServiceDeps = Pick<ServerDeps, 'config' | 'packages' | 'registry' | 'blobs' | 'bus' | 'now' | 'signingKeys'>;
 
 /**
  * Most bytes of a `PUT /<name>` document without its tarballs (readme, versions, a provenance
@@ -54,9 +55,11 @@ const EARLY_CHECK_BYTES = 1024 * 1024;
  */
 export class PublishService {
   readonly #deps: PublishServiceDeps;
+  readonly #signatures: RegistrySignatures;
 
   constructor(deps: PublishServiceDeps) {
     this.#deps = deps;
+    this.#signatures = new RegistrySignatures(deps);
   }
 
   /**
@@ -99,14 +102,14 @@ export class PublishService {
     // Checked and inspected once, under the package's lock, after the maintainer check: the
     // stored document is read (and parsed) once per publish, which is what a publish costs
     // for a package of many versions. The mutation may run again after a concurrent writer.
-    let checked: { request: PublishRequest; facts: TarballFacts; publisher: Person } | undefined;
+    let checked: { request: PublishRequest; facts: TarballFacts; publisher: Person; signature: RegistrySignature } | undefined;
     let wroteBlobs: string | undefined;
     let result: PublishResult;
     try {
       result = await packages.package(tenant, name).update<PublishResult>(async (current) => {
         requireMaintainer(current, caller.user, name);
         checked ??= await this.#check(tenant, caller, name, received, config.maxTarballSize);
-        const { request, facts, publisher } = checked;
+        const { request, facts, publisher, signature } = checked;
         if (current?.publishedVersions.includes(request.version)) {
           const existing = current.unpublished ? undefined : current.document.versions[request.version];
           if (existing?.dist.integrity === request.integrity) {
@@ -128,7 +131,7 @@ export class PublishService {
           if (request.sigstore) await blobs.put(sigstoreKey(request.version), request.sigstore);
           wroteBlobs = request.version;
         }
-        const next = this.#withVersion(current, name, request, facts, publisher);
+        const next = this.#withVersion(current, name, request, facts, publisher, signature);
         return { next, result: { created: true, rev: next.document._rev } };
       });
     } catch (err) {
@@ -151,7 +154,7 @@ export class PublishService {
     name: string,
     received: ReceivedDocument,
     maxTarballSize: number,
-  ): Promise<{ request: PublishRequest; facts: TarballFacts; publisher: Person }> {
+  ): Promise<{ request: PublishRequest; facts: TarballFacts; publisher: Person; signature: RegistrySignature }> {
     const request = parsePublishBody(name, received.document, { maxTarballSize }, received.tarballs);
     const facts = request.tarball.facts;
     if (facts instanceof ProtocolError) throw facts;
@@ -162,7 +165,8 @@ export class PublishService {
       );
     }
     const email = caller.email ?? (await this.#deps.registry.getUser(tenant, caller.user))?.email ?? '';
-    return { request, facts, publisher: { name: caller.user, email } };
+    const signature = await this.#signatures.sign(tenant, name, request.version, request.integrity);
+    return { request, facts, publisher: { name: caller.user, email }, signature };
   }
 
   #withVersion(
@@ -171,6 +175,7 @@ export class PublishService {
     request: PublishRequest,
     facts: TarballFacts,
     publisher: Person,
+    signature: RegistrySignature,
   ): StoredPackage {
     const now = this.#deps.now().toISOString();
     const revived = current?.unpublished === true;
@@ -190,7 +195,10 @@ export class PublishService {
       time: {},
       maintainers: [publisher],
     };
-    const versions = { ...(revived ? {} : base.versions), [request.version]: versionRecord(name, request, facts, publisher) };
+    const versions = {
+      ...(revived ? {} : base.versions),
+      [request.version]: versionRecord(name, request, facts, publisher, signature),
+    };
     const distTags = { ...(revived ? {} : base['dist-tags']) };
     for (const tag of request.tags) distTags[tag] = request.version;
     distTags.latest ??= request.version;
@@ -210,7 +218,13 @@ export class PublishService {
   }
 }
 
-function versionRecord(name: string, request: PublishRequest, facts: TarballFacts, publisher: Person): VersionRecord {
+function versionRecord(
+  name: string,
+  request: PublishRequest,
+  facts: TarballFacts,
+  publisher: Person,
+  signature: RegistrySignature,
+): VersionRecord {
   const record: Record<string, unknown> = { ...request.manifest };
   for (const field of SERVER_OWNED_FIELDS) delete record[field];
   const scripts = record.scripts as Record<string, unknown> | undefined;
@@ -229,6 +243,7 @@ function versionRecord(name: string, request: PublishRequest, facts: TarballFact
       tarball: tarballPath(name, request.version),
       fileCount: facts.fileCount,
       unpackedSize: facts.unpackedSize,
+      signatures: [signature],
     },
   };
 }

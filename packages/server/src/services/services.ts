@@ -8,6 +8,7 @@ import { HealthService } from './health-service.js';
 import { PackageReadService } from './package-reads.js';
 import { PackageUpdateService } from './package-updates.js';
 import { PublishService } from './publish-service.js';
+import { RegistrySignatures } from './registry-signatures.js';
 import { BatchingDownloadRecorder, type DownloadRecorder } from './downloads.js';
 import { ScoreRefresher } from './score-refresher.js';
 import { SearchService } from './search-service.js';
@@ -16,6 +17,7 @@ import { RateLimitService } from './rate-limits.js';
 import { createMemoryCounterStore } from '../storage/counter-store.js';
 import { UplinkService } from '../uplinks/uplink-service.js';
 import { HttpUpstreamClient, type UpstreamClient } from '../uplinks/upstream-client.js';
+import { UpstreamKeys } from '../uplinks/upstream-keys.js';
 
 /** With other nodes writing to the same database, no cached document or search response is older than this. */
 const SHARED_MAX_AGE_MS = 1000;
@@ -32,6 +34,10 @@ export interface Services {
   downloads: DownloadRecorder;
   packageReads: PackageReadService;
   publish: PublishService;
+  /** The registry's signing keys and signatures (dist.signatures, /-/npm/v1/keys). */
+  signatures: RegistrySignatures;
+  /** The uplinks' public keys, listed beside the registry's own (proxied packages keep their signatures). */
+  upstreamKeys: UpstreamKeys;
   packageUpdates: PackageUpdateService;
   distTags: DistTagService;
   search: SearchService;
@@ -83,6 +89,8 @@ export function createServices(deps: ServerDeps, options: ServicesOptions = {}):
     packageReads,
     uplinks,
     publish: new PublishService(deps),
+    signatures: new RegistrySignatures(deps),
+    upstreamKeys: new UpstreamKeys(upstream, deps.nowMs ?? (() => deps.now().getTime())),
     packageUpdates: new PackageUpdateService(deps),
     distTags: new DistTagService(deps),
     health: new HealthService(deps, uplinks),

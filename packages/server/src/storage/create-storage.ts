@@ -8,11 +8,13 @@ import { SqliteDownloadCounts } from './drivers/sqlite/sqlite-download-counts.js
 import { SqliteMetadataStore } from './drivers/sqlite/sqlite-metadata-store.js';
 import { SqliteSearchIndex } from './drivers/sqlite/sqlite-search-index.js';
 import { SqliteUplinkCache } from './drivers/sqlite/sqlite-uplink-cache.js';
+import { SqliteSigningKeys } from './drivers/sqlite/sqlite-signing-keys.js';
 import { MemoryBlobStore } from './drivers/memory/memory-blob-store.js';
 import { MemoryDownloadCounts } from './drivers/memory/memory-download-counts.js';
 import { MemoryDatabase, MemoryMetadataStore } from './drivers/memory/memory-metadata-store.js';
 import { MemorySearchIndex } from './drivers/memory/memory-search-index.js';
 import { MemoryUplinkCache } from './drivers/memory/memory-uplink-cache.js';
+import { MemorySigningKeys } from './drivers/memory/memory-signing-keys.js';
 import { LocalInvalidationBus } from './memory-invalidation-bus.js';
 import { blobKeysOfVersion, packageOfBlobKey } from './blob-keys.js';
 import type {
@@ -25,6 +27,7 @@ import type {
   RegistryStore,
   SearchIndex,
   SharedConnection,
+  SigningKeyStore,
   TenantId,
   UplinkCacheStore,
 } from './ports.js';
@@ -42,6 +45,8 @@ export interface Storage {
   downloadCounts: DownloadCountStore;
   /** Freshness of packages cached from uplinks, in the metadata database. */
   uplinkCache: UplinkCacheStore;
+  /** The registries' signing keys, in the metadata database. */
+  signingKeys: SigningKeyStore;
   blobs: BlobStore;
   bus: InvalidationBus;
   /** The shared Redis connection, when one is configured (rate limits use it too). */
@@ -70,21 +75,25 @@ export async function createStorage(config: Config, options: CreateStorageOption
     let search: SearchIndex;
     let downloadCounts: DownloadCountStore;
     let uplinkCache: UplinkCacheStore;
+    let signingKeys: SigningKeyStore;
     let postgres: PostgresMetadataStore | undefined;
     const clock = options.now ? { now: options.now } : {};
     if (config.database.startsWith('sqlite:')) {
       const searchIndex = new SqliteSearchIndex(clock);
       const counts = new SqliteDownloadCounts();
       const uplinks = new SqliteUplinkCache();
+      const keys = new SqliteSigningKeys();
       const store = new SqliteMetadataStore(
         config.database.slice('sqlite:'.length),
-        [searchIndex.writeHook, counts.writeHook, uplinks.writeHook],
+        [searchIndex.writeHook, counts.writeHook, uplinks.writeHook, keys.writeHook],
         { cacheBytes: config.databaseCache },
       );
       searchIndex.attach(store.db);
       counts.attach(store.db);
       uplinks.attach(store.db);
+      keys.attach(store.db);
       uplinkCache = uplinks;
+      signingKeys = keys;
       metadata = store;
       search = searchIndex;
       downloadCounts = counts;
@@ -96,18 +105,23 @@ export async function createStorage(config: Config, options: CreateStorageOption
       const { PostgresSearchIndex } = await import('./drivers/postgres/postgres-search-index.js');
       const { PostgresDownloadCounts } = await import('./drivers/postgres/postgres-download-counts.js');
       const { PostgresUplinkCache } = await import('./drivers/postgres/postgres-uplink-cache.js');
+      const { PostgresSigningKeys } = await import('./drivers/postgres/postgres-signing-keys.js');
       const searchIndex = new PostgresSearchIndex(clock);
       const counts = new PostgresDownloadCounts();
       const uplinks = new PostgresUplinkCache();
+      const keys = new PostgresSigningKeys();
       postgres = new PostgresMetadataStore(parsePostgresUrl(config.database), [
         searchIndex.writeHook,
         counts.writeHook,
         uplinks.writeHook,
+        keys.writeHook,
       ]);
       searchIndex.attach(postgres.pool);
       counts.attach(postgres.pool);
       uplinks.attach(postgres.pool);
+      keys.attach(postgres.pool);
       uplinkCache = uplinks;
+      signingKeys = keys;
       metadata = postgres;
       search = searchIndex;
       downloadCounts = counts;
@@ -162,6 +176,7 @@ export async function createStorage(config: Config, options: CreateStorageOption
       search,
       downloadCounts,
       uplinkCache,
+      signingKeys,
       blobs,
       bus,
       counters,
@@ -192,7 +207,13 @@ export function createMemoryStorage(options: { now?: () => Date } = {}): Storage
   const counts = new MemoryDownloadCounts(new Map(), tenantExists);
   const search = new MemorySearchIndex(counts, options);
   const uplinkCache = new MemoryUplinkCache(new Map(), tenantExists);
-  const metadata = new MemoryMetadataStore(database, [search.writeHook, counts.writeHook, uplinkCache.writeHook]);
+  const signingKeys = new MemorySigningKeys(tenantExists);
+  const metadata = new MemoryMetadataStore(database, [
+    search.writeHook,
+    counts.writeHook,
+    uplinkCache.writeHook,
+    signingKeys.writeHook,
+  ]);
   const blobs = new MemoryBlobStore();
   const bus = new LocalInvalidationBus();
   const counters = createMemoryCounterStore();
@@ -206,6 +227,7 @@ export function createMemoryStorage(options: { now?: () => Date } = {}): Storage
     redis: undefined,
     shared: false,
     uplinkCache,
+    signingKeys,
     async close() {
       await counters.close();
     },

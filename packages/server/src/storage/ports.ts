@@ -400,3 +400,41 @@ export interface UplinkCacheStore {
   /** Creates or replaces the record. */
   put(tenant: TenantId, name: string, record: UplinkCacheRecord): Promise<void>;
 }
+
+/** One signing key of a registry (the global one or a tenant): ECDSA P-256. */
+export interface SigningKeyRecord {
+  /** `SHA256:<base64 of the SHA-256 of the public key's DER SPKI>`, as npm's registry names its keys. */
+  keyid: string;
+  /** The private key, PKCS#8 PEM. Never leaves the server. */
+  privateKey: string;
+  /** The public key, base64 of its DER SPKI (npm's `key`). */
+  publicKey: string;
+  createdAt: string;
+  /** When the key was rotated out: it verifies only signatures of versions published before. Null while it signs. */
+  expiresAt: string | null;
+}
+
+/**
+ * The registries' signing keys, in the shared metadata database so that every node signs with
+ * the same key. A registry has at most one key in use (expiresAt null); rotated keys are kept
+ * so their signatures stay verifiable.
+ */
+export interface SigningKeyStore {
+  /** Every key of the registry, oldest first. */
+  list(tenant: TenantId): Promise<SigningKeyRecord[]>;
+  /**
+   * Adds `key` as the registry's key in use unless it has one already (another node won the
+   * race): false then, and the caller reads the winner. Nothing for a tenant that does not exist.
+   */
+  createIfNone(tenant: TenantId, key: SigningKeyRecord): Promise<boolean>;
+  /**
+   * Adds `key` as it is (a copy from another store, `pkg-registry migrate`): false when the
+   * registry has a key of that id already, or a key in use and `key` is one too.
+   */
+  copy(tenant: TenantId, key: SigningKeyRecord): Promise<boolean>;
+  /** Expires the key in use at `expiresAt` and puts `key` in its place, in one transaction. */
+  rotate(tenant: TenantId, key: SigningKeyRecord, expiresAt: string): Promise<void>;
+  /** Whether the one-time job has signed the versions of this registry published before it had a key. */
+  backfilled(tenant: TenantId): Promise<boolean>;
+  markBackfilled(tenant: TenantId, at: string): Promise<void>;
+}

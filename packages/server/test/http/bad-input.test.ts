@@ -186,6 +186,40 @@ describe('publish: broken rules are 422 VALIDATION_ERROR', () => {
   });
 });
 
+describe('publish: dependency names and ranges must be well-formed (422 with the reason)', () => {
+  it.each([
+    ['dependencies', { 'com.evil."><script>': '1.0.0' }, 'is not a valid package name'],
+    ['dependencies', { lodash: '^4.17.0' }, "'lodash' is not a valid package name"],
+    ['peerDependencies', { '@acme/core': '1.0.0' }, 'scoped names are not supported'],
+    ['optionalDependencies', { 'com.acme.Core': '1.0.0' }, 'must be lowercase'],
+    ['devDependencies', { 'not a name': '1.0.0' }, "'not a name' is not a valid package name"],
+    ['bundleDependencies', ['<img src=x>'], 'is not a valid package name'],
+    ['dependencies', { 'com.acme.core': 'latest' }, "'latest' (for 'com.acme.core') is not a valid semver version or range"],
+    ['peerDependencies', { 'com.acme.core': 'file:../core' }, 'is not a valid semver'],
+    ['devDependencies', { typescript: 'github:microsoft/typescript' }, 'is not a valid semver'],
+  ])('%s %j', async (field, value, reason) => {
+    const res = await expectUnchanged(
+      () => put(publishBody(NAME, '1.1.0', { manifest: { [field]: value } }).body),
+      422,
+      'VALIDATION_ERROR',
+    );
+    expect(res.body.error).toContain(reason);
+    expect(res.body.error).toContain(field);
+  });
+
+  it('accepts reverse-DNS dependencies with ranges and npm-named devDependencies', async () => {
+    const name = 'com.acme.well-formed';
+    const manifest = {
+      dependencies: { 'com.acme.core': '^1.2.0', 'com.unity.ugui': '1.0.0' },
+      peerDependencies: { 'com.acme.peer': '>=1 <3' },
+      devDependencies: { typescript: '~5.9.0', '@types/node': '^22.0.0' },
+    };
+    const res = await publishVersion(registry.url, token, name, '1.0.0', { manifest });
+    expect(res.status).toBe(201);
+    expect((await request(`${registry.url}/${name}/1.0.0`)).body).toMatchObject(manifest);
+  });
+});
+
 describe('publish: documents npm never sends are 422 with the reason, and change nothing', () => {
   /** What npm would send for 1.1.0 of NAME, with a second version record beside it. */
   const withExtraVersion = (extra: string) =>

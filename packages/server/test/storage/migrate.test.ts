@@ -13,6 +13,7 @@ import {
   type TestS3,
 } from '@pkg/testkit';
 import { migrateCommand } from '../../src/admin/migrate-command.js';
+import { RegistrySignatures } from '../../src/services/registry-signatures.js';
 import { loadConfig } from '../../src/config/config.js';
 import { blobKeyFor, sigstoreKeyFor } from '../../src/storage/blob-keys.js';
 import { createStorage, type Storage } from '../../src/storage/create-storage.js';
@@ -62,6 +63,7 @@ async function snapshot(storage: Storage) {
       downloads: await storage.downloadCounts.list(t),
       users: await storage.registry.listUsers(t),
       tokens: await storage.registry.listTokens(t),
+      signingKeys: await storage.signingKeys.list(t),
       packages,
     };
   }
@@ -85,6 +87,10 @@ beforeAll(async () => {
       await source.registry.createToken(t, { ...token(`${t}h2`, 'eve'), expiresAt: '2031-01-01T00:00:00.000Z' });
       await publishDirectly(source, t, 'com.acme.tool', ['1.0.0', '1.1.0']);
       await publishDirectly(source, t, 'com.acme.other', ['0.1.0']);
+      // A rotated key and the one in use: both must travel, or copied signatures stop verifying.
+      const signatures = new RegistrySignatures({ signingKeys: source.signingKeys, now: () => new Date() });
+      await signatures.signingKey(t);
+      await signatures.rotate(t);
     }
     // An unpublished package: its tombstone must travel, so its versions stay unusable.
     await source.packages.package('', 'com.acme.gone').update(() => ({
@@ -134,7 +140,7 @@ describe('pkg-registry migrate between two embedded registries', () => {
       expect(first.stderr).toBe('');
       expect(first.code).toBe(0);
       expect(first.stdout).toContain(
-        '1 tenants, 4 users, 4 tokens, 5 packages, 3 download counts; 6 tarballs copied, 0 already there',
+        '1 tenants, 4 users, 4 tokens, 4 signing keys, 5 packages, 3 download counts; 6 tarballs copied, 0 already there',
       );
       const target = await openEmbedded(targetDir);
       expect(await snapshot(target)).toEqual(expected);
