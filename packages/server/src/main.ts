@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { registryRelease } from './release.js';
 import { SETTINGS } from './config/settings.js';
 import { placeholder, serveHelp } from './serve-help.js';
 
@@ -56,7 +56,7 @@ export async function main(argv: string[]): Promise<number> {
     case '--version':
     case '-v':
     case 'version':
-      process.stdout.write(`${version()}\n`);
+      process.stdout.write(`${registryRelease()}\n`);
       return 0;
     case undefined:
     case 'help':
@@ -77,10 +77,4 @@ async function adminIo() {
 function help(text: string, asked: string | undefined): number {
   process.stdout.write(text);
   return asked === undefined ? 2 : 0;
-}
-
-/** The version in this package's package.json (the release stamps the project's version there). */
-function version(): string {
-  const packageJson = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
-  return packageJson.version;
 }

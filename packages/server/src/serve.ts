@@ -4,6 +4,10 @@ import { serverDeps } from './deps.js';
 import { ConfigError, loadConfig, type Config } from './config/config.js';
 import { SETTINGS } from './config/settings.js';
 import { readTlsFiles } from './config/tls.js';
+import { checkPortFree, checkStartupPaths, listenError } from './config/startup-checks.js';
+import { CreatedPaths } from './config/created-paths.js';
+import { trackInFlightRequests } from './http/in-flight-requests.js';
+import { explainStorageFailure } from './storage/storage-failure.js';
 import { readableLog } from './plugins/readable-log.js';
 import { collectOrphanBlobs, createStorage, type Storage } from './storage/create-storage.js';
 import { signVersionsPublishedBefore } from './services/signature-backfill.js';
@@ -56,19 +60,20 @@ export function parseServeFlags(argv: string[]): { flags: Record<string, string 
 export async function serve(argv: string[], io: ServeIo = processServeIo): Promise<number> {
   let config: Config;
   let tls: { cert: Buffer; key: Buffer } | undefined;
+  let created: CreatedPaths;
   try {
     const { flags, configFile } = parseServeFlags(argv);
     config = loadConfig({ flags, configFile, env: io.env });
     tls = readTlsFiles(config);
+    checkStartupPaths(config);
+    await checkPortFree(config.host, config.port);
+    created = CreatedPaths.watch(config);
   } catch (err) {
     if (isParseArgsError(err)) {
       io.stderr.write(`Error: ${(err as Error).message}\nRun 'pkg-registry help' for the options.\n`);
       return 2;
     }
-    if (err instanceof ConfigError) {
-      io.stderr.write(`Error: ${err.message}\n`);
-      return 2;
-    }
+    if (err instanceof ConfigError) return reportConfigError(io, err);
     throw err;
   }
 
@@ -77,8 +82,11 @@ export async function serve(argv: string[], io: ServeIo = processServeIo): Promi
   try {
     storage = await createStorage(config, { log: storageLog });
   } catch (err) {
-    io.stderr.write(`Error: ${(err as Error).message}\n`);
-    return err instanceof ConfigError ? 2 : 1;
+    await created.remove();
+    const explained = explainStorageFailure(err, config);
+    if (explained instanceof ConfigError) return reportConfigError(io, explained);
+    io.stderr.write(`Error: ${explained.message}\n${explained.hint ? `Hint: ${explained.hint}\n` : ''}`);
+    return 1;
   }
 
   let built;
@@ -86,13 +94,14 @@ export async function serve(argv: string[], io: ServeIo = processServeIo): Promi
     const logStream = io.terminal ? readableLog(io.terminal, config) : undefined;
     built = await buildApp(serverDeps(config, storage), { ...(tls ? { tls } : {}), ...(logStream ? { logStream } : {}) });
   } catch (err) {
-    // A certificate and key that do not belong together, or a key that does not parse.
     await storage.close();
+    await created.remove();
     io.stderr.write(`Error: cannot start the server: ${(err as Error).message}\n`);
-    return tls ? 2 : 1;
+    return 1;
   }
   const { app } = built;
   storageLog.attach(app.log);
+  const inFlight = trackInFlightRequests(app.server);
   const startedAt = new Date();
   const sweep = new AbortController();
   let sweeping: Promise<void> = Promise.resolve();
@@ -102,7 +111,12 @@ export async function serve(argv: string[], io: ServeIo = processServeIo): Promi
     stopping ??= (async () => {
       app.log.info({ signal }, 'shutting down: finishing in-flight requests');
       const timer = setTimeout(() => {
-        app.log.warn('shutdown timeout reached: closing remaining connections');
+        // Each request cut off is named: its client saw a broken connection, and the operator
+        // may want to raise shutdownTimeout or find what held it.
+        for (const request of inFlight.list()) {
+          app.log.warn({ method: request.method, url: request.url, ms: request.ms }, 'request cut off at the shutdown timeout');
+        }
+        app.log.warn({ shutdownTimeout: config.shutdownTimeout }, 'shutdown timeout reached: closing remaining connections');
         app.server.closeAllConnections();
       }, config.shutdownTimeout * 1000);
       timer.unref();
@@ -150,13 +164,20 @@ export async function serve(argv: string[], io: ServeIo = processServeIo): Promi
         },
       );
   } catch (err) {
-    io.stderr.write(`Error: cannot listen on ${config.host}:${config.port}: ${(err as Error).message}\n`);
+    // Another process took the port after the start-up check: leave nothing behind either.
     await app.close();
     await storage.close();
-    return 1;
+    await created.remove();
+    return reportConfigError(io, listenError(err as NodeJS.ErrnoException, config.host, config.port));
   }
   await stopped;
   return 0;
+}
+
+/** A start-up failure an operator must act on: the reason, a hint, exit code 2. */
+function reportConfigError(io: ServeIo, err: ConfigError): number {
+  io.stderr.write(`Error: ${err.message}\n${err.hint ? `Hint: ${err.hint}\n` : ''}`);
+  return 2;
 }
 
 function isParseArgsError(err: unknown): boolean {

@@ -48,6 +48,13 @@ export interface Config {
 /** A configuration problem: reported at start-up, exit code 2. */
 export class ConfigError extends Error {
   override name = 'ConfigError';
+  /** What the operator can do about it, printed on its own line after the error. */
+  readonly hint: string | undefined;
+
+  constructor(message: string, hint?: string) {
+    super(message);
+    this.hint = hint;
+  }
 }
 
 export interface ConfigSources {

@@ -162,6 +162,8 @@ class HotExchange implements StepRequest, StepReply {
   #fail(err: unknown): void {
     const failure = errorResponse(err);
     if (failure.unexpected) this.#parts.log.error({ reqId: this.id, err }, 'unhandled error');
+    if (failure.unavailable)
+      this.#parts.log.warn({ reqId: this.id, ...failure.unavailable }, 'answered 503: a backing service is unreachable');
     this.#send(jsonAnswer(failure.status, failure.body, failure.headers));
   }
 

@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
 import { ProtocolError, errorBody } from '@pkg/protocol';
+import { UNAVAILABLE_RETRY_AFTER, unavailableDependency, type UnavailableDependency } from './unavailable-dependency.js';
 
 /**
  * A response decided but not yet sent: the routes that the hot path also serves compute one, and
@@ -31,20 +32,37 @@ export function sendAnswer(reply: FastifyReply, answer: Answer): FastifyReply {
 
 /**
  * What a failure looks like on the wire: a protocol error's status, headers and
- * `{error, code, details}`; anything else is 500 with nothing of the error in it (`unexpected`:
- * the caller logs it).
+ * `{error, code, details}`; a backing service out of reach is 503 with Retry-After
+ * (`unavailable`: the caller logs it); anything else is 500 with nothing of the error in it
+ * (`unexpected`: the caller logs it).
  */
 export function errorResponse(err: unknown): {
   status: number;
   headers: Record<string, string>;
   body: ReturnType<typeof errorBody>;
   unexpected: boolean;
+  /** A backing service that could not be reached (503): the caller logs it as a warning. */
+  unavailable?: UnavailableDependency;
 } {
   if (err instanceof ProtocolError) {
     const headers: Record<string, string> = {};
     if (err.status === 401) headers['www-authenticate'] = 'Bearer';
     for (const name in err.headers) headers[name.toLowerCase()] = err.headers[name]!;
     return { status: err.status, headers, body: err.toBody(), unexpected: false };
+  }
+  const unavailable = unavailableDependency(err);
+  if (unavailable) {
+    const refusal = new ProtocolError(
+      'SERVICE_UNAVAILABLE',
+      `The registry's ${unavailable.dependency === 'a backing service' ? 'storage' : unavailable.dependency} is unreachable; retry shortly`,
+    );
+    return {
+      status: refusal.status,
+      headers: { 'retry-after': String(UNAVAILABLE_RETRY_AFTER) },
+      body: refusal.toBody(),
+      unexpected: false,
+      unavailable,
+    };
   }
   return {
     status: 500,

@@ -15,6 +15,7 @@ export function installErrorHandler(app: FastifyInstance): void {
     }
     const response = errorResponse(err);
     if (response.unexpected) request.log.error({ err }, 'unhandled error');
+    if (response.unavailable) request.log.warn(response.unavailable, 'answered 503: a backing service is unreachable');
     for (const name in response.headers) reply.header(name, response.headers[name]);
     return reply.code(response.status).send(response.body);
   });
@@ -57,7 +58,7 @@ function mapFrameworkError(err: FastifyError): { status: number; code: ErrorCode
 }
 
 /** The path without its query string and cut short: never echo a token from a URL. */
-function safePath(url: string): string {
+export function safePath(url: string): string {
   const pathOnly = url.split('?')[0] ?? '';
   const redacted = pathOnly.replace(/\/-\/user\/token\/[^/]+/, '/-/user/token/[redacted]');
   return redacted.length > 200 ? `${redacted.slice(0, 200)}…` : redacted;

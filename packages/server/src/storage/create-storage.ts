@@ -169,7 +169,7 @@ export async function createStorage(config: Config, options: CreateStorageOption
       counters = createMemoryCounterStore();
     }
 
-    await metadata.migrate();
+    await metadata.migrate(log);
     if (pgBus) await pgBus.start();
     return {
       ...parts(metadata),

@@ -1,3 +1,4 @@
+import type { MigrationLog } from './schema-history.js';
 /**
  * The storage seam. Routes and services reach metadata and tarballs only through these
  * interfaces; every driver (SQLite, PostgreSQL; filesystem, S3) passes the same contract suite.
@@ -198,8 +199,11 @@ export type PackageMutator<T> = (current: StoredPackage | undefined) => Promise<
 
 /** The lifecycle of the database that holds both parts. */
 export interface MetadataLifecycle {
-  /** Creates or upgrades the schema; safe when several processes start at once. */
-  migrate(): Promise<void>;
+  /**
+   * Creates or upgrades the schema, reporting each migration to `log` as it runs; safe when
+   * several processes start at once. Refuses (NewerDataError) data a newer release migrated.
+   */
+  migrate(log?: MigrationLog): Promise<void>;
   close(): Promise<void>;
   /** Readiness: resolves when the database answers a query. */
   ping(): Promise<void>;

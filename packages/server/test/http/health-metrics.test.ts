@@ -46,7 +46,8 @@ describe('GET /-/health', () => {
     const res = await request(`${registry.url}/-/health`);
     expect(res.status).toBe(503);
     expect(res.body).toMatchObject({ status: 'unavailable', checks: { database: { ok: true }, storage: { ok: false } } });
-    expect(res.body.checks.storage.error).toBe('ENOENT');
+    expect(res.body.checks.storage).toMatchObject({ state: 'down', code: 'ENOENT' });
+    expect(res.body.checks.storage.error).toBe('tarball storage: the directory is missing (an unmounted volume?)');
     expect(res.text).not.toContain(registry.dataDir);
   });
 
@@ -56,6 +57,7 @@ describe('GET /-/health', () => {
     const res = await request(`${registry.url}/-/health`);
     expect(res.status).toBe(503);
     expect(res.body).toMatchObject({ status: 'unavailable', checks: { database: { ok: false }, storage: { ok: true } } });
+    expect(res.body.checks.database).toMatchObject({ state: 'down', error: 'database: the database is closed' });
   });
 
   it.skipIf(!testPostgresUrl || !testRedisUrl)(

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import https from 'node:https';
@@ -145,6 +146,10 @@ describe('HTTPS with --tls-cert/--tls-key', () => {
       other.key,
     ]);
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/^Error: cannot start the server: .*key/i);
+    expect(run.stderr).toContain(
+      `Error: setting 'tlsKey': the key in ${other.key} does not belong to the certificate in ${certs.cert}`,
+    );
+    expect(run.stderr).toMatch(/\nHint: /);
+    expect(existsSync(path.join(dir, 'data'))).toBe(false);
   });
 });

@@ -101,6 +101,8 @@ describe('graceful shutdown on SIGTERM', () => {
     expect(await server.exited).toEqual({ code: 0, signal: null });
     await stuck.ended;
     expect(server.logEntries().map((e) => e.msg)).toContain('shutdown timeout reached: closing remaining connections');
+    const cutOff = server.logEntries().filter((e) => e.msg === 'request cut off at the shutdown timeout');
+    expect(cutOff).toEqual([expect.objectContaining({ method: 'PUT', url: '/-/user/org.couchdb.user:never', level: 40 })]);
 
     const db = new Database(path.join(server.dataDir, 'registry.db'), { readonly: true });
     try {

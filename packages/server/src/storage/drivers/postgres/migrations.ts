@@ -1,4 +1,6 @@
 import type pg from 'pg';
+import { registryRelease } from '../../../release.js';
+import { assertDataNotNewer, type MigrationLog } from '../../schema-history.js';
 
 /**
  * Versioned schema of the PostgreSQL metadata store. Append only: a released migration never
@@ -79,6 +81,7 @@ export async function applyMigrations(
   client: pg.ClientBase,
   schema: string,
   scopes: readonly (readonly [scope: string, migrations: readonly PostgresMigration[]])[],
+  log?: MigrationLog,
 ): Promise<void> {
   await client.query('BEGIN');
   try {
@@ -89,16 +92,38 @@ export async function applyMigrations(
          scope text NOT NULL, version integer NOT NULL, applied_at timestamptz NOT NULL DEFAULT now(),
          PRIMARY KEY (scope, version))`,
     );
-    const { rows } = await client.query<{ scope: string; version: number }>(
-      `SELECT scope, version FROM "${schema}".schema_migrations`,
+    // Which release applied each migration: an older binary names the release the data needs.
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS "${schema}".schema_releases (
+         scope text NOT NULL, version integer NOT NULL, release text NOT NULL, PRIMARY KEY (scope, version))`,
+    );
+    const { rows } = await client.query<{ scope: string; version: number; release: string | null }>(
+      `SELECT m.scope, m.version, r.release FROM "${schema}".schema_migrations m
+         LEFT JOIN "${schema}".schema_releases r ON r.scope = m.scope AND r.version = m.version`,
+    );
+    const release = registryRelease();
+    assertDataNotNewer(
+      rows.map((row) => ({ scope: row.scope, version: row.version, release: row.release ?? undefined })),
+      scopes.map(([scope, migrations]) => [scope, migrations.length] as const),
+      release,
+      `the database (schema ${schema})`,
     );
     const applied = new Set(rows.map((row) => `${row.scope}:${row.version}`));
     for (const [scope, migrations] of scopes) {
       for (const [version, migration] of migrations.entries()) {
         if (applied.has(`${scope}:${version}`)) continue;
+        log?.info(
+          { scope, migration: version + 1, of: migrations.length },
+          `applying database migration ${scope} ${version + 1}`,
+        );
         if (typeof migration === 'string') await client.query(migration);
         else await migration(client);
         await client.query(`INSERT INTO "${schema}".schema_migrations (scope, version) VALUES ($1, $2)`, [scope, version]);
+        await client.query(`INSERT INTO "${schema}".schema_releases (scope, version, release) VALUES ($1, $2, $3)`, [
+          scope,
+          version,
+          release,
+        ]);
       }
     }
     await client.query('COMMIT');

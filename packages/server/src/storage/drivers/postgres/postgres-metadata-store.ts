@@ -18,6 +18,7 @@ import {
 } from '../../ports.js';
 import { LOCK_NAMESPACE, POSTGRES_MIGRATIONS, applyMigrations, type PostgresMigration } from './migrations.js';
 import { createPool, inTransaction, type PgLocation } from './pg-connection.js';
+import type { MigrationLog } from '../../schema-history.js';
 
 /** Work run inside the write transaction of a package (e.g. the search index), on its session. */
 export interface PostgresPackageWriteHook {
@@ -85,12 +86,12 @@ export class PostgresMetadataStore implements MetadataStore, PackageRecords {
     this.#hooks = hooks;
   }
 
-  async migrate(): Promise<void> {
+  async migrate(log?: MigrationLog): Promise<void> {
     const scopes: [string, readonly PostgresMigration[]][] = [['core', POSTGRES_MIGRATIONS]];
     for (const hook of this.#hooks) if (hook.migrations) scopes.push([hook.name, hook.migrations]);
     const client = await this.pool.connect();
     try {
-      await applyMigrations(client, this.location.schema, scopes);
+      await applyMigrations(client, this.location.schema, scopes, log);
     } finally {
       client.release();
     }

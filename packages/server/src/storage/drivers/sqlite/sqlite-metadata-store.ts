@@ -20,6 +20,8 @@ import { KeyedMutex } from '../../keyed-mutex.js';
 import { packageHandle, type PackageRecords } from '../../package-handle.js';
 import { FileChangeWatch } from './file-change-watch.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
+import { registryRelease } from '../../../release.js';
+import { assertDataNotNewer, type MigrationLog } from '../../schema-history.js';
 
 type Db = Database.Database;
 
@@ -99,24 +101,52 @@ export class SqliteMetadataStore implements MetadataStore, PackageRecords {
     this.#otherWriters = new FileChangeWatch(file);
   }
 
-  async migrate(): Promise<void> {
+  /**
+   * Applies what is missing, each migration in its own transaction, reporting each as it runs;
+   * refuses data a newer release has migrated. Which release applied each migration is kept
+   * beside schema_migrations, so an older binary can name the release the data needs.
+   */
+  async migrate(log?: MigrationLog): Promise<void> {
     const db = this.db;
     db.exec(
       'CREATE TABLE IF NOT EXISTS schema_migrations (scope TEXT NOT NULL, version INTEGER NOT NULL, PRIMARY KEY (scope, version))',
+    );
+    db.exec(
+      'CREATE TABLE IF NOT EXISTS schema_releases (scope TEXT NOT NULL, version INTEGER NOT NULL, release TEXT NOT NULL, applied_at TEXT NOT NULL, PRIMARY KEY (scope, version))',
     );
     const scopes: [string, readonly SqliteMigration[]][] = [['core', SQLITE_MIGRATIONS]];
     this.#hooks.forEach((hook, i) => {
       if (hook.migrations) scopes.push([hook.name ?? `hook${i}`, hook.migrations]);
     });
+    const release = registryRelease();
+    const found = db
+      .prepare(
+        'SELECT m.scope, m.version, r.release FROM schema_migrations m LEFT JOIN schema_releases r ON r.scope = m.scope AND r.version = m.version',
+      )
+      .all() as { scope: string; version: number; release: string | null }[];
+    assertDataNotNewer(
+      found.map((row) => ({ scope: row.scope, version: row.version, release: row.release ?? undefined })),
+      scopes.map(([scope, migrations]) => [scope, migrations.length] as const),
+      release,
+      `the database ${this.db.name}`,
+    );
     const applied = db.prepare('SELECT 1 FROM schema_migrations WHERE scope = ? AND version = ?');
     const record = db.prepare('INSERT INTO schema_migrations (scope, version) VALUES (?, ?)');
+    const recordRelease = db.prepare(
+      'INSERT OR REPLACE INTO schema_releases (scope, version, release, applied_at) VALUES (?, ?, ?, ?)',
+    );
     for (const [scope, migrations] of scopes) {
       migrations.forEach((migration, version) => {
         db.transaction(() => {
           if (applied.get(scope, version)) return;
+          log?.info(
+            { scope, migration: version + 1, of: migrations.length },
+            `applying database migration ${scope} ${version + 1}`,
+          );
           if (typeof migration === 'string') db.exec(migration);
           else migration(db);
           record.run(scope, version);
+          recordRelease.run(scope, version, release, new Date().toISOString());
         }).immediate();
       });
     }
