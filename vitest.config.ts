@@ -43,7 +43,7 @@ export default defineConfig({
       ...(scaleOutAvailable
         ? [
             {
-              extends: true,
+              extends: true as const,
               test: {
                 name: 'scale-out',
                 include: [

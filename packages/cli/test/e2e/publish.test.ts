@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PackageDocument } from '@pkg/protocol';
 import { loginUser, NpmClient, startRegistry, systemNpmCli, type TestRegistry } from '@pkg/testkit';
 import { makeHome, runPkg, runPkgInPty, type Home } from '../support/spawn.js';
 
@@ -110,10 +111,10 @@ describe('pkg publish (built binary)', () => {
     expect(published.stderr).toBe('');
     expect(published.code).toBe(0);
     expect(published.stdout).toContain(`Published com.example.tool@1.0.0 to ${registry.url} with tag latest\n`);
-    const document = await (await fetch(`${registry.url}/com.example.tool`)).json();
+    const document = (await (await fetch(`${registry.url}/com.example.tool`)).json()) as PackageDocument;
     expect(document['dist-tags']).toEqual({ latest: '1.0.0' });
     expect(document.versions['1.0.0']).toMatchObject({ displayName: 'Example Tool', unity: '2022.3', unityRelease: '10f1' });
-    expect(document.versions['1.0.0'].dist.integrity).toBe(report.integrity);
+    expect(document.versions['1.0.0']?.dist.integrity).toBe(report.integrity);
     expect(document.readme).toBe('# Example Tool\n');
 
     // Real npm installs what pkg published, .meta files and all, and verifies its integrity.
@@ -190,7 +191,7 @@ describe('pkg publish (built binary)', () => {
       const published = await pkg(['publish', dir, '--json'], { UPM_USER_CONFIG_FILE: upmconfig });
       expect(published.stderr).toBe('');
       expect(JSON.parse(published.stdout)).toMatchObject({ registry: other.url, tag: 'beta', published: true });
-      const document = await (await fetch(`${other.url}/com.example.configured`)).json();
+      const document = (await (await fetch(`${other.url}/com.example.configured`)).json()) as PackageDocument;
       expect(document['dist-tags']).toEqual({ beta: '1.0.0', latest: '1.0.0' });
       expect(document.maintainers).toEqual([{ name: 'company', email: 'company@example.com' }]);
 

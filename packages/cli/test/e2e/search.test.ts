@@ -116,7 +116,7 @@ describe('pkg search (built binary, real registry)', () => {
       ['helpers', 'com.acme.core'],
       ['controller', 'com.acme.input'],
       ['jane', 'com.acme.input'],
-    ]) {
+    ] as const) {
       const result = await runPkg(['search', term, '--json', '--registry', registry.url], { home });
       expect(result.code, term).toBe(0);
       expect(JSON.parse(result.stdout).results.map((r: { name: string }) => r.name)).toContain(name);

@@ -33,7 +33,9 @@ export interface TestDeps extends Deps {
  * Real IO for in-process command tests (real files under a fresh temp home, real HTTP), with
  * captured stdout/stderr, a scriptable stdin, no keychain and no waiting between retries.
  */
-export async function testDeps(overrides: Partial<Deps> & { env?: Record<string, string | undefined> } = {}): Promise<TestDeps> {
+export type TestDepsOverrides = Partial<Omit<TestDeps, 'env'>> & { env?: Record<string, string | undefined> };
+
+export async function testDeps(overrides: TestDepsOverrides = {}): Promise<TestDeps> {
   const home = await mkdtemp(path.join(tmpdir(), 'pkg-cli-test-'));
   const stdinStream = new PassThrough();
   const env = {
@@ -64,7 +66,7 @@ export async function testDeps(overrides: Partial<Deps> & { env?: Record<string,
       throw new Error('no keychain in tests');
     },
   };
-  return { ...base, ...overrides, env } as TestDeps;
+  return { ...base, ...overrides, env };
 }
 
 export interface RunOutcome {

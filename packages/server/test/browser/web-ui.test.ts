@@ -19,6 +19,20 @@ import {
 import { launchChromium } from './browser.js';
 import { startNpmLogin } from './npm-login-process.js';
 
+// The functions given to page.evaluate run in Chromium. The tests are type-checked without the
+// DOM library (its fetch and streams clash with Node's), so these are the page globals they use.
+interface PageElement {
+  textContent: string | null;
+}
+declare const navigator: { clipboard: { readText(): Promise<string> } };
+declare const window: object;
+declare const document: {
+  body: PageElement;
+  activeElement: PageElement | null;
+  documentElement: { scrollWidth: number; clientWidth: number };
+};
+declare function getComputedStyle(element: PageElement): { backgroundColor: string; outlineStyle: string };
+
 /**
  * The web interface in a real browser (Debian's Chromium driven by playwright-core): one
  * browser for the whole file, a fresh context per test. With PKG_WEB_SCREENSHOTS=<dir> the
@@ -199,8 +213,8 @@ describe('the web interface in Chromium', () => {
     await page.goto(`${registry.url}/-/web/package/com.acme.widgets`);
     await page.keyboard.press('Tab');
     const focused = await page.evaluate(() => {
-      const el = document.activeElement as HTMLElement;
-      return { text: el.textContent, outline: getComputedStyle(el).outlineStyle };
+      const el = document.activeElement;
+      return { text: el?.textContent, outline: el && getComputedStyle(el).outlineStyle };
     });
     expect(focused).toEqual({ text: 'Skip to content', outline: 'solid' });
     await context.close();

@@ -161,7 +161,7 @@ describe('a streamed publish that fails stores nothing', () => {
 
   it('bad integrity: 422, no blob, nothing committed', async () => {
     const { body } = publishBody(NAME, VERSION, { tarball: tarballOf(randomBytes(3 * 1024 * 1024)) });
-    body.versions[VERSION].dist.integrity = `sha512-${randomBytes(64).toString('base64')}`;
+    body.versions[VERSION]!.dist.integrity = `sha512-${randomBytes(64).toString('base64')}`;
     await expectNothingStored(() => request(`${registry.url}/${NAME}`, { method: 'PUT', token, body }), 422, 'VALIDATION_ERROR');
   });
 

@@ -66,7 +66,7 @@ describe('receivePublishBody', () => {
       const tarballInfo = received.tarballs.get(filename)!;
       expect(tarballInfo.length).toBe(tarball.length);
       expect(tarballInfo.validBase64).toBe(true);
-      expect(tarballInfo.digests.sha512).toBe(body.versions['1.0.0'].dist.integrity);
+      expect(tarballInfo.digests.sha512).toBe(body.versions['1.0.0']!.dist.integrity);
       expect(tarballInfo.facts).toMatchObject({ manifest: { name: 'com.acme.split', version: '1.0.0' }, fileCount: 2 });
     }
   });

@@ -85,7 +85,7 @@ export interface Page {
 /** The text of an element with that id (tags stripped, entities decoded), or undefined. */
 export function textOfId(html: string, id: string): string | undefined {
   const match = new RegExp(`<(\\w+)[^>]*\\bid="${id}"[^>]*>([\\s\\S]*?)</\\1>`).exec(html);
-  return match && decodeEntities(match[2]!.replace(/<[^>]+>/g, ''));
+  return match ? decodeEntities(match[2]!.replace(/<[^>]+>/g, '')) : undefined;
 }
 
 export function decodeEntities(text: string): string {
