@@ -519,6 +519,12 @@ export const CLIENT_ERRORS = {
     message: 'Cannot publish {folder}: {problem}',
     hint: '{more}Fix the package (Unity writes .meta files when it imports the folder), then run pkg publish again; --dry-run checks without publishing.',
   },
+  PACK_INVALID: {
+    code: 'PACKAGE_INVALID',
+    exit: EXIT.FAILED,
+    message: 'Cannot pack {folder}: {problem}',
+    hint: '{more}Fix the package (Unity writes .meta files when it imports the folder), then run pkg pack again.',
+  },
   PUBLISH_CONFIG_INVALID: {
     code: 'PACKAGE_INVALID',
     exit: EXIT.FAILED,
