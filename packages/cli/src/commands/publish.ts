@@ -24,7 +24,12 @@ export const publish: Command<PublishOptions> = {
         'registry to publish to (default: publishConfig.registry of package.json, else the `registry` setting or PKG_REGISTRY)',
     },
   ],
-  examples: ['pkg publish --dry-run', 'pkg publish Packages/com.vendor.tool', 'pkg publish com.vendor.tool-1.0.0.tgz', 'pkg publish --tag beta --json'],
+  examples: [
+    'pkg publish --dry-run',
+    'pkg publish Packages/com.vendor.tool',
+    'pkg publish com.vendor.tool-1.0.0.tgz',
+    'pkg publish --tag beta --json',
+  ],
   async run(ctx, { args, options }) {
     const { publishFolder } = await import('../publish/publish-action.js');
     return publishFolder(ctx, typeof args.target === 'string' ? args.target : undefined, options);

@@ -517,13 +517,13 @@ export const CLIENT_ERRORS = {
   PACKAGE_INVALID: {
     exit: EXIT.FAILED,
     message: 'Cannot publish {folder}: {problem}',
-    hint: '{more}Fix the package (Unity writes .meta files when it imports the folder), then run pkg publish again; --dry-run checks without publishing.',
+    hint: '{more}Fix the package{advice}, then run pkg publish again; --dry-run checks without publishing.',
   },
   PACK_INVALID: {
     code: 'PACKAGE_INVALID',
     exit: EXIT.FAILED,
     message: 'Cannot pack {folder}: {problem}',
-    hint: '{more}Fix the package (Unity writes .meta files when it imports the folder), then run pkg pack again.',
+    hint: '{more}Fix the package{advice}, then run pkg pack again.',
   },
   PUBLISH_CONFIG_INVALID: {
     code: 'PACKAGE_INVALID',

@@ -39,7 +39,9 @@ function addonFolder(files: readonly string[]): { folder: string } | { problem: 
     const parts = file.split('/');
     if (parts.length === 1) continue; // package.json, README.md, LICENSE: beside the addon, not installed
     if (parts[0] !== 'addons' || parts.length < 3) {
-      return { problem: `file ${file} is outside addons/<folder>/: a Godot package holds one addon folder (only package.json, a readme and a licence may sit beside it)` };
+      return {
+        problem: `file ${file} is outside addons/<folder>/: a Godot package holds one addon folder (only package.json, a readme and a licence may sit beside it)`,
+      };
     }
     folders.add(parts[1]!);
   }

@@ -97,18 +97,24 @@ interface PreparedPackage {
 const README = /^readme(\.(md|markdown|txt))?$/i;
 const isTarballPath = (file: string) => /\.(tgz|tar\.gz)$/i.test(file);
 
-function throwOnProblems(action: 'publish' | 'pack', target: string, problems: string[]): void {
+function throwOnProblems(action: 'publish' | 'pack', target: string, problems: string[], engines: PackageEngine[]): void {
   if (problems.length === 0) return;
   const [first, ...rest] = problems;
   throw new ClientError(action === 'publish' ? 'PACKAGE_INVALID' : 'PACK_INVALID', {
     folder: target,
     problem: String(first),
     more: rest.length > 0 ? `Also: ${rest.join('; ')}. ` : '',
+    advice: engines.includes('unity') ? ' (Unity writes .meta files when it imports the folder)' : '',
   });
 }
 
 /** Reads, checks and packs a folder into `work` as npm would. */
-async function prepareFolder(ctx: CommandContext, folder: string, work: string, action: 'publish' | 'pack'): Promise<PreparedPackage> {
+async function prepareFolder(
+  ctx: CommandContext,
+  folder: string,
+  work: string,
+  action: 'publish' | 'pack',
+): Promise<PreparedPackage> {
   const manifest = await readManifest(ctx, folder);
   const publishConfig = publishConfigOf(manifest, folder);
   const files = await packFileList(folder, manifest);
@@ -121,12 +127,14 @@ async function prepareFolder(ctx: CommandContext, folder: string, work: string, 
     files.map((f) => f.path),
     (file) => texts.get(file),
   );
-  throwOnProblems(action, folder, checks.problems);
+  throwOnProblems(action, folder, checks.problems, checks.engines);
   const named = manifest as PreparedPackage['manifest'];
   const packed = await packTarball(folder, files, path.join(work, `${named.name}-${named.version}.tgz`));
   const readmeFile = files.find((f) => README.test(f.path));
   const readme =
-    readmeFile && readmeFile.size <= MAX_README ? await ctx.deps.fs.readFile(path.join(folder, readmeFile.path), 'utf8') : undefined;
+    readmeFile && readmeFile.size <= MAX_README
+      ? await ctx.deps.fs.readFile(path.join(folder, readmeFile.path), 'utf8')
+      : undefined;
   return {
     manifest: named,
     publishConfig,
@@ -143,14 +151,19 @@ async function prepareTarball(file: string): Promise<PreparedPackage> {
   try {
     contents = await readTarballContents(file, (p) => isCheckedFile(p) || README.test(p));
   } catch (err) {
-    throw new ClientError('PACKAGE_INVALID', { folder: file, problem: `it is not a gzipped tarball: ${(err as Error).message}`, more: '' });
+    throw new ClientError('PACKAGE_INVALID', {
+      folder: file,
+      problem: `it is not a gzipped tarball: ${(err as Error).message}`,
+      more: '',
+      advice: '',
+    });
   }
   const problems: string[] = [];
   if (contents.strayEntries.length > 0) {
     problems.push(`entries outside package/ or not files: ${contents.strayEntries.slice(0, 5).join(', ')}`);
   }
   if (contents.manifestText === null) {
-    throwOnProblems('publish', file, [...problems, 'it holds no package/package.json']);
+    throwOnProblems('publish', file, [...problems, 'it holds no package/package.json'], []);
   }
   let manifest: Record<string, unknown>;
   try {
@@ -166,7 +179,7 @@ async function prepareTarball(file: string): Promise<PreparedPackage> {
     contents.packed.files.map((f) => f.path),
     (p) => contents.texts.get(p),
   );
-  throwOnProblems('publish', file, [...problems, ...checks.problems]);
+  throwOnProblems('publish', file, [...problems, ...checks.problems], checks.engines);
   const readmeFile = contents.packed.files.find((f) => README.test(f.path));
   const readme = readmeFile && readmeFile.size <= MAX_README ? contents.texts.get(readmeFile.path) : undefined;
   return {
@@ -250,7 +263,11 @@ export interface PackOptions {
 }
 
 /** `pkg pack [folder]`: the exact tarball `pkg publish` would send, written to a file. */
-export async function packFolder(ctx: CommandContext, folderArg: string | undefined, options: PackOptions): Promise<CommandResult> {
+export async function packFolder(
+  ctx: CommandContext,
+  folderArg: string | undefined,
+  options: PackOptions,
+): Promise<CommandResult> {
   const folder = path.resolve(ctx.deps.cwd, folderArg ?? '.');
   const destination = path.resolve(ctx.deps.cwd, options.packDestination ?? '.');
   const work = await ctx.deps.fs.mkdtemp(path.join(ctx.deps.tmpdir, 'pkg-pack-'));

@@ -32,11 +32,14 @@ export function unrealChecks(
   }
   const file = uplugins[0]!;
   const name = file.slice(0, -'.uplugin'.length);
-  if (!PLUGIN_NAME.test(name)) problems.push(`${file}: "${name}" is not a plugin name Unreal accepts (letters, digits and _, not starting with a digit)`);
+  if (!PLUGIN_NAME.test(name))
+    problems.push(`${file}: "${name}" is not a plugin name Unreal accepts (letters, digits and _, not starting with a digit)`);
   const packageName = typeof manifest.name === 'string' ? manifest.name : '';
   const lastSegment = packageName.split('.').pop() ?? '';
   if (packageName !== '' && loose(lastSegment) !== loose(name)) {
-    problems.push(`${file} names the plugin ${name}, but the package is ${packageName}: its last segment must be the plugin's name (such as ${packageName.split('.').slice(0, -1).join('.')}.${name.toLowerCase()})`);
+    problems.push(
+      `${file} names the plugin ${name}, but the package is ${packageName}: its last segment must be the plugin's name (such as ${packageName.split('.').slice(0, -1).join('.')}.${name.toLowerCase()})`,
+    );
   }
   let descriptor: Record<string, unknown>;
   try {
@@ -49,7 +52,9 @@ export function unrealChecks(
   }
   if (descriptor.FileVersion !== 3) problems.push(`${file}: "FileVersion" must be 3, as Unreal Engine 5 writes it`);
   if (descriptor.VersionName !== manifest.version) {
-    problems.push(`${file}: "VersionName" ${JSON.stringify(descriptor.VersionName ?? null)} is not the package's version ${String(manifest.version)}`);
+    problems.push(
+      `${file}: "VersionName" ${JSON.stringify(descriptor.VersionName ?? null)} is not the package's version ${String(manifest.version)}`,
+    );
   }
   const modules = descriptor.Modules;
   if (modules !== undefined) {
@@ -71,20 +76,36 @@ export function unrealChecks(
  * Prebuilt binaries load only in the engine minor they were built for: say so when the package
  * claims others, or when the descriptor's `EngineVersion` is outside what the package claims.
  */
-function binaryWarnings(manifest: Record<string, unknown>, files: readonly string[], descriptor: Record<string, unknown>, file: string): string[] {
+function binaryWarnings(
+  manifest: Record<string, unknown>,
+  files: readonly string[],
+  descriptor: Record<string, unknown>,
+  file: string,
+): string[] {
   if (!files.some((f) => f.startsWith('Binaries/'))) return [];
   const range = minorEngineRange(manifest, 'unreal');
   if (!range) return [];
   const claimed = `${range.min.major}.${range.min.minor}${range.max ? `–${range.max.major}.${range.max.minor}` : ' and newer'}`;
-  const built = typeof descriptor.EngineVersion === 'string' ? parseProjectMinorVersion(descriptor.EngineVersion.replace(/^(\d+\.\d+)\.\d+$/, '$1')) : null;
+  const built =
+    typeof descriptor.EngineVersion === 'string'
+      ? parseProjectMinorVersion(descriptor.EngineVersion.replace(/^(\d+\.\d+)\.\d+$/, '$1'))
+      : null;
   if (built === null) {
-    return [`Binaries/ holds prebuilt binaries but ${file} has no "EngineVersion": they load only in the Unreal Engine version they were built for, and the package claims ${claimed}`];
+    return [
+      `Binaries/ holds prebuilt binaries but ${file} has no "EngineVersion": they load only in the Unreal Engine version they were built for, and the package claims ${claimed}`,
+    ];
   }
   const builtText = `${built.major}.${built.minor}`;
-  const outside = compareMinorVersions(built, range.min) < 0 || (range.max !== undefined && compareMinorVersions(built, range.max) > 0);
-  if (outside) return [`Binaries/ were built for Unreal Engine ${builtText} ("EngineVersion" of ${file}), which the package's "unreal" fields (${claimed}) do not include`];
+  const outside =
+    compareMinorVersions(built, range.min) < 0 || (range.max !== undefined && compareMinorVersions(built, range.max) > 0);
+  if (outside)
+    return [
+      `Binaries/ were built for Unreal Engine ${builtText} ("EngineVersion" of ${file}), which the package's "unreal" fields (${claimed}) do not include`,
+    ];
   if (!range.max || compareMinorVersions(range.max, range.min) !== 0) {
-    return [`Binaries/ were built for Unreal Engine ${builtText} and load in that version only, but the package claims ${claimed}: set "unreal" and "unrealMax" to ${builtText}`];
+    return [
+      `Binaries/ were built for Unreal Engine ${builtText} and load in that version only, but the package claims ${claimed}: set "unreal" and "unrealMax" to ${builtText}`,
+    ];
   }
   return [];
 }

@@ -2,13 +2,21 @@ import { describe, expect, it } from 'vitest';
 import { checkPackage, packageEngines } from '../../src/publish/package-checks.js';
 import { pluginSection } from '../../src/publish/godot-checks.js';
 
-const PLUGIN_CFG = '[plugin]\n\nname="Dialogue Kit"\ndescription="Dialogue"\nauthor="Studio"\nversion="1.2.0"\nscript="plugin.gd"\n';
+const PLUGIN_CFG =
+  '[plugin]\n\nname="Dialogue Kit"\ndescription="Dialogue"\nauthor="Studio"\nversion="1.2.0"\nscript="plugin.gd"\n';
 const godot = { name: 'com.studio.dialogue-kit', version: '1.2.0', godot: '4.2' };
 const godotFiles = ['README.md', 'package.json', 'addons/dialogue_kit/plugin.cfg', 'addons/dialogue_kit/plugin.gd'];
 const godotText = (texts: Record<string, string>) => (file: string) => texts[file];
 
 const uplugin = (extra: Record<string, unknown> = {}) =>
-  JSON.stringify({ FileVersion: 3, Version: 1, VersionName: '1.2.0', FriendlyName: 'Barks', Modules: [{ Name: 'Barks', Type: 'Runtime' }], ...extra });
+  JSON.stringify({
+    FileVersion: 3,
+    Version: 1,
+    VersionName: '1.2.0',
+    FriendlyName: 'Barks',
+    Modules: [{ Name: 'Barks', Type: 'Runtime' }],
+    ...extra,
+  });
 const unreal = { name: 'com.studio.barks', version: '1.2.0', unreal: '5.3' };
 const unrealFiles = ['Barks.uplugin', 'Source/Barks/Barks.Build.cs', 'package.json'];
 
@@ -30,8 +38,14 @@ describe('checkPackage for Godot', () => {
   it('warns about a library without plugin.cfg, and about a plugin.cfg version that is not the package version', () => {
     const library = checkPackage(godot, ['package.json', 'addons/util/util.gd'], godotText({}));
     expect(library.problems).toEqual([]);
-    expect(library.warnings).toEqual(['addons/util/ has no plugin.cfg: it is installed as files and not enabled as an editor plugin']);
-    const older = checkPackage(godot, godotFiles, godotText({ 'addons/dialogue_kit/plugin.cfg': PLUGIN_CFG.replace('1.2.0', '1.1.0') }));
+    expect(library.warnings).toEqual([
+      'addons/util/ has no plugin.cfg: it is installed as files and not enabled as an editor plugin',
+    ]);
+    const older = checkPackage(
+      godot,
+      godotFiles,
+      godotText({ 'addons/dialogue_kit/plugin.cfg': PLUGIN_CFG.replace('1.2.0', '1.1.0') }),
+    );
     expect(older.warnings).toEqual(['addons/dialogue_kit/plugin.cfg says version "1.1.0" while package.json says 1.2.0']);
   });
 
@@ -46,7 +60,11 @@ describe('checkPackage for Godot', () => {
     [{ cfg: PLUGIN_CFG.replace('plugin.gd', 'missing.gd') }, /names script "missing\.gd", which the package does not hold/],
   ])('refuses %j', (change, problem) => {
     const c = change as { files?: string[]; manifest?: Record<string, unknown>; cfg?: string };
-    const result = checkPackage({ ...godot, ...c.manifest }, c.files ?? godotFiles, godotText({ 'addons/dialogue_kit/plugin.cfg': c.cfg ?? PLUGIN_CFG }));
+    const result = checkPackage(
+      { ...godot, ...c.manifest },
+      c.files ?? godotFiles,
+      godotText({ 'addons/dialogue_kit/plugin.cfg': c.cfg ?? PLUGIN_CFG }),
+    );
     expect(result.problems).toHaveLength(1);
     expect(result.problems[0]).toMatch(problem);
   });
@@ -99,7 +117,9 @@ describe('checkPackage for Unreal', () => {
     expect(check({ unreal: '5.4', unrealMax: '5.4' }, { EngineVersion: '5.3.0' })[0]).toMatch(
       /Binaries\/ were built for Unreal Engine 5\.3 \("EngineVersion" of Barks\.uplugin\), which the package's "unreal" fields \(5\.4–5\.4\) do not include/,
     );
-    expect(check({}, { EngineVersion: '5.3.0' })[0]).toMatch(/load in that version only, but the package claims 5\.3 and newer: set "unreal" and "unrealMax" to 5\.3/);
+    expect(check({}, { EngineVersion: '5.3.0' })[0]).toMatch(
+      /load in that version only, but the package claims 5\.3 and newer: set "unreal" and "unrealMax" to 5\.3/,
+    );
     expect(check({}, {})[0]).toMatch(/has no "EngineVersion"/);
     // Without binaries, any version is fine: the project builds the plugin from source.
     expect(checkPackage(unreal, unrealFiles, () => uplugin()).warnings).toEqual([]);
@@ -113,7 +133,11 @@ describe('checkPackage for Unity', () => {
       '"displayName" is missing: the Unity Package Manager shows it as the package\'s name',
       'file package.json has no package.json.meta',
     ]);
-    const both = checkPackage({ ...godot, unity: '2022.3', displayName: 'Kit' }, godotFiles, godotText({ 'addons/dialogue_kit/plugin.cfg': PLUGIN_CFG }));
+    const both = checkPackage(
+      { ...godot, unity: '2022.3', displayName: 'Kit' },
+      godotFiles,
+      godotText({ 'addons/dialogue_kit/plugin.cfg': PLUGIN_CFG }),
+    );
     expect(both.engines).toEqual(['unity', 'godot']);
     expect(both.problems).toContain('file addons/dialogue_kit/plugin.cfg has no addons/dialogue_kit/plugin.cfg.meta');
   });
