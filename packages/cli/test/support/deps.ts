@@ -6,6 +6,7 @@ import { PassThrough } from 'node:stream';
 import type { Deps, KeyringBinding, OutputStream } from '../../src/deps.js';
 import { createUndiciTransport } from '../../src/http/undici-transport.js';
 import { runCli } from '../../src/cli.js';
+import { runShell } from '../../src/io/run-shell.js';
 
 export interface Captured extends OutputStream {
   text(): string;
@@ -63,6 +64,7 @@ export async function testDeps(overrides: Partial<Deps> & { env?: Record<string,
     loadKeyring: async (): Promise<KeyringBinding> => {
       throw new Error('no keychain in tests');
     },
+    runShell,
   };
   return { ...base, ...overrides, env } as TestDeps;
 }
