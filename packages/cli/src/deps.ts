@@ -26,6 +26,19 @@ export interface Deps {
   createTransport(options: TransportOptions): Promise<HttpTransport>;
   /** Loads the OS keychain binding (a native module, loaded on first use). */
   loadKeyring(): Promise<KeyringBinding>;
+  /**
+   * Runs a command line in the platform's shell (the `checkoutCommand` setting) in `cwd` and
+   * waits for it; its output is handed back, not shown.
+   */
+  runShell(command: string, cwd: string): Promise<ShellOutcome>;
+}
+
+export interface ShellOutcome {
+  /** The exit status; null when a signal ended it (then `signal` names it). */
+  status: number | null;
+  signal: string | null;
+  /** stdout and stderr, interleaved as they came. */
+  output: string;
 }
 
 /** The subset of `node:fs/promises` the client uses. */
@@ -43,6 +56,7 @@ export type FileSystem = Pick<
   | 'lstat'
   | 'open'
   | 'chmod'
+  | 'chown'
   | 'readdir'
   | 'copyFile'
   | 'cp'

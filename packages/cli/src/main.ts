@@ -44,6 +44,10 @@ export async function main(argv: string[]): Promise<number> {
       if (SINGLE_EXECUTABLE) throw new Error('the single-file pkg cannot load the native keychain module');
       return (await import('@napi-rs/keyring')) as unknown as KeyringBinding;
     },
+    runShell: async (command, cwd) => {
+      const { runShell } = await import('./io/run-shell.js');
+      return runShell(command, cwd);
+    },
   };
   return runCli(argv, deps);
 }

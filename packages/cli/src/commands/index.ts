@@ -6,6 +6,7 @@ import { info } from './info.js';
 import { install } from './install.js';
 import { list } from './list.js';
 import { login } from './login.js';
+import { pack } from './pack.js';
 import { publish } from './publish.js';
 import { logout } from './logout.js';
 import { search } from './search.js';
@@ -31,6 +32,7 @@ export const COMMANDS: readonly Command[] = [
   uninstall,
   update,
   list,
+  pack,
   publish,
   config,
   completion,

@@ -46,6 +46,13 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
     default: 10,
     parse: (value) => integerIn(value, 'backupsKept', 0, 10000),
   },
+  {
+    key: 'checkoutCommand',
+    description:
+      'Command run on read-only project files before pkg changes them (version control checkout), `{files}` standing for them, e.g. "p4 edit {files}". Empty: read-only files stop the command.',
+    default: '',
+    parse: (value) => value.trim(),
+  },
 ];
 
 export function configKey(key: string): ConfigKey {

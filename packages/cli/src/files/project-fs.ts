@@ -4,6 +4,7 @@
  */
 import type { FileSystem } from '../deps.js';
 import { readTextIfExists, writeFileAtomic } from '../io/fs.js';
+import { ensureWritable, type CheckoutRunner } from '../io/read-only.js';
 
 export interface ProjectFs {
   /** The file's text, or null when it does not exist. */
@@ -17,9 +18,15 @@ export interface ProjectFs {
   writeTextAtomic(file: string, text: string): Promise<void>;
   /** The names of the entries of `dir`; empty when it does not exist. */
   listDir(dir: string): Promise<string[]>;
+  /**
+   * Before a change writes anything: every file of `files` that is read-only (not checked out
+   * of version control) is checked out by the `checkoutCommand` setting, or the change stops
+   * naming them all (`FILES_READ_ONLY`). Files that do not exist yet are fine.
+   */
+  ensureWritable(files: readonly string[]): Promise<void>;
 }
 
-export function projectFs(fs: FileSystem): ProjectFs {
+export function projectFs(fs: FileSystem, checkout: CheckoutRunner | null = null): ProjectFs {
   const is = async (p: string, kind: 'file' | 'dir') => {
     try {
       const s = await fs.stat(p);
@@ -34,5 +41,6 @@ export function projectFs(fs: FileSystem): ProjectFs {
     isDirectory: (dir) => is(dir, 'dir'),
     writeTextAtomic: (file, text) => writeFileAtomic(fs, file, text),
     listDir: (dir) => fs.readdir(dir).catch(() => []),
+    ensureWritable: (files) => ensureWritable(fs, files, checkout),
   };
 }

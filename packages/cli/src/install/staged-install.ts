@@ -162,6 +162,16 @@ export async function applyInstall(tx: InstallTransaction): Promise<{ backupPath
     adoptCreations(entries, orphaned);
     const newLock: LockFile = { lockfileVersion: lock.lockfileVersion, packages: Object.fromEntries(entries) };
 
+    // Files under version control are read-only until checked out (Perforce): every one this
+    // change writes is checked out or named now, before anything in the project moves.
+    const manifestFile = path.join(project, PKG_JSON);
+    const manifestBefore = await tx.projectFs.readTextIfExists(manifestFile);
+    await tx.projectFs.ensureWritable([
+      ...(text !== projectText ? [projectFile] : []),
+      ...(tx.manifestText !== null && manifestBefore !== tx.manifestText ? [manifestFile] : []),
+      path.join(project, PKG_LOCK),
+    ]);
+
     // 5. The backup: what is replaced, and the three files this writes.
     const backupPath = await backup(
       tx,
@@ -190,8 +200,6 @@ export async function applyInstall(tx: InstallTransaction): Promise<{ backupPath
     const stillCreated = createdFolders.filter((f) => !emptied.includes(f));
     if (stillCreated.length > 0) newLock.createdFolders = stillCreated;
     else delete newLock.createdFolders;
-    const manifestFile = path.join(project, PKG_JSON);
-    const manifestBefore = await tx.projectFs.readTextIfExists(manifestFile);
     const newLockText = serializeLock(newLock);
     const mayRemove: string[] = [];
     for (const f of emptied) if (!createdParents.includes(f) && !(await folderMissing(fs, project, f))) mayRemove.push(f);

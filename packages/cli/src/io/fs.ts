@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import type { FileSystem } from '../deps.js';
+import { ClientError } from '../output/errors.js';
+import { isReadOnlyMode } from './read-only.js';
 
 /** The file's text, or null when it does not exist. */
 export async function readTextIfExists(fs: FileSystem, file: string): Promise<string | null> {
@@ -21,7 +23,9 @@ export function isAtomicWriteTemp(name: string, target: string): boolean {
 /**
  * Replaces `file` atomically: the data goes to a temporary file in the same directory, is
  * flushed, then renamed over the target, so readers see the old or the new content, never a
- * mix, and a crash leaves the old file intact.
+ * mix, and a crash leaves the old file intact. A file that exists keeps its mode and owner
+ * (a manifest shared through a group, a file of the user's while `sudo pkg` runs); a read-only
+ * one is never replaced (read-only.ts): callers find those first, this is the last guard.
  */
 export async function writeFileAtomic(
   fs: FileSystem,
@@ -31,21 +35,58 @@ export async function writeFileAtomic(
 ): Promise<void> {
   const dir = path.dirname(file);
   await fs.mkdir(dir, { recursive: true, ...(options.dirMode !== undefined ? { mode: options.dirMode } : {}) });
+  const existing = await fs.stat(file).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return null;
+    throw err;
+  });
+  if (existing && isReadOnlyMode(existing.mode)) {
+    throw new ClientError('FILES_READ_ONLY', { files: file, placeholder: '{files}' });
+  }
+  // A secret file's mode is the caller's (exactly 0600), whatever it was; others keep theirs.
+  const mode = options.mode ?? (existing ? existing.mode & 0o7777 : undefined);
+  const owner = existing && differentOwner(existing) ? { uid: existing.uid, gid: existing.gid } : null;
   const temp = path.join(dir, `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
-  const handle = await fs.open(temp, 'wx', options.mode ?? 0o666);
+  const handle = await fs.open(temp, 'wx', mode ?? 0o666);
   try {
     await handle.writeFile(data);
+    // The umask may have narrowed the mode at creation; the file must end exactly as it was.
+    if (mode !== undefined) await handle.chmod(mode);
+    if (owner) await handle.chown(owner.uid, owner.gid);
     await handle.sync();
-  } finally {
+  } catch (err) {
     await handle.close();
+    await fs.rm(temp, { force: true });
+    if (owner && (err as NodeJS.ErrnoException).code === 'EPERM') {
+      // Only root may give a file away: keep the owner by writing in place, as editors do.
+      await writeInPlace(fs, file, data);
+      return;
+    }
+    throw err;
   }
+  await handle.close();
   try {
-    // The umask may have narrowed the mode at creation; a secret file must end exactly 0600.
-    if (options.mode !== undefined) await fs.chmod(temp, options.mode);
     await fs.rename(temp, file);
   } catch (err) {
     await fs.rm(temp, { force: true });
     throw err;
+  }
+}
+
+/** The file is another user's or group's than the ones this process creates files with. */
+function differentOwner(stat: { uid: number; gid: number }): boolean {
+  if (typeof process.getuid !== 'function' || typeof process.getgid !== 'function') return false; // Windows
+  return stat.uid !== process.getuid() || stat.gid !== process.getgid();
+}
+
+/** Truncates and rewrites `file` through its own inode, which keeps its owner and mode. */
+async function writeInPlace(fs: FileSystem, file: string, data: string | Buffer): Promise<void> {
+  const handle = await fs.open(file, 'r+');
+  try {
+    await handle.truncate(0);
+    await handle.write(typeof data === 'string' ? Buffer.from(data) : data, 0, undefined, 0);
+    await handle.sync();
+  } finally {
+    await handle.close();
   }
 }
 

@@ -501,6 +501,23 @@ export const CLIENT_ERRORS = {
     message: "Version '{version}' of {name} not found",
     hint: '{manifest} asks for a version {registry} does not have: pick another with `pkg add {name}@<version>`.',
   },
+  // Files under version control (Perforce, Plastic SCM), read-only until checked out.
+  FILES_READ_ONLY: {
+    exit: EXIT.FAILED,
+    message: 'Read-only files, not changed: {files}',
+    hint: 'Nothing was changed. Check them out first (Perforce: p4 edit <files>), or let pkg do it: pkg config set checkoutCommand "p4 edit {placeholder}".',
+  },
+  FILES_STILL_READ_ONLY: {
+    code: 'FILES_READ_ONLY',
+    exit: EXIT.FAILED,
+    message: 'Read-only files, not changed: {files}',
+    hint: 'Nothing was changed. The checkoutCommand setting ran but left them read-only: check it with pkg config get checkoutCommand.',
+  },
+  CHECKOUT_FAILED: {
+    exit: EXIT.FAILED,
+    message: 'The checkoutCommand setting failed ({status}): {command}',
+    hint: 'Nothing was changed. {output}',
+  },
   // `pkg publish`.
   NO_PACKAGE_JSON: {
     code: 'PACKAGE_INVALID',
@@ -517,7 +534,13 @@ export const CLIENT_ERRORS = {
   PACKAGE_INVALID: {
     exit: EXIT.FAILED,
     message: 'Cannot publish {folder}: {problem}',
-    hint: '{more}Fix the package (Unity writes .meta files when it imports the folder), then run pkg publish again; --dry-run checks without publishing.',
+    hint: '{more}Fix the package{advice}, then run pkg publish again; --dry-run checks without publishing.',
+  },
+  PACK_INVALID: {
+    code: 'PACKAGE_INVALID',
+    exit: EXIT.FAILED,
+    message: 'Cannot pack {folder}: {problem}',
+    hint: '{more}Fix the package{advice}, then run pkg pack again.',
   },
   PUBLISH_CONFIG_INVALID: {
     code: 'PACKAGE_INVALID',

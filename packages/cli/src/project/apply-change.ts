@@ -40,6 +40,7 @@ export async function applyManifestChange(
   const text = engine.editManifest(manifest, change);
   if (text === manifest.text) return { changed: false, backupPath: null };
   const relative = engine.manifestRelativePath;
+  await open.fs.ensureWritable([path.join(project, relative)]);
   const backup = await createBackup(options.fs, options.backupRoot, options.now, project, [relative]);
   try {
     const written = await engine.writeManifest(project, text, open.fs);

@@ -1,6 +1,7 @@
 import type { CommandContext } from '../context.js';
 import { ClientError } from '../output/errors.js';
 import { selectEngine, type Engine, type EngineVersion, type ManifestFile } from '../engines/index.js';
+import { checkoutRunner } from '../files/checkout.js';
 import { projectFs, type ProjectFs } from '../files/project-fs.js';
 import type { VersionRecord } from '@pkg/protocol';
 import type { PlanContext } from '../updates/plan-context.js';
@@ -24,8 +25,10 @@ export interface OpenProject {
  * source-built engine).
  */
 export async function openProject(ctx: CommandContext, forcedEngine?: string, engineVersion?: string): Promise<OpenProject> {
-  const fs = projectFs(ctx.deps.fs);
-  const { engine, project } = await selectEngine(ctx.deps.cwd, fs, forcedEngine);
+  const found = await selectEngine(ctx.deps.cwd, projectFs(ctx.deps.fs), forcedEngine);
+  const { engine, project } = found;
+  const checkout = String((await ctx.config()).get('checkoutCommand'));
+  const fs = projectFs(ctx.deps.fs, checkoutRunner(checkout, project, ctx.deps, ctx.reporter));
   const given = async (text: string, from: string): Promise<EngineVersion> => {
     if (!engine.isVersionText(text)) {
       throw new ClientError('INVALID_ENGINE_VERSION', {

@@ -55,20 +55,19 @@ export async function packTarball(dir: string, files: PackedFile[], target: stri
     },
     files.map((f) => f.path),
   );
+  const measured = await measureFile(target);
+  return { file: target, files, ...measured, unpackedSize: files.reduce((sum, f) => sum + f.size, 0) };
+}
+
+/** A tarball's size and the digests npm sends with it, read once from disk. */
+export async function measureFile(file: string): Promise<{ size: number; integrity: string; shasum: string }> {
   const sha512 = createHash('sha512');
   const sha1 = createHash('sha1');
   let size = 0;
-  for await (const chunk of createReadStream(target)) {
+  for await (const chunk of createReadStream(file)) {
     sha512.update(chunk as Buffer);
     sha1.update(chunk as Buffer);
     size += (chunk as Buffer).length;
   }
-  return {
-    file: target,
-    files,
-    size,
-    unpackedSize: files.reduce((sum, f) => sum + f.size, 0),
-    integrity: `sha512-${sha512.digest('base64')}`,
-    shasum: sha1.digest('hex'),
-  };
+  return { size, integrity: `sha512-${sha512.digest('base64')}`, shasum: sha1.digest('hex') };
 }

@@ -7,9 +7,10 @@ import { ClientError } from '../output/errors.js';
 import { SEPARATOR } from '../output/format.js';
 import type { CommandResult } from '../output/reporter.js';
 import { transferProgress } from '../output/transfer-progress.js';
+import { checkPackage, isCheckedFile, type PackageEngine } from './package-checks.js';
 import { packFileList, packTarball, type PackResult } from './pack.js';
 import { publishBody } from './publish-body.js';
-import { manifestProblems, metaProblems } from './validate.js';
+import { readTarballContents, type TarballContents } from './tarball-contents.js';
 
 export interface PublishOptions {
   registry?: string;
@@ -83,48 +84,149 @@ function publishConfigOf(manifest: Record<string, unknown>, folder: string): Pub
   return result;
 }
 
+/** A package ready to send: checked, with its tarball on disk. */
+interface PreparedPackage {
+  manifest: Record<string, unknown> & { name: string; version: string };
+  publishConfig: PublishConfig;
+  packed: PackResult;
+  readme?: string;
+  engines: PackageEngine[];
+  warnings: string[];
+}
+
+const README = /^readme(\.(md|markdown|txt))?$/i;
+const isTarballPath = (file: string) => /\.(tgz|tar\.gz)$/i.test(file);
+
+function throwOnProblems(action: 'publish' | 'pack', target: string, problems: string[], engines: PackageEngine[]): void {
+  if (problems.length === 0) return;
+  const [first, ...rest] = problems;
+  throw new ClientError(action === 'publish' ? 'PACKAGE_INVALID' : 'PACK_INVALID', {
+    folder: target,
+    problem: String(first),
+    more: rest.length > 0 ? `Also: ${rest.join('; ')}. ` : '',
+    advice: engines.includes('unity') ? ' (Unity writes .meta files when it imports the folder)' : '',
+  });
+}
+
+/** Reads, checks and packs a folder into `work` as npm would. */
+async function prepareFolder(
+  ctx: CommandContext,
+  folder: string,
+  work: string,
+  action: 'publish' | 'pack',
+): Promise<PreparedPackage> {
+  const manifest = await readManifest(ctx, folder);
+  const publishConfig = publishConfigOf(manifest, folder);
+  const files = await packFileList(folder, manifest);
+  const texts = new Map<string, string>();
+  for (const f of files.filter((f) => isCheckedFile(f.path))) {
+    texts.set(f.path, await ctx.deps.fs.readFile(path.join(folder, f.path), 'utf8'));
+  }
+  const checks = checkPackage(
+    manifest,
+    files.map((f) => f.path),
+    (file) => texts.get(file),
+  );
+  throwOnProblems(action, folder, checks.problems, checks.engines);
+  const named = manifest as PreparedPackage['manifest'];
+  const packed = await packTarball(folder, files, path.join(work, `${named.name}-${named.version}.tgz`));
+  const readmeFile = files.find((f) => README.test(f.path));
+  const readme =
+    readmeFile && readmeFile.size <= MAX_README
+      ? await ctx.deps.fs.readFile(path.join(folder, readmeFile.path), 'utf8')
+      : undefined;
+  return {
+    manifest: named,
+    publishConfig,
+    packed,
+    ...(readme !== undefined ? { readme } : {}),
+    engines: checks.engines,
+    warnings: checks.warnings,
+  };
+}
+
+/** Reads and checks a prepared tarball, which is then sent byte for byte. */
+async function prepareTarball(file: string): Promise<PreparedPackage> {
+  let contents: TarballContents;
+  try {
+    contents = await readTarballContents(file, (p) => isCheckedFile(p) || README.test(p));
+  } catch (err) {
+    throw new ClientError('PACKAGE_INVALID', {
+      folder: file,
+      problem: `it is not a gzipped tarball: ${(err as Error).message}`,
+      more: '',
+      advice: '',
+    });
+  }
+  const problems: string[] = [];
+  if (contents.strayEntries.length > 0) {
+    problems.push(`entries outside package/ or not files: ${contents.strayEntries.slice(0, 5).join(', ')}`);
+  }
+  if (contents.manifestText === null) {
+    throwOnProblems('publish', file, [...problems, 'it holds no package/package.json'], []);
+  }
+  let manifest: Record<string, unknown>;
+  try {
+    const value: unknown = JSON.parse(contents.manifestText!.replace(/^\uFEFF/, ''));
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('it is not a JSON object');
+    manifest = value as Record<string, unknown>;
+  } catch (err) {
+    throw new ClientError('PACKAGE_JSON_INVALID', { file: `${file}: package/package.json`, problem: (err as Error).message });
+  }
+  const publishConfig = publishConfigOf(manifest, file);
+  const checks = checkPackage(
+    manifest,
+    contents.packed.files.map((f) => f.path),
+    (p) => contents.texts.get(p),
+  );
+  throwOnProblems('publish', file, [...problems, ...checks.problems], checks.engines);
+  const readmeFile = contents.packed.files.find((f) => README.test(f.path));
+  const readme = readmeFile && readmeFile.size <= MAX_README ? contents.texts.get(readmeFile.path) : undefined;
+  return {
+    manifest: manifest as PreparedPackage['manifest'],
+    publishConfig,
+    packed: contents.packed,
+    ...(readme !== undefined ? { readme } : {}),
+    engines: checks.engines,
+    warnings: checks.warnings,
+  };
+}
+
+async function isFile(ctx: CommandContext, file: string): Promise<boolean> {
+  try {
+    return (await ctx.deps.fs.stat(file)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** `pkg publish [folder | file.tgz]`. */
 export async function publishFolder(
   ctx: CommandContext,
-  folderArg: string | undefined,
+  targetArg: string | undefined,
   options: PublishOptions,
 ): Promise<CommandResult> {
   if (options.tag !== undefined) checkTag(options.tag);
-  const folder = path.resolve(ctx.deps.cwd, folderArg ?? '.');
-  const manifest = await readManifest(ctx, folder);
-  // As npm: the command line wins over publishConfig, which wins over the environment and config.
-  const publishConfig = publishConfigOf(manifest, folder);
-  const tag = options.tag ?? publishConfig.tag ?? 'latest';
-  const files = await packFileList(folder, manifest);
-  const problems = [...manifestProblems(manifest), ...metaProblems(files.map((f) => f.path))];
-  if (problems.length > 0) {
-    const [first, ...rest] = problems;
-    throw new ClientError('PACKAGE_INVALID', {
-      folder,
-      problem: String(first),
-      more: rest.length > 0 ? `Also: ${rest.join('; ')}. ` : '',
-    });
-  }
-  const fromPublishConfig = options.registry === undefined && publishConfig.registry !== undefined;
-  const registry = fromPublishConfig ? publishConfig.registry! : await ctx.registryUrl(options.registry);
-  const name = manifest.name as string;
-  const version = manifest.version as string;
-
+  const target = path.resolve(ctx.deps.cwd, targetArg ?? '.');
+  const fromTarball = isTarballPath(target) && (await isFile(ctx, target));
   const work = await ctx.deps.fs.mkdtemp(path.join(ctx.deps.tmpdir, 'pkg-publish-'));
   try {
-    const packed = await packTarball(folder, files, path.join(work, 'package.tgz'));
+    const prepared = fromTarball ? await prepareTarball(target) : await prepareFolder(ctx, target, work, 'publish');
+    for (const warning of prepared.warnings) ctx.reporter.warn(warning);
+    const { manifest, publishConfig, packed, readme } = prepared;
+    // As npm: the command line wins over publishConfig, which wins over the environment and config.
+    const tag = options.tag ?? publishConfig.tag ?? 'latest';
+    const fromPublishConfig = options.registry === undefined && publishConfig.registry !== undefined;
+    const registry = fromPublishConfig ? publishConfig.registry! : await ctx.registryUrl(options.registry);
+    const { name, version } = manifest;
     const filename = `${name}-${version}.tgz`;
-    const readmeFile = files.find((f) => /^readme(\.(md|markdown|txt))?$/i.test(f.path));
-    const readme =
-      readmeFile && readmeFile.size <= MAX_README
-        ? await ctx.deps.fs.readFile(path.join(folder, readmeFile.path), 'utf8')
-        : undefined;
     if (!options.dryRun) {
       const client = await ctx.registry(registry);
       const progress = transferProgress(ctx.reporter, ctx.deps.stderr.isTTY, packed.size, `${name}@${version}`);
       try {
         const body = publishBody(
           {
-            manifest: manifest as Record<string, unknown> & { name: string; version: string },
+            manifest,
             tag,
             tarball: packed,
             tarballUrl: registryEndpoint(registry, `/${name}/-/${filename}`).toString(),
@@ -137,10 +239,126 @@ export async function publishFolder(
         progress.done();
       }
     }
-    return publishReport({ name, version, tag, registry, fromPublishConfig, filename, packed, dryRun: options.dryRun ?? false });
+    return publishReport({
+      name,
+      version,
+      tag,
+      registry,
+      fromPublishConfig,
+      filename,
+      packed,
+      engines: prepared.engines,
+      warnings: prepared.warnings,
+      tarball: fromTarball ? target : null,
+      dryRun: options.dryRun ?? false,
+    });
   } finally {
     await ctx.deps.fs.rm(work, { recursive: true, force: true });
   }
+}
+
+export interface PackOptions {
+  packDestination?: string;
+  dryRun?: boolean;
+}
+
+/** `pkg pack [folder]`: the exact tarball `pkg publish` would send, written to a file. */
+export async function packFolder(
+  ctx: CommandContext,
+  folderArg: string | undefined,
+  options: PackOptions,
+): Promise<CommandResult> {
+  const folder = path.resolve(ctx.deps.cwd, folderArg ?? '.');
+  const destination = path.resolve(ctx.deps.cwd, options.packDestination ?? '.');
+  const work = await ctx.deps.fs.mkdtemp(path.join(ctx.deps.tmpdir, 'pkg-pack-'));
+  try {
+    const prepared = await prepareFolder(ctx, folder, work, 'pack');
+    for (const warning of prepared.warnings) ctx.reporter.warn(warning);
+    const { name, version } = prepared.manifest;
+    const filename = `${name}-${version}.tgz`;
+    const file = path.join(destination, filename);
+    if (!options.dryRun) {
+      await ctx.deps.fs.mkdir(destination, { recursive: true });
+      // Copied beside the target, then renamed: a reader never sees half a tarball.
+      const temp = path.join(destination, `.${filename}.${process.pid}.tmp`);
+      try {
+        await ctx.deps.fs.copyFile(prepared.packed.file, temp);
+        await ctx.deps.fs.rename(temp, file);
+      } catch (err) {
+        await ctx.deps.fs.rm(temp, { force: true });
+        throw err;
+      }
+    }
+    return packReport({ ...prepared, name, version, filename, file, dryRun: options.dryRun ?? false });
+  } finally {
+    await ctx.deps.fs.rm(work, { recursive: true, force: true });
+  }
+}
+
+const ENGINE_LABELS: Record<PackageEngine, string> = { unity: 'Unity', godot: 'Godot', unreal: 'Unreal Engine' };
+
+function contentLines(packed: PackResult, name: string, version: string, filename: string): string[] {
+  const sizes = packed.files.map((f) => npmSize(f.size));
+  const width = Math.max(...sizes.map((s) => s.length));
+  const details: [string, string][] = [
+    ['name', name],
+    ['version', version],
+    ['filename', filename],
+    ['package size', npmSize(packed.size)],
+    ['unpacked size', npmSize(packed.unpackedSize)],
+    ['shasum', packed.shasum],
+    ['integrity', packed.integrity],
+    ['total files', String(packed.files.length)],
+  ];
+  return [
+    'Tarball Contents:',
+    ...packed.files.map((f, i) => `  ${sizes[i]!.padStart(width)}  ${f.path}`),
+    '',
+    'Tarball Details:',
+    ...details.map(([key, value]) => `  ${`${key}:`.padEnd(15)}${value}`),
+  ];
+}
+
+function tarballJson(packed: PackResult, engines: PackageEngine[], warnings: string[]): Record<string, unknown> {
+  return {
+    engines,
+    files: packed.files,
+    entry_count: packed.files.length,
+    size: packed.size,
+    unpacked_size: packed.unpackedSize,
+    shasum: packed.shasum,
+    integrity: packed.integrity,
+    warnings,
+  };
+}
+
+interface PackReportInput {
+  name: string;
+  version: string;
+  filename: string;
+  file: string;
+  packed: PackResult;
+  engines: PackageEngine[];
+  warnings: string[];
+  dryRun: boolean;
+}
+
+function packReport(input: PackReportInput): CommandResult {
+  const { name, version, filename, file, packed, engines, warnings, dryRun } = input;
+  const message = dryRun ? `Dry run: ${file} was not written` : `Wrote ${file}`;
+  return {
+    json: { name, version, filename, file, ...tarballJson(packed, engines, warnings), dry_run: dryRun, message },
+    text: [
+      dryRun ? 'Pack Preview' : 'Pack',
+      SEPARATOR,
+      `Package: ${name}@${version}`,
+      `Engines: ${engines.map((e) => ENGINE_LABELS[e]).join(', ')}`,
+      '',
+      ...contentLines(packed, name, version, filename),
+      '',
+      message,
+    ],
+  };
 }
 
 interface PublishReportInput {
@@ -152,38 +370,28 @@ interface PublishReportInput {
   fromPublishConfig: boolean;
   filename: string;
   packed: PackResult;
+  engines: PackageEngine[];
+  warnings: string[];
+  /** The prepared tarball sent as it is; null when the folder was packed. */
+  tarball: string | null;
   dryRun: boolean;
 }
 
 function publishReport(input: PublishReportInput): CommandResult {
-  const { name, version, tag, registry, fromPublishConfig, filename, packed, dryRun } = input;
-  const sizes = packed.files.map((f) => npmSize(f.size));
-  const width = Math.max(...sizes.map((s) => s.length));
+  const { name, version, tag, registry, fromPublishConfig, filename, packed, engines, warnings, tarball, dryRun } = input;
   const message = dryRun
     ? `Dry run: ${name}@${version} was not published`
     : `Published ${name}@${version} to ${registry} with tag ${tag}`;
-  const details: [string, string][] = [
-    ['name', name],
-    ['version', version],
-    ['filename', filename],
-    ['package size', npmSize(packed.size)],
-    ['unpacked size', npmSize(packed.unpackedSize)],
-    ['shasum', packed.shasum],
-    ['integrity', packed.integrity],
-    ['total files', String(packed.files.length)],
-  ];
   const text = [
     dryRun ? 'Publish Preview' : 'Publish',
     SEPARATOR,
     `Package: ${name}@${version}`,
+    `Engines: ${engines.map((e) => ENGINE_LABELS[e]).join(', ')}`,
     `Registry: ${registry}${fromPublishConfig ? ' (publishConfig.registry)' : ''}`,
     `Tag: ${tag}`,
+    ...(tarball !== null ? [`Tarball: ${tarball} (sent as it is)`] : []),
     '',
-    'Tarball Contents:',
-    ...packed.files.map((f, i) => `  ${sizes[i]!.padStart(width)}  ${f.path}`),
-    '',
-    'Tarball Details:',
-    ...details.map(([key, value]) => `  ${`${key}:`.padEnd(15)}${value}`),
+    ...contentLines(packed, name, version, filename),
     '',
     message,
   ];
@@ -195,12 +403,8 @@ function publishReport(input: PublishReportInput): CommandResult {
       tag,
       registry,
       filename,
-      files: packed.files,
-      entry_count: packed.files.length,
-      size: packed.size,
-      unpacked_size: packed.unpackedSize,
-      shasum: packed.shasum,
-      integrity: packed.integrity,
+      ...(tarball !== null ? { tarball } : {}),
+      ...tarballJson(packed, engines, warnings),
       dry_run: dryRun,
       published: !dryRun,
       message,

@@ -1,5 +1,5 @@
 /**
- * What a Unity package must be before it is published, checked before any network traffic. Pure:
+ * What every package, and a Unity package in particular, must be before it is published, checked before any network traffic. Pure:
  * it reads the parsed package.json and the list of files that would be packed.
  */
 import { checkPackageName, dependencyFieldsProblem, isUnityMinVersion, isUnityRelease } from '@pkg/protocol';
@@ -18,15 +18,22 @@ function ignoredByUnity(relativePath: string): boolean {
     );
 }
 
-/** Problems with the package.json fields the Unity Package Manager and the registry rely on. */
-export function manifestProblems(manifest: Record<string, unknown>): string[] {
+/** Problems with the package.json fields every package needs, whatever its engine. */
+export function commonProblems(manifest: Record<string, unknown>): string[] {
   const problems: string[] = [];
-  const { name, version, unity, unityRelease, displayName } = manifest;
+  const { name, version } = manifest;
   const nameCheck = checkPackageName(name);
   if (!nameCheck.ok) problems.push(`"name" ${JSON.stringify(name ?? null)} is not valid: ${nameCheck.rule}`);
   if (typeof version !== 'string' || semver.valid(version) !== version) {
     problems.push(`"version" ${JSON.stringify(version ?? null)} is not a semver version such as 1.2.0`);
   }
+  return problems;
+}
+
+/** Problems with the package.json fields the Unity Package Manager relies on. */
+export function unityFieldProblems(manifest: Record<string, unknown>): string[] {
+  const problems: string[] = [];
+  const { unity, unityRelease, displayName } = manifest;
   if (unity !== undefined && !isUnityMinVersion(unity)) {
     problems.push(`"unity" ${JSON.stringify(unity)} is not <major>.<minor> as Unity writes it, such as 2022.3`);
   }
@@ -72,4 +79,9 @@ export function metaProblems(files: readonly string[]): string[] {
     if (!packed.has(owner) && !folders.has(owner)) problems.push(`${file} belongs to no file or folder of the package`);
   }
   return problems;
+}
+
+/** Problems of a Unity package's package.json: the common fields and Unity's. */
+export function manifestProblems(manifest: Record<string, unknown>): string[] {
+  return [...commonProblems(manifest), ...unityFieldProblems(manifest)];
 }

@@ -6,6 +6,7 @@ import { PassThrough } from 'node:stream';
 import type { Deps, KeyringBinding, OutputStream } from '../../src/deps.js';
 import { createUndiciTransport } from '../../src/http/undici-transport.js';
 import { runCli } from '../../src/cli.js';
+import { runShell } from '../../src/io/run-shell.js';
 
 export interface Captured extends OutputStream {
   text(): string;
@@ -65,6 +66,7 @@ export async function testDeps(overrides: TestDepsOverrides = {}): Promise<TestD
     loadKeyring: async (): Promise<KeyringBinding> => {
       throw new Error('no keychain in tests');
     },
+    runShell,
   };
   return { ...base, ...overrides, env };
 }
