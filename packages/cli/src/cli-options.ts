@@ -1,4 +1,4 @@
-import { ClientError } from './output/errors.js';
+import { ClientError } from './errors/client-errors.js';
 
 /** A positive integer option value (`--limit 5`), or a usage error naming the flag. */
 export function positiveInteger(flag: string, max = Number.MAX_SAFE_INTEGER): (value: string) => number {

@@ -3,7 +3,8 @@ import type { Deps } from './deps.js';
 import { COMMANDS } from './commands/index.js';
 import type { Command, CommandArgs } from './commands/types.js';
 import { CommandContext } from './context.js';
-import { ClientError, EXIT, toErrorReport, type ExitCode } from './output/errors.js';
+import { ClientError, EXIT, type ExitCode } from './errors/client-errors.js';
+import { toErrorReport } from './output/error-report.js';
 import { Reporter } from './output/reporter.js';
 
 const GLOBAL_HELP = `
@@ -66,7 +67,7 @@ export async function runCli(argv: string[], deps: Deps): Promise<ExitCode> {
   try {
     const result = await invocation.command.run(ctx, invocation.input);
     reporter.result(result);
-    return EXIT.OK;
+    return result.exitCode ?? EXIT.OK;
   } catch (err) {
     const report = toErrorReport(err);
     if (report.code === 'INTERNAL' && err instanceof Error && err.stack) reporter.debug(err.stack);

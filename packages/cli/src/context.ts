@@ -7,7 +7,7 @@ import type { RegistryClient } from './http/registry-client.js';
 import { Prompter } from './io/prompt.js';
 import type { TokenStore } from './auth/token-store.js';
 import type { Reporter } from './output/reporter.js';
-import { ClientError } from './output/errors.js';
+import { ClientError } from './errors/client-errors.js';
 
 interface Credential {
   token: string | null;

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { FileSystem, KeyringBinding } from '../deps.js';
-import { ClientError } from '../output/errors.js';
+import { ClientError } from '../errors/client-errors.js';
 import { EncryptedFileTokenStore } from './encrypted-file.js';
 import { EnvTokenOverride } from './env.js';
 import { KeychainTokenStore } from './keychain.js';

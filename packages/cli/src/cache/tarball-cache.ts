@@ -9,7 +9,7 @@ import path from 'node:path';
 import { isPackageName, isSemver, type VersionRecord } from '@pkg/protocol';
 import type { FileSystem } from '../deps.js';
 import type { RegistryClient } from '../http/registry-client.js';
-import { ClientError } from '../output/errors.js';
+import { ClientError } from '../errors/client-errors.js';
 import type { TransferProgress } from '../output/transfer-progress.js';
 import { expectedDigest, type ExpectedDigest } from './integrity.js';
 

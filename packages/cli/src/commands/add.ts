@@ -1,11 +1,12 @@
 import { REGISTRY_OPTION, type Command } from './types.js';
-import { ENGINE_OPTION, ENGINE_VERSION_OPTION, FORCE_OPTION, nameList } from '../project/options.js';
+import { ENGINE_OPTION, ENGINE_VERSION_OPTION, FORCE_OPTION, nameList } from './options/project-options.js';
 
 interface AddOptions {
   registry?: string;
   engine?: string;
   engineVersion?: string;
   force?: boolean;
+  latest?: boolean;
 }
 
 export const add: Command<AddOptions> = {
@@ -21,11 +22,22 @@ export const add: Command<AddOptions> = {
       variadic: true,
     },
   ],
-  options: [REGISTRY_OPTION, ENGINE_OPTION, ENGINE_VERSION_OPTION, FORCE_OPTION],
+  options: [
+    REGISTRY_OPTION,
+    {
+      flags: '--latest',
+      description:
+        'let packages already in the manifest move to a new major version when an added version needs it (by default they stay within their major)',
+    },
+    ENGINE_OPTION,
+    ENGINE_VERSION_OPTION,
+    FORCE_OPTION,
+  ],
   examples: [
     'pkg add com.vendor.input',
     'pkg add com.vendor.input@1.2.0 com.vendor.audio@beta',
     'pkg add com.vendor.input --json',
+    'pkg add com.vendor.input@2.0.0 --latest',
   ],
   async run(ctx, { args, options }) {
     const { projectAdd } = await import('../project/project-actions.js');

@@ -1,5 +1,5 @@
 import { CONFIG_KEYS, configKey } from '../config/keys.js';
-import { ClientError } from '../output/errors.js';
+import { ClientError } from '../errors/client-errors.js';
 import type { Command } from './types.js';
 
 const ACTIONS = ['get', 'set', 'delete', 'list'] as const;

@@ -1,5 +1,5 @@
 import { REGISTRY_OPTION, type Command } from './types.js';
-import { ENGINE_OPTION, ENGINE_VERSION_OPTION, FORCE_OPTION, GLOBAL_OPTION, nameList } from '../project/options.js';
+import { ENGINE_OPTION, ENGINE_VERSION_OPTION, FORCE_OPTION, GLOBAL_OPTION, nameList } from './options/project-options.js';
 
 interface InstallOptions {
   registry?: string;
@@ -20,7 +20,7 @@ export const install: Command<InstallOptions> = {
   async run(ctx, { args, options }) {
     const names = nameList(args.package);
     if (options.global) {
-      const { ClientError } = await import('../output/errors.js');
+      const { ClientError } = await import('../errors/client-errors.js');
       if (names.length === 0) {
         throw new ClientError('GLOBAL_NAMES_MISSING');
       }

@@ -1,5 +1,5 @@
 import { PROJECT_REGISTRY_OPTION, type Command } from './types.js';
-import { ENGINE_OPTION, ENGINE_VERSION_OPTION, GLOBAL_OPTION } from '../project/options.js';
+import { ENGINE_OPTION, ENGINE_VERSION_OPTION, GLOBAL_OPTION } from './options/project-options.js';
 
 interface ListOptions {
   registry?: string;

@@ -1,5 +1,5 @@
 import { positiveInteger } from '../cli-options.js';
-import { ClientError } from '../output/errors.js';
+import { ClientError } from '../errors/client-errors.js';
 import { REGISTRY_OPTION, type Command } from './types.js';
 
 interface SearchOptions {

@@ -1,5 +1,5 @@
 import { PROJECT_REGISTRY_OPTION, type Command } from './types.js';
-import { ENGINE_OPTION, ENGINE_VERSION_OPTION, FORCE_OPTION, GLOBAL_OPTION, nameList } from '../project/options.js';
+import { ENGINE_OPTION, ENGINE_VERSION_OPTION, FORCE_OPTION, GLOBAL_OPTION, nameList } from './options/project-options.js';
 
 interface UninstallOptions {
   registry?: string;

@@ -8,7 +8,7 @@ import {
   nameList,
   saveOption,
   type SaveValue,
-} from '../project/options.js';
+} from './options/project-options.js';
 
 interface UpdateOptions {
   dryRun?: boolean;

@@ -1,4 +1,4 @@
-import { ClientError } from '../output/errors.js';
+import { ClientError } from '../errors/client-errors.js';
 import { REGISTRY_OPTION, type Command } from './types.js';
 
 interface WhoamiOptions {

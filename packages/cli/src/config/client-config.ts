@@ -1,7 +1,7 @@
 import { jsonSyntaxProblem } from '../json/json-syntax.js';
 import path from 'node:path';
 import type { FileSystem } from '../deps.js';
-import { ClientError } from '../output/errors.js';
+import { ClientError } from '../errors/client-errors.js';
 import { readTextIfExists, writeFileAtomic } from '../io/fs.js';
 import { CONFIG_KEYS, configKey, type ConfigValue } from './keys.js';
 

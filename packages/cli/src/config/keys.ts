@@ -1,4 +1,4 @@
-import { ClientError } from '../output/errors.js';
+import { ClientError } from '../errors/client-errors.js';
 import { parseRegistryUrl } from '../http/registry-url.js';
 
 export type ConfigValue = string | number;

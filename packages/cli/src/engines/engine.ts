@@ -2,7 +2,7 @@
  * The one interface every game engine implements. Commands talk to an `Engine` only; adding
  * Godot or Unreal means adding a folder beside `unity/` and one line in `engines/index.ts`.
  */
-import type { ClientErrorParams } from '../output/errors.js';
+import type { ClientErrorParams } from '../errors/client-errors.js';
 import type { VersionRecord } from '@pkg/protocol';
 import type { ProjectFs } from '../files/project-fs.js';
 import type { EngineInstaller } from './installer.js';

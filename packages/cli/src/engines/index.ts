@@ -4,7 +4,7 @@
 import path from 'node:path';
 import type { ProjectFs } from '../files/project-fs.js';
 import type { Engine } from './engine.js';
-import { ClientError } from '../output/errors.js';
+import { ClientError } from '../errors/client-errors.js';
 import { godotEngine } from './godot/godot-engine.js';
 import { unityEngine } from './unity/unity-engine.js';
 import { unrealEngine } from './unreal/unreal-engine.js';

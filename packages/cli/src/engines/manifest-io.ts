@@ -4,7 +4,7 @@
  */
 import path from 'node:path';
 import type { ProjectFs } from '../files/project-fs.js';
-import { ClientError } from '../output/errors.js';
+import { ClientError } from '../errors/client-errors.js';
 import type { ManifestFile } from './engine.js';
 
 /** Engine.writeManifest for the manifest at `relative`, read back with `read`. */

@@ -6,10 +6,10 @@
  */
 import path from 'node:path';
 import type { ProjectFs } from '../files/project-fs.js';
-import { ClientError } from '../output/errors.js';
+import { ClientError } from '../errors/client-errors.js';
 import type { Engine, ManifestFile } from './engine.js';
 import { lockedVersionsAt, writeManifestAt } from './manifest-io.js';
-import { editUnityManifest, parseUnityManifest } from './unity/unity-manifest.js';
+import { editDependencyManifest, parseDependencyManifest } from './dependency-manifest.js';
 
 export const PKG_JSON = 'pkg.json';
 export const PKG_LOCK = 'pkg-lock.json';
@@ -20,7 +20,7 @@ export async function readPkgJson(project: string, fs: ProjectFs): Promise<Manif
   const file = path.join(project, PKG_JSON);
   const text = (await fs.readTextIfExists(file)) ?? EMPTY_PKG_JSON;
   try {
-    return { path: file, text, manifest: parseUnityManifest(text) };
+    return { path: file, text, manifest: parseDependencyManifest(text) };
   } catch (error) {
     throw new ClientError('PKG_JSON_INVALID', {
       file: PKG_JSON,
@@ -37,7 +37,7 @@ export const pkgJsonManifest: Pick<
 > = {
   manifestRelativePath: PKG_JSON,
   readManifest: readPkgJson,
-  editManifest: (file, change) => editUnityManifest(file.text, change),
+  editManifest: (file, change) => editDependencyManifest(file.text, change),
   writeManifest: (project, text, fs) => writeManifestAt(PKG_JSON, readPkgJson, project, text, fs),
   /** What is installed: the versions in `pkg-lock.json`. */
   readResolvedVersions: (project, fs) => lockedVersionsAt(PKG_LOCK, 'packages', project, fs),

@@ -8,20 +8,20 @@ import semver from 'semver';
 import { TarballCache } from '../cache/tarball-cache.js';
 import type { CommandContext } from '../context.js';
 import { normalizeRegistryUrl, sameRegistryUrl } from '../engines/registry-url.js';
-import { ClientError } from '../output/errors.js';
-import { addReport, listReport, uninstallReport, type ListedPackage, type ProjectHeader } from '../output/project-reports.js';
+import { ClientError } from '../errors/client-errors.js';
+import { addReport, listReport, uninstallReport, type ListedPackage, type ProjectHeader } from '../reports/project-reports.js';
 import type { CommandResult } from '../output/reporter.js';
-import { updateReport } from '../output/update-report.js';
+import { updateReport } from '../reports/update-report.js';
 import { throwOnConflicts } from '../project/conflicts.js';
 import { planContextFor } from '../project/open-project.js';
 import { fetchIntoCache, type ProjectUpdateOptions } from '../project/project-update.js';
 import { planWithDocuments, type DocumentMap } from '../project/registry-documents.js';
 import { RegistrySet } from '../project/registry-set.js';
-import { parsePackageRequest, planAdd } from '../updates/add-plan.js';
-import { pickNewest } from '../updates/pick-version.js';
-import { recordOf, type PlanContext } from '../updates/plan-context.js';
-import { RegistryRouting } from '../updates/registry-routing.js';
-import { planUpdate } from '../updates/update-plan.js';
+import { parsePackageRequest, planAdd } from '../resolve/add-plan.js';
+import { pickNewest } from '../resolve/pick-version.js';
+import { recordOf, type PlanContext } from '../resolve/plan-context.js';
+import { RegistryRouting } from '../resolve/registry-routing.js';
+import { planUpdate } from '../resolve/update-plan.js';
 import { GlobalPackages, type GlobalManifest } from './global-packages.js';
 
 const NO_ENGINE = { text: null };
@@ -74,7 +74,7 @@ async function installVersions(
     if (!record) throw new ClientError('VERSION_NOT_FOUND', { version, name });
     const tarball = await cache.fetch(await registries.client(registries.registryOf(name)), record);
     // A global package is unpacked from memory (safe-extract.ts); project installs keep only the file.
-    await store.install(name, version, await ctx.deps.fs.readFile(tarball.path));
+    await store.install(name, version, tarball.path);
   }
 }
 

@@ -11,8 +11,9 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { FileSystem } from '../deps.js';
 import { readTextIfExists, withFileLock, writeFileAtomic, type LockOptions } from '../io/fs.js';
-import { ClientError } from '../output/errors.js';
-import { extractPackage } from './safe-extract.js';
+import { ClientError } from '../errors/client-errors.js';
+import { extractPackage } from '../files/safe-extract.js';
+import type { TarballSource } from '../files/tar-entries.js';
 
 export interface GlobalManifest {
   dependencies: Record<string, string>;
@@ -68,9 +69,9 @@ export class GlobalPackages {
   locked<T>(fn: () => Promise<T>): Promise<T> {
     return withFileLock(this.#fs, path.join(this.dir, '.lock'), this.#lock, fn);
   }
-
+  /** Extracts a verified tarball (its file in the cache, streamed) as the package's folder, replacing the previous version's. */
   /** Extracts a verified tarball as the package's folder, replacing the previous version's. */
-  async install(name: string, version: string, tarball: Buffer): Promise<number> {
+  async install(name: string, version: string, tarball: TarballSource): Promise<number> {
     const staging = path.join(this.dir, 'packages', `.${name}.${randomBytes(4).toString('hex')}.tmp`);
     try {
       const files = await extractPackage(this.#fs, tarball, staging, `${name}@${version}`);

@@ -9,7 +9,7 @@ import {
   type WhoamiResponse,
 } from '@pkg/protocol';
 import type { HttpRequest, HttpResponse, HttpStreamResponse, HttpTransport } from '../deps.js';
-import { ClientError } from '../output/errors.js';
+import { ClientError } from '../errors/client-errors.js';
 import { DEFAULT_RETRY, retryDelay, type RetryPolicy } from './retry.js';
 import { registryEndpoint, registryHostKey, type RegistryUrl } from './registry-url.js';
 import { errorCode, transportError } from './transport-errors.js';

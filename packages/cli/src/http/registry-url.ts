@@ -1,4 +1,4 @@
-import { ClientError } from '../output/errors.js';
+import { ClientError } from '../errors/client-errors.js';
 import { isLoopbackHost } from './loopback.js';
 
 declare const registryUrlBrand: unique symbol;

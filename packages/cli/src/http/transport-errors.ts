@@ -1,4 +1,4 @@
-import { ClientError } from '../output/errors.js';
+import { ClientError } from '../errors/client-errors.js';
 
 const NOT_FOUND_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'EHOSTUNREACH', 'ENETUNREACH', 'ENETDOWN']);
 

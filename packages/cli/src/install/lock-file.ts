@@ -8,7 +8,7 @@ import { isPackageName, isSemver } from '@pkg/protocol';
 import type { ProjectFs } from '../files/project-fs.js';
 import type { ProjectEdit } from '../engines/installer.js';
 import { PKG_LOCK } from '../engines/pkg-json.js';
-import { ClientError } from '../output/errors.js';
+import { ClientError } from '../errors/client-errors.js';
 
 export const LOCKFILE_VERSION = 1;
 
@@ -119,4 +119,13 @@ export function serializeLock(lock: LockFile): string {
   const created =
     lock.createdFolders && lock.createdFolders.length > 0 ? { createdFolders: [...lock.createdFolders].sort() } : {};
   return `${JSON.stringify({ lockfileVersion: lock.lockfileVersion, packages, ...created }, null, 2)}\n`;
+}
+
+/** A package `pkg install` restored from the lock, as its report lists it. */
+export interface RestoredPackage {
+  package: string;
+  version: string;
+  /** `installed` from the lock, or `in-place` (already matching it). */
+  status: 'installed' | 'in-place';
+  cached: boolean;
 }

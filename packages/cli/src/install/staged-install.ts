@@ -13,18 +13,18 @@ import type { Engine } from '../engines/engine.js';
 import type { EngineInstaller } from '../engines/installer.js';
 import { PKG_JSON, PKG_LOCK } from '../engines/pkg-json.js';
 import type { ProjectFs } from '../files/project-fs.js';
-import { extractPackage } from '../global/safe-extract.js';
+import { extractPackage } from '../files/safe-extract.js';
 import { writeFileAtomic } from '../io/fs.js';
-import { ClientError } from '../output/errors.js';
-import { newBackupFolder } from '../project/backup.js';
+import { ClientError } from '../errors/client-errors.js';
+import { newBackupFolder } from '../files/backup.js';
 import { STAGING_PREFIX, writeJournal, type InstallJournal } from './interrupted-install.js';
 import { serializeLock, type LockFile, type LockedEdit, type LockedPackage } from './lock-file.js';
 import { digestFiles, folderMissing, listFiles, localChanges } from './package-files.js';
 
 export interface PackageToInstall {
   record: VersionRecord;
-  /** The verified tarball. */
-  tarball: Buffer;
+  /** The verified tarball's file in the cache, extracted by streaming it. */
+  tarball: string;
   /** When restoring the lock: the files the lock says the package has, which the tarball must match. */
   expectedFiles?: Record<string, string>;
 }

@@ -1,5 +1,5 @@
 import type { InputStream, OutputStream } from '../deps.js';
-import { ClientError } from '../output/errors.js';
+import { ClientError } from '../errors/client-errors.js';
 
 /**
  * Asks questions on a terminal or reads answers piped in, one line each. The transcript is

@@ -1,6 +1,7 @@
 import type { OutputStream } from '../deps.js';
 import { colourEnabled, paint, type LineStyle } from './colour.js';
-import type { ErrorReport } from './errors.js';
+import type { ExitCode } from '../errors/client-errors.js';
+import type { ErrorReport } from './error-report.js';
 import { Spinner, type SpinnerTimers } from './spinner.js';
 
 /** A line of human output with what it means; the reporter colours it on a terminal. */
@@ -25,6 +26,11 @@ export interface CommandResult {
   json: Record<string, unknown>;
   /** Printed otherwise, one line each, on stdout. */
   text: TextLine[];
+  /**
+   * The exit code when it is not 0 although the command ran to the end: a dry run that found
+   * conflicts, `outdated` that found something outdated.
+   */
+  exitCode?: ExitCode;
 }
 
 export interface ReporterOptions {

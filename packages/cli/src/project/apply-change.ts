@@ -5,9 +5,9 @@
 import path from 'node:path';
 import type { FileSystem } from '../deps.js';
 import type { ManifestChange } from '../engines/index.js';
-import { ClientError } from '../output/errors.js';
+import { ClientError } from '../errors/client-errors.js';
 import type { CommandContext } from '../context.js';
-import { createBackup, pruneBackups, restoreBackup } from './backup.js';
+import { createBackup, pruneBackups, restoreBackup } from '../files/backup.js';
 import type { OpenProject } from './open-project.js';
 
 export interface ApplyOptions {

@@ -1,10 +1,10 @@
 import type { CommandContext } from '../context.js';
-import { ClientError } from '../output/errors.js';
+import { ClientError } from '../errors/client-errors.js';
 import { selectEngine, type Engine, type EngineVersion, type ManifestFile } from '../engines/index.js';
 import { checkoutRunner } from '../files/checkout.js';
 import { projectFs, type ProjectFs } from '../files/project-fs.js';
 import type { VersionRecord } from '@pkg/protocol';
-import type { PlanContext } from '../updates/plan-context.js';
+import type { PlanContext } from '../resolve/plan-context.js';
 import type { PackageDocument } from '@pkg/protocol';
 
 /** A project as the project commands see it: engine, root, engine version and manifest. */

@@ -2,7 +2,7 @@
 import semver from 'semver';
 import { TarballCache } from '../cache/tarball-cache.js';
 import type { CommandContext } from '../context.js';
-import { ClientError } from '../output/errors.js';
+import { ClientError } from '../errors/client-errors.js';
 import type { PackageStatus } from '../output/format.js';
 import {
   addReport,
@@ -13,15 +13,17 @@ import {
   type ListedPackage,
   type ProjectHeader,
   type SkippedPackage,
-} from '../output/project-reports.js';
+} from '../reports/project-reports.js';
 import type { CommandResult } from '../output/reporter.js';
-import { parsePackageRequest, planAdd } from '../updates/add-plan.js';
-import { checkClosure } from '../updates/closure-check.js';
-import { pickNewest } from '../updates/pick-version.js';
-import { recordOf } from '../updates/plan-context.js';
-import { planUninstall } from '../updates/uninstall-plan.js';
-import { applyWithInstall, installFromLock, installsFiles, uninstallWithInstall } from '../install/project-install.js';
-import { lockInstallReport } from '../output/lock-install-report.js';
+import { parsePackageRequest } from '../resolve/add-plan.js';
+import { diffResolution } from '../resolve/diff.js';
+import { readLock, type RestoredPackage } from '../install/lock-file.js';
+import { pickNewest } from '../resolve/pick-version.js';
+import { recordOf } from '../resolve/plan-context.js';
+import { planUninstall } from '../resolve/uninstall-plan.js';
+import { applyWithInstall, installFromLock, installsFiles, lockCovers, uninstallWithInstall } from './installed-files.js';
+import { resolveProject } from './resolve-project.js';
+import { lockInstallReport } from '../reports/lock-install-report.js';
 import { applyManifestChange, applyOptionsOf } from './apply-change.js';
 import { throwOnConflicts } from './conflicts.js';
 import { openProject, type OpenProject } from './open-project.js';
@@ -55,34 +57,34 @@ function registryDependencies(open: OpenProject): [string, string][] {
   );
 }
 
-export async function projectAdd(ctx: CommandContext, specs: string[], options: ProjectOptions): Promise<CommandResult> {
+export interface AddOptions extends ProjectOptions {
+  /** Let what the added versions need cross major versions of the packages already listed. */
+  latest?: boolean;
+}
+
+export async function projectAdd(ctx: CommandContext, specs: string[], options: AddOptions): Promise<CommandResult> {
   const requests = specs.map(parsePackageRequest);
   const open = await openProject(ctx, options.engine, options.engineVersion);
   const registries = await projectRegistries(ctx, open, {
     ...(options.registry !== undefined ? { flag: options.registry } : {}),
     explicit: new Set(requests.map((r) => r.name)),
   });
-  const documents: DocumentMap = new Map();
-  const plan = await planWithDocuments(registries.set, documents, (docs) =>
-    planAdd(open.manifest.manifest.dependencies, requests, registries.context(docs), {
-      engineLabel: open.engineLabel,
-      ...(registries.scopes ? { scopes: registries.scopes } : {}),
-    }),
-  );
-  throwOnConflicts(plan.conflicts, 'add');
-  const set = Object.fromEntries([
-    ...plan.added.map((a) => [a.package, a.version]),
-    ...plan.raised.map((r) => [r.package, r.to]),
-  ]);
-  const change = { set, registries: plan.registryEntries };
+  const { resolution, latestRetry } = await resolveProject(open, registries, {
+    kind: 'add',
+    requests,
+    latest: options.latest ?? false,
+  });
+  throwOnConflicts(resolution.conflicts, 'add', latestRetry);
+  const plan = resolution.add!;
   // Engines that install files (Godot, Unreal) have no scoped registries: one registry serves all.
   if (installsFiles(open)) {
-    const applied = await applyWithInstall(ctx, open, await registries.set.client(registries.inEffect), documents, change, {
+    const applied = await applyWithInstall(ctx, open, await registries.set.client(registries.inEffect), resolution, {
       force: options.force ?? false,
     });
     return addReport(headerOf(open, registries), plan, applied.backupPath, applied.dependencies);
   }
-  const applied = await applyManifestChange(open, change, await applyOptionsOf(ctx));
+  const diff = diffResolution({ dependencies: open.manifest.manifest.dependencies, held: {} }, resolution);
+  const applied = await applyManifestChange(open, diff.manifest, await applyOptionsOf(ctx));
   return addReport(headerOf(open, registries), plan, applied.backupPath);
 }
 
@@ -147,26 +149,13 @@ function status(
 export async function projectInstall(ctx: CommandContext, options: ProjectOptions): Promise<CommandResult> {
   const open = await openProject(ctx, options.engine, options.engineVersion);
   const registries = await projectRegistries(ctx, open, options.registry !== undefined ? { flag: options.registry } : {});
-  if (installsFiles(open)) {
-    const client = await registries.set.client(registries.inEffect);
-    const restored = await installFromLock(ctx, open, client, { force: options.force ?? false });
-    return lockInstallReport(headerOf(open, registries), restored.packages, restored.backupPath);
-  }
+  if (installsFiles(open)) return installFiles(ctx, open, registries, options);
   const dependencies = open.manifest.manifest.dependencies;
-  const documents: DocumentMap = new Map();
-  const roots = registryDependencies(open)
-    .filter(([name]) => registries.inRun(name))
-    .map(([name, version]) => ({ name, version }));
-  const closure = await planWithDocuments(registries.set, documents, (docs) =>
-    checkClosure(
-      registries.context(docs),
-      dependencies,
-      roots.map((r) => r.name),
-    ),
-  );
+  const only = new Set(Object.keys(dependencies).filter((name) => registries.inRun(name)));
+  const { resolution, documents } = await resolveProject(open, registries, { kind: 'install', only });
   const context = registries.context(documents);
-  for (const { name, version } of roots) {
-    if (documents.get(name) && !recordOf(context, name, version)) {
+  for (const [name, version] of registryDependencies(open)) {
+    if (only.has(name) && documents.get(name) && !recordOf(context, name, version)) {
       throw new ClientError('MANIFEST_VERSION_NOT_IN_REGISTRY', {
         version,
         name,
@@ -175,9 +164,9 @@ export async function projectInstall(ctx: CommandContext, options: ProjectOption
       });
     }
   }
-  throwOnConflicts(closure.conflicts, 'install');
+  throwOnConflicts(resolution.conflicts, 'install');
   // What the editor resolves, not whatever versions the dependencies happen to name.
-  const records = [...closure.resolved].flatMap(([name, version]) => recordOf(context, name, version) ?? []);
+  const records = [...resolution.target.values()].map((t) => t.record);
   const skipped: SkippedPackage[] = [];
   for (const [name, version] of Object.entries(dependencies)) {
     if (!registries.inRun(name)) continue;
@@ -202,6 +191,36 @@ export async function projectInstall(ctx: CommandContext, options: ProjectOption
     progress.done();
   }
   return installReport(headerOf(open, registries), fetched, skipped);
+}
+
+/**
+ * `install` in Godot and Unreal: exactly the lock when it covers `pkg.json`; else the project
+ * resolved (keeping the lock's versions where they fit) and applied, as `add` would.
+ */
+async function installFiles(
+  ctx: CommandContext,
+  open: OpenProject & Parameters<typeof installFromLock>[1],
+  registries: ProjectRegistries,
+  options: ProjectOptions,
+): Promise<CommandResult> {
+  const client = await registries.set.client(registries.inEffect);
+  const force = options.force ?? false;
+  const { lock } = await readLock(open.project, open.fs);
+  if (lockCovers(lock, open.manifest.manifest.dependencies)) {
+    const restored = await installFromLock(ctx, open, client, { force });
+    return lockInstallReport(headerOf(open, registries), restored.packages, restored.backupPath);
+  }
+  const { resolution } = await resolveProject(open, registries, { kind: 'install' });
+  throwOnConflicts(resolution.conflicts, 'install');
+  const { backupPath } = await applyWithInstall(ctx, open, client, resolution, { force });
+  const after = await readLock(open.project, open.fs);
+  const packages: RestoredPackage[] = Object.entries(after.lock.packages).map(([name, p]) => ({
+    package: name,
+    version: p.version,
+    status: lock.packages[name]?.version === p.version ? 'in-place' : 'installed',
+    cached: false,
+  }));
+  return lockInstallReport(headerOf(open, registries), packages, backupPath);
 }
 
 export async function projectList(ctx: CommandContext, outdated: boolean, options: ProjectOptions): Promise<CommandResult> {

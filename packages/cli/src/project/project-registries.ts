@@ -3,14 +3,14 @@ import type { CommandContext } from '../context.js';
 import type { VersionRecord } from '@pkg/protocol';
 import { normalizeRegistryUrl, sameRegistryUrl } from '../engines/registry-url.js';
 import type { RegistryUrl } from '../http/registry-url.js';
-import type { PlanContext } from '../updates/plan-context.js';
-import type { ScopeTargets } from '../updates/registry-scopes.js';
-import { RegistryRouting } from '../updates/registry-routing.js';
+import type { PlanContext } from '../resolve/plan-context.js';
+import type { ScopeTargets } from '../resolve/registry-scopes.js';
+import { RegistryRouting } from '../resolve/registry-routing.js';
 import { planContextFor, type OpenProject } from './open-project.js';
 import type { DocumentMap } from './registry-documents.js';
 import { RegistrySet } from './registry-set.js';
 import type { RegistryClient } from '../http/registry-client.js';
-import { ClientError } from '../output/errors.js';
+import { ClientError } from '../errors/client-errors.js';
 
 export interface ProjectRegistries {
   /** The registry in effect (`--registry`, PKG_REGISTRY, the config, the default). */

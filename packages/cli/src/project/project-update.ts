@@ -3,18 +3,19 @@ import type { VersionRecord } from '@pkg/protocol';
 import { TarballCache } from '../cache/tarball-cache.js';
 import type { CommandContext } from '../context.js';
 import type { RegistryClient } from '../http/registry-client.js';
-import { ClientError } from '../output/errors.js';
+import { ClientError } from '../errors/client-errors.js';
 import type { CommandResult } from '../output/reporter.js';
-import { updateReport } from '../output/update-report.js';
-import { recordOf, type PlanContext } from '../updates/plan-context.js';
-import { planUpdate, type PlannedUpdate } from '../updates/update-plan.js';
-import { applyWithInstall, installsFiles } from '../install/project-install.js';
+import { updateReport } from '../reports/update-report.js';
+import { recordOf, type PlanContext } from '../resolve/plan-context.js';
+import type { PlannedUpdate, UpdatePlan } from '../resolve/update-plan.js';
+import { diffResolution } from '../resolve/diff.js';
+import { resolveProject } from './resolve-project.js';
+import { applyWithInstall, installsFiles } from './installed-files.js';
 import { applyManifestChange, applyOptionsOf } from './apply-change.js';
-import { throwOnConflicts } from './conflicts.js';
+import { conflictLines, throwOnConflicts } from './conflicts.js';
 import { openProject } from './open-project.js';
 import { projectRegistries } from './project-registries.js';
 import { downloadProgress, progressBar } from './progress.js';
-import { planWithDocuments, type DocumentMap } from './registry-documents.js';
 
 export interface ProjectUpdateOptions {
   dryRun?: boolean;
@@ -39,19 +40,13 @@ export async function projectUpdate(ctx: CommandContext, names: string[], option
   const registries = await projectRegistries(ctx, open, options.registry !== undefined ? { flag: options.registry } : {});
   registries.refuseOutsideRun(names);
   const only = options.registry !== undefined ? new Set(Object.keys(dependencies).filter(registries.inRun)) : undefined;
-  const documents: DocumentMap = new Map();
-  let context: PlanContext | undefined;
-  const plan = await planWithDocuments(registries.set, documents, (docs) => {
-    context = registries.context(docs);
-    return planUpdate(dependencies, context, {
-      names,
-      latest: options.latest ?? false,
-      ...(registries.scopes ? { scopes: registries.scopes } : {}),
-      ...(only ? { only } : {}),
-    });
+  const { resolution, documents, latestRetry } = await resolveProject(open, registries, {
+    kind: 'update',
+    names,
+    latest: options.latest ?? false,
+    ...(only ? { only } : {}),
   });
-  throwOnConflicts(plan.conflicts, 'update');
-
+  const plan: UpdatePlan = { ...resolution.update!, conflicts: resolution.conflicts };
   const base = {
     plan,
     engine: engine.id,
@@ -63,16 +58,21 @@ export async function projectUpdate(ctx: CommandContext, names: string[], option
     manifestName: engine.manifestRelativePath,
   };
   const scopedBefore = manifest.manifest.scopedRegistries;
-  if (options.dryRun) return updateReport({ ...base, mode: 'dry-run', backupPath: null }, scopedBefore);
+  // A dry run shows the conflicts with the rest of the plan (and exits 1: it cannot be applied).
+  if (options.dryRun) {
+    return updateReport(
+      { ...base, mode: 'dry-run', backupPath: null, conflictLines: conflictLines(plan.conflicts, 'update', latestRetry) },
+      scopedBefore,
+    );
+  }
+  throwOnConflicts(plan.conflicts, 'update', latestRetry);
   if (!options.save) {
-    await fetchIntoCache(ctx, (record) => registries.clientFor(record), context!, plan.updated);
+    await fetchIntoCache(ctx, (record) => registries.clientFor(record), registries.context(documents), plan.updated);
     return updateReport({ ...base, mode: 'fetched', backupPath: null }, scopedBefore);
   }
-  const set = Object.fromEntries(plan.updated.map((u) => [u.package, u.to]));
-  const change = { set, registries: plan.registryEntries };
   // Engines that install files (Godot, Unreal) have no scoped registries: one registry serves all.
   if (installsFiles(open)) {
-    const applied = await applyWithInstall(ctx, open, await registries.set.client(registries.inEffect), documents, change, {
+    const applied = await applyWithInstall(ctx, open, await registries.set.client(registries.inEffect), resolution, {
       force: options.force ?? false,
     });
     return updateReport(
@@ -80,7 +80,8 @@ export async function projectUpdate(ctx: CommandContext, names: string[], option
       scopedBefore,
     );
   }
-  const applied = await applyManifestChange(open, change, await applyOptionsOf(ctx));
+  const diff = diffResolution({ dependencies, held: {} }, resolution);
+  const applied = await applyManifestChange(open, diff.manifest, await applyOptionsOf(ctx));
   return updateReport({ ...base, mode: 'saved', backupPath: applied.backupPath }, scopedBefore);
 }
 

@@ -5,8 +5,8 @@
  */
 import type { PackageDocument } from '@pkg/protocol';
 import type { RegistryClient } from '../http/registry-client.js';
-import { ClientError } from '../output/errors.js';
-import type { NeedsDocuments } from '../updates/plan-context.js';
+import { ClientError } from '../errors/client-errors.js';
+import type { NeedsDocuments } from '../resolve/plan-context.js';
 
 const CONCURRENCY = 6;
 const MAX_ROUNDS = 100;

@@ -10,8 +10,8 @@ import type { CommandContext } from '../context.js';
 import { normalizeRegistryUrl, sameRegistryUrl } from '../engines/registry-url.js';
 import type { RegistryClient } from '../http/registry-client.js';
 import { parseRegistryUrl } from '../http/registry-url.js';
-import { dependenciesOf } from '../updates/plan-context.js';
-import type { RegistryRouting } from '../updates/registry-routing.js';
+import { dependenciesOf } from '../resolve/plan-context.js';
+import type { RegistryRouting } from '../resolve/registry-routing.js';
 import { fetchDocument, type DocumentMap, type DocumentSource } from './registry-documents.js';
 
 const CONCURRENCY = 6;

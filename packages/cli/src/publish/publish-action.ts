@@ -3,7 +3,7 @@ import path from 'node:path';
 import semver from 'semver';
 import type { CommandContext } from '../context.js';
 import { parseRegistryUrl, registryEndpoint, type RegistryUrl } from '../http/registry-url.js';
-import { ClientError } from '../output/errors.js';
+import { ClientError } from '../errors/client-errors.js';
 import { SEPARATOR } from '../output/format.js';
 import type { CommandResult } from '../output/reporter.js';
 import { transferProgress } from '../output/transfer-progress.js';

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../src/commands/index.js';
 import { CONFIG_KEYS } from '../../src/config/keys.js';
-import { CLIENT_ERRORS } from '../../src/output/errors.js';
+import { CLIENT_ERRORS } from '../../src/errors/client-errors.js';
 
 const doc = await readFile(new URL('../../../../docs/cli.md', import.meta.url), 'utf8');
 

@@ -4,7 +4,7 @@ import { RegistryClient } from '../../src/http/registry-client.js';
 import { parseRegistryUrl } from '../../src/http/registry-url.js';
 import { createUndiciTransport } from '../../src/http/undici-transport.js';
 import { retryDelay, DEFAULT_RETRY } from '../../src/http/retry.js';
-import { ClientError } from '../../src/output/errors.js';
+import { ClientError } from '../../src/errors/client-errors.js';
 import { startFixtureRegistry, type FixtureRegistry } from '../support/fixture-registry.js';
 
 let fixture: FixtureRegistry;

@@ -11,7 +11,7 @@ import {
   godotNetSdkVersion,
 } from '../../src/engines/godot/project-godot.js';
 import { projectFs } from '../../src/files/project-fs.js';
-import { ClientError } from '../../src/output/errors.js';
+import { ClientError } from '../../src/errors/client-errors.js';
 
 const fs = projectFs(nodeFs);
 const project = (files: ProjectFiles) => removedAfterTest(tmpProject('pkg-godot-unit-', files));

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { projectVersionTxt, rejected, removedAfterTest, tmpUnityProject, type ProjectFiles } from '@pkg/testkit';
 import { ENGINES, selectEngine } from '../../src/engines/index.js';
-import { ClientError } from '../../src/output/errors.js';
+import { ClientError } from '../../src/errors/client-errors.js';
 import { editorVersionFromProjectVersionTxt } from '../../src/engines/unity/project-version.js';
 import { unityEngine } from '../../src/engines/unity/unity-engine.js';
 import * as nodeFs from 'node:fs/promises';

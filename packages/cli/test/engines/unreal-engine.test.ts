@@ -5,7 +5,7 @@ import { selectEngine } from '../../src/engines/index.js';
 import { unrealEngine } from '../../src/engines/unreal/unreal-engine.js';
 import { disableUnrealPlugin, enableUnrealPlugin } from '../../src/engines/unreal/uproject.js';
 import { projectFs } from '../../src/files/project-fs.js';
-import { ClientError } from '../../src/output/errors.js';
+import { ClientError } from '../../src/errors/client-errors.js';
 
 const fs = projectFs(nodeFs);
 const project = (files: ProjectFiles) => removedAfterTest(tmpProject('pkg-unreal-unit-', files));

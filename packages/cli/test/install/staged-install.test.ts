@@ -11,7 +11,7 @@ import type { EngineInstaller } from '../../src/engines/installer.js';
 import { projectFs } from '../../src/files/project-fs.js';
 import { emptyLock, readLock, serializeLock, type LockFile } from '../../src/install/lock-file.js';
 import { applyInstall, type PackageToInstall } from '../../src/install/staged-install.js';
-import { ClientError } from '../../src/output/errors.js';
+import { ClientError } from '../../src/errors/client-errors.js';
 
 const PROJECT_GODOT = 'config_version=5\n\n[application]\n\nconfig/features=PackedStringArray("4.2")\n';
 const engine = godotEngine as typeof godotEngine & { installer: EngineInstaller };

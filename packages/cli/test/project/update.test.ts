@@ -308,7 +308,7 @@ describe('pkg update errors', () => {
     expect(stdout).toBe('');
     expect(stderr).toBe(
       'Error: version conflict: com.fixture.x requires com.fixture.y@2.0.0\n' +
-        'Hint: com.fixture.y@2.0.0 is a new major version of com.fixture.y: update the dependent package first (pkg update com.fixture.y --latest), or run with --latest.\n',
+        'Hint: com.fixture.y@2.0.0 is a new major version of com.fixture.y: run again with --latest to allow it, or keep com.fixture.x at its current version (update the other packages by name).\n',
     );
     expect(await project.read('Packages/manifest.json')).toBe(manifest);
     expect(await backups(deps)).toEqual([]);

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { KeyringBinding } from '../../src/deps.js';
 import { KeychainTokenStore } from '../../src/auth/keychain.js';
 import { selectTokenStore } from '../../src/auth/select.js';
-import { ClientError } from '../../src/output/errors.js';
+import { ClientError } from '../../src/errors/client-errors.js';
 
 /** A stand-in for the native binding only: an in-memory keychain with the binding's shape. */
 function fakeBinding(options: { broken?: boolean } = {}) {

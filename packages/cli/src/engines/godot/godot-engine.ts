@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Engine, EngineVersion } from '../engine.js';
 import type { EngineInstaller } from '../installer.js';
-import { ClientError } from '../../output/errors.js';
+import { ClientError } from '../../errors/client-errors.js';
 import { minorEngineChecks } from '../minor-engine.js';
 import { pkgJsonManifest } from '../pkg-json.js';
 import {

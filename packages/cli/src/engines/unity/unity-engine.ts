@@ -9,11 +9,11 @@ import {
 } from '@pkg/protocol';
 import type { ProjectFs } from '../../files/project-fs.js';
 import type { Engine, EngineVersion, ManifestFile } from '../engine.js';
-import { ClientError } from '../../output/errors.js';
+import { ClientError } from '../../errors/client-errors.js';
 import { lockedVersionsAt, writeManifestAt } from '../manifest-io.js';
 import { isUnityBuiltIn } from './built-ins.js';
 import { editorVersionFromProjectVersionTxt } from './project-version.js';
-import { editUnityManifest, parseUnityManifest } from './unity-manifest.js';
+import { editDependencyManifest, parseDependencyManifest } from '../dependency-manifest.js';
 
 const MANIFEST = path.join('Packages', 'manifest.json');
 const LOCK = path.join('Packages', 'packages-lock.json');
@@ -26,7 +26,7 @@ async function readManifestAt(project: string, fs: ProjectFs): Promise<ManifestF
     throw new ClientError('MANIFEST_NOT_FOUND', { manifest: MANIFEST, project });
   }
   try {
-    return { path: file, text, manifest: parseUnityManifest(text) };
+    return { path: file, text, manifest: parseDependencyManifest(text) };
   } catch (error) {
     throw new ClientError('MANIFEST_INVALID', { manifest: MANIFEST, problem: (error as Error).message });
   }
@@ -67,7 +67,7 @@ export const unityEngine: Engine = {
   readManifest: readManifestAt,
 
   editManifest(file, change) {
-    return editUnityManifest(file.text, change);
+    return editDependencyManifest(file.text, change);
   },
 
   writeManifest: (project, text, fs) => writeManifestAt(MANIFEST, readManifestAt, project, text, fs),

@@ -3,7 +3,7 @@ import { parseProjectMinorVersion } from '@pkg/protocol';
 import type { ProjectFs } from '../../files/project-fs.js';
 import type { Engine, EngineVersion } from '../engine.js';
 import type { EngineInstaller } from '../installer.js';
-import { ClientError } from '../../output/errors.js';
+import { ClientError } from '../../errors/client-errors.js';
 import { minorEngineChecks } from '../minor-engine.js';
 import { pkgJsonManifest } from '../pkg-json.js';
 import { disableUnrealPlugin, enableUnrealPlugin, engineAssociation, uprojectProblem } from './uproject.js';

@@ -1,0 +1,258 @@
+/**
+ * The project commands on an engine whose packages `pkg` installs (Godot, Unreal): after the
+ * planners have decided the manifest's versions, this works out every package the project must
+ * hold, fetches and verifies what changes, and hands it to the staged install.
+ */
+import { pruneBackups } from '../files/backup.js';
+import path from 'node:path';
+import type { VersionRecord } from '@pkg/protocol';
+import { TarballCache } from '../cache/tarball-cache.js';
+import type { CommandContext } from '../context.js';
+import type { Engine, ManifestChange } from '../engines/engine.js';
+import type { EngineInstaller } from '../engines/installer.js';
+import type { RegistryClient } from '../http/registry-client.js';
+import { LockTimeoutError, withFileLock } from '../io/fs.js';
+import { ClientError } from '../errors/client-errors.js';
+import type { OpenProject } from './open-project.js';
+import { downloadProgress, progressBar } from './progress.js';
+import { recoverInterrupted } from '../install/interrupted-install.js';
+import { readLock, type LockFile, type LockedPackage, type RestoredPackage } from '../install/lock-file.js';
+import { folderMissing, localChanges } from '../install/package-files.js';
+import { dependencyChanges, diffResolution, type DependencyChanges } from '../resolve/diff.js';
+import type { Resolution } from '../resolve/resolver.js';
+import { applyInstall, type PackageToInstall } from '../install/staged-install.js';
+
+type InstallingEngine = Engine & { installer: EngineInstaller };
+
+/** Held while a change runs, so two `pkg` processes never move a project's folders at once. */
+export const PROJECT_LOCK = '.pkg-install.lock';
+
+/**
+ * `run` as a command that holds the project's lock while it runs, after finishing what a killed
+ * `pkg` left (its staging folder, and the rollback of its half-made change). Each exported
+ * command below is one.
+ */
+function exclusive<A extends unknown[], T>(
+  run: (ctx: CommandContext, open: OpenProject & { engine: InstallingEngine }, ...args: A) => Promise<T>,
+): (ctx: CommandContext, open: OpenProject & { engine: InstallingEngine }, ...args: A) => Promise<T> {
+  return async (ctx, open, ...args) => {
+    const lockFile = path.join(open.project, PROJECT_LOCK);
+    let result: T;
+    try {
+      result = await withFileLock(ctx.deps.fs, lockFile, { sleep: ctx.deps.sleep, now: ctx.deps.now }, async () => {
+        const recovered = await recoverInterrupted(ctx.deps.fs, open.fs, open.project);
+        if (recovered.rolledBack > 0) {
+          ctx.reporter.warn(
+            `An earlier pkg change to this project was interrupted; it was rolled back, and the project is as it was before it`,
+          );
+        }
+        return run(ctx, open, ...args);
+      });
+    } catch (err) {
+      if (!(err instanceof LockTimeoutError)) throw err;
+      throw new ClientError('PROJECT_BUSY', { project: open.project, lock: PROJECT_LOCK });
+    }
+    // Afterwards the backups in the temp folder beyond the newest `backupsKept` go.
+    await pruneBackups(ctx.deps.fs, ctx.deps.tmpdir, Number((await ctx.config()).get('backupsKept')));
+    return result;
+  };
+}
+
+export function installsFiles(open: OpenProject): open is OpenProject & { engine: InstallingEngine } {
+  return open.engine.installer !== undefined;
+}
+
+export interface InstallOptions {
+  force: boolean;
+}
+
+/** The versions the lock holds, name → version. */
+export function lockedVersions(lock: LockFile): Record<string, string> {
+  return Object.fromEntries(Object.entries(lock.packages).map(([n, p]) => [n, p.version]));
+}
+
+/** The record a lock entry stands for: enough to fetch and verify its tarball. */
+function lockedRecord(name: string, locked: LockedPackage): VersionRecord {
+  return {
+    name,
+    version: locked.version,
+    ...(locked.dependencies ? { dependencies: locked.dependencies } : {}),
+    dist: { tarball: locked.resolved, integrity: locked.integrity, shasum: '' },
+  };
+}
+
+async function fetchAll(ctx: CommandContext, client: RegistryClient, records: VersionRecord[]) {
+  const cache = new TarballCache(ctx.deps.fs, ctx.paths.cacheDir);
+  const fetched: { record: VersionRecord; tarball: string; fromCache: boolean }[] = [];
+  const progress = progressBar(ctx.reporter, ctx.deps.stderr.isTTY, records.length);
+  try {
+    for (const record of records) {
+      const result = await cache.fetch(client, record, downloadProgress(ctx, record));
+      // The staged install streams each tarball from its verified file in the cache.
+      fetched.push({ record, tarball: result.path, fromCache: result.fromCache });
+      progress.tick(`${record.name}@${record.version}`);
+    }
+  } finally {
+    progress.done();
+  }
+  return fetched;
+}
+
+function transaction(ctx: CommandContext, open: OpenProject & { engine: InstallingEngine }, lock: LockFile) {
+  return {
+    fs: ctx.deps.fs,
+    projectFs: open.fs,
+    engine: open.engine,
+    project: open.project,
+    lock,
+    backupRoot: ctx.deps.tmpdir,
+    now: ctx.deps.now(),
+  };
+}
+
+/**
+ * Applies a resolution (add, update, install): the manifest written, what the target holds at
+ * another version than the lock (or is missing on disk) installed, what it no longer holds removed.
+ */
+export const applyWithInstall = exclusive(applyResolution);
+
+async function applyResolution(
+  ctx: CommandContext,
+  open: OpenProject & { engine: InstallingEngine },
+  client: RegistryClient,
+  resolution: Resolution,
+  options: InstallOptions,
+): Promise<{ backupPath: string | null; changed: boolean; dependencies: DependencyChanges }> {
+  const { lock } = await readLock(open.project, open.fs);
+  const diff = diffResolution({ dependencies: open.manifest.manifest.dependencies, held: lockedVersions(lock) }, resolution);
+  const manifestText = open.engine.editManifest(open.manifest, diff.manifest);
+  const toInstall: VersionRecord[] = [];
+  for (const [name, target] of resolution.target) {
+    const locked = lock.packages[name];
+    if (!locked || locked.version !== target.version || (await folderMissing(ctx.deps.fs, open.project, locked.folder))) {
+      toInstall.push(target.record);
+    }
+  }
+  const remove = Object.keys(lock.packages).filter((n) => !resolution.target.has(n));
+  const manifestChanged = manifestText !== (await open.fs.readTextIfExists(open.manifest.path));
+  if (toInstall.length === 0 && remove.length === 0 && !manifestChanged) {
+    return { backupPath: null, changed: false, dependencies: { installed: [], removed: [] } };
+  }
+  const fetched = await fetchAll(ctx, client, toInstall);
+  const result = await applyInstall({
+    ...transaction(ctx, open, lock),
+    install: fetched.map((f) => ({ record: f.record, tarball: f.tarball })),
+    remove,
+    manifestText,
+    force: options.force,
+  });
+  return { ...result, changed: true, dependencies: dependencyChanges(diff) };
+}
+
+/** Removes packages from the manifest, and everything only they needed from the project. Needs no registry. */
+export const uninstallWithInstall = exclusive(uninstall);
+
+async function uninstall(
+  ctx: CommandContext,
+  open: OpenProject & { engine: InstallingEngine },
+  names: readonly string[],
+  options: InstallOptions,
+): Promise<{ backupPath: string | null; dependencies: DependencyChanges }> {
+  const manifestText = open.engine.editManifest(open.manifest, { remove: [...names] });
+  const removed = new Set(names);
+  const dependencies = Object.fromEntries(
+    Object.entries(open.manifest.manifest.dependencies).filter(([name]) => !removed.has(name)),
+  );
+  const { lock } = await readLock(open.project, open.fs);
+  // What stays: the remaining dependencies and, through the lock, what they brought in.
+  const kept = new Set<string>();
+  const queue = Object.keys(dependencies);
+  for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
+    if (kept.has(name)) continue;
+    kept.add(name);
+    queue.push(...Object.keys(lock.packages[name]?.dependencies ?? {}));
+  }
+  const remove = Object.keys(lock.packages).filter((n) => !kept.has(n));
+  const result = await applyInstall({
+    ...transaction(ctx, open, lock),
+    install: [],
+    remove,
+    manifestText,
+    force: options.force,
+  });
+  const diff = diffResolution(
+    { dependencies: open.manifest.manifest.dependencies, held: lockedVersions(lock) },
+    {
+      kind: 'plan',
+      intent: 'install',
+      dependencies,
+      target: new Map(
+        [...kept]
+          .filter((n) => lock.packages[n])
+          .map((n) => [
+            n,
+            {
+              name: n,
+              version: lock.packages[n]!.version,
+              direct: n in dependencies,
+              requiredBy: [],
+              record: lockedRecord(n, lock.packages[n]!),
+            },
+          ]),
+      ),
+      conflicts: [],
+      registryEntries: [],
+    },
+  );
+  return { ...result, dependencies: dependencyChanges(diff) };
+}
+
+/** True when the lock holds every version `pkg.json` asks for: `install` then restores exactly the lock. */
+export function lockCovers(lock: LockFile, dependencies: Readonly<Record<string, string>>): boolean {
+  return Object.entries(dependencies).every(([name, version]) => lock.packages[name]?.version === version);
+}
+
+/**
+ * `pkg install` when the lock covers `pkg.json`: exactly the lock's packages, each tarball
+ * verified against its integrity and each file against its digest; packages already in place
+ * and unchanged are left alone. (When it does not, the project is resolved and applied as `add`
+ * would: `applyWithInstall`.)
+ */
+export const installFromLock = exclusive(restore);
+
+async function restore(
+  ctx: CommandContext,
+  open: OpenProject & { engine: InstallingEngine },
+  client: RegistryClient,
+  options: InstallOptions,
+): Promise<{ packages: RestoredPackage[]; backupPath: string | null }> {
+  const { lock } = await readLock(open.project, open.fs);
+  const pending: VersionRecord[] = [];
+  const packages: RestoredPackage[] = [];
+  for (const [name, locked] of Object.entries(lock.packages).sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const inPlace =
+      !(await folderMissing(ctx.deps.fs, open.project, locked.folder)) &&
+      (await localChanges(ctx.deps.fs, open.project, locked, open.engine.installer)).length === 0;
+    if (inPlace) packages.push({ package: name, version: locked.version, status: 'in-place', cached: true });
+    else pending.push(lockedRecord(name, locked));
+  }
+  const fetched = await fetchAll(ctx, client, pending);
+  const install: PackageToInstall[] = fetched.map((f) => ({
+    record: f.record,
+    tarball: f.tarball,
+    expectedFiles: lock.packages[f.record.name]!.files,
+  }));
+  const { backupPath } =
+    install.length === 0
+      ? { backupPath: null }
+      : await applyInstall({
+          ...transaction(ctx, open, lock),
+          install,
+          remove: [],
+          manifestText: null,
+          force: options.force,
+        });
+  for (const f of fetched)
+    packages.push({ package: f.record.name, version: f.record.version, status: 'installed', cached: f.fromCache });
+  return { packages: packages.sort((a, b) => (a.package < b.package ? -1 : 1)), backupPath };
+}

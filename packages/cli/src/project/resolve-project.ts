@@ -1,0 +1,52 @@
+/**
+ * Resolving a project: the engine's rules for the resolver, taken from the open project and its
+ * registries, and the documents the resolver asks for fetched from the registry of each package.
+ */
+import { readLock } from '../install/lock-file.js';
+import { resolve, type EngineRules, type Intent, type Resolution } from '../resolve/resolver.js';
+import type { Conflict } from '../resolve/raise-dependencies.js';
+import { installsFiles, lockedVersions } from './installed-files.js';
+import type { OpenProject } from './open-project.js';
+import type { ProjectRegistries } from './project-registries.js';
+import { planWithDocuments, type DocumentMap } from './registry-documents.js';
+
+export interface ProjectResolution {
+  resolution: Resolution;
+  /** Every document fetched on the way, by name. */
+  documents: DocumentMap;
+  /**
+   * When the resolution has a conflict that `--latest` might lift and the run did not have it:
+   * the conflicts a resolution with `--latest` still meets (empty: the flag works).
+   */
+  latestRetry?: readonly Conflict[];
+}
+
+export async function engineRules(open: OpenProject, registries: ProjectRegistries): Promise<EngineRules> {
+  if (installsFiles(open)) {
+    const { lock } = await readLock(open.project, open.fs);
+    return { engineLabel: open.engineLabel, closure: 'one-folder', locked: lockedVersions(lock) };
+  }
+  return {
+    engineLabel: open.engineLabel,
+    closure: 'manifest-wins',
+    ...(registries.scopes ? { scopes: registries.scopes } : {}),
+  };
+}
+
+export async function resolveProject(
+  open: OpenProject,
+  registries: ProjectRegistries,
+  intent: Intent,
+): Promise<ProjectResolution> {
+  const rules = await engineRules(open, registries);
+  const dependencies = open.manifest.manifest.dependencies;
+  const documents: DocumentMap = new Map();
+  const run = (asked: Intent) =>
+    planWithDocuments(registries.set, documents, (docs) => resolve(dependencies, asked, registries.context(docs), rules));
+  const resolution = await run(intent);
+  const liftable = resolution.conflicts.some((c) => c.reason === 'crosses-major');
+  if (!liftable || intent.kind === 'install' || intent.latest) return { resolution, documents };
+  // A hint may suggest --latest only when it works: try it.
+  const withLatest = await run({ ...intent, latest: true });
+  return { resolution, documents, latestRetry: withLatest.conflicts };
+}
