@@ -27,6 +27,11 @@ export async function webRoutes(
   });
   await app.register(npmLoginApiRoutes, { web });
   await app.register(async (pages) => {
+    // Pages and their assets have a budget of their own, apart from the API's limits.
+    pages.addHook('onRoute', (route) => {
+      const budget = route.url.startsWith('/-/web/assets/') ? 'asset' : 'page';
+      route.config = { ...route.config, budget };
+    });
     installHtmlResponses(pages, web);
     await pages.register(assetRoutes, { assets: web.assets });
     await pages.register(browseRoutes, { web });
