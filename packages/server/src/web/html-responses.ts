@@ -32,14 +32,21 @@ export function installHtmlResponses(app: FastifyInstance, web: WebServices): vo
 
   app.setErrorHandler(async (err: FastifyError | Error, request, reply) => {
     const { status, title, message } = describe(err);
+    // A title of its own per error ("Not found: There is no package named x here"), not one for all.
+    const documentTitle = err instanceof ProtocolError ? `${title}: ${shorten(err.details)}` : title;
     if (status >= 500) request.log.error({ err }, 'unhandled error');
     if (err instanceof ProtocolError) for (const [name, value] of Object.entries(err.headers)) reply.header(name, value);
     return reply
       .code(status)
       .type('text/html; charset=utf-8')
       .header('cache-control', 'no-store')
-      .send(messagePage(bareContext(request, web), title, message, 'error'));
+      .send(messagePage(bareContext(request, web), title, message, 'error', documentTitle));
   });
+}
+
+function shorten(text: string): string {
+  const line = text.replace(/; retry in \d+ s$/, '');
+  return line.length > 100 ? `${line.slice(0, 99)}…` : line;
 }
 
 /** Sends a page. */

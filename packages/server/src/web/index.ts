@@ -19,7 +19,7 @@ export async function webRoutes(
   app: FastifyInstance,
   { deps, services }: { deps: ServerDeps; services: Services },
 ): Promise<void> {
-  const web = createWebServices(services, deps.now, await loadAssets());
+  const web = createWebServices(services, deps, await loadAssets());
   // A registry that requires a token for reads still serves these to browsers, which carry no
   // token: the pages check their own sign-in session, and the login steps must work signed out.
   app.addHook('onRoute', (route) => {
