@@ -43,5 +43,7 @@ declare module 'fastify' {
     openAccess?: boolean;
     /** Not counted against rate limits: load-balancer probes and metric scrapes come every few seconds. */
     unmetered?: boolean;
+    /** Counted against the web interface's budget (pages, or their assets) instead of the API's limits. */
+    budget?: 'page' | 'asset';
   }
 }

@@ -32,11 +32,13 @@
     var text = source.textContent;
     var label = button.getAttribute('data-label') || 'text';
     var done = function (ok) {
+      // Only the visible word changes; the hidden rest of the name says what is copied.
+      var word = button.querySelector('.copy-text') || button;
       if (ok) {
-        button.textContent = 'Copied';
-        announce('Copied ' + label + ' to the clipboard.');
+        word.textContent = 'Copied';
+        announce('Copied the ' + label + ' to the clipboard.');
         setTimeout(function () {
-          button.textContent = 'Copy';
+          word.textContent = 'Copy';
         }, 2000);
       } else {
         selectText(source);

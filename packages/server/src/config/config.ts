@@ -31,6 +31,8 @@ export interface Config {
   rateLimitAnonymous: number;
   rateLimitAuthenticated: number;
   rateLimitPublish: number;
+  /** Web pages per hour per client IP; their assets get WEB_ASSET_FACTOR times as many. */
+  rateLimitWeb: number;
   loginFailureLimit: number;
   loginFailureLimitPerAddress: number;
   loginFailureWindow: number;

@@ -170,6 +170,15 @@ export const SETTINGS = [
     description: 'Publishes per hour per user; 0 disables the limit.',
   },
   {
+    key: 'rateLimitWeb',
+    type: 'integer',
+    default: 20_000,
+    min: 0,
+    flag: '--rate-limit-web',
+    description:
+      'Web pages per hour per client IP, counted apart from the API limits; their assets (stylesheet, script, icon) get three times as many. 0 disables the limit.',
+  },
+  {
     key: 'loginFailureLimit',
     type: 'integer',
     default: 10,

@@ -17,7 +17,8 @@ export interface StepRequest {
   /** The matched route: its pattern (`url`, for metrics) and its flags. */
   readonly routeOptions: {
     readonly url?: string | undefined;
-    readonly config?: { readonly openAccess?: boolean; readonly unmetered?: boolean } | undefined;
+    readonly config?:
+      { readonly openAccess?: boolean; readonly unmetered?: boolean; readonly budget?: 'page' | 'asset' } | undefined;
   };
 }
 

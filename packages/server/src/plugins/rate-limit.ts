@@ -1,12 +1,13 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { BeforeStepRun, Step, StepReply } from '../http/request-steps.js';
 import { isPublishBody } from '../services/publish-request.js';
-import type { LimitState, RateLimitService } from '../services/rate-limits.js';
+import { WEB_ASSET_FACTOR, type LimitState, type RateLimitService } from '../services/rate-limits.js';
 
 /**
  * Counts every request against the caller's hourly limit (per user with a valid token, else per
  * client IP, which is the socket's peer unless it is a trusted proxy) and answers with the
- * X-RateLimit-* headers. A publish also counts against the publish limit once its body is
+ * X-RateLimit-* headers. Web pages and their assets (routes whose config names a `budget`)
+ * count per client IP against the web budget instead. A publish also counts against the publish limit once its body is
  * parsed (installPublishRateLimit), because only the body tells a publish from other writes to
  * `PUT /<package>`; a publish answered 4xx (refused, including over the limit) is taken back
  * from that count.
@@ -16,11 +17,18 @@ export function rateLimitStep(limits: RateLimitService): Step<BeforeStepRun> {
     name: 'rateLimit',
     // With counters in memory a request is counted without a promise.
     run(request, reply) {
-      if (request.routeOptions.config?.unmetered === true) return undefined;
+      const config = request.routeOptions.config;
+      if (config?.unmetered === true) return undefined;
       const { tenant, caller, settings } = request.ctx;
-      const counted = caller
-        ? limits.count('authenticated', tenant, caller.user, settings.rateLimitAuthenticated)
-        : limits.count('anonymous', tenant, request.ip, settings.rateLimitAnonymous);
+      // Web pages count per address whoever is signed in: the office behind one address is the case to serve.
+      const counted =
+        config?.budget === 'page'
+          ? limits.count('web', tenant, request.ip, settings.rateLimitWeb)
+          : config?.budget === 'asset'
+            ? limits.count('webAsset', tenant, request.ip, settings.rateLimitWeb * WEB_ASSET_FACTOR)
+            : caller
+              ? limits.count('authenticated', tenant, caller.user, settings.rateLimitAuthenticated)
+              : limits.count('anonymous', tenant, request.ip, settings.rateLimitAnonymous);
       if (counted instanceof Promise) return counted.then((state) => setHeaders(reply, state));
       return setHeaders(reply, counted);
     },

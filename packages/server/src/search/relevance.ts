@@ -30,6 +30,8 @@ export interface RankedPackage {
   deprecated: boolean;
   unstable: boolean;
   final: number;
+  /** The engines the latest version supports (`unity` for a version naming none). */
+  engines: readonly string[];
 }
 
 /** Free-text fields a term may match. */
@@ -67,6 +69,7 @@ export function matchesQuery(pkg: RankedPackage, query: SearchQuery): boolean {
   if (!query.maintainers.every((m) => pkg.maintainers.includes(m))) return false;
   if (query.deprecated !== undefined && pkg.deprecated !== query.deprecated) return false;
   if (query.unstable !== undefined && pkg.unstable !== query.unstable) return false;
+  if (query.engines && !query.engines.every((e) => pkg.engines.includes(e))) return false;
   return true;
 }
 

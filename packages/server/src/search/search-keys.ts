@@ -37,6 +37,15 @@ function markSeparators(text: string): string {
   return out;
 }
 
+/**
+ * What marks `engine` in a search object's serialized JSON (`package_json`, which both drivers
+ * store): `"engine":"godot"`. JSON escapes every quote inside a string value, so no author's
+ * text can contain it; only the object's `engines` list does.
+ */
+export function engineJsonKey(engine: string): string {
+  return `"engine":${JSON.stringify(engine)}`;
+}
+
 /** A list as stored in `keywords_key` / `maintainers_key`: every item between marks. */
 export function listKey(items: readonly string[]): string {
   return items.length === 0 ? '' : PART_MARK + items.join(PART_MARK) + PART_MARK;

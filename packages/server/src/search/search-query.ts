@@ -1,10 +1,10 @@
 /**
  * The `text` of `GET /-/v1/search`, parsed: free-text terms plus npm's qualifiers
- * (`keywords:`, `author:`, `maintainer:`, `is:`/`not:`). Pure; bad input is a 400.
+ * (`keywords:`, `author:`, `maintainer:`, `is:`/`not:`) and ours, `engine:unity|godot|unreal`. Pure; bad input is a 400.
  */
 import { ProtocolError } from '@pkg/protocol';
 import { isShortTerm } from './relevance.js';
-import type { SearchQuery } from './search-types.js';
+import { SEARCH_ENGINES, type SearchEngine, type SearchQuery } from './search-types.js';
 
 export type { SearchQuery };
 
@@ -54,6 +54,15 @@ export function parseSearchText(text: string): SearchQuery {
         if (flag === 'insecure') {
           if (qualifier === 'is') query.insecure = true;
         } else query[flag as 'deprecated' | 'unstable'] = qualifier === 'is';
+        break;
+      }
+      case 'engine': {
+        const engine = requireValue(qualifier, value).toLowerCase();
+        if (!(SEARCH_ENGINES as readonly string[]).includes(engine)) {
+          throw new ProtocolError('BAD_REQUEST', `Unknown engine 'engine:${engine}'; known: ${SEARCH_ENGINES.join(', ')}`);
+        }
+        query.engines = [...new Set([...(query.engines ?? []), engine as SearchEngine])];
+        parts++;
         break;
       }
       case 'boost-exact':

@@ -19,7 +19,12 @@ export interface SearchQuery {
   unstable?: boolean;
   /** `is:insecure` → true: this registry knows no advisories, so nothing matches. */
   insecure?: boolean;
+  /** `engine:godot`: every engine named is one the package's latest version supports (a version naming none is Unity's). */
+  engines?: SearchEngine[];
 }
+
+export const SEARCH_ENGINES = ['unity', 'godot', 'unreal'] as const;
+export type SearchEngine = (typeof SEARCH_ENGINES)[number];
 
 export interface ScoreDetail {
   quality: number;

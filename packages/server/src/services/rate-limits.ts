@@ -2,7 +2,7 @@ import { ProtocolError } from '@pkg/protocol';
 import type { CounterState, CounterStore } from '../storage/counter-store.js';
 import type { TenantId } from '../storage/ports.js';
 
-export type LimitKind = 'anonymous' | 'authenticated' | 'publish';
+export type LimitKind = 'anonymous' | 'authenticated' | 'publish' | 'web' | 'webAsset';
 
 /** Where a caller stands against one limit after a request was counted. */
 export interface LimitState {
@@ -19,11 +19,21 @@ const DESCRIPTION: Record<LimitKind, (limit: number) => string> = {
   anonymous: (limit) => `anonymous limit of ${limit} requests per hour per IP`,
   authenticated: (limit) => `authenticated limit of ${limit} requests per hour per user`,
   publish: (limit) => `publish limit of ${limit} publishes per hour per user`,
+  web: (limit) => `page limit of ${limit} web pages per hour per IP`,
+  webAsset: (limit) => `asset limit of ${limit} web page files per hour per IP`,
 };
 
 /**
+ * A page's assets get this many times the page budget: a limited page must still load its
+ * stylesheet to say, readably, when to come back. Browsers cache the content-hashed assets for
+ * a year, so only a client that ignores caches comes near it.
+ */
+export const WEB_ASSET_FACTOR = 3;
+
+/**
  * The hourly request limits: anonymous callers per client IP, authenticated callers per user,
- * publishes per user. Counters are per registry: the tenant is part of every key.
+ * publishes per user, and the web interface's pages and their assets per client IP (a budget of
+ * their own, so that browsing never uses up the API's limit nor the API the browsing). Counters are per registry: the tenant is part of every key.
  */
 export class RateLimitService {
   readonly #counters: CounterStore;

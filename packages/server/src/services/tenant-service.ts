@@ -11,6 +11,8 @@ export interface EffectiveSettings {
   rateLimitAnonymous: number;
   rateLimitAuthenticated: number;
   rateLimitPublish: number;
+  /** Web pages per hour per client IP (the server's setting: tenants share it). */
+  rateLimitWeb: number;
   /** Which package names come from an upstream registry; undefined: every name is local. */
   uplinks: UplinkRules | undefined;
 }
@@ -101,6 +103,7 @@ export class TenantService {
       rateLimitAnonymous: own.rateLimitAnonymous ?? config.rateLimitAnonymous,
       rateLimitAuthenticated: own.rateLimitAuthenticated ?? config.rateLimitAuthenticated,
       rateLimitPublish: own.rateLimitPublish ?? config.rateLimitPublish,
+      rateLimitWeb: config.rateLimitWeb,
       uplinks: this.#uplinksOf(own.uplinks ?? config.uplinks),
     };
   }

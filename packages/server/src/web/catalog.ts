@@ -17,6 +17,10 @@ export interface PackageSummary {
   updated: string;
   /** Downloads over the last 7 days. */
   weeklyDownloads: number;
+  /** Downloads over the last 30 days. */
+  monthlyDownloads: number;
+  /** The deprecation message of the shown version, when it is deprecated. */
+  deprecated: string | undefined;
   /** The engines the shown version supports (search objects carry them: search-documents.ts). */
   engines: SupportedEngine[];
 }
@@ -88,6 +92,8 @@ function toSummary(object: SearchObject): PackageSummary {
     author: personName(pkg.author),
     updated: object.updated,
     weeklyDownloads: object.downloads.weekly,
+    monthlyDownloads: object.downloads.monthly,
+    deprecated: typeof object.flags?.deprecated === 'string' ? object.flags.deprecated : undefined,
     engines: Array.isArray(pkg.engines) ? pkg.engines : [],
   };
 }

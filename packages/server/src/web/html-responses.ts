@@ -32,14 +32,21 @@ export function installHtmlResponses(app: FastifyInstance, web: WebServices): vo
 
   app.setErrorHandler(async (err: FastifyError | Error, request, reply) => {
     const { status, title, message } = describe(err);
+    // A title of its own per error ("Not found: There is no package named x here"), not one for all.
+    const documentTitle = err instanceof ProtocolError ? `${title}: ${shorten(err.details)}` : title;
     if (status >= 500) request.log.error({ err }, 'unhandled error');
     if (err instanceof ProtocolError) for (const [name, value] of Object.entries(err.headers)) reply.header(name, value);
     return reply
       .code(status)
       .type('text/html; charset=utf-8')
       .header('cache-control', 'no-store')
-      .send(messagePage(bareContext(request, web), title, message, 'error'));
+      .send(messagePage(bareContext(request, web), title, message, 'error', documentTitle));
   });
+}
+
+function shorten(text: string): string {
+  const line = text.replace(/; retry in \d+ s$/, '');
+  return line.length > 100 ? `${line.slice(0, 99)}…` : line;
 }
 
 /** Sends a page. */
@@ -60,6 +67,17 @@ function bareContext(request: FastifyRequest, web: WebServices): PageContext {
   };
 }
 
+/** A 429 in words a visitor can act on: why, and when the pages open again (Retry-After). */
+function comeBackMessage(err: ProtocolError): ReturnType<typeof html> {
+  const seconds = Number(err.headers['Retry-After']);
+  if (!Number.isFinite(seconds) || seconds <= 0) return html`${err.details}.`;
+  const at = new Date(Date.now() + seconds * 1000);
+  const wait = seconds < 90 ? `${Math.ceil(seconds)} seconds` : `${Math.ceil(seconds / 60)} minutes`;
+  const why = err.details.replace(/; retry in \d+ s$/, '');
+  return html`${why.charAt(0).toUpperCase()}${why.slice(1)} from your network address. Please come back in ${wait}, at
+    <time datetime="${at.toISOString()}">${at.toISOString().slice(11, 16)} UTC</time>.`;
+}
+
 const TITLES: Record<number, string> = {
   400: 'Bad request',
   401: 'Sign-in required',
@@ -73,6 +91,9 @@ const TITLES: Record<number, string> = {
 };
 
 function describe(err: FastifyError | Error): { status: number; title: string; message: ReturnType<typeof html> | string } {
+  if (err instanceof ProtocolError && err.code === 'RATE_LIMIT_EXCEEDED') {
+    return { status: err.status, title: TITLES[err.status]!, message: comeBackMessage(err) };
+  }
   if (err instanceof ProtocolError) return { status: err.status, title: TITLES[err.status] ?? 'Error', message: err.details };
   const status = (err as FastifyError).statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {

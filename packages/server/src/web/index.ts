@@ -19,7 +19,7 @@ export async function webRoutes(
   app: FastifyInstance,
   { deps, services }: { deps: ServerDeps; services: Services },
 ): Promise<void> {
-  const web = createWebServices(services, deps.now, await loadAssets());
+  const web = createWebServices(services, deps, await loadAssets());
   // A registry that requires a token for reads still serves these to browsers, which carry no
   // token: the pages check their own sign-in session, and the login steps must work signed out.
   app.addHook('onRoute', (route) => {
@@ -27,6 +27,11 @@ export async function webRoutes(
   });
   await app.register(npmLoginApiRoutes, { web });
   await app.register(async (pages) => {
+    // Pages and their assets have a budget of their own, apart from the API's limits.
+    pages.addHook('onRoute', (route) => {
+      const budget = route.url.startsWith('/-/web/assets/') ? 'asset' : 'page';
+      route.config = { ...route.config, budget };
+    });
     installHtmlResponses(pages, web);
     await pages.register(assetRoutes, { assets: web.assets });
     await pages.register(browseRoutes, { web });

@@ -33,6 +33,25 @@ export function repositoryUrl(repository: unknown): string | undefined {
   return safeHttpUrl(cleaned);
 }
 
+/** `repository.directory` (a package inside a monorepo), without leading or trailing slashes; '' when none. */
+export function repositoryDirectory(repository: unknown): string {
+  const directory = (repository as { directory?: unknown } | undefined)?.directory;
+  if (typeof directory !== 'string') return '';
+  const cleaned = directory.replace(/\\/g, '/').replace(/^\/+|\/+$/g, '');
+  // Only plain relative folders: nothing that climbs out of the repository.
+  return cleaned.split('/').some((part) => part === '..' || part === '.' || part === '') ? '' : cleaned;
+}
+
+/** Where to report issues: `bugs` as a URL string, `{url}`, or `{email}` (a mailto link). */
+export function bugsUrl(bugs: unknown): string | undefined {
+  if (typeof bugs === 'string') return safeHttpUrl(bugs);
+  if (!bugs || typeof bugs !== 'object') return undefined;
+  const { url, email } = bugs as { url?: unknown; email?: unknown };
+  const http = safeHttpUrl(url);
+  if (http) return http;
+  return typeof email === 'string' && /^[^\s@<>"]+@[^\s@<>"]+$/.test(email) ? `mailto:${email}` : undefined;
+}
+
 /** ISO date part (`2024-05-01`) of a timestamp, or '' when it is not one. */
 export function isoDate(value: string | undefined): string {
   if (!value) return '';

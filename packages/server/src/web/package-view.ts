@@ -6,10 +6,11 @@ import {
   type SupportedEngine,
   type VersionRecord,
 } from '@pkg/protocol';
+import type { Dependents, DependentsService } from '../services/dependents.js';
 import type { PackageReadService } from '../services/package-reads.js';
 import type { StoredPackage, TenantId } from '../storage/ports.js';
 import { installSnippet, type InstallSnippet } from './install-snippet.js';
-import { keywordsOf, latestVersionOf, personName, repositoryUrl } from './package-facts.js';
+import { bugsUrl, keywordsOf, latestVersionOf, personName, repositoryDirectory, repositoryUrl } from './package-facts.js';
 import { safeHttpUrl } from './html.js';
 
 export interface VersionRow {
@@ -27,6 +28,31 @@ export interface DependencyRow {
   hosted: boolean;
 }
 
+/** Which readme the page shows: the version's own, or the package's (the latest publish's) for a version without one. */
+export interface ReadmeView {
+  markdown: string;
+  /** `version`: the shown version's own; `package`: the one kept for the package (see `from`). */
+  source: 'version' | 'package';
+  /** The version whose readme the package keeps (the `latest` one), when the page shows another. */
+  from: string | undefined;
+}
+
+/** A known advisory for the shown version (filled by whoever keeps advisories; none by default). */
+export interface AdvisoryMark {
+  title: string;
+  severity: string;
+  url: string | undefined;
+}
+
+/** Supply-chain facts of the shown version, as the stored document has them. */
+export interface SupplyMarks {
+  /** The registry signed the version (`dist.signatures`). */
+  signed: boolean;
+  /** A provenance attestation was published with it (`dist.attestations.provenance`). */
+  provenance: boolean;
+  advisories: AdvisoryMark[];
+}
+
 /** Everything the package page shows, read from the stored document. */
 export interface PackageView {
   name: string;
@@ -36,7 +62,7 @@ export interface PackageView {
   latest: string;
   /** The viewed version's deprecation message. */
   deprecated: string | undefined;
-  readme: string;
+  readme: ReadmeView;
   versions: VersionRow[];
   distTags: [string, string][];
   dependencies: DependencyRow[];
@@ -48,9 +74,28 @@ export interface PackageView {
   keywords: string[];
   homepage: string | undefined;
   repository: string | undefined;
+  /** The package's folder inside its repository (`repository.directory`), for readme links. */
+  repositoryDirectory: string;
+  /** Where to report issues (`bugs`): an http(s) or mailto URL. */
+  bugs: string | undefined;
   published: string;
+  /** The registry's URL of the version's tarball and its file name. */
+  tarball: { url: string; file: string };
+  /** From `dist`: what the tarball unpacks to (absent for versions published before they were recorded). */
+  unpackedSize: number | undefined;
+  fileCount: number | undefined;
+  dependents: Dependents;
+  marks: SupplyMarks;
   install: InstallSnippet;
 }
+
+export interface PackageViewOptions {
+  /** Reads here need a token: the install box says to log in first. */
+  needsToken?: boolean;
+}
+
+/** Advisories of a version, from whoever keeps them; the default knows none. */
+export type AdvisorySource = (tenant: TenantId, name: string, version: string) => Promise<AdvisoryMark[]>;
 
 /** Most packages a manifest snippet follows when collecting the scopes of dependencies. */
 const MAX_SCOPE_WALK = 500;
@@ -58,13 +103,23 @@ const MAX_SCOPE_WALK = 500;
 /** Builds package pages' view models; dependencies are looked up in the same tenant. */
 export class PackageViews {
   readonly #packages: PackageReadService;
+  readonly #dependents: DependentsService;
+  readonly #advisories: AdvisorySource;
 
-  constructor(packages: PackageReadService) {
+  constructor(packages: PackageReadService, dependents: DependentsService, advisories: AdvisorySource = async () => []) {
     this.#packages = packages;
+    this.#dependents = dependents;
+    this.#advisories = advisories;
   }
 
   /** The view of `name` at `version` (default: latest), or undefined when either does not exist. */
-  async view(tenant: TenantId, baseUrl: string, name: string, version?: string): Promise<PackageView | undefined> {
+  async view(
+    tenant: TenantId,
+    baseUrl: string,
+    name: string,
+    version?: string,
+    options: PackageViewOptions = {},
+  ): Promise<PackageView | undefined> {
     const stored = await this.#packages.stored(tenant, name);
     if (!stored || stored.unpublished) return undefined;
     const doc = stored.document;
@@ -86,6 +141,8 @@ export class PackageViews {
     }
     const scopes = await hostedClosure(record, lookup);
     const engines = supportedEngines(record);
+    const tarballFile = tarballFileOf(record, name, shown);
+    const dist = record.dist ?? ({} as VersionRecord['dist']);
 
     return {
       name,
@@ -94,7 +151,7 @@ export class PackageViews {
       version: shown,
       latest,
       deprecated: typeof record.deprecated === 'string' && record.deprecated.length > 0 ? record.deprecated : undefined,
-      readme: readmeOf(record, doc),
+      readme: readmeOf(record, doc, shown, latest),
       versions: versionRows(doc),
       distTags: Object.entries(doc['dist-tags'] ?? {}).sort(([a], [b]) =>
         a === 'latest' ? -1 : b === 'latest' ? 1 : a.localeCompare(b),
@@ -107,8 +164,27 @@ export class PackageViews {
       keywords: keywordsOf(record, doc),
       homepage: safeHttpUrl(record.homepage ?? doc.homepage),
       repository: repositoryUrl(record.repository ?? doc.repository),
+      repositoryDirectory: repositoryDirectory(record.repository ?? doc.repository),
+      bugs: bugsUrl(record.bugs ?? doc.bugs),
       published: doc.time?.[shown] ?? '',
-      install: installSnippet(baseUrl, name, shown, scopes, engines),
+      tarball: { url: `${baseUrl.replace(/\/+$/, '')}/${name}/-/${encodeURIComponent(tarballFile)}`, file: tarballFile },
+      unpackedSize: countOrUndefined(dist.unpackedSize),
+      fileCount: countOrUndefined(dist.fileCount),
+      dependents: await this.#dependents.of(tenant, name),
+      marks: {
+        signed: Array.isArray(dist.signatures) && dist.signatures.length > 0,
+        provenance: hasProvenance(dist),
+        advisories: await this.#advisories(tenant, name, shown),
+      },
+      install: installSnippet({
+        baseUrl,
+        name,
+        version: shown,
+        scopes,
+        engines,
+        tarballFile,
+        needsToken: options.needsToken === true,
+      }),
     };
   }
 }
@@ -161,7 +237,45 @@ function versionRows(doc: PackageDocument): VersionRow[] {
     }));
 }
 
-function readmeOf(record: VersionRecord, doc: PackageDocument): string {
+/**
+ * The registry keeps one readme per package, the latest publish's (as npm's registry does); a
+ * version record carries its own only when it came with one (documents from other registries).
+ * Any other version's page says whose readme it shows.
+ */
+function readmeOf(record: VersionRecord, doc: PackageDocument, shown: string, latest: string): ReadmeView {
   const own = typeof record.readme === 'string' ? record.readme : '';
-  return own.length > 0 ? own : typeof doc.readme === 'string' ? doc.readme : '';
+  if (own.length > 0 && !isNpmPlaceholder(own)) return { markdown: own, source: 'version', from: undefined };
+  const kept = typeof doc.readme === 'string' && !isNpmPlaceholder(doc.readme) ? doc.readme : '';
+  if (shown === latest) return { markdown: kept, source: 'version', from: undefined };
+  return { markdown: kept, source: 'package', from: latest };
+}
+
+/** What npm publishes for a package without a README file: not a readme. */
+function isNpmPlaceholder(text: string): boolean {
+  return /^\s*ERROR: No README data found!\s*$/.test(text);
+}
+
+/** The file name of a version's tarball (its `dist.tarball`'s last segment), `<name>-<version>.tgz` by default. */
+function tarballFileOf(record: VersionRecord, name: string, version: string): string {
+  const fallback = `${name}-${version}.tgz`;
+  const url = typeof record.dist?.tarball === 'string' ? record.dist.tarball : '';
+  const file = url.slice(url.lastIndexOf('/') + 1).split(/[?#]/)[0] ?? '';
+  try {
+    const decoded = decodeURIComponent(file);
+    return /^[a-z0-9][a-z0-9._-]*\.tgz$/i.test(decoded) ? decoded : fallback;
+  } catch {
+    return fallback;
+  }
+}
+
+function countOrUndefined(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : undefined;
+}
+
+/** npm's `dist.attestations`: `{url, provenance: {predicateType}}`. */
+function hasProvenance(dist: VersionRecord['dist']): boolean {
+  const attestations = (dist as { attestations?: unknown }).attestations;
+  if (!attestations || typeof attestations !== 'object') return false;
+  const provenance = (attestations as { provenance?: unknown }).provenance;
+  return typeof provenance === 'object' && provenance !== null;
 }

@@ -13,6 +13,7 @@ export async function pageContext(request: FastifyRequest, reply: FastifyReply, 
     host: new URL(request.ctx.baseUrl).host,
     viewer,
     csrf: csrfTokenFor(request, reply),
+    now: web.now(),
   };
 }
 

@@ -1,3 +1,5 @@
+import { DependentsService } from '../services/dependents.js';
+import type { ServerDeps } from '../deps.js';
 import type { Services } from '../services/services.js';
 import type { Assets } from './assets.js';
 import { SearchCatalog, type WebCatalog } from './catalog.js';
@@ -14,13 +16,16 @@ export interface WebServices {
   packages: PackageViews;
   /** The registry's own services. */
   registry: Services;
+  /** The server's clock. */
+  now: () => Date;
 }
 
-export function createWebServices(services: Services, now: () => Date, assets: Assets): WebServices {
+export function createWebServices(services: Services, deps: Pick<ServerDeps, 'now' | 'packages'>, assets: Assets): WebServices {
   return {
     assets,
-    catalog: new SearchCatalog(services.search, now),
-    packages: new PackageViews(services.packageReads),
+    catalog: new SearchCatalog(services.search, deps.now),
+    packages: new PackageViews(services.packageReads, new DependentsService(deps)),
     registry: services,
+    now: deps.now,
   };
 }

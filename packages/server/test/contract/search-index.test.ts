@@ -61,7 +61,11 @@ const packageArb = fc.record({
   readme: fc.constantFrom('', 'short', 'long '.repeat(50)),
   repository: fc.option(fc.constant('https://git.example/r'), { nil: undefined }),
   ageDays: fc.integer({ min: 0, max: 800 }),
+  // A version naming no engine is a Unity package.
+  engines: fc.subarray(['unity', 'godot', 'unreal'] as const),
 });
+
+const ENGINE_FIELDS = { unity: { unity: '2021.3' }, godot: { godot: '4.2' }, unreal: { unreal: '5.3', unrealMax: '5.4' } };
 
 /** Absent four times in five: with every qualifier often present, nearly no query would match. */
 const rare = <T>(arb: fc.Arbitrary<T>) =>
@@ -81,6 +85,7 @@ const queryText = fc
     author: rare(word),
     maintainer: rare(fc.constantFrom('al', 'bob', 'carol@example.com', 'zed')),
     flag: rare(fc.constantFrom('is:deprecated', 'not:deprecated', 'is:unstable', 'not:unstable')),
+    engine: rare(fc.constantFrom('engine:unity', 'engine:godot', 'engine:unreal', 'engine:godot engine:unreal')),
   })
   .map((q) =>
     [
@@ -89,6 +94,7 @@ const queryText = fc
       ...(q.author ? [`author:${q.author}`] : []),
       ...(q.maintainer ? [`maintainer:${q.maintainer}`] : []),
       ...(q.flag ? [q.flag] : []),
+      ...(q.engine ? [q.engine] : []),
     ].join(' '),
   );
 
@@ -102,7 +108,12 @@ function build(spec: PackageSpec) {
     ...(spec.author !== undefined ? { author: spec.author } : {}),
     maintainers: spec.maintainers,
     ...(spec.deprecated ? { deprecated: 'do not use' } : {}),
-    versions: [spec.unstable ? '0.3.0' : '1.2.0'],
+    versions: [
+      {
+        version: spec.unstable ? '0.3.0' : '1.2.0',
+        manifest: Object.assign({}, ...spec.engines.map((e) => ENGINE_FIELDS[e])) as Record<string, string>,
+      },
+    ],
     readme: spec.readme,
     ...(spec.repository !== undefined ? { repository: spec.repository } : {}),
     lastPublish: new Date(NOW.getTime() - spec.ageDays * 86_400_000),
@@ -124,6 +135,7 @@ function reference(pkg: ReturnType<typeof build>): RankedPackage {
     deprecated,
     unstable: fields.unstable,
     final,
+    engines: fields.engines.map((e) => e.engine),
   };
 }
 

@@ -50,8 +50,17 @@ describe('parseSearchText', () => {
     expect(parseSearchText('x not:insecure').insecure).toBeUndefined();
   });
 
+  it('reads engine filters, alone or with text, each engine once', () => {
+    expect(parseSearchText('engine:Godot')).toMatchObject({ terms: [], engines: ['godot'] });
+    expect(parseSearchText('dialogue engine:unreal engine:unity engine:unity')).toMatchObject({
+      terms: ['dialogue'],
+      engines: ['unreal', 'unity'],
+    });
+    expect(parseSearchText('dialogue').engines).toBeUndefined();
+  });
+
   it('refuses empty, too long, too many terms, unknown flags and empty qualifiers', () => {
-    for (const text of ['', '   ', '\u0000\u001f', '"', 'a'.repeat(513), Array(17).fill('w').join(' '), 'is:new', 'author:']) {
+    for (const text of ['', '   ', '\u0000\u001f', '"', 'a'.repeat(513), Array(17).fill('w').join(' '), 'is:new', 'author:', 'engine:', 'engine:cryengine']) {
       badRequest(() => parseSearchText(text));
     }
   });

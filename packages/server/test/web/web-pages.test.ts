@@ -134,20 +134,21 @@ describe('package page', () => {
     const page = await web.get('/-/web/package/com.acme.widgets');
     expect(page.status).toBe(200);
     const html = squash(page.html);
-    expect(html).toContain('<h1>Acme Widgets</h1>');
+    expect(html).toContain('<h1><bdi>Acme Widgets</bdi></h1>');
     expect(html).toContain('<code>com.acme.widgets</code>');
     expect(html).toContain('Widgets for game UIs');
     expect(html).toContain('<dt>Unity</dt><dd>2021.3.0f1 or newer</dd>');
-    expect(html).toContain('<dt>License</dt><dd>MIT</dd>');
-    expect(html).toContain('<dt>Maintainers</dt><dd>alice, bob</dd>');
-    expect(html).toContain('<dt>Author</dt><dd>Alice Doe</dd>');
+    expect(html).toContain('<dt>License</dt><dd><bdi>MIT</bdi></dd>');
+    expect(html).toContain('<dt>Maintainers</dt><dd><bdi>alice</bdi>,<bdi>bob</bdi></dd>');
+    expect(html).toContain('<dt>Author</dt><dd><bdi>Alice Doe</bdi></dd>');
     expect(html).toContain('href="https://github.com/acme/widgets"');
     // versions newest first, with dates and tags
     const versions = html.slice(html.indexOf('id="versions-h"'));
     expect(versions).toContain('Versions (3)');
     expect(versions.indexOf('2.0.0-beta.1')).toBeLessThan(versions.indexOf('1.0.0'));
     expect(versions.indexOf('1.0.0')).toBeLessThan(versions.indexOf('0.9.0'));
-    expect(versions).toContain('<time datetime="2024-03-01T10:00:00.000Z">2024-03-01</time>');
+    // relative times, the exact one on hover
+    expect(versions).toMatch(/<time datetime="2024-03-01T10:00:00.000Z" title="2024-03-01 10:00 UTC">\d+ (years|months) ago<\/time>/);
     expect(versions).toMatch(/0\.9\.0<\/a><span class="tag">deprecated<\/span>/);
     // dist-tags
     expect(html).toMatch(/<td>beta<\/td><td><a href="\/-\/web\/package\/com\.acme\.widgets\?version=2\.0\.0-beta\.1">/);
@@ -170,7 +171,10 @@ describe('package page', () => {
     const html = squash((await web.get('/-/web/package/com.acme.widgets')).html);
     const manifest = JSON.parse(textOfId(html, 'install-manifest')!);
     // Both name the same version.
-    expect(textOfId(html, 'install-command')).toBe(`pkg add com.acme.widgets@${manifest.dependencies['com.acme.widgets']}`);
+    // This registry is not pkg's default one: the line names it.
+    expect(textOfId(html, 'install-command')).toBe(
+      `pkg add com.acme.widgets@${manifest.dependencies['com.acme.widgets']} --registry ${registry.url}`,
+    );
     expect(manifest).toEqual({
       scopedRegistries: [
         {
@@ -182,8 +186,13 @@ describe('package page', () => {
       ],
       dependencies: { 'com.acme.widgets': '1.0.0' },
     });
-    expect(html).toMatch(/<button type="button"[^>]*data-copy="install-command"[^>]*hidden>Copy<\/button>/);
-    expect(html).toMatch(/<button type="button"[^>]*data-copy="install-manifest"[^>]*hidden>Copy<\/button>/);
+    // Each Copy button says what it copies.
+    expect(html).toMatch(
+      /<button type="button"[^>]*data-copy="install-command"[^>]*hidden><span class="copy-text">Copy<\/span><span class="visually-hidden"> ?the pkg command<\/span><\/button>/,
+    );
+    expect(html).toMatch(
+      /<button type="button"[^>]*data-copy="install-manifest"[^>]*hidden><span class="copy-text">Copy<\/span><span class="visually-hidden"> ?the manifest snippet<\/span><\/button>/,
+    );
   });
 
   it('shows an older version with its deprecation notice and a link to latest', async () => {
@@ -191,7 +200,7 @@ describe('package page', () => {
     const { status } = page;
     const html = squash(page.html);
     expect(status).toBe(200);
-    expect(html).toContain('<strong>Deprecated.</strong>Use 1.x: 0.9 leaks memory');
+    expect(html).toContain('<strong>Deprecated.</strong><bdi>Use 1.x: 0.9 leaks memory</bdi>');
     expect(html).toContain('latest is 1.0.0');
     expect(JSON.parse(textOfId(html, 'install-manifest')!).dependencies).toEqual({ 'com.acme.widgets': '0.9.0' });
   });
@@ -234,7 +243,10 @@ describe('downloads', () => {
     expect(popular.indexOf('com.dl.popular')).toBeLessThan(popular.indexOf('com.dl.quiet'));
     // never downloaded: not among the most downloaded
     expect(popular).not.toContain('com.acme.math');
-    expect(popular).toContain('3 downloads in 7 days');
+    // The list is by the last 30 days, and says so for each entry.
+    expect(popular).toContain('3 downloads in 30 days');
+    const recent = home.slice(home.indexOf('id="recent-h"'), home.indexOf('id="popular-h"'));
+    expect(recent).toContain('3 downloads in 7 days');
 
     const page = squash((await web.get('/-/web/package/com.dl.popular')).html);
     const chart = page.slice(page.indexOf('id="downloads-h"'), page.indexOf('id="deps-h"'));
@@ -350,8 +362,9 @@ describe('hostile package content stays inert', () => {
     expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
     // the harmless parts of the readme still work
     expect(html).toContain('<a href="https://example.com" rel="nofollow ugc noopener noreferrer">ok</a>');
-    expect(html).toContain('href="./Documentation~/guide.md"');
-    expect(html).toContain('<img src="https://example.com/a.png" alt="img" loading="lazy" referrerpolicy="no-referrer">');
+    // No repository to resolve it against: the relative link stays text, never a link to this registry.
+    expect(html).toContain('<a rel="nofollow ugc noopener noreferrer">rel</a>');
+    expect(html).toMatch(/<img alt="img" src="https:\/\/example\.com\/a\.png" loading="lazy" referrerpolicy="no-referrer" \/?>/);
   });
 
   it('escapes hostile text in search results and keyword links', async () => {
@@ -401,6 +414,6 @@ describe('a registry that requires a token for reads', () => {
     expect(signIn.headers.get('location')).toBe('/-/web/package/com.secret.thing');
     const page = await client.get('/-/web/package/com.secret.thing');
     expect(page.status).toBe(200);
-    expect(page.html).toContain('<h1>com.secret.thing</h1>');
+    expect(page.html).toContain('<h1><bdi>com.secret.thing</bdi></h1>');
   });
 });

@@ -8,9 +8,11 @@ export function messagePage(
   title: string,
   message: SafeHtml | string,
   tone: 'error' | 'ok' | 'plain' = 'plain',
+  /** The document's title when it should say more than the heading (each error page its own). */
+  documentTitle?: string,
 ): string {
   const body = html`<h1>${title}</h1>
     ${tone === 'plain' ? html`<p>${message}</p>` : html`<div class="${tone}" role="${tone === 'error' ? 'alert' : 'status'}">${message}</div>`}
     <p><a href="/">Back to the packages</a></p>`;
-  return layout(ctx, { title, body });
+  return layout(ctx, { title: documentTitle ?? title, body });
 }

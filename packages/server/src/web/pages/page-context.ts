@@ -11,4 +11,6 @@ export interface PageContext {
   viewer: string | undefined;
   /** CSRF token for the forms of the page. */
   csrf: string;
+  /** The time pages count relative times from ("3 days ago"); the clock's now when not given. */
+  now?: Date;
 }

@@ -13,9 +13,15 @@ export interface SignInFormOptions {
   submitLabel: string;
 }
 
-/** Name and password (and, where sign-up is open, an e-mail for a new account). */
+/**
+ * Name and password (and, where sign-up is open, an e-mail for a new account). After a failed
+ * attempt the fields are marked invalid, described by the error, and the first has the focus
+ * (`autofocus`: no script needed, the CSP allows none inline).
+ */
 export function signInForm(options: SignInFormOptions): SafeHtml {
-  return html`${options.error ? html`<div class="error" role="alert">${options.error}</div>` : ''}
+  const failed = options.error !== undefined && options.error !== '';
+  const invalid = failed ? html` aria-invalid="true" aria-describedby="signin-error"` : '';
+  return html`${failed ? html`<div id="signin-error" class="error" role="alert">${options.error}</div>` : ''}
     <form method="post" action="${options.action}">
       <input type="hidden" name="${CSRF_FIELD}" value="${options.csrf}" />
       ${options.next ? html`<input type="hidden" name="next" value="${options.next}" />` : ''}
@@ -30,12 +36,19 @@ export function signInForm(options: SignInFormOptions): SafeHtml {
           spellcheck="false"
           required
           maxlength="128"
-          value="${options.name ?? ''}"
+          value="${options.name ?? ''}"${invalid}${failed ? html` autofocus` : ''}
         />
       </div>
       <div class="field">
         <label for="password">Password</label>
-        <input id="password" name="password" type="password" autocomplete="current-password" required maxlength="1024" />
+        <input
+          id="password"
+          name="password"
+          type="password"
+          autocomplete="current-password"
+          required
+          maxlength="1024"${invalid}
+        />
       </div>
       ${
         options.signup

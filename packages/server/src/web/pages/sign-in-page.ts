@@ -16,5 +16,5 @@ export function signInPage(ctx: PageContext, view: SignInView): string {
     <p class="muted">Sign in to see and revoke your access tokens.</p>
     ${signInForm({ action: '/-/web/signin', csrf: ctx.csrf, submitLabel: 'Sign in', ...view })}
   </div>`;
-  return layout(ctx, { title: 'Sign in', body });
+  return layout(ctx, { title: view.error ? 'Sign-in failed' : 'Sign in', body });
 }

@@ -58,7 +58,9 @@ export async function browseRoutes(app: FastifyInstance, { web }: { web: WebServ
     if (version && !isSemver(version)) throw new ProtocolError('BAD_REQUEST', `'${truncate(version)}' is not a version`);
     const ctx = await pageContext(request, reply, web);
     if (!(await mayRead(request, reply, web, ctx))) return reply;
-    const view = await web.packages.view(request.ctx.tenant, request.ctx.baseUrl, name, version || undefined);
+    const view = await web.packages.view(request.ctx.tenant, request.ctx.baseUrl, name, version || undefined, {
+      needsToken: request.ctx.settings.readAccess === 'token',
+    });
     if (!view) {
       throw new ProtocolError(
         'NOT_FOUND',

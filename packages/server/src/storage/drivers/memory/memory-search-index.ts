@@ -135,6 +135,7 @@ export class MemorySearchIndex implements SearchIndex {
         deprecated: fields.deprecated !== undefined,
         unstable: fields.unstable,
         final: scores.final,
+        engines: fields.engines.map((e) => e.engine),
       },
       quality: fields.quality,
       releaseTimes: fields.releaseTimes,

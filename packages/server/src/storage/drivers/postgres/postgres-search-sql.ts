@@ -7,7 +7,7 @@
  */
 import { isShortTerm, TIER } from '../../../search/relevance.js';
 import type { SearchQuery } from '../../../search/search-query.js';
-import { listKey, markTerm, PART_MARK } from '../../../search/search-keys.js';
+import { engineJsonKey, listKey, markTerm, PART_MARK } from '../../../search/search-keys.js';
 
 /** Words are runs of letters and digits (search/relevance.ts), the unit of short-term matches. */
 const WORD_SEPARATORS = /[^\p{L}\p{N}\p{Co}]+/u;
@@ -52,6 +52,8 @@ export function compileSearch(tenant: string, query: SearchQuery): CompiledSearc
   for (const maintainer of query.maintainers) where.push(`strpos(p.maintainers_key, ${bind(listKey([maintainer]))}) > 0`);
   if (query.deprecated !== undefined) where.push(query.deprecated ? 'p.deprecated' : 'NOT p.deprecated');
   if (query.unstable !== undefined) where.push(query.unstable ? 'p.unstable' : 'NOT p.unstable');
+  // The engines are in the stored search object (search-keys.ts engineJsonKey).
+  for (const engine of query.engines ?? []) where.push(`strpos(p.package_json, ${bind(engineJsonKey(engine))}) > 0`);
 
   const filter = `FROM search_packages p WHERE ${where.join(' AND ')}`;
   const countParams = [...params];

@@ -7,7 +7,7 @@
  */
 import type { SearchQuery } from '../../../search/search-types.js';
 import { isShortTerm, TIER } from '../../../search/relevance.js';
-import { listKey, markTerm, PART_MARK } from '../../../search/search-keys.js';
+import { engineJsonKey, listKey, markTerm, PART_MARK } from '../../../search/search-keys.js';
 
 const TEXT_COLUMNS = '{name display keywords description author}';
 /** A value the word index holds as one token: letters and digits only. */
@@ -97,6 +97,12 @@ export function compileSearch(query: SearchQuery): CompiledSearch {
     where.push(`p.unstable = ${query.unstable ? 1 : 0}`);
     shape.push(query.unstable ? 'U' : 'u');
   }
+  // The engines are in the stored search object (search-keys.ts engineJsonKey), read by row id.
+  (query.engines ?? []).forEach((engine, i) => {
+    params[`e${i}`] = engineJsonKey(engine);
+    where.push(`EXISTS (SELECT 1 FROM search_documents d WHERE d.id = p.id AND instr(d.package_json, @e${i}) > 0)`);
+    shape.push('e');
+  });
 
   // Conditions only the rows can decide; without them the indexes alone count the matches.
   const rowOnly = where.length > 1;
