@@ -4,7 +4,7 @@
  */
 import type { Deps } from '../deps.js';
 import { checkoutCommandLine, type CheckoutRunner } from '../io/read-only.js';
-import { ClientError } from '../output/errors.js';
+import { ClientError } from '../errors/client-errors.js';
 import type { Reporter } from '../output/reporter.js';
 
 /** Output shown of a failed checkout: its last lines say why. */

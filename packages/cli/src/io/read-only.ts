@@ -6,7 +6,7 @@
  * write access to the file itself.
  */
 import type { FileSystem } from '../deps.js';
-import { ClientError } from '../output/errors.js';
+import { ClientError } from '../errors/client-errors.js';
 
 /** No write bit for anyone: how `p4`, Plastic and Windows' read-only attribute leave a file. */
 export function isReadOnlyMode(mode: number): boolean {

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { FileSystem } from '../../src/deps.js';
 import { writeFileAtomic } from '../../src/io/fs.js';
 import { checkoutCommandLine, ensureWritable, isReadOnlyMode, readOnlyFiles } from '../../src/io/read-only.js';
-import { ClientError } from '../../src/output/errors.js';
+import { ClientError } from '../../src/errors/client-errors.js';
 
 const fs = realFs as unknown as FileSystem;
 const tmp = () => mkdtemp(path.join(tmpdir(), 'pkg-read-only-'));
