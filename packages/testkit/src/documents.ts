@@ -124,7 +124,12 @@ export async function seedPackage(
   tenant: TenantId = '',
 ): Promise<void> {
   if (tenant !== '' && storage.registry && !createdTenants.get(storage.registry)?.has(tenant)) {
-    await storage.registry.createTenant({ name: tenant, createdAt: new Date(0).toISOString(), settings: {} });
+    await storage.registry.createTenant({
+      name: tenant,
+      incarnation: 'seeded',
+      createdAt: new Date(0).toISOString(),
+      settings: {},
+    });
     createdTenants.set(storage.registry, (createdTenants.get(storage.registry) ?? new Set()).add(tenant));
   }
   await storage.packages.package(tenant, pkg.document.name).update(() => ({ next: pkg, result: undefined }));

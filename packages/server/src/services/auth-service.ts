@@ -7,6 +7,7 @@ import { dummyPasswordHash, hashPassword, verifyPassword } from './passwords.js'
 import { hashToken, newToken } from './tokens.js';
 import { LoginThrottle } from './login-throttle.js';
 import type { CounterStore } from '../storage/counter-store.js';
+import { singleIncarnation, type TenantScopeOf } from './tenant-scope.js';
 
 export interface LoginInput {
   name: string;
@@ -79,13 +80,20 @@ export class AuthService {
    */
   readonly #basicKey = randomBytes(32);
 
-  constructor(deps: AuthServiceDeps, counters: CounterStore) {
+  readonly #scopeOf: TenantScopeOf;
+
+  constructor(deps: AuthServiceDeps, counters: CounterStore, scopeOf: TenantScopeOf = singleIncarnation) {
     this.#deps = deps;
-    this.#throttle = new LoginThrottle(counters, {
-      perAccountAndAddress: deps.config.loginFailureLimit,
-      perAddress: deps.config.loginFailureLimitPerAddress,
-      windowSeconds: deps.config.loginFailureWindow,
-    });
+    this.#scopeOf = scopeOf;
+    this.#throttle = new LoginThrottle(
+      counters,
+      {
+        perAccountAndAddress: deps.config.loginFailureLimit,
+        perAddress: deps.config.loginFailureLimitPerAddress,
+        windowSeconds: deps.config.loginFailureWindow,
+      },
+      scopeOf,
+    );
   }
 
   /**
@@ -190,7 +198,7 @@ export class AuthService {
   async authenticate(tenant: TenantId, token: string | undefined): Promise<Caller | null> {
     if (token === undefined || token.length === 0 || token.length > 512) return null;
     const hash = hashToken(token);
-    const key = `${tenant}\0${hash}`;
+    const key = `${this.#scopeOf(tenant)}\0${hash}`;
     const { registry } = this.#deps;
     const version = registry.credentialsVersion?.();
     const known = this.#known(key, version);
@@ -213,7 +221,7 @@ export class AuthService {
    */
   cachedCaller(tenant: TenantId, token: string): Caller | null | undefined {
     if (token.length === 0 || token.length > 512) return null;
-    return this.#known(`${tenant}\0${hashToken(token)}`, this.#deps.registry.credentialsVersion?.());
+    return this.#known(`${this.#scopeOf(tenant)}\0${hashToken(token)}`, this.#deps.registry.credentialsVersion?.());
   }
 
   /**
@@ -250,7 +258,7 @@ export class AuthService {
 
   #basicCacheKey(tenant: TenantId, { name, password }: BasicCredentials): string {
     const mac = createHmac('sha256', this.#basicKey).update(`${name}\0${password}`).digest('hex');
-    return `${tenant}\0basic\0${mac}`;
+    return `${this.#scopeOf(tenant)}\0basic\0${mac}`;
   }
 
   #remember(key: string, entry: CachedCaller): void {
@@ -299,7 +307,7 @@ export class AuthService {
 
   /** The one way a token ends: out of the cache of authenticated tokens, then out of the store. */
   #revoke(tenant: TenantId, hash: string): Promise<boolean> {
-    this.#callers.delete(`${tenant}\0${hash}`);
+    this.#callers.delete(`${this.#scopeOf(tenant)}\0${hash}`);
     return this.#deps.registry.deleteToken(tenant, hash);
   }
 

@@ -1,5 +1,6 @@
 import type { InvalidationBus, TenantId } from '../storage/ports.js';
 import type { EncodedListener, Representation } from './representation.js';
+import { singleIncarnation, type TenantScopeOf } from './tenant-scope.js';
 
 /** What the cache holds per key: the serialized form and the object it was serialized from. */
 export interface CachedValue<T> {
@@ -61,6 +62,8 @@ export interface DocumentCacheOptions {
   maxAgeMs?: number;
   /** Milliseconds on a monotonic clock (tests move it). */
   clock?: () => number;
+  /** The key of a tenant's entries: its incarnation too (TenantService.scopeOf). */
+  scopeOf?: TenantScopeOf;
 }
 
 interface Flight {
@@ -103,6 +106,7 @@ export class DocumentCache {
   readonly #bus: InvalidationBus;
   readonly #maxAgeMs: number;
   readonly #clock: () => number;
+  readonly #scopeOf: TenantScopeOf;
   readonly #budget = new Budget(() => this.#evict());
   #hits = 0;
   #misses = 0;
@@ -112,6 +116,7 @@ export class DocumentCache {
     this.#bus = bus;
     this.#maxAgeMs = options.maxAgeMs ?? Infinity;
     this.#clock = options.clock ?? (() => performance.now());
+    this.#scopeOf = options.scopeOf ?? singleIncarnation;
     bus.subscribe((tenant, name) => this.invalidate(tenant, name));
     bus.subscribeReset(() => this.clear());
   }
@@ -136,7 +141,7 @@ export class DocumentCache {
     variant: string,
     build: () => Promise<CachedValue<T> | undefined>,
   ): Promise<CachedValue<T> | undefined> {
-    const pkg = packageKey(tenant, name);
+    const pkg = packageKey(this.#scopeOf(tenant), name);
     const key = `${pkg}\0${variant}`;
     if (!this.#bus.connected) {
       // Deaf to other nodes' writes: whatever is in memory may be stale.
@@ -176,7 +181,7 @@ export class DocumentCache {
    */
   peek<T>(tenant: TenantId, name: string, variant: string): CachedValue<T> | null | undefined {
     if (!this.#bus.connected) return undefined;
-    return this.#hit(`${packageKey(tenant, name)}\0${variant}`)?.cached as CachedValue<T> | null | undefined;
+    return this.#hit(`${packageKey(this.#scopeOf(tenant), name)}\0${variant}`)?.cached as CachedValue<T> | null | undefined;
   }
 
   #hit(key: string): Entry | undefined {
@@ -191,7 +196,7 @@ export class DocumentCache {
 
   /** Drops every cached variant of a package. */
   invalidate(tenant: TenantId, name: string): void {
-    const pkg = packageKey(tenant, name);
+    const pkg = packageKey(this.#scopeOf(tenant), name);
     // Builds already under way may have read the old document: they answer their own callers
     // but are not stored, and the next request starts a fresh build.
     for (const key of this.#flightsByPackage.get(pkg) ?? []) this.#forgetFlight(key);

@@ -1,5 +1,6 @@
 import { utcDay } from '../search/utc-days.js';
 import type { DownloadCountStore, DownloadIncrement, SearchIndex, TenantId } from '../storage/ports.js';
+import { singleIncarnation, type TenantScopeOf } from './tenant-scope.js';
 
 /**
  * Counts tarball downloads. The tarball route calls `record` for every successful GET; an
@@ -38,7 +39,9 @@ export class BatchingDownloadRecorder implements DownloadRecorder {
   readonly #now: () => Date;
   readonly #maxPending: number;
   readonly #onError: (err: unknown) => void;
+  /** By tenant scope, package, version and day: counts of a tenant deleted meanwhile are not written. */
   #pending = new Map<string, DownloadIncrement>();
+  readonly #scopeOf: TenantScopeOf;
   #flushing: Promise<void> = Promise.resolve();
   #timer: NodeJS.Timeout | undefined;
   #soon = false;
@@ -46,10 +49,11 @@ export class BatchingDownloadRecorder implements DownloadRecorder {
   #day = { name: '', endsAt: -Infinity };
 
   constructor(
-    deps: { counts: DownloadCountStore; search: SearchIndex; now: () => Date },
+    deps: { counts: DownloadCountStore; search: SearchIndex; now: () => Date; scopeOf?: TenantScopeOf },
     options: BatchingDownloadRecorderOptions = {},
   ) {
     this.#counts = deps.counts;
+    this.#scopeOf = deps.scopeOf ?? singleIncarnation;
     this.#search = deps.search;
     this.#now = deps.now;
     this.#maxPending = options.maxPending ?? 10_000;
@@ -60,7 +64,7 @@ export class BatchingDownloadRecorder implements DownloadRecorder {
 
   record(tenant: TenantId, name: string, version: string): void {
     const day = this.#today();
-    const key = `${tenant}\0${name}\0${version}\0${day}`;
+    const key = `${this.#scopeOf(tenant)}\0${name}\0${version}\0${day}`;
     const entry = this.#pending.get(key);
     if (entry) entry.count++;
     else this.#pending.set(key, { tenant, name, version, day, count: 1 });
@@ -95,6 +99,10 @@ export class BatchingDownloadRecorder implements DownloadRecorder {
     if (this.#pending.size === 0) return;
     const batch = this.#pending;
     this.#pending = new Map();
+    // Counted for a tenant since deleted (and perhaps created again under its name): dropped,
+    // or the new tenant would inherit them.
+    for (const [key, entry] of batch) if (!key.startsWith(`${this.#scopeOf(entry.tenant)}\0`)) batch.delete(key);
+    if (batch.size === 0) return;
     try {
       await this.#counts.add([...batch.values()]);
     } catch (err) {

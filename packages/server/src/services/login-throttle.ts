@@ -1,6 +1,7 @@
 import { ProtocolError } from '@pkg/protocol';
 import type { CounterState, CounterStore } from '../storage/counter-store.js';
 import type { TenantId } from '../storage/ports.js';
+import { singleIncarnation, type TenantScopeOf } from './tenant-scope.js';
 
 export interface LoginThrottleLimits {
   /** Failures of one account from one client address; 0 disables. */
@@ -24,17 +25,20 @@ export class LoginThrottle {
   readonly #counters: CounterStore;
   readonly #limits: LoginThrottleLimits;
 
-  constructor(counters: CounterStore, limits: LoginThrottleLimits) {
+  readonly #scopeOf: TenantScopeOf;
+
+  constructor(counters: CounterStore, limits: LoginThrottleLimits, scopeOf: TenantScopeOf = singleIncarnation) {
     this.#counters = counters;
     this.#limits = limits;
+    this.#scopeOf = scopeOf;
   }
 
   /** 429 RATE_LIMIT_EXCEEDED when the pair or the address has used up its failures. */
   async check(tenant: TenantId, user: string, ip: string): Promise<void> {
     const { perAccountAndAddress, perAddress, windowSeconds } = this.#limits;
     const [pair, address] = await Promise.all([
-      perAccountAndAddress > 0 ? this.#counters.peek(pairKey(tenant, user, ip), windowSeconds) : undefined,
-      perAddress > 0 ? this.#counters.peek(addressKey(tenant, ip), windowSeconds) : undefined,
+      perAccountAndAddress > 0 ? this.#counters.peek(pairKey(this.#scopeOf(tenant), user, ip), windowSeconds) : undefined,
+      perAddress > 0 ? this.#counters.peek(addressKey(this.#scopeOf(tenant), ip), windowSeconds) : undefined,
     ]);
     if (reached(address, perAddress)) {
       throw throttled(address!, `login limit of ${perAddress} failed attempts per client address per ${windowSeconds} s`);
@@ -47,14 +51,14 @@ export class LoginThrottle {
   async recordFailure(tenant: TenantId, user: string, ip: string): Promise<void> {
     const { perAccountAndAddress, perAddress, windowSeconds } = this.#limits;
     await Promise.all([
-      perAccountAndAddress > 0 ? this.#counters.increment(pairKey(tenant, user, ip), windowSeconds) : undefined,
-      perAddress > 0 ? this.#counters.increment(addressKey(tenant, ip), windowSeconds) : undefined,
+      perAccountAndAddress > 0 ? this.#counters.increment(pairKey(this.#scopeOf(tenant), user, ip), windowSeconds) : undefined,
+      perAddress > 0 ? this.#counters.increment(addressKey(this.#scopeOf(tenant), ip), windowSeconds) : undefined,
     ]);
   }
 
   async recordSuccess(tenant: TenantId, user: string, ip: string): Promise<void> {
     if (this.#limits.perAccountAndAddress <= 0) return;
-    await this.#counters.reset(pairKey(tenant, user, ip), this.#limits.windowSeconds);
+    await this.#counters.reset(pairKey(this.#scopeOf(tenant), user, ip), this.#limits.windowSeconds);
   }
 }
 
@@ -69,10 +73,10 @@ function throttled(counter: CounterState, limit: string): ProtocolError {
   });
 }
 
-function pairKey(tenant: TenantId, user: string, ip: string): string {
+function pairKey(tenant: string, user: string, ip: string): string {
   return `login-user-ip\0${tenant}\0${user}\0${ip}`;
 }
 
-function addressKey(tenant: TenantId, ip: string): string {
+function addressKey(tenant: string, ip: string): string {
   return `login-ip\0${tenant}\0${ip}`;
 }

@@ -8,6 +8,7 @@ import { BudgetLru } from '../storage/budget-lru.js';
 import type { CachedValue, DocumentCache } from './document-cache.js';
 import { renderAbbreviated, renderFull, type DocumentForm } from './package-document.js';
 import { Representation } from './representation.js';
+import { singleIncarnation, type TenantScopeOf } from './tenant-scope.js';
 
 export const JSON_TYPE = 'application/json';
 
@@ -58,9 +59,12 @@ export class PackageReadService {
    */
   readonly #files: BudgetLru<CachedFile>;
 
-  constructor(deps: PackageReadServiceDeps, cache: DocumentCache) {
+  readonly #scopeOf: TenantScopeOf;
+
+  constructor(deps: PackageReadServiceDeps, cache: DocumentCache, scopeOf: TenantScopeOf = singleIncarnation) {
     this.#deps = deps;
     this.#cache = cache;
+    this.#scopeOf = scopeOf;
     this.#files = new BudgetLru(deps.config.tarballCache);
   }
 
@@ -115,6 +119,7 @@ export class PackageReadService {
     const files = this.#files;
     const threshold = this.#deps.config.tarballStreamThreshold;
     const streamed = info.size > threshold;
+    const fileKey = `${this.#scopeOf(scope.tenant)}\0${name}\0${fileName}`;
     return {
       version,
       kind,
@@ -127,7 +132,7 @@ export class PackageReadService {
           if (kind === 'tarball') {
             const open = async () => bytes;
             const cached: CachedFile = { version, kind, size: bytes.length, etag, streamed, open, bytes, integrity };
-            files.set(`${scope.tenant}\0${name}\0${fileName}`, cached, bytes.length);
+            files.set(fileKey, cached, bytes.length);
           }
           return bytes;
         }
@@ -143,7 +148,7 @@ export class PackageReadService {
    * without a promise; undefined when only `file` can tell.
    */
   cachedFile(scope: ReadScope, name: string, fileName: string): CachedFile | undefined {
-    const hit = this.#files.get(`${scope.tenant}\0${name}\0${fileName}`);
+    const hit = this.#files.get(`${this.#scopeOf(scope.tenant)}\0${name}\0${fileName}`);
     if (hit === undefined) return undefined;
     const doc = this.#cache.peek<unknown>(scope.tenant, name, variantOf(scope, 'full'))?.value as PackageDocument | undefined;
     // Still published with the same bytes (a tenant deleted and made again may reuse the name).

@@ -1,6 +1,7 @@
 import { ProtocolError } from '@pkg/protocol';
 import type { CounterState, CounterStore } from '../storage/counter-store.js';
 import type { TenantId } from '../storage/ports.js';
+import { singleIncarnation, type TenantScopeOf } from './tenant-scope.js';
 
 export type LimitKind = 'anonymous' | 'authenticated' | 'publish' | 'web' | 'webAsset';
 
@@ -38,8 +39,11 @@ export const WEB_ASSET_FACTOR = 3;
 export class RateLimitService {
   readonly #counters: CounterStore;
 
-  constructor(counters: CounterStore) {
+  readonly #scopeOf: TenantScopeOf;
+
+  constructor(counters: CounterStore, scopeOf: TenantScopeOf = singleIncarnation) {
     this.#counters = counters;
+    this.#scopeOf = scopeOf;
   }
 
   /**
@@ -54,7 +58,7 @@ export class RateLimitService {
     limit: number,
   ): LimitState | undefined | Promise<LimitState | undefined> {
     if (limit <= 0) return undefined;
-    const key = `${kind}\0${tenant}\0${subject}`;
+    const key = `${kind}\0${this.#scopeOf(tenant)}\0${subject}`;
     const counters = this.#counters;
     if (counters.incrementNow) return judge(kind, limit, counters.incrementNow(key, WINDOW_SECONDS));
     return counters.increment(key, WINDOW_SECONDS).then((counter) => judge(kind, limit, counter));
@@ -66,7 +70,7 @@ export class RateLimitService {
    */
   async refund(kind: LimitKind, tenant: TenantId, subject: string, limit: number): Promise<void> {
     if (limit <= 0) return;
-    await this.#counters.decrement(`${kind}\0${tenant}\0${subject}`, WINDOW_SECONDS);
+    await this.#counters.decrement(`${kind}\0${this.#scopeOf(tenant)}\0${subject}`, WINDOW_SECONDS);
   }
 }
 

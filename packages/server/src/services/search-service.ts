@@ -5,6 +5,7 @@ import type { SearchRequest } from '../search/search-query.js';
 import { searchResponseBody, searchResponseHead, toSearchResponse } from '../search/search-results.js';
 import { BudgetLru } from '../storage/budget-lru.js';
 import type { TenantId } from '../storage/ports.js';
+import { singleIncarnation, type TenantScopeOf } from './tenant-scope.js';
 
 /** `/-/all` is written in slices of this many packages, so a large registry streams. */
 const ALL_SLICE = 1000;
@@ -32,6 +33,8 @@ export interface SearchServiceOptions {
   sharedMaxAgeMs?: number;
   /** Milliseconds on a monotonic clock (tests move it). */
   clock?: () => number;
+  /** The key of a tenant's responses: its incarnation too (TenantService.scopeOf). */
+  scopeOf?: TenantScopeOf;
 }
 
 interface KeptResponse {
@@ -54,6 +57,7 @@ export class SearchService {
   readonly #responses: BudgetLru<KeptResponse> | undefined;
   readonly #maxAgeMs: number;
   readonly #clock: () => number;
+  readonly #scopeOf: TenantScopeOf;
   #responsesVersion: number | undefined;
   /** Writes announced on the bus (and resets), for an index without resultsVersion. */
   #announced = 0;
@@ -63,6 +67,7 @@ export class SearchService {
     const tells = deps.search.resultsVersion !== undefined;
     this.#maxAgeMs = tells ? Infinity : (options.sharedMaxAgeMs ?? 0);
     this.#clock = options.clock ?? (() => performance.now());
+    this.#scopeOf = options.scopeOf ?? singleIncarnation;
     const budget = deps.config.searchCache;
     this.#responses = budget > 0 && this.#maxAgeMs > 0 ? new BudgetLru<KeptResponse>(budget) : undefined;
     if (this.#responses && !tells) {
@@ -101,7 +106,7 @@ export class SearchService {
       responses.clear();
       this.#responsesVersion = version;
     }
-    const key = `${tenant}\0${size}\0${from}\0${JSON.stringify(query)}`;
+    const key = `${this.#scopeOf(tenant)}\0${size}\0${from}\0${JSON.stringify(query)}`;
     const now = this.#clock();
     const kept = responses.get(key);
     if (kept !== undefined && now - kept.readAt <= this.#maxAgeMs) return kept.head;

@@ -63,20 +63,27 @@ export function createServices(deps: ServerDeps, options: ServicesOptions = {}):
   const onError = options.onError ?? (() => undefined);
   const counters = deps.counters ?? createMemoryCounterStore();
   const tenants = new TenantService(deps);
-  const auth = new AuthService(deps, counters);
-  const rateLimits = new RateLimitService(counters);
+  // Everything a node (or Redis) keeps of a tenant is keyed by its incarnation too: a tenant
+  // deleted and created again under the same name starts empty everywhere.
+  const { scopeOf } = tenants;
+  const auth = new AuthService(deps, counters, scopeOf);
+  const rateLimits = new RateLimitService(counters, scopeOf);
   const { shared } = deps;
-  const documents = new DocumentCache(deps.bus, deps.config.documentCache, shared ? { maxAgeMs: SHARED_MAX_AGE_MS } : {});
+  const documents = new DocumentCache(deps.bus, deps.config.documentCache, {
+    scopeOf,
+    ...(shared ? { maxAgeMs: SHARED_MAX_AGE_MS } : {}),
+  });
   const downloads = new BatchingDownloadRecorder(
-    { counts: deps.downloadCounts, search: deps.search, now: deps.now },
+    { counts: deps.downloadCounts, search: deps.search, now: deps.now, scopeOf },
     { onError: (err) => onError(err, 'writing download counts') },
   );
   const scores = new ScoreRefresher(deps, { onError: (err) => onError(err, 'refreshing search scores') });
-  const search = new SearchService(deps, shared ? { sharedMaxAgeMs: SHARED_MAX_AGE_MS } : {});
-  const packageReads = new PackageReadService(deps, documents);
+  const search = new SearchService(deps, { scopeOf, ...(shared ? { sharedMaxAgeMs: SHARED_MAX_AGE_MS } : {}) });
+  const packageReads = new PackageReadService(deps, documents, scopeOf);
   const upstream = options.upstreamClient ?? new HttpUpstreamClient();
   const uplinks = new UplinkService(deps, packageReads, {
     client: upstream,
+    scopeOf,
     ...(options.onUplinkFailure ? { onFailure: options.onUplinkFailure } : {}),
   });
   return {

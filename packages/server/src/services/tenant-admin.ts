@@ -1,5 +1,7 @@
-import type { BlobStore, PackageStore, RegistryStore, TenantRecord, TenantSettings } from '../storage/ports.js';
+import { randomBytes } from 'node:crypto';
+import type { BlobStore, InvalidationBus, PackageStore, RegistryStore, TenantRecord, TenantSettings } from '../storage/ports.js';
 import { tenantNameProblem } from './tenant-names.js';
+import { WHOLE_TENANT } from './tenant-service.js';
 
 /** Why an admin operation could not be done: reported to the operator, exit code 1. */
 export class AdminError extends Error {
@@ -16,20 +18,27 @@ export class TenantAdmin {
   readonly #registry: RegistryStore;
   readonly #packages: PackageStore;
   readonly #blobs: BlobStore;
+  readonly #bus: InvalidationBus | undefined;
   readonly #now: () => Date;
 
-  constructor(stores: { registry: RegistryStore; packages: PackageStore; blobs: BlobStore }, now: () => Date = () => new Date()) {
+  constructor(
+    stores: { registry: RegistryStore; packages: PackageStore; blobs: BlobStore; bus?: InvalidationBus },
+    now: () => Date = () => new Date(),
+  ) {
     this.#registry = stores.registry;
     this.#packages = stores.packages;
     this.#blobs = stores.blobs;
+    this.#bus = stores.bus;
     this.#now = now;
   }
 
   async create(name: string, settings: TenantSettings): Promise<TenantRecord> {
     const problem = tenantNameProblem(name);
     if (problem) throw new AdminUsageError(`invalid tenant name '${name}': ${problem}`);
-    const record: TenantRecord = { name, createdAt: this.#now().toISOString(), settings };
+    const incarnation = randomBytes(16).toString('hex');
+    const record: TenantRecord = { name, incarnation, createdAt: this.#now().toISOString(), settings };
     if (!(await this.#registry.createTenant(record))) throw new AdminError(`tenant '${name}' already exists`);
+    await this.#announce(name);
     return record;
   }
 
@@ -46,6 +55,7 @@ export class TenantAdmin {
       else settings[key] = value;
     }
     await this.#registry.updateTenantSettings(name, settings as TenantSettings);
+    await this.#announce(name);
     return { ...tenant, settings: settings as TenantSettings };
   }
 
@@ -55,6 +65,7 @@ export class TenantAdmin {
     const users = (await this.#registry.listUsers(name)).length;
     const packages = (await this.#packages.listPackageNames(name)).length;
     if (!(await this.#registry.deleteTenant(name))) throw new AdminError(`tenant '${name}' does not exist`);
+    await this.#announce(name);
     // Tarball keys start with the tenant's label (storage/blob-keys.ts); the metadata is gone, so
     // these are unreferenced now.
     let tarballs = 0;
@@ -65,6 +76,15 @@ export class TenantAdmin {
       }
     }
     return { users, packages, tarballs };
+  }
+
+  /**
+   * Tells the servers sharing the store (scale-out: over Redis or PostgreSQL) that the tenant
+   * changed, so that none serves it from what it remembers. On SQLite the server sees the
+   * commit itself (the database's data version moves).
+   */
+  async #announce(name: string): Promise<void> {
+    await this.#bus?.publish(name, WHOLE_TENANT);
   }
 
   async require(name: string): Promise<TenantRecord> {

@@ -30,10 +30,18 @@ export interface TenantServiceOptions {
 interface CacheEntry {
   record: TenantRecord | undefined;
   expires: number;
+  /** The store's credentialsVersion when it was read (a tenant write anywhere moves it). */
+  version: number | undefined;
 }
 
+/**
+ * The package name of an invalidation that concerns a whole tenant (created, configured or
+ * deleted): no package is named `''`, so the package caches drop nothing for it.
+ */
+export const WHOLE_TENANT = '';
+
 /** What TenantService reaches of the server's deps. */
-export type TenantServiceDeps = Pick<ServerDeps, 'config' | 'registry' | 'env'>;
+export type TenantServiceDeps = Pick<ServerDeps, 'config' | 'registry' | 'env'> & Partial<Pick<ServerDeps, 'bus'>>;
 
 /** Maps a request's Host to the registry that serves it, and knows each registry's settings. */
 export class TenantService {
@@ -42,6 +50,15 @@ export class TenantService {
   readonly #cacheSize: number;
   readonly #cache = new Map<TenantId, CacheEntry>();
   readonly #pending = new Map<TenantId, Promise<TenantRecord | undefined>>();
+  /**
+   * The incarnation of each existing tenant this node last read (see scopeOf). Bounded by the
+   * tenants that exist, not by the hosts asked for: absent tenants are not kept.
+   */
+  readonly #incarnations = new Map<TenantId, string>();
+  /** Lookups started before the last whole-tenant invalidation are not kept. */
+  #generation = 0;
+  /** Makes the scope of a tenant this node has not read unique: nothing cached under it is found again. */
+  #unknownScopes = 0;
   readonly #suffix: string | undefined;
   #globalSettings: EffectiveSettings | undefined;
   /** Compiled once per configuration value: a tenant record is re-read every second or so. */
@@ -53,6 +70,31 @@ export class TenantService {
     this.#cacheSize = options.cacheSize ?? 10_000;
     const domain = deps.config.registryDomain?.replace(/\.$/, '');
     this.#suffix = domain ? `.${domain}` : undefined;
+    // The admin command line announces tenant changes on the bus: every node re-reads the tenant.
+    deps.bus?.subscribe((tenant, name) => {
+      if (name === WHOLE_TENANT) this.forget(tenant);
+    });
+    deps.bus?.subscribeReset(() => this.forget());
+  }
+
+  /**
+   * The key every cache keeps this tenant's things under: its name and the incarnation this
+   * node last read. Once a node has read a re-created tenant, nothing cached for the deleted
+   * one is found again, in memory or in shared counters. Synchronous: asked per request.
+   */
+  readonly scopeOf = (tenant: TenantId): string => {
+    if (tenant === GLOBAL_TENANT) return GLOBAL_TENANT;
+    const incarnation = this.#incarnations.get(tenant);
+    // A tenant not read yet (or gone): a key nothing was ever cached under, nor ever will be again.
+    if (incarnation === undefined) return `${tenant}\0?${++this.#unknownScopes}`;
+    return `${tenant}\0${incarnation}`;
+  };
+
+  /** Drops what this node remembers of a tenant (all of them without one): the next request reads it. */
+  forget(tenant?: TenantId): void {
+    this.#generation++;
+    if (tenant === undefined) this.#cache.clear();
+    else this.#cache.delete(tenant);
   }
 
   /**
@@ -115,18 +157,29 @@ export class TenantService {
     return rules;
   }
 
-  /** One database read per tenant per cacheMs, however many requests arrive meanwhile. */
+  /**
+   * One database read per tenant per cacheMs, however many requests arrive meanwhile; sooner
+   * when the store tells that tenants changed (another process's write on SQLite) or the bus
+   * announced a change of this tenant.
+   */
   async #lookup(name: TenantId): Promise<TenantRecord | undefined> {
     const now = performance.now();
+    const registry = this.#deps.registry;
+    const version = registry.credentialsVersionCoversOthers ? registry.credentialsVersion?.() : undefined;
     const cached = this.#cache.get(name);
-    if (cached && cached.expires > now) return cached.record;
+    if (cached && cached.expires > now && cached.version === version) return cached.record;
     let pending = this.#pending.get(name);
     if (!pending) {
-      pending = this.#deps.registry.getTenant(name).finally(() => this.#pending.delete(name));
+      const generation = this.#generation;
+      pending = registry.getTenant(name).finally(() => this.#pending.delete(name));
       this.#pending.set(name, pending);
       const record = await pending;
-      if (this.#cache.size >= this.#cacheSize) this.#cache.clear();
-      this.#cache.set(name, { record, expires: performance.now() + this.#cacheMs });
+      if (record) this.#incarnations.set(name, record.incarnation);
+      else this.#incarnations.delete(name);
+      if (generation === this.#generation) {
+        if (this.#cache.size >= this.#cacheSize) this.#cache.clear();
+        this.#cache.set(name, { record, expires: performance.now() + this.#cacheMs, version });
+      }
       return record;
     }
     return pending;

@@ -27,6 +27,13 @@ export class TenantGoneError extends ProtocolError {
 
 export interface TenantRecord {
   name: TenantId;
+  /**
+   * This incarnation of the tenant: random, made when the tenant is created. A tenant deleted
+   * and created again under the same name has another, and every cache of a node or a shared
+   * store keys what it keeps of a tenant by it (services/tenant-service.ts `scopeOf`), so the
+   * new tenant starts empty everywhere.
+   */
+  incarnation: string;
   createdAt: string;
   /** Per-tenant overrides; unset fields fall back to the server configuration. */
   settings: TenantSettings;
@@ -129,8 +136,8 @@ export interface RegistryStore {
   /** Revokes every token of a user (disable, password reset). */
   deleteUserTokens(tenant: TenantId, user: string): Promise<number>;
   /**
-   * Optional: a number, read cheaply and synchronously, that changes whenever a user or token
-   * changed through this store object, and also (when `credentialsVersionCoversOthers`) when
+   * Optional: a number, read cheaply and synchronously, that changes whenever a tenant, user or
+   * token changed through this store object, and also (when `credentialsVersionCoversOthers`) when
    * another process wrote them. Lets the server keep authenticated tokens in memory without
    * missing a revocation; what the version cannot see, it asks again about every second.
    */

@@ -24,6 +24,7 @@ import { withLiveResults } from './live-search.js';
 import type { Uplink, UplinkRules } from './uplink-config.js';
 import { integrityCheck, isCachedCopy, mergeCached, upstreamDocument } from './upstream-document.js';
 import type { UpstreamClient, UpstreamResult } from './upstream-client.js';
+import { singleIncarnation, type TenantScopeOf } from '../services/tenant-scope.js';
 
 /** A tarball the upstream has and this registry has not downloaded yet (the answer to a HEAD). */
 export type UpstreamFile = Omit<TarballFile, 'open'>;
@@ -60,6 +61,8 @@ export interface UplinkServiceOptions {
   client: UpstreamClient;
   /** Told of every failed upstream request (the server logs it as a warning). */
   onFailure?: (uplink: string, what: string, why: string) => void;
+  /** The key of what this node remembers of a tenant: its incarnation too (TenantService.scopeOf). */
+  scopeOf?: TenantScopeOf;
 }
 
 /** How a refresh ended: the document is current, served stale, or does not exist upstream. */
@@ -111,14 +114,18 @@ export class UplinkService {
   readonly #tenantKnown = new Map<TenantId, Map<string, Known>>();
   readonly #refreshes = new Map<string, Promise<Outcome>>();
   readonly #downloads = new Map<string, Promise<void>>();
-  readonly #circuits = new Map<string, CircuitBreaker>();
+  /** By tenant scope and uplink: a tenant created again starts with closed circuits. */
+  readonly #circuits = new Map<string, { tenant: TenantId; uplink: string; circuit: CircuitBreaker }>();
   readonly #stats = new Map<string, UplinkStats>();
   readonly #onFailure: (uplink: string, what: string, why: string) => void;
   /** deps.now in milliseconds, without making a Date (read on every request of a cached document). */
   readonly #clock: () => number;
 
+  readonly #scopeOf: TenantScopeOf;
+
   constructor(deps: UplinkServiceDeps, reads: PackageReadService, options: UplinkServiceOptions) {
     this.#deps = deps;
+    this.#scopeOf = options.scopeOf ?? singleIncarnation;
     this.#reads = reads;
     this.#client = options.client;
     this.#onFailure = options.onFailure ?? (() => undefined);
@@ -203,7 +210,7 @@ export class UplinkService {
           streamed: size > this.#deps.config.tarballStreamThreshold,
         };
     }
-    const flightKey = `${tenant}\0${key}`;
+    const flightKey = `${this.#scopeOf(tenant)}\0${key}`;
     let download = this.#downloads.get(flightKey);
     if (download === undefined) {
       download = this.#download(tenant, uplink, record, key).finally(() => this.#downloads.delete(flightKey));
@@ -270,9 +277,10 @@ export class UplinkService {
     for (const [tenant, uplinks] of configured) {
       for (const { name } of uplinks) report.set(`${tenant}\0${name}`, { tenant, uplink: name, circuit: 'closed', failures: 0 });
     }
-    for (const [key, circuit] of this.#circuits) {
-      const [tenant, uplink] = key.split('\0') as [string, string];
-      report.set(key, { tenant, uplink, circuit: circuit.state(now), failures: circuit.failures });
+    for (const [key, { tenant, uplink, circuit }] of this.#circuits) {
+      // Circuits of a tenant deleted (or created again) since are not its circuits.
+      if (key !== `${this.#scopeOf(tenant)}\0${uplink}`) continue;
+      report.set(`${tenant}\0${uplink}`, { tenant, uplink, circuit: circuit.state(now), failures: circuit.failures });
     }
     return [...report.values()];
   }
@@ -289,7 +297,7 @@ export class UplinkService {
 
   /** One revalidation per package at a time; every concurrent request waits for the same one. */
   #refresh(tenant: TenantId, uplink: Uplink, name: string): Promise<Outcome> {
-    const key = `${tenant}\0${name}`;
+    const key = `${this.#scopeOf(tenant)}\0${name}`;
     let pending = this.#refreshes.get(key);
     if (pending === undefined) {
       pending = this.#revalidate(tenant, uplink, name).finally(() => this.#refreshes.delete(key));
@@ -554,24 +562,25 @@ export class UplinkService {
 
   #remember(tenant: TenantId, uplink: Uplink, name: string, until: number, missing: boolean, stale = false): void {
     let known = this.#knownOf(tenant);
-    if (known === undefined) this.#tenantKnown.set(tenant, (known = new Map()));
+    if (known === undefined) this.#tenantKnown.set(this.#scopeOf(tenant), (known = new Map()));
     if (known.size >= MAX_KNOWN) known.clear();
     known.set(name, { until, missing, stale, stats: this.#statsOf(tenant, uplink) });
   }
 
   /** Per tenant, so that a request builds no key; the global registry's without a lookup. */
   #knownOf(tenant: TenantId): Map<string, Known> | undefined {
-    return tenant === GLOBAL_TENANT ? this.#globalKnown : this.#tenantKnown.get(tenant);
+    return tenant === GLOBAL_TENANT ? this.#globalKnown : this.#tenantKnown.get(this.#scopeOf(tenant));
   }
 
   #circuitOf(tenant: TenantId, uplink: Uplink): CircuitBreaker {
-    const key = `${tenant}\0${uplink.name}`;
-    let circuit = this.#circuits.get(key);
-    if (circuit === undefined) this.#circuits.set(key, (circuit = new CircuitBreaker()));
-    return circuit;
+    const key = `${this.#scopeOf(tenant)}\0${uplink.name}`;
+    let entry = this.#circuits.get(key);
+    if (entry === undefined) this.#circuits.set(key, (entry = { tenant, uplink: uplink.name, circuit: new CircuitBreaker() }));
+    return entry.circuit;
   }
 
   #statsOf(tenant: TenantId, uplink: Uplink): UplinkStats {
+    // Counters since start, by tenant name: they feed /-/metrics series, which only grow.
     const key = `${tenant}\0${uplink.name}`;
     let stats = this.#stats.get(key);
     if (stats === undefined) {

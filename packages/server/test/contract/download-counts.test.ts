@@ -9,7 +9,12 @@ async function withTenantAcme(kind: 'sqlite' | 'postgres') {
     ...database,
     async open() {
       const storage = await database.open();
-      await storage.registry.createTenant({ name: 'acme', createdAt: '2025-01-01T00:00:00.000Z', settings: {} });
+      await storage.registry.createTenant({
+        name: 'acme',
+        incarnation: 'first',
+        createdAt: '2025-01-01T00:00:00.000Z',
+        settings: {},
+      });
       return storage;
     },
   };

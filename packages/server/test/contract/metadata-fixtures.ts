@@ -16,8 +16,8 @@ export function token(hash: string, userName: string): TokenRecord {
   return { hash, user: userName, createdAt: '2024-05-06T07:08:09.010Z', expiresAt: null, readonly: false };
 }
 
-export function tenant(name: string, settings: TenantRecord['settings'] = {}): TenantRecord {
-  return { name, createdAt: '2024-05-06T07:08:09.010Z', settings };
+export function tenant(name: string, settings: TenantRecord['settings'] = {}, incarnation = `${name}-first`): TenantRecord {
+  return { name, incarnation, createdAt: '2024-05-06T07:08:09.010Z', settings };
 }
 
 export function stored(name: string, versions: string[]): StoredPackage {

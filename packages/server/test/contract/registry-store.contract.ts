@@ -48,6 +48,13 @@ export function registryStoreContract(driver: string, freshDatabase: () => Promi
         expect(await store.getTenant('acme')).toEqual(tenant('acme', { signup: false }));
       });
 
+      it('keeps the incarnation of each tenant as created, in reads and listings', async () => {
+        await store.createTenant(tenant('acme', {}, 'a1b2c3'));
+        await store.updateTenantSettings('acme', { signup: true });
+        expect((await store.getTenant('acme'))?.incarnation).toBe('a1b2c3');
+        expect((await store.listTenants()).map((t) => t.incarnation)).toEqual(['a1b2c3']);
+      });
+
       it('round-trips every setting', async () => {
         const settings = {
           signup: true,
@@ -95,9 +102,12 @@ export function registryStoreContract(driver: string, freshDatabase: () => Promi
         expect([...(await store.referencedBlobKeys())].sort()).toEqual(
           [...blobKeysOfVersion('', 'com.acme.tool', '1.0.0'), ...blobKeysOfVersion('other', 'com.acme.tool', '1.0.0')].sort(),
         );
-        // The name is free again, and the new tenant starts empty.
-        expect(await store.createTenant(tenant('acme'))).toBe(true);
+        // The name is free again, and the new tenant (another incarnation) starts empty.
+        expect(await store.createTenant(tenant('acme', {}, 'acme-second'))).toBe(true);
+        expect((await store.getTenant('acme'))?.incarnation).toBe('acme-second');
         expect(await store.listUsers('acme')).toEqual([]);
+        expect(await store.listTokens('acme')).toEqual([]);
+        expect(await store.listPackageNames('acme', { includeUnpublished: true })).toEqual([]);
       });
 
       it('writes nothing to a tenant that does not exist (or was deleted): TenantGoneError', async () => {

@@ -30,7 +30,7 @@ export function sessionStoreContract(driver: string, freshDatabase: () => Promis
       store = await database.open();
       await store.migrate();
       // Writes to a tenant need the tenant (a deleted one takes none).
-      await store.createTenant({ name: 'acme', createdAt: '2025-01-01T00:00:00.000Z', settings: {} });
+      await store.createTenant({ name: 'acme', incarnation: 'first', createdAt: '2025-01-01T00:00:00.000Z', settings: {} });
       other = await database.open();
       await other.migrate();
     });
@@ -81,7 +81,7 @@ export function sessionStoreContract(driver: string, freshDatabase: () => Promis
       });
 
       it('drops the sessions of a deleted tenant', async () => {
-        await store.createTenant({ name: 'gone', createdAt: T0, settings: {} });
+        await store.createTenant({ name: 'gone', incarnation: 'first', createdAt: T0, settings: {} });
         await store.createSession('gone', session('h9', { expiresAt: '2030-01-01T00:00:00.000Z' }));
         await store.deleteTenant('gone');
         expect(await store.getSession('gone', 'h9', T0)).toBeUndefined();

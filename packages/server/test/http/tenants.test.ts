@@ -202,6 +202,8 @@ describe('tenant lookups are cached', () => {
   function countingStore(store: RegistryStore): { store: RegistryStore; reads: () => number } {
     let reads = 0;
     const counted = Object.create(store) as RegistryStore;
+    // Its own methods read private fields: called on the store itself.
+    if (store.credentialsVersion) counted.credentialsVersion = () => store.credentialsVersion!();
     counted.getTenant = (name) => {
       reads++;
       return store.getTenant(name);

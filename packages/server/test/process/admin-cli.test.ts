@@ -54,7 +54,9 @@ describe('pkg-registry tenant', () => {
     expect(list.code).toBe(0);
     expect(list.stdout).toMatch(/^NAME\s+CREATED\s+SETTINGS\nacme\s+\d{4}-\d\d-\d\dT\S+\s+server defaults\n$/);
     const json = await admin(['tenant', 'list', '--json']);
-    expect(JSON.parse(json.stdout)).toEqual([{ name: 'acme', createdAt: expect.any(String), settings: {} }]);
+    expect(JSON.parse(json.stdout)).toEqual([
+      { name: 'acme', incarnation: expect.stringMatching(/^[0-9a-f]{32}$/), createdAt: expect.any(String), settings: {} },
+    ]);
   });
 
   it('create takes the tenant settings, and set changes them while the server runs', async () => {

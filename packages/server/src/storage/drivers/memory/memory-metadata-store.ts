@@ -80,6 +80,7 @@ export class MemoryMetadataStore implements MetadataStore, PackageRecords {
   async createTenant(tenant: TenantRecord): Promise<boolean> {
     if (this.#db.tenants.has(tenant.name)) return false;
     this.#db.tenants.set(tenant.name, copy(tenant));
+    this.#db.credentialWrites++;
     return true;
   }
 
@@ -87,6 +88,7 @@ export class MemoryMetadataStore implements MetadataStore, PackageRecords {
     const tenant = this.#db.tenants.get(name);
     if (!tenant) return false;
     tenant.settings = copy(settings);
+    this.#db.credentialWrites++;
     return true;
   }
 

@@ -60,6 +60,12 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   CREATE INDEX sessions_by_expiry ON sessions (expires_at);
   ALTER TABLE tokens ADD COLUMN prefix text;
   `,
+  // Tenant incarnations (issue 26): a tenant deleted and created again under the same name is
+  // another tenant to every cache. Tenants of the previous release get one each.
+  `
+  ALTER TABLE tenants ADD COLUMN incarnation text NOT NULL DEFAULT '';
+  UPDATE tenants SET incarnation = md5(random()::text || clock_timestamp()::text || name);
+  `,
 ];
 
 /**

@@ -113,20 +113,26 @@ export class PostgresMetadataStore implements MetadataStore, PackageRecords {
   }
 
   async getTenant(name: TenantId): Promise<TenantRecord | undefined> {
-    const { rows } = await this.pool.query<TenantRow>('SELECT name, created_at, settings FROM tenants WHERE name = $1', [name]);
+    const { rows } = await this.pool.query<TenantRow>(
+      'SELECT name, incarnation, created_at, settings FROM tenants WHERE name = $1',
+      [name],
+    );
     return rows[0] && toTenant(rows[0]);
   }
 
   async listTenants(): Promise<TenantRecord[]> {
-    const { rows } = await this.pool.query<TenantRow>('SELECT name, created_at, settings FROM tenants ORDER BY name COLLATE "C"');
+    const { rows } = await this.pool.query<TenantRow>(
+      'SELECT name, incarnation, created_at, settings FROM tenants ORDER BY name COLLATE "C"',
+    );
     return rows.map(toTenant);
   }
 
   async createTenant(tenant: TenantRecord): Promise<boolean> {
     const { rowCount } = await this.pool.query(
-      'INSERT INTO tenants (name, created_at, settings) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING',
-      [tenant.name, tenant.createdAt, JSON.stringify(tenant.settings)],
+      'INSERT INTO tenants (name, incarnation, created_at, settings) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING',
+      [tenant.name, tenant.incarnation, tenant.createdAt, JSON.stringify(tenant.settings)],
     );
+    this.#credentialWrites++;
     return rowCount === 1;
   }
 
@@ -135,6 +141,7 @@ export class PostgresMetadataStore implements MetadataStore, PackageRecords {
       JSON.stringify(settings),
       name,
     ]);
+    this.#credentialWrites++;
     return rowCount === 1;
   }
 
@@ -436,12 +443,13 @@ async function readPackageRow(
 
 interface TenantRow {
   name: string;
+  incarnation: string;
   created_at: string;
   settings: TenantSettings;
 }
 
 function toTenant(row: TenantRow): TenantRecord {
-  return { name: row.name, createdAt: row.created_at, settings: row.settings };
+  return { name: row.name, incarnation: row.incarnation, createdAt: row.created_at, settings: row.settings };
 }
 
 interface UserRow {

@@ -54,4 +54,10 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   CREATE INDEX sessions_by_expiry ON sessions (expires_at);
   ALTER TABLE tokens ADD COLUMN prefix TEXT;
   `,
+  // Tenant incarnations (issue 26): a tenant deleted and created again under the same name is
+  // another tenant to every cache. Tenants of the previous release get one each.
+  `
+  ALTER TABLE tenants ADD COLUMN incarnation TEXT NOT NULL DEFAULT '';
+  UPDATE tenants SET incarnation = lower(hex(randomblob(16)));
+  `,
 ];

@@ -162,35 +162,29 @@ export class SqliteMetadataStore implements MetadataStore, PackageRecords {
   }
 
   async getTenant(name: TenantId): Promise<TenantRecord | undefined> {
-    const row = this.#statement('SELECT name, created_at, settings FROM tenants WHERE name = ?').get(name) as
-      { name: string; created_at: string; settings: string } | undefined;
-    return row && { name: row.name, createdAt: row.created_at, settings: JSON.parse(row.settings) as TenantSettings };
+    const row = this.#statement('SELECT name, incarnation, created_at, settings FROM tenants WHERE name = ?').get(name) as
+      TenantRow | undefined;
+    return row && toTenant(row);
   }
 
   async listTenants(): Promise<TenantRecord[]> {
-    const rows = this.#statement('SELECT name, created_at, settings FROM tenants ORDER BY name').all() as {
-      name: string;
-      created_at: string;
-      settings: string;
-    }[];
-    return rows.map((row) => ({
-      name: row.name,
-      createdAt: row.created_at,
-      settings: JSON.parse(row.settings) as TenantSettings,
-    }));
+    const rows = this.#statement(
+      'SELECT name, incarnation, created_at, settings FROM tenants ORDER BY name',
+    ).all() as TenantRow[];
+    return rows.map(toTenant);
   }
 
   async createTenant(tenant: TenantRecord): Promise<boolean> {
-    const info = this.#statement('INSERT INTO tenants (name, created_at, settings) VALUES (?, ?, ?) ON CONFLICT DO NOTHING').run(
-      tenant.name,
-      tenant.createdAt,
-      JSON.stringify(tenant.settings),
-    );
+    const info = this.#statement(
+      'INSERT INTO tenants (name, incarnation, created_at, settings) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING',
+    ).run(tenant.name, tenant.incarnation, tenant.createdAt, JSON.stringify(tenant.settings));
+    if (info.changes === 1) this.#credentialWrites++;
     return info.changes === 1;
   }
 
   async updateTenantSettings(name: TenantId, settings: TenantSettings): Promise<boolean> {
     const info = this.#statement('UPDATE tenants SET settings = ? WHERE name = ?').run(JSON.stringify(settings), name);
+    this.#credentialWrites++;
     return info.changes === 1;
   }
 
@@ -519,5 +513,21 @@ export function toStoredPackage(row: Pick<PackageRow, 'document' | 'published_ve
     document: JSON.parse(row.document) as StoredPackage['document'],
     publishedVersions: JSON.parse(row.published_versions) as string[],
     unpublished: row.unpublished === 1,
+  };
+}
+
+interface TenantRow {
+  name: string;
+  incarnation: string;
+  created_at: string;
+  settings: string;
+}
+
+function toTenant(row: TenantRow): TenantRecord {
+  return {
+    name: row.name,
+    incarnation: row.incarnation,
+    createdAt: row.created_at,
+    settings: JSON.parse(row.settings) as TenantSettings,
   };
 }

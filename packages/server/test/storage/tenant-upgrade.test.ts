@@ -1,0 +1,100 @@
+/**
+ * Tenants written by the release before tenant incarnations (issue 26) keep working after the
+ * upgrade: the migration gives each one an incarnation of its own, and their users, tokens and
+ * settings are untouched.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freshPostgresSchema, testPostgresUrl } from '@pkg/testkit';
+import { loadConfig } from '../../src/config/config.js';
+import { createStorage } from '../../src/storage/create-storage.js';
+import { POSTGRES_MIGRATIONS } from '../../src/storage/drivers/postgres/migrations.js';
+import { SQLITE_MIGRATIONS } from '../../src/storage/drivers/sqlite/migrations.js';
+import { tenant, token, user } from '../contract/metadata-fixtures.js';
+
+let dataDir: string;
+beforeAll(async () => {
+  dataDir = await mkdtemp(path.join(tmpdir(), 'pkg-tenant-upgrade-'));
+});
+afterAll(async () => {
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+/** Writes two tenants with an account each, then puts the schema back as the previous release had it. */
+async function writtenByThePreviousRelease(database: string, downgrade: () => Promise<void>): Promise<void> {
+  const storage = await createStorage(loadConfig({ flags: { data: dataDir, database }, env: {} }));
+  try {
+    for (const name of ['acme', 'other']) {
+      await storage.registry.createTenant(tenant(name, { readAccess: 'token' }));
+      await storage.registry.createUser(name, user('ada'));
+      await storage.registry.createToken(name, token(`hash-${name}`, 'ada'));
+    }
+  } finally {
+    await storage.close();
+  }
+  await downgrade();
+}
+
+async function afterUpgrade(database: string): Promise<void> {
+  const storage = await createStorage(loadConfig({ flags: { data: dataDir, database }, env: {} }));
+  try {
+    const tenants = await storage.registry.listTenants();
+    expect(tenants.map((t) => [t.name, t.settings])).toEqual([
+      ['acme', { readAccess: 'token' }],
+      ['other', { readAccess: 'token' }],
+    ]);
+    const incarnations = tenants.map((t) => t.incarnation);
+    for (const incarnation of incarnations) expect(incarnation).toMatch(/^[0-9a-f]{32}$/);
+    expect(new Set(incarnations).size).toBe(2);
+    expect((await storage.registry.getTenant('acme'))?.incarnation).toBe(incarnations[0]);
+    for (const name of ['acme', 'other']) {
+      expect(await storage.registry.getUser(name, 'ada')).toEqual(user('ada'));
+      expect(await storage.registry.getToken(name, `hash-${name}`)).toEqual(token(`hash-${name}`, 'ada'));
+    }
+  } finally {
+    await storage.close();
+  }
+}
+
+describe('upgrading tenants of the previous release', () => {
+  it('SQLite: each tenant gets an incarnation of its own, its accounts stay', async () => {
+    const file = path.join(dataDir, 'registry.db');
+    const database = `sqlite:${file}`;
+    await writtenByThePreviousRelease(database, async () => {
+      const db = new Database(file);
+      try {
+        db.prepare('ALTER TABLE tenants DROP COLUMN incarnation').run();
+        db.prepare(`DELETE FROM schema_migrations WHERE scope = 'core' AND version = ?`).run(SQLITE_MIGRATIONS.length - 1);
+      } finally {
+        db.close();
+      }
+    });
+    await afterUpgrade(database);
+  });
+
+  it.skipIf(!testPostgresUrl)('PostgreSQL: the same', async () => {
+    const schema = freshPostgresSchema();
+    try {
+      await writtenByThePreviousRelease(schema.url, async () => {
+        const client = new pg.Client({ connectionString: testPostgresUrl });
+        await client.connect();
+        try {
+          await client.query(`SET search_path = "${schema.schema}"`);
+          await client.query('ALTER TABLE tenants DROP COLUMN incarnation');
+          await client.query(`DELETE FROM schema_migrations WHERE scope = 'core' AND version = $1`, [
+            POSTGRES_MIGRATIONS.length - 1,
+          ]);
+        } finally {
+          await client.end();
+        }
+      });
+      await afterUpgrade(schema.url);
+    } finally {
+      await schema.drop();
+    }
+  });
+});
