@@ -23,8 +23,22 @@ describe('pkg config', () => {
     expect(json).toEqual({
       success: true,
       file,
-      config: { registry: 'https://registry.example.com', tokenStore: 'auto', timeout: 5, engineVersion: '', backupsKept: 10, checkoutCommand: '' },
-      sources: { registry: 'file', tokenStore: 'default', timeout: 'file', engineVersion: 'default', backupsKept: 'default', checkoutCommand: 'default' },
+      config: {
+        registry: 'https://registry.example.com',
+        tokenStore: 'auto',
+        timeout: 5,
+        engineVersion: '',
+        backupsKept: 10,
+        checkoutCommand: '',
+      },
+      sources: {
+        registry: 'file',
+        tokenStore: 'default',
+        timeout: 'file',
+        engineVersion: 'default',
+        backupsKept: 'default',
+        checkoutCommand: 'default',
+      },
     });
     expect((await run(deps, ['config', 'delete', 'registry'])).stdout).toBe(
       'Deleted registry; now the default: http://127.0.0.1:4873\n',
