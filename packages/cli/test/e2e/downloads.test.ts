@@ -167,7 +167,7 @@ describe('downloads that survive the network (built binary)', () => {
     // One byte changed on disk: verify finds it and removes it; the next install fetches it again.
     const file = path.join(cacheDir(), '1.0.0.tgz');
     const bytes = await readFile(file);
-    bytes[bytes.length - 100] ^= 0xff;
+    bytes[bytes.length - 100] = bytes[bytes.length - 100]! ^ 0xff;
     await writeFile(file, bytes);
     const verified = await pkg(['cache', 'verify'], unity.dir);
     expect(verified.code).toBe(0);
