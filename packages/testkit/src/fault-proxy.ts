@@ -20,7 +20,14 @@ export type Fault =
   /** Forward, but flip a byte of every tarball body (`application/octet-stream`). */
   | { kind: 'tamper' }
   /** Forward, but cut every tarball body off after half its bytes (headers announce it whole). */
-  | { kind: 'cut' };
+  | { kind: 'cut' }
+  /** Forward tarball bodies as they stream, but close each connection after `bytes` bytes of its body. */
+  | { kind: 'cut-after'; bytes: number }
+  /**
+   * Forward tarball bodies as they stream, then hold each after `bytes` bytes of its body: the
+   * connection stays open, nothing more comes, until the target closes it (a killed server).
+   */
+  | { kind: 'stall-after'; bytes: number };
 
 export interface FaultProxy {
   /** `http://127.0.0.1:<port>`: use it as the upstream's URL. */
@@ -29,6 +36,8 @@ export interface FaultProxy {
   requests: { method: string; url: string; headers: IncomingHttpHeaders }[];
   /** How many requests asked for exactly this path. */
   count(path: string): number;
+  /** Resolves once a tarball body has been held by `stall-after`. */
+  stalled(): Promise<void>;
   /** Changes what happens to the requests from now on. */
   set(fault: Fault): void;
   close(): Promise<void>;
@@ -46,7 +55,51 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
 
-  const forward = (req: IncomingMessage, res: ServerResponse, change: 'tamper' | 'cut' | undefined) => {
+  let onStall: (() => void)[] = [];
+  let stalledOnce = false;
+
+  /** Streams a tarball answer, ending it after `limit` body bytes: cut (closed) or stalled (held). */
+  const limited = (answer: IncomingMessage, res: ServerResponse, limit: number, stall: boolean) => {
+    res.writeHead(answer.statusCode ?? 502, answer.headers);
+    let sent = 0;
+    let held = false;
+    answer.on('data', (chunk: Buffer) => {
+      if (held) return; // read and dropped, so that the target's going away is seen
+      const room = limit - sent;
+      const piece = chunk.length > room ? chunk.subarray(0, room) : chunk;
+      sent += piece.length;
+      if (sent < limit) {
+        res.write(piece);
+        return;
+      }
+      held = true;
+      if (!stall) {
+        // Once what was written has left, the connection goes, as a network drop would take it.
+        res.write(piece, () => res.destroy());
+        answer.destroy();
+        return;
+      }
+      res.write(piece, () => {
+        stalledOnce = true;
+        for (const resolve of onStall) resolve();
+        onStall = [];
+      });
+    });
+    answer.on('end', () => {
+      if (!held) res.end();
+    });
+    // The target went away (killed): the client's connection goes with it, as it would.
+    answer.socket.on('close', () => {
+      if (!res.writableEnded) res.destroy();
+    });
+    answer.on('error', () => res.destroy());
+  };
+
+  const forward = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    change: 'tamper' | 'cut' | { bytes: number; stall: boolean } | undefined,
+  ) => {
     const upstream = httpRequest(
       { host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers },
       (answer) => {
@@ -54,6 +107,10 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
         if (change === undefined || !isTarball) {
           res.writeHead(answer.statusCode ?? 502, answer.headers);
           answer.pipe(res);
+          return;
+        }
+        if (typeof change === 'object') {
+          limited(answer, res, change.bytes, change.stall);
           return;
         }
         const chunks: Buffer[] = [];
@@ -83,6 +140,10 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
       case 'tamper':
       case 'cut':
         return forward(req, res, now.kind);
+      case 'cut-after':
+        return forward(req, res, { bytes: now.bytes, stall: false });
+      case 'stall-after':
+        return forward(req, res, { bytes: now.bytes, stall: true });
       case 'delay': {
         const timer = setTimeout(() => {
           timers.delete(timer);
@@ -110,8 +171,10 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     url: `http://127.0.0.1:${port}`,
     requests,
     count: (path) => requests.filter((r) => r.url === path).length,
+    stalled: () => (stalledOnce ? Promise.resolve() : new Promise<void>((resolve) => onStall.push(resolve))),
     set(next) {
       fault = next;
+      stalledOnce = false;
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -1,5 +1,6 @@
 import type { Command } from './types.js';
 import { add } from './add.js';
+import { cache } from './cache.js';
 import { completionCommand } from './completion.js';
 import { config } from './config.js';
 import { info } from './info.js';
@@ -35,5 +36,6 @@ export const COMMANDS: readonly Command[] = [
   pack,
   publish,
   config,
+  cache,
   completion,
 ];

@@ -42,6 +42,12 @@ export const CLIENT_ERRORS = {
     message: "Unknown config action '{action}'",
     hint: 'Use one of: {actions}.',
   },
+  CACHE_UNKNOWN_ACTION: {
+    code: 'USAGE',
+    exit: EXIT.USAGE,
+    message: "Unknown cache action '{action}'",
+    hint: 'Use one of: {actions}.',
+  },
   UNKNOWN_SHELL: {
     code: 'USAGE',
     exit: EXIT.USAGE,
@@ -240,6 +246,11 @@ export const CLIENT_ERRORS = {
     hint: 'The answer to {request} is not JSON. Is {registry} a pkg registry?',
   },
   UNREADABLE_ANSWER: { code: 'INVALID_RESPONSE', exit: EXIT.FAILED, message: 'The registry sent {what}' },
+  DOWNLOAD_INTERRUPTED: {
+    exit: EXIT.FAILED,
+    message: 'Download of {package} from {registry} stopped at {received} of {total}: {reason}',
+    hint: '{kept} If it keeps happening, check the network between you and the registry (a proxy, a VPN, a timeout: pkg config set timeout <seconds>).',
+  },
   FETCH_FAILED: { exit: EXIT.FAILED, message: 'failed to fetch package information', hint: '{name}: {reason}' },
 
   // The config file.

@@ -12,7 +12,7 @@ import type { HttpRequest, HttpResponse, HttpStreamResponse, HttpTransport } fro
 import { ClientError } from '../errors/client-errors.js';
 import { DEFAULT_RETRY, retryDelay, type RetryPolicy } from './retry.js';
 import { registryEndpoint, registryHostKey, type RegistryUrl } from './registry-url.js';
-import { errorCode, transportError } from './transport-errors.js';
+import { errorCode, isNetworkError, transportError } from './transport-errors.js';
 
 export interface RegistryClientOptions {
   registry: RegistryUrl;
@@ -36,6 +36,22 @@ export interface RegistryClientOptions {
   /** Told when a request (or a wait before retrying) starts; returns its end (the spinner). */
   activity?(label: string): () => void;
   retry?: RetryPolicy;
+}
+
+/** A tarball download as it starts: `offset` is the first byte of `body` within the file. */
+export interface TarballStream {
+  offset: number;
+  /** The whole file's size, when the registry says it. */
+  size: number | undefined;
+  body: AsyncIterable<Uint8Array>;
+}
+
+/** The registry cannot serve the range asked for (416, or another range than asked): start again. */
+export class RangeNotUsable extends Error {
+  constructor() {
+    super('the registry cannot resume this download');
+    this.name = 'RangeNotUsable';
+  }
 }
 
 /** A request body too big to hold: opened anew for each attempt, of a known length. */
@@ -217,24 +233,60 @@ export class RegistryClient {
   }
 
   /**
-   * Opens a tarball download as a stream (`size` from Content-Length when the registry sends
-   * it): the caller reads the body, never held whole here. Retries apply until the body starts.
+   * Opens a tarball download as a stream: the caller reads the body, never held whole here.
+   * Retries apply until the body starts. With `from`, only the bytes from there on are asked
+   * for (`Range`); `offset` says where the body really starts (0 when the registry sent the
+   * whole file instead) and `size` is the whole file's size when the registry tells it.
    */
-  async tarballStream(url: string): Promise<{ size: number | undefined; body: AsyncIterable<Uint8Array> }> {
+  async tarballStream(url: string, options: { from?: number } = {}): Promise<TarballStream> {
     const target = new URL(url);
+    const from = options.from ?? 0;
     const response = await this.#exchange(
       'GET',
       target,
-      { idempotent: true, accept: 'application/octet-stream' },
+      {
+        idempotent: true,
+        accept: 'application/octet-stream',
+        ...(from > 0 ? { headers: { range: `bytes=${from}-` } } : {}),
+      },
       (request) => this.#options.transport.stream(request),
       (failed) => drain(failed.body),
     );
+    if (response.status === 206 && from > 0) {
+      const range = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(response.headers['content-range'] ?? '');
+      if (range && Number(range[1]) === from) {
+        const total = range[3] === '*' ? undefined : Number(range[3]);
+        return { offset: from, size: total, body: response.body };
+      }
+      await drain(response.body).catch(() => undefined);
+      throw new RangeNotUsable();
+    }
+    if (response.status === 416 && from > 0) {
+      await drain(response.body).catch(() => undefined);
+      throw new RangeNotUsable();
+    }
     if (response.status !== 200) {
       const body = await readLimited(response.body, ERROR_BODY_LIMIT);
       throw this.#statusError(httpError({ ...response, body }), 'tarball', target.pathname);
     }
     const length = Number(response.headers['content-length']);
-    return { size: Number.isSafeInteger(length) && length >= 0 ? length : undefined, body: response.body };
+    return { offset: 0, size: Number.isSafeInteger(length) && length >= 0 ? length : undefined, body: response.body };
+  }
+
+  /**
+   * After a download's body failed part-way (a reset, a drop, a timeout): waits as the retry
+   * policy says for attempt `attempt` and resolves true, or resolves false when it is not worth
+   * another try (another kind of failure, or the tries are spent).
+   */
+  async waitToResume(attempt: number, err: unknown): Promise<boolean> {
+    if (err instanceof ClientError || !isNetworkError(err)) return false;
+    const policy = this.#options.retry ?? DEFAULT_RETRY;
+    const wait = retryDelay(policy, attempt, { error: { code: errorCode(err) } }, true, this.#options.now());
+    this.#options.debug(`✗ download cut off: ${errorCode(err) ?? (err as Error).message}`);
+    if (wait === null) return false;
+    this.#options.debug(`  resuming in ${wait} ms`);
+    await this.#wait(wait);
+    return true;
   }
 
   async #json<T>(method: string, pathname: string, options: CallOptions): Promise<T> {

@@ -15,6 +15,8 @@ const REASONS: Record<string, string> = {
   UND_ERR_HEADERS_TIMEOUT: 'timed out waiting for an answer',
   UND_ERR_BODY_TIMEOUT: 'timed out while receiving the answer',
   UND_ERR_SOCKET: 'connection closed unexpectedly',
+  UND_ERR_CLOSED: 'connection closed',
+  ECONNABORTED: 'connection aborted',
 };
 
 const TLS_CODES = new Set([
@@ -29,6 +31,18 @@ const TLS_CODES = new Set([
   'ERR_SSL_WRONG_VERSION_NUMBER',
   'EPROTO',
 ]);
+
+/** A failure of the network or the connection (not of a file, not a bug): what a retry may cure. */
+export function isNetworkError(err: unknown): boolean {
+  const code = errorCode(err);
+  return code !== undefined && (code in REASONS || code.startsWith('UND_ERR_') || NOT_FOUND_CODES.has(code));
+}
+
+/** Why a transfer stopped, as people read it: `connection reset`, `timed out while receiving the answer`. */
+export function networkReason(err: unknown): string {
+  const code = errorCode(err) ?? 'UNKNOWN';
+  return REASONS[code] ?? code;
+}
 
 /** The code of a transport error, looking through undici's wrappers. */
 export function errorCode(err: unknown): string | undefined {

@@ -64,7 +64,8 @@ export function transferLine(label: string, bytes: number, totalBytes: number | 
   return parts.join('  ');
 }
 
-function megabytes(bytes: number): string {
+/** Bytes as the progress line and download messages show them: `12.0 MB`. */
+export function megabytes(bytes: number): string {
   return `${(bytes / 1_000_000).toFixed(1)} MB`;
 }
 

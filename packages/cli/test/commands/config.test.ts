@@ -17,14 +17,28 @@ describe('pkg config', () => {
     await run(deps, ['config', 'set', 'timeout', '5']);
     const list = await run(deps, ['config', 'list']);
     expect(list.stdout).toBe(
-      `registry = https://registry.example.com\ntokenStore = auto (default)\ntimeout = 5\nengineVersion =  (default)\nbackupsKept = 10 (default)\n\nConfig file: ${file}\n`,
+      `registry = https://registry.example.com\ntokenStore = auto (default)\ntimeout = 5\nengineVersion =  (default)\nbackupsKept = 10 (default)\ncheckoutCommand =  (default)\n\nConfig file: ${file}\n`,
     );
     const json = JSON.parse((await run(deps, ['config', 'list', '--json'])).stdout);
     expect(json).toEqual({
       success: true,
       file,
-      config: { registry: 'https://registry.example.com', tokenStore: 'auto', timeout: 5, engineVersion: '', backupsKept: 10 },
-      sources: { registry: 'file', tokenStore: 'default', timeout: 'file', engineVersion: 'default', backupsKept: 'default' },
+      config: {
+        registry: 'https://registry.example.com',
+        tokenStore: 'auto',
+        timeout: 5,
+        engineVersion: '',
+        backupsKept: 10,
+        checkoutCommand: '',
+      },
+      sources: {
+        registry: 'file',
+        tokenStore: 'default',
+        timeout: 'file',
+        engineVersion: 'default',
+        backupsKept: 'default',
+        checkoutCommand: 'default',
+      },
     });
     expect((await run(deps, ['config', 'delete', 'registry'])).stdout).toBe(
       'Deleted registry; now the default: http://127.0.0.1:4873\n',
@@ -47,7 +61,7 @@ describe('pkg config', () => {
     const cases: [string[], RegExp][] = [
       [
         ['config', 'get', 'colour'],
-        /^Error: Unknown configuration key 'colour'\nHint: Known keys: registry, tokenStore, timeout, engineVersion, backupsKept\.\n/,
+        /^Error: Unknown configuration key 'colour'\nHint: Known keys: registry, tokenStore, timeout, engineVersion, backupsKept, checkoutCommand\.\n/,
       ],
       [['config', 'set', 'registry', 'http://registry.example.com'], /^Error: Refusing plain http:\/\//],
       [['config', 'set', 'registry', 'not a url'], /^Error: Invalid registry URL 'not a url'/],

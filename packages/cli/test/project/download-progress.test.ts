@@ -110,8 +110,8 @@ describe('pkg install/add download into the cache as a stream', () => {
     expect(result.stderr).toMatch(new RegExp(`\\r\\x1b\\[2K${NAME.replace(/\./g, '\\.')}@1\\.0\\.0 .*MB / 3\\.\\d MB .*MB/s`));
     const dir = path.join(deps.env.PKG_CACHE_DIR!, 'tarballs', NAME);
     expect((await readFile(path.join(dir, '1.0.0.tgz'))).equals(tarball)).toBe(true);
-    // The download went through a temporary file, renamed once verified.
-    expect(await readdir(dir)).toEqual(['1.0.0.tgz']);
+    // The download went through a partial file, renamed once verified; its integrity is recorded beside it.
+    expect((await readdir(dir)).sort()).toEqual(['1.0.0.tgz', '1.0.0.tgz.integrity']);
   });
 
   it('prints none of it with --json, on a terminal too', async () => {

@@ -118,7 +118,7 @@ describe('writeFileAtomic', () => {
           },
         });
       },
-    } as FileSystem;
+    } as unknown as FileSystem;
     await writeFileAtomic(notOwner, file, 'new\n');
     expect(await readFile(file, 'utf8')).toBe('new\n');
     expect((await stat(file)).ino).toBe(before.ino);
