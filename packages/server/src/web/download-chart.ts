@@ -34,11 +34,19 @@ export function downloadChart(weeks: WeekCount[]): SafeHtml {
   const summary = `${downloads(total)} in the last ${weeks.length} weeks, ${count(last.downloads)} this week`;
   return html`<figure class="chart">
     <p class="chart-max" aria-hidden="true">${count(max)} per week at most</p>
-    <svg viewBox="0 0 ${PLOT_WIDTH} ${PLOT_HEIGHT}" width="${PLOT_WIDTH}" height="${PLOT_HEIGHT}" aria-hidden="true" focusable="false">
+    <svg
+      viewBox="0 0 ${PLOT_WIDTH} ${PLOT_HEIGHT}"
+      width="${PLOT_WIDTH}"
+      height="${PLOT_HEIGHT}"
+      aria-hidden="true"
+      focusable="false"
+    >
       ${bars}
       <line class="baseline" x1="0" y1="${PLOT_HEIGHT}" x2="${PLOT_WIDTH}" y2="${PLOT_HEIGHT}" />
     </svg>
-    <p class="chart-weeks" aria-hidden="true"><span>${weeks[0]!.week}</span><span>weeks starting</span><span>${last.week}</span></p>
+    <p class="chart-weeks" aria-hidden="true">
+      <span>${weeks[0]!.week}</span><span>weeks starting</span><span>${last.week}</span>
+    </p>
     <figcaption>${summary}</figcaption>
   </figure>`;
 }

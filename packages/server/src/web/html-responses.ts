@@ -3,6 +3,7 @@ import { ProtocolError } from '@pkg/protocol';
 import { html } from './html.js';
 import { messagePage } from './pages/message-page.js';
 import type { PageContext } from './pages/page-context.js';
+import { sendHtml, setHsts } from './html-transport.js';
 import { setSecurityHeaders } from './security-headers.js';
 import type { WebServices } from './web-services.js';
 
@@ -14,9 +15,13 @@ const FORM_BODY_LIMIT = 16 * 1024;
  * pages instead of JSON, and HTML form bodies parsed. Only for the web interface's own routes.
  */
 export function installHtmlResponses(app: FastifyInstance, web: WebServices): void {
-  app.addHook('onSend', async function htmlResponses(_request, reply, payload) {
+  app.addHook('onSend', async function htmlResponses(request, reply, payload) {
     setSecurityHeaders(reply);
+    setHsts(request, reply);
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'private, no-cache');
+    if (typeof payload === 'string' && String(reply.getHeader('content-type') ?? '').startsWith('text/html')) {
+      return sendHtml(request, reply, payload);
+    }
     return payload;
   });
 

@@ -236,7 +236,11 @@ function sanitizeOptions(source: ReadmeSource): sanitizeHtml.IOptions {
       },
       img: (tagName, attribs) => {
         const raw = attribs.src ?? '';
-        const src = /^data:/i.test(raw.trim()) ? (SAFE_DATA_IMAGE.test(raw.trim()) ? raw.trim() : undefined) : resolveReadmeUrl(raw, 'image', source);
+        const src = /^data:/i.test(raw.trim())
+          ? SAFE_DATA_IMAGE.test(raw.trim())
+            ? raw.trim()
+            : undefined
+          : resolveReadmeUrl(raw, 'image', source);
         // An image whose source cannot be shown leaves its alt text.
         if (!src) return { tagName: 'span', attribs: {}, text: attribs.alt ?? '' };
         const { src: _src, ...rest } = attribs;
@@ -269,9 +273,18 @@ function scrollRegions(htmlText: string, languageNames: Map<string, string>): st
 }
 
 /** The readme as sanitized HTML, or undefined when there is none. */
-export function renderReadme(markdown: string, source: ReadmeSource = { repository: undefined, directory: '' }): SafeHtml | undefined {
+export function renderReadme(
+  markdown: string,
+  source: ReadmeSource = { repository: undefined, directory: '' },
+): SafeHtml | undefined {
   if (markdown.trim().length === 0) return undefined;
-  const key = createHash('sha256').update(markdown).update('\0').update(source.repository ?? '').update('\0').update(source.directory).digest('base64');
+  const key = createHash('sha256')
+    .update(markdown)
+    .update('\0')
+    .update(source.repository ?? '')
+    .update('\0')
+    .update(source.directory)
+    .digest('base64');
   const kept = rendered.get(key);
   if (kept !== undefined) return trustedHtml(kept);
   const { md, sanitize, aliases } = load();

@@ -163,7 +163,7 @@ describe('the web interface in Chromium', () => {
     await screenshot(page, 'package');
 
     await page.locator('button[data-copy="install-manifest"]').click();
-    await page.getByText('Copied manifest snippet to the clipboard.').waitFor();
+    await page.getByText('Copied the manifest snippet to the clipboard.').waitFor();
     const copied = await page.evaluate(() => navigator.clipboard.readText());
     expect(JSON.parse(copied)).toEqual({
       scopedRegistries: [
@@ -173,8 +173,10 @@ describe('the web interface in Chromium', () => {
     });
 
     await page.locator('button[data-copy="install-command"]').click();
-    await page.getByText('Copied command to the clipboard.').waitFor();
-    await expect(page.evaluate(() => navigator.clipboard.readText())).resolves.toBe('pkg add com.acme.widgets@1.1.0');
+    await page.getByText('Copied the pkg command to the clipboard.').waitFor();
+    await expect(page.evaluate(() => navigator.clipboard.readText())).resolves.toBe(
+      `pkg add com.acme.widgets@1.1.0 --registry ${registry.url}`,
+    );
     await context.close();
   });
 
@@ -186,9 +188,11 @@ describe('the web interface in Chromium', () => {
     });
     await page.goto(`${registry.url}/-/web/package/com.acme.hostile`);
     await page.locator('.readme').waitFor();
-    // The author's markup is shown as text, so nothing even reaches the CSP.
-    await expect(page.locator('.readme').innerText()).resolves.toContain("<script>window.__pwned = 'script'</script>");
+    // The sanitizer drops the script and the handler, so nothing even reaches the CSP.
+    await expect(page.locator('.readme').innerText()).resolves.not.toContain('__pwned = ');
     await expect(page.locator('.readme script, .readme img, .readme [onerror], .readme [onclick]').count()).resolves.toBe(0);
+    // The markdown link with a javascript: target stays text.
+    await expect(page.locator('.readme').innerText()).resolves.toContain("[click me](javascript:window.__pwned='link')");
     const hrefs = await page.locator('.readme a').evaluateAll((links) => links.map((a) => a.getAttribute('href')));
     expect(hrefs.filter((href) => href && /^\s*javascript:/i.test(href))).toEqual([]);
     await expect(page.evaluate(() => (window as unknown as { __pwned?: string }).__pwned)).resolves.toBeUndefined();
@@ -200,7 +204,9 @@ describe('the web interface in Chromium', () => {
     const { context, page } = await openPage({ javaScriptEnabled: false, colorScheme: 'dark' });
     await page.goto(`${registry.url}/-/web/package/com.acme.widgets`);
     await expect(page.locator('h1').textContent()).resolves.toBe('Acme Widgets');
-    await expect(page.locator('#install-command').textContent()).resolves.toBe('pkg add com.acme.widgets@1.1.0');
+    await expect(page.locator('#install-command').textContent()).resolves.toBe(
+      `pkg add com.acme.widgets@1.1.0 --registry ${registry.url}`,
+    );
     await expect(page.locator('button[data-copy]').first().isVisible()).resolves.toBe(false);
     const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
     expect(background).toBe('rgb(13, 17, 23)');

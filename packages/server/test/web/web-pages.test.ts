@@ -148,7 +148,9 @@ describe('package page', () => {
     expect(versions.indexOf('2.0.0-beta.1')).toBeLessThan(versions.indexOf('1.0.0'));
     expect(versions.indexOf('1.0.0')).toBeLessThan(versions.indexOf('0.9.0'));
     // relative times, the exact one on hover
-    expect(versions).toMatch(/<time datetime="2024-03-01T10:00:00.000Z" title="2024-03-01 10:00 UTC">\d+ (years|months) ago<\/time>/);
+    expect(versions).toMatch(
+      /<time datetime="2024-03-01T10:00:00.000Z" title="2024-03-01 10:00 UTC">\d+ (years|months) ago<\/time>/,
+    );
     expect(versions).toMatch(/0\.9\.0<\/a><span class="tag">deprecated<\/span>/);
     // dist-tags
     expect(html).toMatch(/<td>beta<\/td><td><a href="\/-\/web\/package\/com\.acme\.widgets\?version=2\.0\.0-beta\.1">/);

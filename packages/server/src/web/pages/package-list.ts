@@ -41,14 +41,23 @@ function packageItem(pkg: PackageSummary, options: PackageListOptions): SafeHtml
     ${
       pkg.keywords.length > 0
         ? html`<ul class="keywords" aria-label="Keywords">
-            ${pkg.keywords.slice(0, 8).map((k) => html`<li><a href="${searchPath(k)}"><bdi>${k}</bdi></a></li>`)}
+            ${pkg.keywords.slice(0, 8).map(
+              (k) =>
+                html`<li>
+                  <a href="${searchPath(k)}"><bdi>${k}</bdi></a>
+                </li>`,
+            )}
           </ul>`
         : ''
     }
   </li>`;
 }
 
-export const ENGINE_NAMES: Record<SupportedEngine['engine'], string> = { unity: 'Unity', godot: 'Godot', unreal: 'Unreal Engine' };
+export const ENGINE_NAMES: Record<SupportedEngine['engine'], string> = {
+  unity: 'Unity',
+  godot: 'Godot',
+  unreal: 'Unreal Engine',
+};
 
 /** `Unity 2021.3+`, `Godot 4.2–4.3`, `Unreal Engine 5.3`, `Unity`: short enough for a list. */
 function engineLabel(e: SupportedEngine): string {

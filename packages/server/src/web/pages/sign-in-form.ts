@@ -36,7 +36,8 @@ export function signInForm(options: SignInFormOptions): SafeHtml {
           spellcheck="false"
           required
           maxlength="128"
-          value="${options.name ?? ''}"${invalid}${failed ? html` autofocus` : ''}
+          value="${options.name ?? ''}"
+          ${invalid}${failed ? html` autofocus` : ''}
         />
       </div>
       <div class="field">
@@ -47,7 +48,8 @@ export function signInForm(options: SignInFormOptions): SafeHtml {
           type="password"
           autocomplete="current-password"
           required
-          maxlength="1024"${invalid}
+          maxlength="1024"
+          ${invalid}
         />
       </div>
       ${

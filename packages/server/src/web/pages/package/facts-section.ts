@@ -49,21 +49,58 @@ export function factsSection(view: PackageView, weeklyDownloads: number): SafeHt
       <dd>${count(weeklyDownloads)}</dd>
       <dt>License</dt>
       <dd><bdi>${view.license || 'none given'}</bdi></dd>
-      ${view.author ? html`<dt>Author</dt><dd><bdi>${view.author}</bdi></dd>` : ''}
+      ${
+        view.author
+          ? html`<dt>Author</dt>
+              <dd><bdi>${view.author}</bdi></dd>`
+          : ''
+      }
       <dt>Maintainers</dt>
-      <dd>${view.maintainers.length > 0 ? view.maintainers.map((m, i) => html`${i > 0 ? ', ' : ''}<bdi>${m}</bdi>`) : 'none listed'}</dd>
-      ${view.repository ? html`<dt>Repository</dt><dd>${externalLink(view.repository)}</dd>` : ''}
-      ${view.homepage ? html`<dt>Homepage</dt><dd>${externalLink(view.homepage)}</dd>` : ''}
-      ${view.bugs ? html`<dt>Issues</dt><dd>${externalLink(view.bugs)}</dd>` : ''}
-      ${view.unpackedSize !== undefined ? html`<dt>Unpacked size</dt><dd>${byteSize(view.unpackedSize)}</dd>` : ''}
-      ${view.fileCount !== undefined ? html`<dt>Files</dt><dd>${count(view.fileCount)}</dd>` : ''}
+      <dd>
+        ${view.maintainers.length > 0 ? view.maintainers.map((m, i) => html`${i > 0 ? ', ' : ''}<bdi>${m}</bdi>`) : 'none listed'}
+      </dd>
+      ${
+        view.repository
+          ? html`<dt>Repository</dt>
+              <dd>${externalLink(view.repository)}</dd>`
+          : ''
+      }
+      ${
+        view.homepage
+          ? html`<dt>Homepage</dt>
+              <dd>${externalLink(view.homepage)}</dd>`
+          : ''
+      }
+      ${
+        view.bugs
+          ? html`<dt>Issues</dt>
+              <dd>${externalLink(view.bugs)}</dd>`
+          : ''
+      }
+      ${
+        view.unpackedSize !== undefined
+          ? html`<dt>Unpacked size</dt>
+              <dd>${byteSize(view.unpackedSize)}</dd>`
+          : ''
+      }
+      ${
+        view.fileCount !== undefined
+          ? html`<dt>Files</dt>
+              <dd>${count(view.fileCount)}</dd>`
+          : ''
+      }
       <dt>Tarball</dt>
       <dd><a href="${view.tarball.url}" download>${view.tarball.file}</a></dd>
     </dl>
     ${
       view.keywords.length > 0
         ? html`<ul class="keywords" aria-label="Keywords">
-            ${view.keywords.map((k) => html`<li><a href="${searchPath(k)}"><bdi>${k}</bdi></a></li>`)}
+            ${view.keywords.map(
+              (k) =>
+                html`<li>
+                  <a href="${searchPath(k)}"><bdi>${k}</bdi></a>
+                </li>`,
+            )}
           </ul>`
         : ''
     }
@@ -80,7 +117,8 @@ function marks(view: PackageView): SafeHtml | '' {
     ${advisories.map(
       (a) =>
         html`<li class="mark warn-mark">
-          ${a.severity} advisory: ${a.url ? html`<a href="${a.url}" rel="nofollow ugc noopener noreferrer"><bdi>${a.title}</bdi></a>` : html`<bdi>${a.title}</bdi>`}
+          ${a.severity} advisory:
+          ${a.url ? html`<a href="${a.url}" rel="nofollow ugc noopener noreferrer"><bdi>${a.title}</bdi></a>` : html`<bdi>${a.title}</bdi>`}
         </li>`,
     )}
   </ul>`;

@@ -30,15 +30,19 @@ export function installSection(install: InstallSnippet): SafeHtml {
         : ''
     }
     ${install.commands.map((c, i) =>
-      copyable(i === 0 ? 'install-command' : `install-command-${i + 1}`, `With pkg, ${lowerFirst(c.label)}`, several ? `pkg command for ${c.engines.join(' and ')}` : 'pkg command', c.command),
+      copyable(
+        i === 0 ? 'install-command' : `install-command-${i + 1}`,
+        `With pkg, ${lowerFirst(c.label)}`,
+        several ? `pkg command for ${c.engines.join(' and ')}` : 'pkg command',
+        c.command,
+      ),
     )}
     <p class="hint">
-      <code>pkg</code> is this registry's command-line client for Unity, Godot 4 and Unreal Engine 5 projects: install it
-      with Node.js from the release's npm package (<code>npm install -g pkg-registry-client-&lt;version&gt;.tgz</code>), or
-      copy its single executable onto your PATH as <code>pkg</code>. Run the line in the project's folder.
+      <code>pkg</code> is this registry's command-line client for Unity, Godot 4 and Unreal Engine 5 projects: install it with
+      Node.js from the release's npm package (<code>npm install -g pkg-registry-client-&lt;version&gt;.tgz</code>), or copy its
+      single executable onto your PATH as <code>pkg</code>. Run the line in the project's folder.
     </p>
-    ${install.unity ? unityBlock(install.unity) : ''}
-    ${copyable('install-npm', 'With npm', 'npm command', install.npm)}
+    ${install.unity ? unityBlock(install.unity) : ''} ${copyable('install-npm', 'With npm', 'npm command', install.npm)}
     ${
       install.tarball
         ? html`<h3 id="install-download-h">Download</h3>
@@ -57,15 +61,14 @@ function unityBlock(unity: NonNullable<InstallSnippet['unity']>): SafeHtml {
   return html`<h3 id="install-upm-h">With the Unity Package Manager</h3>
     <ol class="steps">
       <li>
-        In Unity, open <strong>Edit › Project Settings › Package Manager</strong>. Under <strong>Scoped Registries</strong>
-        press <strong>+</strong> and enter Name <code>${unity.registry.name}</code>, URL <code>${unity.registry.url}</code>
-        and ${unity.registry.scopes.length === 1 ? 'the Scope' : html`these Scopes, one a line`}:
+        In Unity, open <strong>Edit › Project Settings › Package Manager</strong>. Under <strong>Scoped Registries</strong> press
+        <strong>+</strong> and enter Name <code>${unity.registry.name}</code>, URL <code>${unity.registry.url}</code> and
+        ${unity.registry.scopes.length === 1 ? 'the Scope' : html`these Scopes, one a line`}:
         ${unity.registry.scopes.map((s, i) => html`${i > 0 ? ', ' : ''}<code>${s}</code>`)}. Press <strong>Save</strong>.
       </li>
       <li>
-        Open <strong>Window › Package Manager</strong>, press <strong>+</strong> and choose
-        <strong>Add package by name…</strong>: Name <code>${unity.name}</code>, Version <code>${unity.version}</code>,
-        then <strong>Add</strong>.
+        Open <strong>Window › Package Manager</strong>, press <strong>+</strong> and choose <strong>Add package by name…</strong>:
+        Name <code>${unity.name}</code>, Version <code>${unity.version}</code>, then <strong>Add</strong>.
       </li>
     </ol>
     ${copyable('install-manifest', 'Or in Packages/manifest.json', 'manifest snippet', unity.manifest, 'h4')}

@@ -20,9 +20,9 @@ export function readmeSection(view: PackageView): SafeHtml {
       rendered ??
       html`<div class="placeholder">
         <p><strong>No readme.</strong> The author of ${view.name} published it without a README file.</p>
-        ${view.description ? html`<p dir="auto">${view.description}</p>` : ''}
         <p>
-          See the details and the install lines on this page${
+          See the details and the install lines on this
+          page${
             view.repository
               ? html`, or the <a href="${view.repository}" rel="nofollow ugc noopener noreferrer">repository</a>`
               : ''
