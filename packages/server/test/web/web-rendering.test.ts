@@ -121,7 +121,7 @@ describe('download chart', () => {
       /<p class="chart-weeks" aria-hidden="true"><span>2025-01-06<\/span><span>weeks starting<\/span><span>2025-01-13<\/span><\/p>/,
     );
     expect(out).not.toContain('<text');
-    expect(out).toMatch(/<svg [^>]*aria-hidden="true"/);
+    expect(out).toMatch(/<svg\s[^>]*aria-hidden="true"/);
     expect(out).toContain('<figcaption>1,201 downloads in the last 2 weeks, 1,200 this week</figcaption>');
     expect(out).toContain('<title>Week of 2025-01-06: 1 download</title>');
   });
