@@ -20,7 +20,7 @@ export const HSTS = 'max-age=31536000';
  * form token), so the tag is computed from the bytes, not kept.
  */
 export async function sendHtml(request: FastifyRequest, reply: FastifyReply, payload: string): Promise<string | Buffer> {
-  reply.header('vary', 'Accept-Encoding');
+  addVary(reply, 'Accept-Encoding');
   const body = Buffer.from(payload);
   // Error pages are compressed too, but never revalidated (they are no-store).
   if (reply.statusCode === 200) {
@@ -49,6 +49,17 @@ export async function sendHtml(request: FastifyRequest, reply: FastifyReply, pay
 /** Strict-Transport-Security, only when this server itself speaks TLS (never behind a proxy's HTTPS it cannot vouch for). */
 export function setHsts(request: FastifyRequest, reply: FastifyReply): void {
   if ((request.raw.socket as TLSSocket | undefined)?.encrypted === true) reply.header('strict-transport-security', HSTS);
+}
+
+/** Adds to Vary (the home page already varies on Accept). */
+function addVary(reply: FastifyReply, field: string): void {
+  const current = reply.getHeader('vary');
+  const fields = String(current ?? '')
+    .split(',')
+    .map((f) => f.trim())
+    .filter(Boolean);
+  if (!fields.some((f) => f.toLowerCase() === field.toLowerCase())) fields.push(field);
+  reply.header('vary', fields.join(', '));
 }
 
 function matches(header: string | string[] | undefined, etag: string): boolean {

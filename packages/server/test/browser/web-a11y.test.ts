@@ -21,6 +21,8 @@ let limited: TestRegistry;
 let browser: Browser;
 let axeSource: string;
 let loginUrl: string;
+/** Visits of the budget-limited registry so far. */
+let visitors = 0;
 
 const README = `# Quest Log
 
@@ -49,7 +51,8 @@ beforeAll(async () => {
   axeSource = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
   [registry, limited, browser] = await Promise.all([
     startRegistry(),
-    startRegistry({ settings: { rateLimitWeb: 1 } }),
+    // Each visit comes from an address of its own (X-Forwarded-For, trusted here), with a fresh budget.
+    startRegistry({ settings: { rateLimitWeb: 1, trustProxy: 'true' } }),
     launchChromium(),
   ]);
   const token = await loginUser(registry.url, 'alice', 'pw-alice');
@@ -169,6 +172,7 @@ const PAGES: { name: string; open: (page: Page) => Promise<unknown> }[] = [
   {
     name: 'too many requests',
     open: async (page) => {
+      await page.setExtraHTTPHeaders({ 'x-forwarded-for': `198.51.100.${++visitors}` });
       await page.goto(`${limited.url}/`);
       const response = await page.goto(`${limited.url}/-/web/search?q=x`);
       expect(response?.status()).toBe(429);

@@ -60,7 +60,18 @@ describe('parseSearchText', () => {
   });
 
   it('refuses empty, too long, too many terms, unknown flags and empty qualifiers', () => {
-    for (const text of ['', '   ', '\u0000\u001f', '"', 'a'.repeat(513), Array(17).fill('w').join(' '), 'is:new', 'author:', 'engine:', 'engine:cryengine']) {
+    for (const text of [
+      '',
+      '   ',
+      '\u0000\u001f',
+      '"',
+      'a'.repeat(513),
+      Array(17).fill('w').join(' '),
+      'is:new',
+      'author:',
+      'engine:',
+      'engine:cryengine',
+    ]) {
       badRequest(() => parseSearchText(text));
     }
   });

@@ -85,6 +85,8 @@ describe('pages over HTTP', () => {
     // Another page (another version) has another tag.
     const home = await raw(`${registry.url}/`, { 'accept-encoding': 'br' });
     expect(home.headers.etag).not.toBe(etag);
+    // The home page varies on Accept too (browsers get HTML, other clients JSON).
+    expect(home.headers.vary).toBe('Accept, Accept-Encoding');
   });
 
   it('compresses error pages too but never tags them, and sends no HSTS over plain HTTP', async () => {
