@@ -14,8 +14,10 @@ export const whoami: Command<WhoamiOptions> = {
   examples: ['pkg whoami', 'pkg whoami --registry https://acme.registry.example --json'],
   async run(ctx, { options }) {
     const registry = await ctx.registryUrl(options.registry);
-    // The same credential every other command sends (upmconfig's included), not the token store's alone.
-    const client = await ctx.registry(registry);
+    // A token store that cannot be read is this command's error (it is what whoami is asked about);
+    // without a stored token, the credential every other command sends (upmconfig's) is used.
+    const stored = await ctx.storedToken(registry);
+    const client = await ctx.registry(registry, stored ? { token: stored } : {});
     if (!client.authenticated) throw new ClientError('NOT_LOGGED_IN', { registry });
     const identity = await client.whoami();
     return {
