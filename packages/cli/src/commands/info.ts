@@ -9,7 +9,7 @@ export const info: Command<InfoOptions> = {
   name: 'info',
   summary: "Show a package's metadata, versions and dist-tags",
   description:
-    'Show description, latest and other dist-tags, versions, license, author, minimum Unity version, dependencies, tarball and integrity of a package version (default: latest).',
+    'Show description, latest and other dist-tags, versions, license, author, minimum Unity version, dependencies, tarball and integrity of a package version (default: latest). Inside a project, the package is asked of the registry the project names for it (its scopedRegistries), with that registry’s credentials; --registry overrides.',
   arguments: [
     {
       name: 'package',
@@ -34,7 +34,19 @@ export const info: Command<InfoOptions> = {
     if (!check.ok) throw new ClientError('INVALID_PACKAGE_NAME', { name, rule: check.rule });
     if (at > 0 && wanted === '') throw new ClientError('MISSING_VERSION', { spec });
 
-    const registry = await ctx.registryUrl(options.registry);
+    const inEffect = await ctx.registryUrl(options.registry);
+    // Inside a project, a name comes from the registry the project names for it, as in every other command.
+    let registry = inEffect;
+    let namedBy: string | undefined;
+    if (options.registry === undefined) {
+      const { projectView, projectRegistryUrl } = await import('../project/project-view.js');
+      const view = await projectView(ctx, inEffect);
+      const routed = view?.registryFor(name);
+      if (view && routed && routed !== inEffect) {
+        registry = projectRegistryUrl(routed, view.manifest);
+        namedBy = view.manifest;
+      }
+    }
     const client = await ctx.registry(registry);
     const doc = await client.packument(name);
     const distTags = doc['dist-tags'] ?? {};
@@ -49,7 +61,11 @@ export const info: Command<InfoOptions> = {
         : new ClientError('NO_LATEST_VERSION', { name });
     }
     const { infoReport } = await import('../output/info-report.js');
-    return infoReport(doc, record, sortVersions(Object.keys(doc.versions ?? {})));
+    const report = infoReport(doc, record, sortVersions(Object.keys(doc.versions ?? {})));
+    return {
+      json: { ...report.json, registry },
+      text: [...report.text, ...(namedBy ? [`Registry: ${registry} (from ${namedBy})`] : [])],
+    };
   },
 };
 

@@ -15,7 +15,7 @@ export const search: Command<SearchOptions> = {
   name: 'search',
   summary: 'Search packages by name, description, keyword or author',
   description:
-    'Search the registry for packages whose name, description, keywords or author contain <term> (partial matches count).',
+    'Search the registry for packages whose name, description, keywords or author contain <term> (partial matches count). Inside a project, every registry the project names is searched (each with its credentials) and each result says where it comes from; a registry that cannot be asked is named in a warning, the others are shown, and the exit code is 1.',
   arguments: [
     {
       name: 'term',
@@ -31,27 +31,28 @@ export const search: Command<SearchOptions> = {
       parse: positiveInteger('--limit', MAX_LIMIT),
     },
     { flags: '--detail', description: 'show license, repository, downloads, last update and dependencies of each result' },
-    { ...REGISTRY_OPTION, description: 'registry to search (default: the `registry` setting)' },
+    {
+      ...REGISTRY_OPTION,
+      description: 'registry to search (default: the `registry` setting, and inside a project every registry it names)',
+    },
   ],
   examples: ['pkg search input', 'pkg search com.vendor --limit 50', 'pkg search physics --detail', 'pkg search audio --json'],
   async run(ctx, { args, options }) {
     const words = Array.isArray(args.term) ? args.term : args.term ? [args.term] : [];
     const term = words.join(' ').trim();
     if (term === '') throw new ClientError('SEARCH_TERM_EMPTY');
-    const registry = await ctx.registryUrl(options.registry);
-    const client = await ctx.registry(registry);
-    const response = await client.search(term, options.limit, 0);
-    if (response.objects.length === 0) {
-      throw new ClientError('NO_PACKAGES_FOUND', { term });
-    }
-    const { searchReport, packageDetail } = await import('../output/search-report.js');
-    const shown = response.objects.slice(0, options.limit);
-    let details;
-    if (options.detail) {
-      // License, repository and dependencies are not part of search results: read each document.
-      const docs = await Promise.all(shown.map((o) => client.packument(o.package.name)));
-      details = new Map(docs.map((doc, i) => [shown[i]!.package.name, packageDetail(doc, shown[i]!.package.version)]));
-    }
-    return searchReport({ term, response, limit: options.limit, ...(details ? { details } : {}) });
+    const inEffect = await ctx.registryUrl(options.registry);
+    const { projectView } = await import('../project/project-view.js');
+    // Inside a project every registry it names is searched, as the editor lists each scope's packages.
+    const view = options.registry === undefined ? await projectView(ctx, inEffect) : null;
+    const registries = view ? view.registries : [inEffect];
+    const { searchRegistries } = await import('../project/project-search.js');
+    return searchRegistries(ctx, {
+      term,
+      limit: options.limit,
+      detail: options.detail ?? false,
+      registries,
+      manifest: view?.manifest,
+    });
   },
 };

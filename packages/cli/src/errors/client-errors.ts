@@ -93,6 +93,13 @@ export const CLIENT_ERRORS = {
     message: 'Refusing plain http:// to {host}: only https:// is allowed for hosts that are not on this machine',
     hint: 'Use https://. Plain http:// is accepted only for localhost, *.localhost, 127.0.0.0/8 and ::1.',
   },
+  INSECURE_PROJECT_REGISTRY: {
+    code: 'INSECURE_REGISTRY',
+    exit: EXIT.FAILED,
+    message:
+      'Refusing plain http:// to {host} ({url}, named in {manifest}): only https:// is allowed for hosts that are not on this machine',
+    hint: 'Packages and tokens would cross the network unencrypted. Serve that registry over HTTPS, or put a TLS proxy (Caddy, nginx) in front of it and name its https:// URL in {manifest}. Packages of the other registries are not affected.',
+  },
   INVALID_PACKAGE_NAME: { exit: EXIT.USAGE, message: "Invalid package name '{name}': {rule}" },
   SEARCH_TERM_EMPTY: {
     exit: EXIT.USAGE,

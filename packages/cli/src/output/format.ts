@@ -50,7 +50,8 @@ export type PackageStatus =
   | 'unity-registry'
   | 'external'
   | 'registry'
-  | 'no-compatible-version';
+  | 'no-compatible-version'
+  | 'registry-unreachable';
 
 const STATUS_TEXT: Record<PackageStatus, string> = {
   latest: 'latest',
@@ -62,6 +63,7 @@ const STATUS_TEXT: Record<PackageStatus, string> = {
   external: 'local or git reference',
   registry: 'registry',
   'no-compatible-version': 'no compatible version',
+  'registry-unreachable': 'registry not reachable',
 };
 
 export function statusText(status: PackageStatus): string {

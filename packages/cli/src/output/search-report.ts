@@ -78,13 +78,18 @@ export interface SearchReportInput {
   limit: number;
   /** Present with --detail: the details of each shown result, by name. */
   details?: Map<string, PackageDetail>;
+  /** The registry of each result (aligned with `response.objects`), when several were searched. */
+  sources?: string[];
 }
 
 /** The three outputs of `pkg search`: default, --detail (human) and --json. */
-export function searchReport({ term, response, limit, details }: SearchReportInput): CommandResult {
+export function searchReport({ term, response, limit, details, sources }: SearchReportInput): CommandResult {
   const shown = response.objects.slice(0, limit);
   const total = Math.max(response.total ?? 0, response.objects.length);
-  const entries = shown.map((object) => searchEntry(object, details?.get(object.package.name)));
+  const entries = shown.map((object, i) => ({
+    ...searchEntry(object, details?.get(object.package.name)),
+    ...(sources ? { registry: sources[i]! } : {}),
+  }));
   const more = total - entries.length;
 
   const text: TextLine[] = [
@@ -95,6 +100,7 @@ export function searchReport({ term, response, limit, details }: SearchReportInp
   ];
   for (const entry of entries) {
     text.push('', `${entry.name} (${entry.version})`);
+    if ('registry' in entry) text.push(`  Registry: ${entry.registry}`);
     if (details) {
       text.push(
         `  Description: ${entry.description || '(none)'}`,

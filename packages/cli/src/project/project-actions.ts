@@ -2,7 +2,7 @@
 import semver from 'semver';
 import { TarballCache } from '../cache/tarball-cache.js';
 import type { CommandContext } from '../context.js';
-import { ClientError } from '../errors/client-errors.js';
+import { ClientError, EXIT } from '../errors/client-errors.js';
 import type { PackageStatus } from '../output/format.js';
 import {
   addReport,
@@ -142,6 +142,7 @@ function status(
   if (open.engine.isBuiltIn(name)) return 'built-in';
   if (!semver.valid(version)) return 'external';
   if (registries.set.isUnqueried(name)) return 'unity-registry';
+  if (registries.set.failedFor(name)) return 'registry-unreachable';
   if (documents.get(name) === null) return 'not-in-registry';
   return null;
 }
@@ -225,7 +226,10 @@ async function installFiles(
 
 export async function projectList(ctx: CommandContext, outdated: boolean, options: ProjectOptions): Promise<CommandResult> {
   const open = await openProject(ctx, options.engine, options.engineVersion);
-  const registries = await projectRegistries(ctx, open, options.registry !== undefined ? { flag: options.registry } : {});
+  const registries = await projectRegistries(ctx, open, {
+    ...(options.registry !== undefined ? { flag: options.registry } : {}),
+    tolerant: true,
+  });
   const dependencies = open.manifest.manifest.dependencies;
   const resolved = await open.engine.readResolvedVersions(open.project, open.fs);
   const documents: DocumentMap = new Map();
@@ -262,5 +266,22 @@ export async function projectList(ctx: CommandContext, outdated: boolean, option
       registry,
     };
   });
-  return listReport(headerOf(open, registries), packages, outdated);
+  // One registry down, or refused, costs only its own packages: they are listed as such, and said.
+  for (const [url, err] of registries.set.unreachable) {
+    ctx.reporter.warn(
+      `${url} could not be asked, its packages are shown without their latest version: ${err.message}${err.hint ? ` (${err.hint})` : ''}`,
+    );
+  }
+  const report = listReport(headerOf(open, registries), packages, outdated);
+  if (registries.set.unreachable.size === 0) return report;
+  return {
+    json: {
+      success: false,
+      partial: true,
+      ...report.json,
+      unreachable: [...registries.set.unreachable].map(([registry, err]) => ({ registry, code: err.code, error: err.message })),
+    },
+    text: report.text,
+    exitCode: EXIT.FAILED,
+  };
 }

@@ -36,6 +36,8 @@ export interface ProjectRegistriesOptions {
   flag?: string;
   /** Names `add` was asked for: when no scope covers them they come from the registry in effect. */
   explicit?: ReadonlySet<string>;
+  /** A registry that cannot be asked costs only its own packages (`list`). */
+  tolerant?: boolean;
 }
 
 export async function projectRegistries(
@@ -50,11 +52,11 @@ export async function projectRegistries(
     ...(engine.ownRegistry ? { ownRegistry: engine.ownRegistry } : {}),
     fallback: inEffect,
   });
-  const set = new RegistrySet(
-    ctx,
-    routing,
-    options.explicit ? { explicit: { names: options.explicit, registry: inEffect } } : {},
-  );
+  const set = new RegistrySet(ctx, routing, {
+    ...(options.explicit ? { explicit: { names: options.explicit, registry: inEffect } } : {}),
+    tolerant: options.tolerant ?? false,
+    manifest: engine.manifestRelativePath,
+  });
   const scopes: ScopeTargets | undefined = engine.usesScopedRegistries
     ? {
         entries: open.manifest.manifest.scopedRegistries,

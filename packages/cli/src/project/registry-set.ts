@@ -9,18 +9,29 @@ import type { PackageDocument } from '@pkg/protocol';
 import type { CommandContext } from '../context.js';
 import { normalizeRegistryUrl, sameRegistryUrl } from '../engines/registry-url.js';
 import type { RegistryClient } from '../http/registry-client.js';
-import { parseRegistryUrl } from '../http/registry-url.js';
+import { ClientError } from '../errors/client-errors.js';
+import { projectRegistryUrl } from './project-view.js';
 import { dependenciesOf } from '../resolve/plan-context.js';
 import type { RegistryRouting } from '../resolve/registry-routing.js';
 import { fetchDocument, type DocumentMap, type DocumentSource } from './registry-documents.js';
 
 const CONCURRENCY = 6;
 
+/** Failures of a registry rather than of one package: a tolerant set goes on without that registry. */
+const UNREACHABLE = new Set<string>(['FETCH_FAILED', 'INSECURE_REGISTRY', 'CONNECT_FAILED', 'REGISTRY_UNREACHABLE']);
+
 export interface RegistrySetOptions {
   /** Names no scope claims that still come from this registry (what `add` was asked for). */
   explicit?: { names: ReadonlySet<string>; registry: string };
   /** Packages whose registry is already known (global packages record theirs): asked there only. */
   fixed?: ReadonlyMap<string, string>;
+  /**
+   * A registry that cannot be asked (down, refused as plain http) costs only its own packages:
+   * they are left out (`failedFor`) and the others fetched (`list`). Otherwise its failure stops the run.
+   */
+  tolerant?: boolean;
+  /** The manifest naming the registries, for messages about one of them. */
+  manifest?: string;
 }
 
 export class RegistrySet implements DocumentSource {
@@ -35,12 +46,25 @@ export class RegistrySet implements DocumentSource {
   readonly #clients = new Map<string, Promise<RegistryClient>>();
   readonly #explicit: RegistrySetOptions['explicit'];
   readonly #fixed: ReadonlyMap<string, string>;
+  readonly #tolerant: boolean;
+  readonly #manifest: string;
+  /** Registries that could not be asked, with why (tolerant sets only). */
+  readonly unreachable = new Map<string, ClientError>();
+  readonly #failed = new Map<string, string>();
 
   constructor(ctx: CommandContext, routing: RegistryRouting, options: RegistrySetOptions = {}) {
     this.#ctx = ctx;
     this.routing = routing;
     this.#explicit = options.explicit;
     this.#fixed = options.fixed ?? new Map();
+    this.#tolerant = options.tolerant ?? false;
+    this.#manifest = options.manifest ?? 'the manifest';
+  }
+
+  /** Why `name` could not be fetched, when its registry could not be asked (tolerant sets only). */
+  failedFor(name: string): ClientError | undefined {
+    const url = this.#failed.get(name);
+    return url === undefined ? undefined : this.unreachable.get(url);
   }
 
   /** The client of `url`, built once, with the credentials for that registry. */
@@ -48,7 +72,7 @@ export class RegistrySet implements DocumentSource {
     const key = normalizeRegistryUrl(url);
     let client = this.#clients.get(key);
     if (!client) {
-      client = (async () => this.#ctx.registry(parseRegistryUrl(url)))();
+      client = (async () => this.#ctx.registry(projectRegistryUrl(url, this.#manifest)))();
       this.#clients.set(key, client);
     }
     return client;
@@ -100,8 +124,20 @@ export class RegistrySet implements DocumentSource {
         this.unqueried.add(name);
         return null;
       }
+      if (this.unreachable.has(url)) {
+        this.#failed.set(name, url);
+        return null;
+      }
       this.asked.set(url, [...(this.asked.get(url) ?? []), name]);
-      const document = await fetchDocument(await this.client(url), name);
+      let document: PackageDocument | null;
+      try {
+        document = await fetchDocument(await this.client(url), name);
+      } catch (err) {
+        if (!this.#tolerant || !(err instanceof ClientError) || !UNREACHABLE.has(err.code)) throw err;
+        this.unreachable.set(url, err);
+        this.#failed.set(name, url);
+        return null;
+      }
       if (document) {
         this.servedBy.set(name, url);
         return document;

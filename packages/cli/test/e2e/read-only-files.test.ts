@@ -56,12 +56,16 @@ const PROJECT_GODOT = 'config_version=5\n\n[application]\n\nconfig/features=Pack
 const UPROJECT = '{\n\t"FileVersion": 3,\n\t"EngineAssociation": "5.3"\n}';
 
 describe('read-only project files (built binary, run as root)', () => {
-  it('Unity: a read-only manifest.json stops pkg add, unchanged; the checkoutCommand makes it writable, and it keeps its mode', async () => {
+  async function readOnlyUnity() {
     const project = await removedAfterTest(tmpUnityProject());
     const manifest = project.path('Packages/manifest.json');
     const before = await project.read('Packages/manifest.json');
     await chmod(manifest, 0o444);
+    return { project, manifest, before };
+  }
 
+  it('Unity: a read-only manifest.json stops pkg add, naming it, and stays as it was', async () => {
+    const { project, manifest, before } = await readOnlyUnity();
     const refused = await pkg(['add', 'com.studio.unity-tool'], project.dir);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toBe(
@@ -70,27 +74,34 @@ describe('read-only project files (built binary, run as root)', () => {
     );
     expect(await project.read('Packages/manifest.json')).toBe(before);
     expect(await modeOf(manifest)).toBe(0o444);
-
     const json = await pkg(['add', 'com.studio.unity-tool', '--json'], project.dir);
     expect(JSON.parse(json.stdout)).toMatchObject({ success: false, code: 'FILES_READ_ONLY' });
+  });
 
-    // A checkout command that fails stops it too, saying what it said.
-    expect((await pkg(['config', 'set', 'checkoutCommand', 'echo "no such changelist" >&2; exit 3'], project.dir)).code).toBe(0);
-    const failed = await pkg(['add', 'com.studio.unity-tool'], project.dir);
+  it('Unity: a checkoutCommand that fails stops pkg add too, saying what it said', async () => {
+    const { project, before } = await readOnlyUnity();
+    const own = await makeHome();
+    const run = (args: string[]) => runPkg(args, { home: own, env, cwd: project.dir });
+    expect((await run(['config', 'set', 'checkoutCommand', 'echo "no such changelist" >&2; exit 3'])).code).toBe(0);
+    const failed = await run(['add', 'com.studio.unity-tool']);
     expect(failed.code).toBe(1);
     expect(failed.stderr).toMatch(
       /^Error: The checkoutCommand setting failed \(exit 3\): echo .*\nHint: Nothing was changed\. It said: no such changelist\n$/,
     );
     expect(await project.read('Packages/manifest.json')).toBe(before);
+  });
 
+  it('Unity: the checkoutCommand makes the manifest writable, pkg add goes on, and the file keeps the mode it got', async () => {
+    const { project, manifest } = await readOnlyUnity();
+    const own = await makeHome();
+    const run = (args: string[]) => runPkg(args, { home: own, env, cwd: project.dir });
     // As `p4 edit` does: the files become writable (0640 here), and the rewrite keeps that mode.
-    expect((await pkg(['config', 'set', 'checkoutCommand', 'chmod 640 {files}'], project.dir)).code).toBe(0);
-    const added = await pkg(['add', 'com.studio.unity-tool'], project.dir);
+    expect((await run(['config', 'set', 'checkoutCommand', 'chmod 640 {files}'])).code).toBe(0);
+    const added = await run(['add', 'com.studio.unity-tool']);
     expect(added.stderr).toBe('');
     expect(added.code).toBe(0);
     expect(JSON.parse(await project.read('Packages/manifest.json')).dependencies).toEqual({ 'com.studio.unity-tool': '1.0.0' });
     expect(await modeOf(manifest)).toBe(0o640);
-    await pkg(['config', 'delete', 'checkoutCommand'], project.dir);
   });
 
   it('Godot: names every read-only file it would change (project.godot, pkg.json, pkg-lock.json) and installs nothing', async () => {
