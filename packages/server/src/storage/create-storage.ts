@@ -130,16 +130,7 @@ export async function createStorage(config: Config, options: CreateStorageOption
     }
     opened.push(metadata);
 
-    let blobs: BlobStore;
-    if (config.storage.startsWith('s3://')) {
-      const { S3BlobStore } = await import('./drivers/s3/s3-blob-store.js');
-      const { parseS3Url } = await import('./drivers/s3/s3-location.js');
-      blobs = new S3BlobStore(parseS3Url(config.storage));
-    } else {
-      const fsBlobs = new FsBlobStore(config.storage);
-      await fsBlobs.init();
-      blobs = fsBlobs;
-    }
+    const blobs = await openBlobStore(config);
     opened.push(blobs);
 
     let redis: RedisConnection | undefined;
@@ -194,6 +185,18 @@ export async function createStorage(config: Config, options: CreateStorageOption
     for (const resource of opened.reverse()) await resource.close().catch(() => undefined);
     throw err;
   }
+}
+
+/** The tarball store the configuration names: a directory (created when missing) or S3. */
+export async function openBlobStore(config: Pick<Config, 'storage'>): Promise<BlobStore> {
+  if (config.storage.startsWith('s3://')) {
+    const { S3BlobStore } = await import('./drivers/s3/s3-blob-store.js');
+    const { parseS3Url } = await import('./drivers/s3/s3-location.js');
+    return new S3BlobStore(parseS3Url(config.storage));
+  }
+  const fsBlobs = new FsBlobStore(config.storage);
+  await fsBlobs.init();
+  return fsBlobs;
 }
 
 /**
