@@ -13,6 +13,7 @@ Commands:
   backup         Take a consistent copy of the registry while it serves ('pkg-registry backup --help')
   restore        Bring a backup back into an empty registry and verify it
   verify         Check every version's tarball is present and matches its integrity
+  storage        Bytes and counts per tenant and package; collect orphan tarballs ('pkg-registry storage help')
   help           Show this help (serve --help: every option of serve)
   version        Print the version (also --version, -v)
 
@@ -55,6 +56,10 @@ export async function main(argv: string[]): Promise<number> {
     case 'keys': {
       const { KEYS_USAGE, keysCommand } = await import('./admin/keys-command.js');
       return HELP.has(rest[0] ?? 'help') ? help(KEYS_USAGE, rest[0]) : keysCommand(rest, await adminIo());
+    }
+    case 'storage': {
+      const { STORAGE_USAGE, storageCommand } = await import('./admin/storage-command.js');
+      return HELP.has(rest[0] ?? '') ? help(STORAGE_USAGE, rest[0]) : storageCommand(rest, await adminIo());
     }
     case 'backup':
     case 'restore':
