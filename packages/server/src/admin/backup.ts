@@ -85,6 +85,7 @@ async function backupPostgres(source: Config, target: Config, onProgress: (line:
   const { beginSnapshot, parsePostgresUrl } = await import('../storage/drivers/postgres/pg-connection.js');
   const { PostgresMetadataStore } = await import('../storage/drivers/postgres/postgres-metadata-store.js');
   const { PostgresDownloadCounts } = await import('../storage/drivers/postgres/postgres-download-counts.js');
+  const { PostgresSigningKeys } = await import('../storage/drivers/postgres/postgres-signing-keys.js');
   const snapshot = new PostgresMetadataStore(parsePostgresUrl(source.database), [], { snapshot: true });
   const blobs = await openBlobStore(source);
   const copy = await createStorage(target);
@@ -93,7 +94,16 @@ async function backupPostgres(source: Config, target: Config, onProgress: (line:
     const stillOneSession = await beginSnapshot(snapshot.pool);
     const counts = new PostgresDownloadCounts();
     counts.attach(snapshot.pool);
-    const from: RegistryStorage = { registry: snapshot, packages: snapshot, blobs, downloadCounts: counts, search: copy.search };
+    const signingKeys = new PostgresSigningKeys();
+    signingKeys.attach(snapshot.pool);
+    const from: RegistryStorage = {
+      registry: snapshot,
+      packages: snapshot,
+      blobs,
+      downloadCounts: counts,
+      search: copy.search,
+      signingKeys,
+    };
     const report: CopyReport = await copyRegistry(from, copy, onProgress);
     if (!stillOneSession()) report.problems.push('the connection holding the snapshot was lost: run the backup again');
     const manifest = manifestOf(source, 'postgres-repeatable-read', report.tenants, report.packages, report.tarballsCopied);
