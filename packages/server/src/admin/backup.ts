@@ -45,7 +45,8 @@ export async function backupRegistry(
   onProgress: (line: string) => void,
 ): Promise<BackupReport> {
   assertEmptyDestination(destination);
-  await mkdir(destination, { recursive: true });
+  // It holds password hashes and the private signing keys: readable by its owner only.
+  await mkdir(destination, { recursive: true, mode: 0o700 });
   const target = loadConfig({ flags: { data: destination }, env: {} });
   if (source.database.startsWith('sqlite:')) return backupSqlite(source, target, onProgress);
   return backupPostgres(source, target, onProgress);

@@ -4,6 +4,7 @@ import { collectOrphanBlobs } from '../storage/create-storage.js';
 import { GLOBAL_TENANT } from '../storage/ports.js';
 import { STORAGE_OPTIONS, formatTable, openStorage, runAdmin, type AdminIo } from './admin-io.js';
 import { storageReport } from './storage-report.js';
+import { RetentionService, type RetentionRemoval } from '../services/retention.js';
 
 /** A publish writes its tarball seconds before it commits: younger unreferenced blobs are left alone. */
 const MIN_GRACE_SECONDS = 60;
@@ -11,6 +12,7 @@ const DEFAULT_GRACE_SECONDS = 3600;
 
 export const STORAGE_USAGE = `Usage: pkg-registry storage [report] [options]
        pkg-registry storage collect [--older-than <seconds>] [options]
+       pkg-registry storage retain [--keep-prereleases <n>] [--prerelease-max-age <days>] [--dry-run] [options]
 
 Commands:
   report       Bytes and counts per tenant and per package, and unreferenced (orphan) tarballs
@@ -21,6 +23,10 @@ Commands:
                file system or S3, also while the registry serves and publishes go on: only those
                older than --older-than seconds (default ${DEFAULT_GRACE_SECONDS}, at least ${MIN_GRACE_SECONDS}) are removed,
                so a publish in flight, whose tarball is written just before it commits, keeps it
+  retain       Remove the pre-releases the rules no longer keep, in every registry (or --tenant):
+               beyond the newest <n> of each package, or published more than <days> ago; never
+               a release, a version a dist-tag names, or a package cached from an uplink
+      --dry-run             List what would be removed, change nothing
 
 Options:
   --data <dir>       Data directory of the registry (as for serve)
@@ -34,6 +40,9 @@ const OPTIONS = {
   tenant: { type: 'string' },
   top: { type: 'string' },
   'older-than': { type: 'string' },
+  'keep-prereleases': { type: 'string' },
+  'prerelease-max-age': { type: 'string' },
+  'dry-run': { type: 'boolean' },
 } as const;
 
 function wholeNumber(value: string | undefined, flag: string, fallback: number): number {
@@ -47,7 +56,8 @@ export function storageCommand(argv: string[], io: AdminIo): Promise<number> {
     const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: true });
     const [action = 'report', ...extra] = positionals;
     if (extra.length > 0) throw new AdminUsageError(`unexpected argument '${extra[0]}'`);
-    if (action !== 'report' && action !== 'collect') throw new AdminUsageError(`unknown storage command '${action}'`);
+    if (action !== 'report' && action !== 'collect' && action !== 'retain')
+      throw new AdminUsageError(`unknown storage command '${action}'`);
     const top = wholeNumber(values.top, '--top', 10);
     const grace = wholeNumber(values['older-than'], '--older-than', DEFAULT_GRACE_SECONDS);
     if (grace < MIN_GRACE_SECONDS) {
@@ -55,8 +65,47 @@ export function storageCommand(argv: string[], io: AdminIo): Promise<number> {
         `--older-than must be at least ${MIN_GRACE_SECONDS}: a younger tarball may be a publish in flight`,
       );
     }
+    const keep =
+      values['keep-prereleases'] === undefined ? undefined : wholeNumber(values['keep-prereleases'], '--keep-prereleases', 0);
+    const maxAge =
+      values['prerelease-max-age'] === undefined
+        ? undefined
+        : wholeNumber(values['prerelease-max-age'], '--prerelease-max-age', 0);
+    if (action === 'retain' && keep === undefined && maxAge === undefined) {
+      throw new AdminUsageError('storage retain needs --keep-prereleases or --prerelease-max-age');
+    }
+    if (maxAge === 0) throw new AdminUsageError('--prerelease-max-age must be at least 1 day');
     const { storage } = await openStorage(values, io);
     try {
+      if (action === 'retain') {
+        const service = new RetentionService({ ...storage, now: () => new Date() });
+        const rules = { keepPrereleases: keep, prereleaseMaxAgeDays: maxAge };
+        const tenants =
+          values.tenant !== undefined
+            ? [values.tenant]
+            : [GLOBAL_TENANT, ...(await storage.registry.listTenants()).map((t) => t.name)];
+        if (
+          values.tenant !== undefined &&
+          values.tenant !== GLOBAL_TENANT &&
+          !(await storage.registry.getTenant(values.tenant))
+        ) {
+          throw new AdminUsageError(`there is no tenant '${values.tenant}'`);
+        }
+        const removals: RetentionRemoval[] = [];
+        for (const tenant of tenants) {
+          removals.push(...(values['dry-run'] ? await service.plan(tenant, rules) : await service.apply(tenant, rules)));
+        }
+        if (values.json) io.stdout.write(`${JSON.stringify({ dryRun: values['dry-run'] === true, removals })}\n`);
+        else {
+          for (const r of removals) {
+            io.stdout.write(
+              `${values['dry-run'] ? 'would remove' : 'removed'} ${r.tenant === GLOBAL_TENANT ? '' : `${r.tenant}/`}${r.name}@${r.version} (${r.reason})\n`,
+            );
+          }
+          io.stdout.write(`${values['dry-run'] ? 'Would remove' : 'Removed'} ${removals.length} pre-releases\n`);
+        }
+        return 0;
+      }
       if (action === 'collect') {
         const removed = await collectOrphanBlobs(storage, grace * 1000);
         io.stdout.write(

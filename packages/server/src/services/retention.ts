@@ -54,7 +54,11 @@ export class RetentionService {
    * Removes what the rules no longer keep. Each package is planned again inside its own write:
    * a version tagged or published meanwhile is judged as it is then.
    */
-  async apply(tenant: TenantId, rules: RetentionRules, onRemoved: (removal: RetentionRemoval) => void = () => undefined): Promise<RetentionRemoval[]> {
+  async apply(
+    tenant: TenantId,
+    rules: RetentionRules,
+    onRemoved: (removal: RetentionRemoval) => void = () => undefined,
+  ): Promise<RetentionRemoval[]> {
     const done: RetentionRemoval[] = [];
     for (const name of await this.#deps.packages.listPackageNames(tenant)) {
       if (await this.#deps.uplinkCache.get(tenant, name)) continue;
@@ -62,7 +66,14 @@ export class RetentionService {
       await this.#deps.packages.package(tenant, name).update((current) => {
         removals = current ? this.#removalsOf(tenant, name, current, rules) : [];
         if (removals.length === 0) return { next: null, result: undefined };
-        return { next: withoutVersions(current!, removals.map((r) => r.version), this.#deps.now()), result: undefined };
+        return {
+          next: withoutVersions(
+            current!,
+            removals.map((r) => r.version),
+            this.#deps.now(),
+          ),
+          result: undefined,
+        };
       });
       if (removals.length === 0) continue;
       await this.#deps.bus.publish(tenant, name);
@@ -91,7 +102,11 @@ export class RetentionService {
         return;
       }
       const published = Date.parse(doc.time[version] ?? '');
-      if (rules.prereleaseMaxAgeDays !== undefined && Number.isFinite(published) && now - published > rules.prereleaseMaxAgeDays * 86_400_000) {
+      if (
+        rules.prereleaseMaxAgeDays !== undefined &&
+        Number.isFinite(published) &&
+        now - published > rules.prereleaseMaxAgeDays * 86_400_000
+      ) {
         removals.push({ tenant, name, version, reason: 'older than the pre-release age limit' });
       }
     });
