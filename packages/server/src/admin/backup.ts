@@ -3,7 +3,13 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ConfigError, loadConfig, type Config } from '../config/config.js';
 import { registryRelease } from '../release.js';
-import { createStorage, openBlobStore, redactUrlCredentials, type Storage } from '../storage/create-storage.js';
+import {
+  createStorage,
+  openBlobStore,
+  openPostgresSnapshot,
+  redactUrlCredentials,
+  type Storage,
+} from '../storage/create-storage.js';
 import { GLOBAL_TENANT, type BlobStore, type TenantId } from '../storage/ports.js';
 import { copyPackageBlobs, copyRegistry, type CopyReport, type RegistryStorage } from './registry-copy.js';
 
@@ -83,36 +89,22 @@ async function backupSqlite(source: Config, target: Config, onProgress: (line: s
 }
 
 async function backupPostgres(source: Config, target: Config, onProgress: (line: string) => void): Promise<BackupReport> {
-  const { beginSnapshot, parsePostgresUrl } = await import('../storage/drivers/postgres/pg-connection.js');
-  const { PostgresMetadataStore } = await import('../storage/drivers/postgres/postgres-metadata-store.js');
-  const { PostgresDownloadCounts } = await import('../storage/drivers/postgres/postgres-download-counts.js');
-  const { PostgresSigningKeys } = await import('../storage/drivers/postgres/postgres-signing-keys.js');
-  const snapshot = new PostgresMetadataStore(parsePostgresUrl(source.database), [], { snapshot: true });
-  const blobs = await openBlobStore(source);
-  const copy = await createStorage(target);
+  // This is the moment the backup shows.
+  const snapshot = await openPostgresSnapshot(source);
+  let blobs: BlobStore | undefined;
+  let copy: Storage | undefined;
   try {
-    // This is the moment the backup shows.
-    const stillOneSession = await beginSnapshot(snapshot.pool);
-    const counts = new PostgresDownloadCounts();
-    counts.attach(snapshot.pool);
-    const signingKeys = new PostgresSigningKeys();
-    signingKeys.attach(snapshot.pool);
-    const from: RegistryStorage = {
-      registry: snapshot,
-      packages: snapshot,
-      blobs,
-      downloadCounts: counts,
-      search: copy.search,
-      signingKeys,
-    };
+    blobs = await openBlobStore(source);
+    copy = await createStorage(target);
+    const from: RegistryStorage = { ...snapshot, blobs, search: copy.search };
     const report: CopyReport = await copyRegistry(from, copy, onProgress);
-    if (!stillOneSession()) report.problems.push('the connection holding the snapshot was lost: run the backup again');
+    if (!snapshot.stillConsistent()) report.problems.push('the connection holding the snapshot was lost: run the backup again');
     const manifest = manifestOf(source, 'postgres-repeatable-read', report.tenants, report.packages, report.tarballsCopied);
     await writeManifest(target.data, manifest);
     return { manifest, problems: report.problems };
   } finally {
-    await copy.close();
-    await blobs.close();
+    await copy?.close();
+    await blobs?.close();
     await snapshot.close();
   }
 }

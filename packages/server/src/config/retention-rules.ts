@@ -1,4 +1,10 @@
-import type { RetentionRules } from '../services/retention.js';
+/** What an administrator keeps of each package's pre-releases; each rule is optional. */
+export interface RetentionRules {
+  /** Keep the newest N pre-releases (by version precedence) of each package. */
+  keepPrereleases?: number | undefined;
+  /** Drop pre-releases published more than this many days ago. */
+  prereleaseMaxAgeDays?: number | undefined;
+}
 
 /** The `retention` setting: the rules, and how often the server applies them. */
 export interface RetentionSchedule extends RetentionRules {

@@ -5,14 +5,9 @@ import { blobKeysOfVersion } from '../storage/blob-keys.js';
 import type { StoredPackage, TenantId } from '../storage/ports.js';
 import { mirrorLatestFields, repairDistTags } from './package-fields.js';
 import { nextRevision } from './revisions.js';
+import type { RetentionRules } from '../config/retention-rules.js';
 
-/** What an administrator keeps of each package's pre-releases; each rule is optional. */
-export interface RetentionRules {
-  /** Keep the newest N pre-releases (by version precedence) of each package. */
-  keepPrereleases?: number | undefined;
-  /** Drop pre-releases published more than this many days ago. */
-  prereleaseMaxAgeDays?: number | undefined;
-}
+export type { RetentionRules };
 
 export interface RetentionRemoval {
   tenant: TenantId;

@@ -187,6 +187,41 @@ export async function createStorage(config: Config, options: CreateStorageOption
   }
 }
 
+/** A PostgreSQL registry's records as they were at one moment, read only (a backup's source). */
+export interface MetadataSnapshot {
+  registry: RegistryStore;
+  packages: PackageStore;
+  downloadCounts: DownloadCountStore;
+  signingKeys: SigningKeyStore;
+  /** False when the session holding the snapshot was lost and reads may have left it. */
+  stillConsistent(): boolean;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens one REPEATABLE READ, READ ONLY transaction on the configured PostgreSQL database and
+ * reads every record through it: the database as it is now, whatever other nodes commit next.
+ * Nothing is migrated or written.
+ */
+export async function openPostgresSnapshot(config: Pick<Config, 'database'>): Promise<MetadataSnapshot> {
+  const { beginSnapshot, parsePostgresUrl } = await import('./drivers/postgres/pg-connection.js');
+  const { PostgresMetadataStore } = await import('./drivers/postgres/postgres-metadata-store.js');
+  const { PostgresDownloadCounts } = await import('./drivers/postgres/postgres-download-counts.js');
+  const { PostgresSigningKeys } = await import('./drivers/postgres/postgres-signing-keys.js');
+  const store = new PostgresMetadataStore(parsePostgresUrl(config.database), [], { snapshot: true });
+  try {
+    const stillConsistent = await beginSnapshot(store.pool);
+    const downloadCounts = new PostgresDownloadCounts();
+    downloadCounts.attach(store.pool);
+    const signingKeys = new PostgresSigningKeys();
+    signingKeys.attach(store.pool);
+    return { registry: store, packages: store, downloadCounts, signingKeys, stillConsistent, close: () => store.close() };
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+}
+
 /** The tarball store the configuration names: a directory (created when missing) or S3. */
 export async function openBlobStore(config: Pick<Config, 'storage'>): Promise<BlobStore> {
   if (config.storage.startsWith('s3://')) {
