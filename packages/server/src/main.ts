@@ -10,6 +10,10 @@ Commands:
   tenant         Create, list, configure and delete tenant registries ('pkg-registry tenant help')
   user           List, disable, enable users and reset passwords ('pkg-registry user help')
   keys           List and rotate the signing keys, verify stored versions ('pkg-registry keys help')
+  backup         Take a consistent copy of the registry while it serves ('pkg-registry backup --help')
+  restore        Bring a backup back into an empty registry and verify it
+  verify         Check every version's tarball is present and matches its integrity
+  storage        Bytes and counts per tenant and package; collect orphan tarballs ('pkg-registry storage help')
   help           Show this help (serve --help: every option of serve)
   version        Print the version (also --version, -v)
 
@@ -52,6 +56,18 @@ export async function main(argv: string[]): Promise<number> {
     case 'keys': {
       const { KEYS_USAGE, keysCommand } = await import('./admin/keys-command.js');
       return HELP.has(rest[0] ?? 'help') ? help(KEYS_USAGE, rest[0]) : keysCommand(rest, await adminIo());
+    }
+    case 'storage': {
+      const { STORAGE_USAGE, storageCommand } = await import('./admin/storage-command.js');
+      return HELP.has(rest[0] ?? '') ? help(STORAGE_USAGE, rest[0]) : storageCommand(rest, await adminIo());
+    }
+    case 'backup':
+    case 'restore':
+    case 'verify': {
+      const commands = await import('./admin/backup-command.js');
+      if (rest.some((arg) => HELP.has(arg))) return help(commands.BACKUP_USAGE, '--help');
+      const run = { backup: commands.backupCommand, restore: commands.restoreCommand, verify: commands.verifyCommand }[command];
+      return run(rest, await adminIo());
     }
     case '--version':
     case '-v':

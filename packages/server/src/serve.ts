@@ -8,6 +8,8 @@ import { checkPortFree, checkStartupPaths, listenError } from './config/startup-
 import { CreatedPaths } from './config/created-paths.js';
 import { trackInFlightRequests } from './http/in-flight-requests.js';
 import { explainStorageFailure } from './storage/storage-failure.js';
+import { RetentionService } from './services/retention.js';
+import { RetentionScheduler } from './services/retention-schedule.js';
 import { readableLog } from './plugins/readable-log.js';
 import { collectOrphanBlobs, createStorage, type Storage } from './storage/create-storage.js';
 import { signVersionsPublishedBefore } from './services/signature-backfill.js';
@@ -105,6 +107,14 @@ export async function serve(argv: string[], io: ServeIo = processServeIo): Promi
   const startedAt = new Date();
   const sweep = new AbortController();
   let sweeping: Promise<void> = Promise.resolve();
+  const retention = config.retention
+    ? new RetentionScheduler(
+        new RetentionService({ ...storage, now: () => new Date() }),
+        storage.registry,
+        config.retention,
+        app.log,
+      )
+    : undefined;
 
   let stopping: Promise<void> | undefined;
   const stop = (signal: string): Promise<void> => {
@@ -128,6 +138,7 @@ export async function serve(argv: string[], io: ServeIo = processServeIo): Promi
       clearTimeout(timer);
       sweep.abort();
       await sweeping;
+      await retention?.stop();
       // After the last request: closing the last SQLite connection checkpoints the WAL.
       await storage.close();
       app.log.info('stopped');
@@ -152,6 +163,7 @@ export async function serve(argv: string[], io: ServeIo = processServeIo): Promi
         if (!sweep.signal.aborted) app.log.error({ err }, 'collecting orphan tarballs failed');
       },
     );
+    retention?.start();
     // Versions published before the registry signed anything are signed once, in the background.
     sweeping = sweeping
       .then(() => signVersionsPublishedBefore({ ...storage, now: () => new Date() }, sweep.signal))

@@ -66,7 +66,7 @@ export async function runAdmin(io: AdminIo, group: string, body: () => Promise<n
       return 2;
     }
     if (err instanceof ConfigError) {
-      io.stderr.write(`Error: ${err.message}\n`);
+      io.stderr.write(`Error: ${err.message}\n${err.hint ? `Hint: ${err.hint}\n` : ''}`);
       return 2;
     }
     io.stderr.write(`Error: ${(err as Error).message}\n`);

@@ -109,6 +109,26 @@ async function copyPackage(
   pkg: StoredPackage,
   report: CopyReport,
 ): Promise<boolean> {
+  if (!(await copyPackageBlobs(from.blobs, to.blobs, tenant, name, pkg, report))) return false;
+  await to.packages.package(tenant, name).update(() => ({ next: pkg, result: undefined }));
+  return true;
+}
+
+/**
+ * Copies the tarballs and provenance bundles of a package's versions, each tarball checked
+ * against its version's integrity on the way and read back; false (with the problem in the
+ * report) when one is missing or does not match.
+ */
+export async function copyPackageBlobs(
+  fromBlobs: BlobStore,
+  toBlobs: BlobStore,
+  tenant: TenantId,
+  name: string,
+  pkg: StoredPackage,
+  report: Pick<CopyReport, 'tarballsCopied' | 'tarballsPresent' | 'problems'>,
+): Promise<boolean> {
+  const from = { blobs: fromBlobs };
+  const to = { blobs: toBlobs };
   const where = tenant === GLOBAL_TENANT ? name : `${tenant}/${name}`;
   for (const [version, record] of Object.entries(pkg.document.versions)) {
     const key = blobKeyFor(tenant, name, version);
@@ -168,7 +188,6 @@ async function copyPackage(
     if (present && (await readAll(present.stream)).equals(data)) continue;
     await to.blobs.put(key, data);
   }
-  await to.packages.package(tenant, name).update(() => ({ next: pkg, result: undefined }));
   return true;
 }
 

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { UplinkConfig } from '../uplinks/uplink-config.js';
+import type { RetentionSchedule } from './retention-rules.js';
 import { SETTINGS, envName, type SettingSpec } from './settings.js';
 
 const ENV_PREFIX = 'PKG_REGISTRY_';
@@ -43,6 +44,8 @@ export interface Config {
   databaseCache: number;
   /** Empty: every package is local. */
   uplinks: UplinkConfig[];
+  /** Unset: the server removes nothing by itself. */
+  retention: RetentionSchedule | undefined;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   shutdownTimeout: number;
 }

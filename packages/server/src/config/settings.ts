@@ -4,6 +4,7 @@
  * docs/configuration.md is checked against this table by a test.
  */
 import { parseUplinks } from '../uplinks/uplink-config.js';
+import { parseRetentionSchedule } from './retention-rules.js';
 
 export type SettingType = 'string' | 'integer' | 'boolean' | 'url' | 'path' | 'enum' | 'json';
 
@@ -257,6 +258,15 @@ export const SETTINGS = [
     flag: '--uplinks',
     description:
       'Upstream npm registries this one serves chosen packages from, cached: a JSON array of `{name, url, packages, maxAge, timeout, tokenEnv, search}` (see uplinks.md). Unset: every package is local.',
+  },
+  {
+    key: 'retention',
+    type: 'json',
+    default: undefined,
+    parse: parseRetentionSchedule,
+    flag: '--retention',
+    description:
+      'Pre-release retention the server applies by itself: a JSON object `{keepPrereleases, prereleaseMaxAgeDays, everyHours}` (see operations.md). Unset: nothing is removed unless `pkg-registry storage retain` is run.',
   },
   {
     key: 'logLevel',

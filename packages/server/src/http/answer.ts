@@ -54,7 +54,7 @@ export function errorResponse(err: unknown): {
   if (unavailable) {
     const refusal = new ProtocolError(
       'SERVICE_UNAVAILABLE',
-      `The registry's ${unavailable.dependency === 'a backing service' ? 'storage' : unavailable.dependency} is unreachable; retry shortly`,
+      `The registry's ${unavailable.dependency} is unreachable; retry shortly`,
     );
     return {
       status: refusal.status,

@@ -1,6 +1,6 @@
 /** A backing service a request needed and could not reach, in operator words. */
 export interface UnavailableDependency {
-  /** `database`, `tarball storage`, `Redis`, or `a backing service` when the error does not say. */
+  /** `database`, `tarball storage` or `Redis`. */
   dependency: string;
   /** A short reason for the log (a code, never a connection string). */
   reason: string;
@@ -70,10 +70,10 @@ function classify(err: unknown): UnavailableDependency | undefined {
     }
   }
   if (typeof code === 'string' && FILE_CODES.has(code)) return { dependency: 'tarball storage', reason: code };
-  if (typeof code === 'string' && NETWORK_CODES.has(code)) {
-    const port = (err as { port?: unknown }).port;
-    return { dependency: port === 5432 ? 'database' : port === 6379 ? 'Redis' : 'a backing service', reason: code };
-  }
+  // A bare socket error reaching a request is PostgreSQL's: the AWS SDK marks its own
+  // ($metadata, above), ioredis reports a lost connection in its own words (offline queue off),
+  // and uplink failures are answered by the uplink service before they get here.
+  if (typeof code === 'string' && NETWORK_CODES.has(code)) return { dependency: 'database', reason: code };
   return undefined;
 }
 

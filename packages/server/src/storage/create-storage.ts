@@ -130,16 +130,7 @@ export async function createStorage(config: Config, options: CreateStorageOption
     }
     opened.push(metadata);
 
-    let blobs: BlobStore;
-    if (config.storage.startsWith('s3://')) {
-      const { S3BlobStore } = await import('./drivers/s3/s3-blob-store.js');
-      const { parseS3Url } = await import('./drivers/s3/s3-location.js');
-      blobs = new S3BlobStore(parseS3Url(config.storage));
-    } else {
-      const fsBlobs = new FsBlobStore(config.storage);
-      await fsBlobs.init();
-      blobs = fsBlobs;
-    }
+    const blobs = await openBlobStore(config);
     opened.push(blobs);
 
     let redis: RedisConnection | undefined;
@@ -194,6 +185,53 @@ export async function createStorage(config: Config, options: CreateStorageOption
     for (const resource of opened.reverse()) await resource.close().catch(() => undefined);
     throw err;
   }
+}
+
+/** A PostgreSQL registry's records as they were at one moment, read only (a backup's source). */
+export interface MetadataSnapshot {
+  registry: RegistryStore;
+  packages: PackageStore;
+  downloadCounts: DownloadCountStore;
+  signingKeys: SigningKeyStore;
+  /** False when the session holding the snapshot was lost and reads may have left it. */
+  stillConsistent(): boolean;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens one REPEATABLE READ, READ ONLY transaction on the configured PostgreSQL database and
+ * reads every record through it: the database as it is now, whatever other nodes commit next.
+ * Nothing is migrated or written.
+ */
+export async function openPostgresSnapshot(config: Pick<Config, 'database'>): Promise<MetadataSnapshot> {
+  const { beginSnapshot, parsePostgresUrl } = await import('./drivers/postgres/pg-connection.js');
+  const { PostgresMetadataStore } = await import('./drivers/postgres/postgres-metadata-store.js');
+  const { PostgresDownloadCounts } = await import('./drivers/postgres/postgres-download-counts.js');
+  const { PostgresSigningKeys } = await import('./drivers/postgres/postgres-signing-keys.js');
+  const store = new PostgresMetadataStore(parsePostgresUrl(config.database), [], { snapshot: true });
+  try {
+    const stillConsistent = await beginSnapshot(store.pool);
+    const downloadCounts = new PostgresDownloadCounts();
+    downloadCounts.attach(store.pool);
+    const signingKeys = new PostgresSigningKeys();
+    signingKeys.attach(store.pool);
+    return { registry: store, packages: store, downloadCounts, signingKeys, stillConsistent, close: () => store.close() };
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+}
+
+/** The tarball store the configuration names: a directory (created when missing) or S3. */
+export async function openBlobStore(config: Pick<Config, 'storage'>): Promise<BlobStore> {
+  if (config.storage.startsWith('s3://')) {
+    const { S3BlobStore } = await import('./drivers/s3/s3-blob-store.js');
+    const { parseS3Url } = await import('./drivers/s3/s3-location.js');
+    return new S3BlobStore(parseS3Url(config.storage));
+  }
+  const fsBlobs = new FsBlobStore(config.storage);
+  await fsBlobs.init();
+  return fsBlobs;
 }
 
 /**

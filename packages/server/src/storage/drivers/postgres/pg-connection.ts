@@ -50,6 +50,42 @@ export function createPool(location: PgLocation, max = location.poolSize): pg.Po
   });
 }
 
+/**
+ * A pool of one session that stays inside one REPEATABLE READ, READ ONLY transaction: every
+ * query through it sees the database as it was at the first query, whatever other nodes
+ * commit meanwhile (a consistent snapshot for a backup, read through the ordinary store code).
+ */
+export function createSnapshotPool(location: PgLocation): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: location.connectionString,
+    options: `-c search_path=${location.schema},public`,
+    max: 1,
+    // The session must never be closed while idle: a new one would start a new snapshot.
+    idleTimeoutMillis: 0,
+    connectionTimeoutMillis: 10_000,
+    application_name: 'pkg-registry-backup',
+  });
+  return pool;
+}
+
+/**
+ * Opens the snapshot of a pool made by createSnapshotPool: its one session begins the
+ * transaction and takes the snapshot now, and goes back to the pool still inside it. Resolves
+ * to a check that the session was never replaced (which would have left the snapshot).
+ */
+export async function beginSnapshot(pool: pg.Pool): Promise<() => boolean> {
+  let sessions = 0;
+  pool.on('connect', () => sessions++);
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    await client.query('SELECT 1');
+  } finally {
+    client.release();
+  }
+  return () => sessions === 1;
+}
+
 /** A single session outside the pool (LISTEN needs one that stays open). */
 export function createClient(location: PgLocation): pg.Client {
   return new pg.Client({

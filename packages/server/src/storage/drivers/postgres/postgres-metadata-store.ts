@@ -17,7 +17,7 @@ import {
   type UserRecord,
 } from '../../ports.js';
 import { LOCK_NAMESPACE, POSTGRES_MIGRATIONS, applyMigrations, type PostgresMigration } from './migrations.js';
-import { createPool, inTransaction, type PgLocation } from './pg-connection.js';
+import { createPool, createSnapshotPool, inTransaction, type PgLocation } from './pg-connection.js';
 import type { MigrationLog } from '../../schema-history.js';
 
 /** Work run inside the write transaction of a package (e.g. the search index), on its session. */
@@ -76,9 +76,10 @@ export class PostgresMetadataStore implements MetadataStore, PackageRecords {
   /** Only this process's writes: other nodes' revocations are seen when the cache rechecks. */
   readonly credentialsVersionCoversOthers = false;
 
-  constructor(location: PgLocation, hooks: PostgresPackageWriteHook[] = []) {
+  /** `snapshot`: every read sees one consistent snapshot and nothing can be written (a backup's source). */
+  constructor(location: PgLocation, hooks: PostgresPackageWriteHook[] = [], options: { snapshot?: boolean } = {}) {
     this.location = location;
-    this.pool = createPool(location);
+    this.pool = options.snapshot ? createSnapshotPool(location) : createPool(location);
     this.#writePool = createPool(location, Math.max(2, Math.ceil(location.poolSize / 2)));
     // An idle session dropped by the server must not crash the process; the pool replaces it.
     this.pool.on('error', () => undefined);
