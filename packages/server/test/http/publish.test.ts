@@ -51,6 +51,8 @@ describe('PUT /<name>: publish', () => {
       tarball: `${name}/-/${name}-1.0.0.tgz`,
       fileCount: 2,
       unpackedSize: expect.any(Number),
+      // registry-signatures.test.ts checks it as npm does
+      signatures: [{ keyid: expect.stringMatching(/^SHA256:/), sig: expect.any(String) }],
     });
     expect(doc.versions['1.0.0']).toMatchObject({ unity: '2022.3', unityRelease: '10f1' });
     const blob = await registry.storage.blobs.stat(`_global/${name}/${name}-1.0.0.tgz`);
