@@ -9,6 +9,7 @@ import { PackageReadService } from './package-reads.js';
 import { PackageUpdateService } from './package-updates.js';
 import { PublishService } from './publish-service.js';
 import { RegistrySignatures } from './registry-signatures.js';
+import { AdvisoryService } from './advisories.js';
 import { BatchingDownloadRecorder, type DownloadRecorder } from './downloads.js';
 import { ScoreRefresher } from './score-refresher.js';
 import { SearchService } from './search-service.js';
@@ -38,6 +39,8 @@ export interface Services {
   signatures: RegistrySignatures;
   /** The uplinks' public keys, listed beside the registry's own (proxied packages keep their signatures). */
   upstreamKeys: UpstreamKeys;
+  /** Security advisories (publish, withdraw, npm audit's endpoints). */
+  advisories: AdvisoryService;
   packageUpdates: PackageUpdateService;
   distTags: DistTagService;
   search: SearchService;
@@ -97,6 +100,7 @@ export function createServices(deps: ServerDeps, options: ServicesOptions = {}):
     uplinks,
     publish: new PublishService(deps),
     signatures: new RegistrySignatures(deps),
+    advisories: new AdvisoryService(deps),
     upstreamKeys: new UpstreamKeys(upstream, deps.nowMs ?? (() => deps.now().getTime())),
     packageUpdates: new PackageUpdateService(deps),
     distTags: new DistTagService(deps),
