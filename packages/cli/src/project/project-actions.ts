@@ -39,7 +39,7 @@ export interface ProjectOptions {
   force?: boolean;
 }
 
-function headerOf(open: OpenProject, registries: ProjectRegistries): ProjectHeader {
+export function headerOf(open: OpenProject, registries: ProjectRegistries): ProjectHeader {
   const asked = registries.set.registriesAsked;
   return {
     engine: open.engine.id,
@@ -51,7 +51,7 @@ function headerOf(open: OpenProject, registries: ProjectRegistries): ProjectHead
 }
 
 /** Manifest dependencies that name a registry version (not built-ins, not file or git references). */
-function registryDependencies(open: OpenProject): [string, string][] {
+export function registryDependencies(open: OpenProject): [string, string][] {
   return Object.entries(open.manifest.manifest.dependencies).filter(
     ([name, version]) => !open.engine.isBuiltIn(name) && semver.valid(version),
   );
