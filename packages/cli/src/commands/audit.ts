@@ -1,4 +1,4 @@
-import { ENGINE_OPTION, ENGINE_VERSION_OPTION } from '../project/options.js';
+import { ENGINE_OPTION, ENGINE_VERSION_OPTION } from './options/project-options.js';
 import { PROJECT_REGISTRY_OPTION, type Command } from './types.js';
 
 interface AuditOptions {
