@@ -20,3 +20,4 @@ export * from './storage-database.js';
 export * from './rejected.js';
 export * from './reliability/index.js';
 export * from './npm-signatures.js';
+export * from './provenance.js';
