@@ -61,3 +61,24 @@ export async function provenanceBundle(
     await rm(dir, { recursive: true, force: true });
   }
 }
+
+/**
+ * A CMS SignedData as Unity's packing tool puts it in `package/.attestation.p7m`: here made with
+ * `openssl cms` and a throwaway certificate whose subject names `organization`.
+ */
+export async function unityAttestation(organization: string, content = 'package contents'): Promise<Buffer> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'pkg-unity-sign-'));
+  try {
+    const file = (name: string) => path.join(dir, name);
+    // prettier-ignore
+    await run('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
+      '-keyout', file('key.pem'), '-out', file('cert.pem'), '-days', '1', '-subj', `/O=${organization}/CN=${organization} package signing`]);
+    await import('node:fs/promises').then((fs) => fs.writeFile(file('content'), content));
+    // prettier-ignore
+    await run('openssl', ['cms', '-sign', '-binary', '-in', file('content'), '-signer', file('cert.pem'), '-inkey', file('key.pem'),
+      '-outform', 'DER', '-out', file('attestation.p7m')]);
+    return await readFile(file('attestation.p7m'));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}

@@ -12,6 +12,7 @@ import { nextRevision } from './revisions.js';
 import type { TarballFacts } from './tarball-validation.js';
 import { RegistrySignatures, type RegistrySignature } from './registry-signatures.js';
 import { checkProvenance, type ProvenanceFacts } from './provenance.js';
+import { unitySignatureFacts } from './unity-signature.js';
 
 export interface PublishResult {
   /** False when the same version with the same bytes was already there (an idempotent retry). */
@@ -244,6 +245,7 @@ function versionRecord(name: string, { request, facts, publisher, signature, pro
       fileCount: facts.fileCount,
       unpackedSize: facts.unpackedSize,
       signatures: [signature],
+      ...(facts.unitySignature !== undefined ? { unitySignature: unitySignatureFacts(facts.unitySignature) } : {}),
       // Relative like `tarball`: made absolute when the document is rendered.
       ...(provenance
         ? {
