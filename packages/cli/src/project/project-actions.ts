@@ -26,6 +26,7 @@ import { resolveProject } from './resolve-project.js';
 import { lockInstallReport } from '../reports/lock-install-report.js';
 import { applyManifestChange, applyOptionsOf } from './apply-change.js';
 import { throwOnConflicts } from './conflicts.js';
+import { warnUnsignedForUnity } from './unity-signature-notice.js';
 import { openProject, type OpenProject } from './open-project.js';
 import { projectRegistries, type ProjectRegistries } from './project-registries.js';
 import { downloadProgress, progressBar } from './progress.js';
@@ -85,6 +86,7 @@ export async function projectAdd(ctx: CommandContext, specs: string[], options: 
   }
   const diff = diffResolution({ dependencies: open.manifest.manifest.dependencies, held: {} }, resolution);
   const applied = await applyManifestChange(open, diff.manifest, await applyOptionsOf(ctx));
+  await warnUnsignedForUnity(ctx, open, registries, plan.added);
   return addReport(headerOf(open, registries), plan, applied.backupPath);
 }
 
