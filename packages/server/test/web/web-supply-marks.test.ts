@@ -1,5 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loginUser, publishVersion, request, startRegistry, type TestRegistry } from '@pkg/testkit';
+import {
+  loginUser,
+  publishBody,
+  publishVersion,
+  request,
+  startRegistry,
+  unityAttestation,
+  type TestRegistry,
+} from '@pkg/testkit';
 import { WebClient } from './web-client.js';
 
 /** The package page shows the registry's signature and the advisories affecting the version shown. */
@@ -23,6 +31,15 @@ beforeAll(async () => {
     },
   });
   expect(advisory.status).toBe(201);
+  const signed = publishBody('com.acme.unity-signed', '1.0.0', {
+    manifest: { unity: '6000.3' },
+    files: [{ path: 'package/.attestation.p7m', content: await unityAttestation('Studio Ltd') }],
+  });
+  expect((await request(`${registry.url}/com.acme.unity-signed`, { method: 'PUT', token, body: signed.body })).status).toBe(201);
+  const unsigned = publishBody('com.acme.unity-unsigned', '1.0.0', { manifest: { unity: '6000.3' } });
+  expect((await request(`${registry.url}/com.acme.unity-unsigned`, { method: 'PUT', token, body: unsigned.body })).status).toBe(
+    201,
+  );
 });
 afterAll(async () => {
   await registry.close();
@@ -41,5 +58,14 @@ describe('supply-chain marks on the package page', () => {
     expect(fixed.status).toBe(200);
     expect(fixed.html).toContain('Signed by this registry');
     expect(fixed.html).not.toContain('critical advisory');
+    // Not a Unity package: no Unity mark.
+    expect(fixed.html).not.toContain('Unity package');
+  });
+
+  it('marks Unity packages as signed (by whom) or unsigned', async () => {
+    const signed = await web.get('/-/web/package/com.acme.unity-signed');
+    expect(signed.html).toContain('Signed for Unity by <bdi>Studio Ltd</bdi>');
+    const unsigned = await web.get('/-/web/package/com.acme.unity-unsigned');
+    expect(unsigned.html).toContain('Unsigned Unity package');
   });
 });
