@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { VersionRecord } from '@pkg/protocol';
 import { TarballCache } from '../cache/tarball-cache.js';
 import type { CommandContext } from '../context.js';
-import type { Engine, ManifestChange } from '../engines/engine.js';
+import type { Engine } from '../engines/engine.js';
 import type { EngineInstaller } from '../engines/installer.js';
 import type { RegistryClient } from '../http/registry-client.js';
 import { LockTimeoutError, withFileLock } from '../io/fs.js';
