@@ -15,6 +15,7 @@ export interface Dist {
   fileCount?: number;
   unpackedSize?: number;
   signatures?: unknown[];
+  attestations?: unknown;
 }
 
 /** One published version (`GET /<name>/<version>`), the package.json of that version plus `dist`. */

@@ -21,6 +21,8 @@ import { distTagRoutes } from './routes/dist-tags.js';
 import { searchRoutes } from './routes/search.js';
 import { downloadCountRoutes } from './routes/download-counts.js';
 import { signingKeyRoutes } from './routes/signing-keys.js';
+import { advisoryRoutes } from './routes/advisories.js';
+import { attestationRoutes } from './routes/attestations.js';
 import { webRoutes } from './web/index.js';
 import { ClientAddressing, proxyTrustOf } from './http/client-address.js';
 import { createHttpServer } from './http/http-server.js';
@@ -123,6 +125,8 @@ export async function buildApp(deps: ServerDeps, options: BuildOptions = {}): Pr
   await app.register(searchRoutes, { services });
   await app.register(downloadCountRoutes, { services });
   await app.register(signingKeyRoutes, { services });
+  await app.register(advisoryRoutes, { services });
+  await app.register(attestationRoutes, { services });
   await app.register(webRoutes, { deps, services });
   await app.register(healthRoutes, { services, metrics });
   const hotPath = new HotPath({ services, pipeline, addressing, log: app.log, nextRequestId, drain, staticPaths });

@@ -1,6 +1,7 @@
 import type { Config } from './config/config.js';
 import type { CounterStore } from './storage/counter-store.js';
 import type {
+  AdvisoryStore,
   BlobStore,
   DownloadCountStore,
   InvalidationBus,
@@ -40,6 +41,8 @@ export interface ServerDeps {
   uplinkCache: UplinkCacheStore;
   /** The registries' signing keys (dist.signatures, /-/npm/v1/keys). */
   signingKeys: SigningKeyStore;
+  /** Security advisories of the registries' packages. */
+  advisories: AdvisoryStore;
   /** Where uplink tokens (`tokenEnv`) are read; process.env when not given. */
   env?: NodeJS.ProcessEnv;
   /** Injectable clock: tests move time instead of sleeping. */
@@ -65,11 +68,12 @@ export function serverDeps(
     | 'shared'
     | 'uplinkCache'
     | 'signingKeys'
+    | 'advisories'
   >,
   now?: () => Date,
 ): ServerDeps {
-  const { registry, packages, database, search, downloadCounts, blobs, bus, counters, redis, shared, uplinkCache, signingKeys } =
-    storage;
+  const { registry, packages, database, search, downloadCounts, blobs, bus, counters, redis, shared } = storage;
+  const { uplinkCache, signingKeys, advisories } = storage;
   return {
     config,
     registry,
@@ -84,6 +88,7 @@ export function serverDeps(
     shared,
     uplinkCache,
     signingKeys,
+    advisories,
     now: now ?? (() => new Date()),
     nowMs: now ? () => now().getTime() : Date.now,
   };

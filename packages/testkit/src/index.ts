@@ -21,3 +21,4 @@ export * from './rejected.js';
 export * from './reliability/index.js';
 export * from './npm-signatures.js';
 export * from './tcp-proxy.js';
+export * from './provenance.js';

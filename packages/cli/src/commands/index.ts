@@ -1,5 +1,7 @@
 import type { Command } from './types.js';
 import { add } from './add.js';
+import { advisory } from './advisory.js';
+import { audit } from './audit.js';
 import { cache } from './cache.js';
 import { completionCommand } from './completion.js';
 import { config } from './config.js';
@@ -34,7 +36,9 @@ export const COMMANDS: readonly Command[] = [
   update,
   list,
   pack,
+  audit,
   publish,
+  advisory,
   config,
   cache,
   completion,

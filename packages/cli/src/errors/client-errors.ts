@@ -572,6 +572,11 @@ export const CLIENT_ERRORS = {
     message: "Invalid --tag '{tag}': a dist-tag is a word such as beta, and cannot look like a version or range",
   },
   PUBLISH_REFUSED: { exit: EXIT.FAILED, message: 'The registry refused {name}: {details}', hint: '{advice}' },
+  ADVISORY_REFUSED: {
+    exit: EXIT.FAILED,
+    message: 'The registry refused the advisory of {name}: {details}',
+    hint: 'Only a maintainer of a package published on this registry may publish or withdraw its advisories; `pkg advisory add --help` shows the fields.',
+  },
 } as const satisfies Record<string, CatalogueEntry>;
 
 type Catalogue = typeof CLIENT_ERRORS;

@@ -55,6 +55,24 @@ export class RangeNotUsable extends Error {
 }
 
 /** A request body too big to hold: opened anew for each attempt, of a known length. */
+/** One advisory of npm's bulk answer. */
+export interface BulkAdvisory {
+  id: string;
+  url: string;
+  title: string;
+  severity: string;
+  vulnerable_versions: string;
+}
+
+/** One advisory as `/-/pkg/v1/advisories/<name>` lists it. */
+export interface PackageAdvisory extends BulkAdvisory {
+  name: string;
+  patched_versions: string;
+  description: string;
+  published: string;
+  withdrawn: string | null;
+}
+
 export interface StreamedBody {
   length: number;
   contentType: string;
@@ -189,6 +207,69 @@ export class RegistryClient {
       }
       throw this.#statusError(err, 'package', name);
     }
+  }
+
+  /**
+   * npm's bulk advisory request, `{<name>: [<version>, …]}`: the advisories in force that
+   * affect one of the versions, by name.
+   */
+  async advisoriesFor(versions: Record<string, string[]>): Promise<Record<string, BulkAdvisory[]>> {
+    try {
+      const body = await this.#json<Record<string, BulkAdvisory[]>>('POST', '/-/npm/v1/security/advisories/bulk', {
+        idempotent: true,
+        body: versions,
+      });
+      if (typeof body !== 'object' || body === null) throw new ClientError('UNREADABLE_ANSWER', { what: 'an advisory answer' });
+      return body;
+    } catch (err) {
+      throw this.#statusError(err, 'advisories');
+    }
+  }
+
+  /** `GET /-/pkg/v1/advisories/<name>`: the package's advisories (withdrawn ones too when asked). */
+  async advisories(name: string, withdrawn = false): Promise<PackageAdvisory[]> {
+    try {
+      const query = withdrawn ? '?withdrawn=true' : '';
+      const body = await this.#json<{ advisories?: unknown }>('GET', `/-/pkg/v1/advisories/${encodeURIComponent(name)}${query}`, {
+        idempotent: true,
+      });
+      if (!Array.isArray(body?.advisories)) throw new ClientError('UNREADABLE_ANSWER', { what: 'an advisory list' });
+      return body.advisories as PackageAdvisory[];
+    } catch (err) {
+      throw this.#statusError(err, 'package', name);
+    }
+  }
+
+  /** `POST /-/pkg/v1/advisories/<name>`: publishes (or, for an id it has, replaces) an advisory. */
+  async publishAdvisory(name: string, advisory: Record<string, unknown>): Promise<PackageAdvisory> {
+    try {
+      return await this.#json<PackageAdvisory>('POST', `/-/pkg/v1/advisories/${encodeURIComponent(name)}`, {
+        idempotent: false,
+        body: advisory,
+      });
+    } catch (err) {
+      throw this.#advisoryRefusal(err, name);
+    }
+  }
+
+  /** `DELETE /-/pkg/v1/advisories/<name>/<id>`. */
+  async withdrawAdvisory(name: string, id: string): Promise<PackageAdvisory> {
+    try {
+      return await this.#json<PackageAdvisory>(
+        'DELETE',
+        `/-/pkg/v1/advisories/${encodeURIComponent(name)}/${encodeURIComponent(id)}`,
+        { idempotent: true },
+      );
+    } catch (err) {
+      throw this.#advisoryRefusal(err, name);
+    }
+  }
+
+  #advisoryRefusal(err: unknown, name: string): unknown {
+    if (err instanceof RegistryHttpError && [400, 403, 404, 422].includes(err.status) && err.details) {
+      return new ClientError('ADVISORY_REFUSED', { name, details: err.details });
+    }
+    return this.#statusError(err, 'advisories', name);
   }
 
   /** `GET /-/package/<name>/dist-tags`. */
@@ -411,7 +492,7 @@ export class RegistryClient {
 
   #statusError(
     err: unknown,
-    call: 'login' | 'whoami' | 'logout' | 'search' | 'package' | 'tarball' | 'publish',
+    call: 'login' | 'whoami' | 'logout' | 'search' | 'package' | 'tarball' | 'publish' | 'advisories',
     subject?: string,
   ): unknown {
     if (!(err instanceof RegistryHttpError)) return err;

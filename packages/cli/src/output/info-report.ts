@@ -30,6 +30,8 @@ export function infoReport(doc: PackageDocument, record: VersionRecord, versions
     tarball: record.dist?.tarball ?? '',
     integrity: record.dist?.integrity ?? '',
     published,
+    // Unity's own package signature (package/.attestation.p7m), as the registry recorded it.
+    ...(unitySignatureOf(record) !== undefined ? { unitySignature: unitySignatureOf(record) } : {}),
     ...(record.deprecated ? { deprecated: record.deprecated } : {}),
     // Godot and Unreal fields only when the version names them: Unity packages read as before.
     ...Object.fromEntries(ENGINE_FIELDS.filter((f) => typeof record[f] === 'string').map((f) => [f, record[f]])),
@@ -63,6 +65,23 @@ export function infoReport(doc: PackageDocument, record: VersionRecord, versions
     ...(Object.keys(dependencies).length ? Object.entries(dependencies).map(([n, v]) => `  ${n}@${v}`) : ['  (none)']),
     `Tarball: ${json.tarball}`,
     `Integrity: ${json.integrity}`,
+    ...unitySignatureLines(record),
   ];
   return { json, text };
+}
+
+/** `{signer}` when the version holds Unity's package signature; null for an unsigned Unity package; undefined otherwise. */
+function unitySignatureOf(record: VersionRecord): { signer: string | null } | null | undefined {
+  const signature = (record.dist as { unitySignature?: { signer?: unknown } } | undefined)?.unitySignature;
+  if (signature && typeof signature === 'object')
+    return { signer: typeof signature.signer === 'string' ? signature.signer : null };
+  return supportedEngines(record).some((e) => e.engine === 'unity') ? null : undefined;
+}
+
+function unitySignatureLines(record: VersionRecord): string[] {
+  const signature = unitySignatureOf(record);
+  if (signature === undefined) return [];
+  if (signature === null)
+    return ['Unity signature: unsigned (Unity 6.3 and later show it as unsigned; 6.7 blocks unsigned packages by default)'];
+  return [`Unity signature: signed${signature.signer ? ` by ${signature.signer}` : ' (signer not readable)'}`];
 }

@@ -26,6 +26,7 @@ import { resolveProject } from './resolve-project.js';
 import { lockInstallReport } from '../reports/lock-install-report.js';
 import { applyManifestChange, applyOptionsOf } from './apply-change.js';
 import { throwOnConflicts } from './conflicts.js';
+import { warnUnsignedForUnity } from './unity-signature-notice.js';
 import { openProject, type OpenProject } from './open-project.js';
 import { projectRegistries, type ProjectRegistries } from './project-registries.js';
 import { downloadProgress, progressBar } from './progress.js';
@@ -39,7 +40,7 @@ export interface ProjectOptions {
   force?: boolean;
 }
 
-function headerOf(open: OpenProject, registries: ProjectRegistries): ProjectHeader {
+export function headerOf(open: OpenProject, registries: ProjectRegistries): ProjectHeader {
   const asked = registries.set.registriesAsked;
   return {
     engine: open.engine.id,
@@ -51,7 +52,7 @@ function headerOf(open: OpenProject, registries: ProjectRegistries): ProjectHead
 }
 
 /** Manifest dependencies that name a registry version (not built-ins, not file or git references). */
-function registryDependencies(open: OpenProject): [string, string][] {
+export function registryDependencies(open: OpenProject): [string, string][] {
   return Object.entries(open.manifest.manifest.dependencies).filter(
     ([name, version]) => !open.engine.isBuiltIn(name) && semver.valid(version),
   );
@@ -85,6 +86,7 @@ export async function projectAdd(ctx: CommandContext, specs: string[], options: 
   }
   const diff = diffResolution({ dependencies: open.manifest.manifest.dependencies, held: {} }, resolution);
   const applied = await applyManifestChange(open, diff.manifest, await applyOptionsOf(ctx));
+  await warnUnsignedForUnity(ctx, open, registries, plan.added);
   return addReport(headerOf(open, registries), plan, applied.backupPath);
 }
 

@@ -17,7 +17,7 @@ export interface ProjectHeader {
   registries?: string[];
 }
 
-function header(title: string, h: ProjectHeader): TextLine[] {
+export function header(title: string, h: ProjectHeader): TextLine[] {
   return [
     heading(title),
     muted(SEPARATOR),
@@ -28,7 +28,7 @@ function header(title: string, h: ProjectHeader): TextLine[] {
   ];
 }
 
-function headerJson(h: ProjectHeader) {
+export function headerJson(h: ProjectHeader) {
   return { engine: h.engine, project: h.project, registry: h.registry, ...(h.registries ? { registries: h.registries } : {}) };
 }
 

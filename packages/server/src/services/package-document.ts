@@ -40,9 +40,20 @@ const INSTALL_FIELDS = [
   'unrealMax',
 ] as const;
 
-/** A version record as clients see it: `dist.tarball` made absolute. */
+/** Where a version published here with provenance has its attestations, relative to the registry. */
+export function attestationsPath(name: string, version: string): string {
+  return `-/npm/v1/attestations/${name}@${version}`;
+}
+
+/** A version record as clients see it: `dist.tarball` (and a local `dist.attestations.url`) made absolute. */
 export function renderVersion(record: VersionRecord, tarballBaseUrl: string): VersionRecord {
-  return { ...record, dist: { ...record.dist, tarball: `${tarballBaseUrl}/${tarballPath(record.name, record.version)}` } };
+  const dist = { ...record.dist, tarball: `${tarballBaseUrl}/${tarballPath(record.name, record.version)}` };
+  const attestations = record.dist.attestations as { url?: unknown } | undefined;
+  // An upstream's attestations (absolute) stay as they came.
+  if (typeof attestations?.url === 'string' && !/^https?:/i.test(attestations.url)) {
+    dist.attestations = { ...attestations, url: `${tarballBaseUrl}/${attestations.url}` };
+  }
+  return { ...record, dist };
 }
 
 /** The full package document as served, with absolute tarball URLs. */

@@ -3,7 +3,7 @@ import type { Caller } from '../context.js';
 import type { ServerDeps } from '../deps.js';
 import { blobKeyFor, sigstoreKeyFor } from '../storage/blob-keys.js';
 import { TenantGoneError, type StoredPackage, type TenantId } from '../storage/ports.js';
-import { tarballPath } from './package-document.js';
+import { attestationsPath, tarballPath } from './package-document.js';
 import { requireMaintainer } from './maintainers.js';
 import { mirrorLatestFields } from './package-fields.js';
 import { checkAgainstStored, parsePublishBody, type PublishRequest } from './publish-request.js';
@@ -11,6 +11,8 @@ import { receivePublishBody, type ReceivedDocument } from './publish-body-receiv
 import { nextRevision } from './revisions.js';
 import type { TarballFacts } from './tarball-validation.js';
 import { RegistrySignatures, type RegistrySignature } from './registry-signatures.js';
+import { checkProvenance, type ProvenanceFacts } from './provenance.js';
+import { unitySignatureFacts } from './unity-signature.js';
 
 export interface PublishResult {
   /** False when the same version with the same bytes was already there (an idempotent retry). */
@@ -102,14 +104,14 @@ export class PublishService {
     // Checked and inspected once, under the package's lock, after the maintainer check: the
     // stored document is read (and parsed) once per publish, which is what a publish costs
     // for a package of many versions. The mutation may run again after a concurrent writer.
-    let checked: { request: PublishRequest; facts: TarballFacts; publisher: Person; signature: RegistrySignature } | undefined;
+    let checked: Checked | undefined;
     let wroteBlobs: string | undefined;
     let result: PublishResult;
     try {
       result = await packages.package(tenant, name).update<PublishResult>(async (current) => {
         requireMaintainer(current, caller.user, name);
         checked ??= await this.#check(tenant, caller, name, received, config.maxTarballSize);
-        const { request, facts, publisher, signature } = checked;
+        const { request } = checked;
         if (current?.publishedVersions.includes(request.version)) {
           const existing = current.unpublished ? undefined : current.document.versions[request.version];
           if (existing?.dist.integrity === request.integrity) {
@@ -131,7 +133,7 @@ export class PublishService {
           if (request.sigstore) await blobs.put(sigstoreKey(request.version), request.sigstore);
           wroteBlobs = request.version;
         }
-        const next = this.#withVersion(current, name, request, facts, publisher, signature);
+        const next = this.#withVersion(current, name, checked);
         return { next, result: { created: true, rev: next.document._rev } };
       });
     } catch (err) {
@@ -154,7 +156,7 @@ export class PublishService {
     name: string,
     received: ReceivedDocument,
     maxTarballSize: number,
-  ): Promise<{ request: PublishRequest; facts: TarballFacts; publisher: Person; signature: RegistrySignature }> {
+  ): Promise<Checked> {
     const request = parsePublishBody(name, received.document, { maxTarballSize }, received.tarballs);
     const facts = request.tarball.facts;
     if (facts instanceof ProtocolError) throw facts;
@@ -165,18 +167,14 @@ export class PublishService {
       );
     }
     const email = caller.email ?? (await this.#deps.registry.getUser(tenant, caller.user))?.email ?? '';
+    const sha512Hex = Buffer.from(request.integrity.slice('sha512-'.length), 'base64').toString('hex');
+    const provenance = request.sigstore ? checkProvenance(request.sigstore, name, request.version, sha512Hex) : undefined;
     const signature = await this.#signatures.sign(tenant, name, request.version, request.integrity);
-    return { request, facts, publisher: { name: caller.user, email }, signature };
+    return { request, facts, publisher: { name: caller.user, email }, signature, provenance };
   }
 
-  #withVersion(
-    current: StoredPackage | undefined,
-    name: string,
-    request: PublishRequest,
-    facts: TarballFacts,
-    publisher: Person,
-    signature: RegistrySignature,
-  ): StoredPackage {
+  #withVersion(current: StoredPackage | undefined, name: string, checked: Checked): StoredPackage {
+    const { request, publisher } = checked;
     const now = this.#deps.now().toISOString();
     const revived = current?.unpublished === true;
     const previous = current?.document;
@@ -197,7 +195,7 @@ export class PublishService {
     };
     const versions = {
       ...(revived ? {} : base.versions),
-      [request.version]: versionRecord(name, request, facts, publisher, signature),
+      [request.version]: versionRecord(name, checked),
     };
     const distTags = { ...(revived ? {} : base['dist-tags']) };
     for (const tag of request.tags) distTags[tag] = request.version;
@@ -218,13 +216,16 @@ export class PublishService {
   }
 }
 
-function versionRecord(
-  name: string,
-  request: PublishRequest,
-  facts: TarballFacts,
-  publisher: Person,
-  signature: RegistrySignature,
-): VersionRecord {
+/** A publish, checked: the body, the tarball's facts, who publishes, the registry's signature, the provenance. */
+interface Checked {
+  request: PublishRequest;
+  facts: TarballFacts;
+  publisher: Person;
+  signature: RegistrySignature;
+  provenance: ProvenanceFacts | undefined;
+}
+
+function versionRecord(name: string, { request, facts, publisher, signature, provenance }: Checked): VersionRecord {
   const record: Record<string, unknown> = { ...request.manifest };
   for (const field of SERVER_OWNED_FIELDS) delete record[field];
   const scripts = record.scripts as Record<string, unknown> | undefined;
@@ -244,6 +245,16 @@ function versionRecord(
       fileCount: facts.fileCount,
       unpackedSize: facts.unpackedSize,
       signatures: [signature],
+      ...(facts.unitySignature !== undefined ? { unitySignature: unitySignatureFacts(facts.unitySignature) } : {}),
+      // Relative like `tarball`: made absolute when the document is rendered.
+      ...(provenance
+        ? {
+            attestations: {
+              url: attestationsPath(name, request.version),
+              provenance: { predicateType: provenance.predicateType },
+            },
+          }
+        : {}),
     },
   };
 }

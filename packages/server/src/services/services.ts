@@ -9,6 +9,8 @@ import { PackageReadService } from './package-reads.js';
 import { PackageUpdateService } from './package-updates.js';
 import { PublishService } from './publish-service.js';
 import { RegistrySignatures } from './registry-signatures.js';
+import { AdvisoryService } from './advisories.js';
+import { AttestationService } from './attestations.js';
 import { BatchingDownloadRecorder, type DownloadRecorder } from './downloads.js';
 import { ScoreRefresher } from './score-refresher.js';
 import { SearchService } from './search-service.js';
@@ -38,6 +40,10 @@ export interface Services {
   signatures: RegistrySignatures;
   /** The uplinks' public keys, listed beside the registry's own (proxied packages keep their signatures). */
   upstreamKeys: UpstreamKeys;
+  /** Security advisories (publish, withdraw, npm audit's endpoints). */
+  advisories: AdvisoryService;
+  /** Provenance and publish attestations of versions published here. */
+  attestations: AttestationService;
   packageUpdates: PackageUpdateService;
   distTags: DistTagService;
   search: SearchService;
@@ -97,6 +103,8 @@ export function createServices(deps: ServerDeps, options: ServicesOptions = {}):
     uplinks,
     publish: new PublishService(deps),
     signatures: new RegistrySignatures(deps),
+    advisories: new AdvisoryService(deps),
+    attestations: new AttestationService(deps),
     upstreamKeys: new UpstreamKeys(upstream, deps.nowMs ?? (() => deps.now().getTime())),
     packageUpdates: new PackageUpdateService(deps),
     distTags: new DistTagService(deps),

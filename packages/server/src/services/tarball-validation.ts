@@ -11,6 +11,11 @@ export interface TarballFacts {
   unpackedSize: number;
   /** Whether `package/npm-shrinkwrap.json` is present (npm's `_hasShrinkwrap`). */
   hasShrinkwrap: boolean;
+  /**
+   * Unity's package signature, `package/.attestation.p7m`: its bytes (up to 1 MiB), `true` when
+   * it is larger, undefined when the package has none.
+   */
+  unitySignature?: Buffer | true;
 }
 
 export interface TarballLimits {
@@ -21,6 +26,8 @@ export interface TarballLimits {
 const MANIFEST_PATH = 'package/package.json';
 const SHRINKWRAP_PATH = 'package/npm-shrinkwrap.json';
 const MAX_MANIFEST_SIZE = 1024 * 1024;
+const UNITY_SIGNATURE_PATH = 'package/.attestation.p7m';
+const MAX_UNITY_SIGNATURE_SIZE = 1024 * 1024;
 
 /**
  * Reads a publish tarball without extracting it: it must be a gzip-compressed tar, every path
@@ -50,6 +57,7 @@ export class TarballInspector {
   #manifestText: string | undefined;
   #manifestSeen = false;
   #hasShrinkwrap = false;
+  #unitySignature: Buffer | true | undefined;
 
   private constructor(limits: TarballLimits, Parser: typeof import('tar').Parser) {
     this.#limits = limits;
@@ -118,6 +126,7 @@ export class TarballInspector {
       fileCount: this.#fileCount,
       unpackedSize: this.#unpackedSize,
       hasShrinkwrap: this.#hasShrinkwrap,
+      ...(this.#unitySignature !== undefined ? { unitySignature: this.#unitySignature } : {}),
     };
   }
 
@@ -143,6 +152,18 @@ export class TarballInspector {
     }
     const path = normalizeEntryPath(entry.path);
     if (path === SHRINKWRAP_PATH) this.#hasShrinkwrap = true;
+    if (path === UNITY_SIGNATURE_PATH && entry.type === 'File') {
+      if (entry.size > MAX_UNITY_SIGNATURE_SIZE) {
+        this.#unitySignature = true;
+        return void entry.resume();
+      }
+      const chunks: Buffer[] = [];
+      entry.on('data', (chunk: Buffer) => chunks.push(chunk));
+      entry.on('end', () => {
+        this.#unitySignature = Buffer.concat(chunks);
+      });
+      return;
+    }
     if (path === MANIFEST_PATH && entry.type === 'File') {
       if (this.#manifestSeen) return this.#fail(invalid(`the tarball holds ${MANIFEST_PATH} twice`));
       this.#manifestSeen = true;

@@ -9,15 +9,18 @@ import { SqliteMetadataStore } from './drivers/sqlite/sqlite-metadata-store.js';
 import { SqliteSearchIndex } from './drivers/sqlite/sqlite-search-index.js';
 import { SqliteUplinkCache } from './drivers/sqlite/sqlite-uplink-cache.js';
 import { SqliteSigningKeys } from './drivers/sqlite/sqlite-signing-keys.js';
+import { SqliteAdvisories } from './drivers/sqlite/sqlite-advisories.js';
 import { MemoryBlobStore } from './drivers/memory/memory-blob-store.js';
 import { MemoryDownloadCounts } from './drivers/memory/memory-download-counts.js';
 import { MemoryDatabase, MemoryMetadataStore } from './drivers/memory/memory-metadata-store.js';
 import { MemorySearchIndex } from './drivers/memory/memory-search-index.js';
 import { MemoryUplinkCache } from './drivers/memory/memory-uplink-cache.js';
 import { MemorySigningKeys } from './drivers/memory/memory-signing-keys.js';
+import { MemoryAdvisories } from './drivers/memory/memory-advisories.js';
 import { LocalInvalidationBus } from './memory-invalidation-bus.js';
 import { blobKeysOfVersion, packageOfBlobKey } from './blob-keys.js';
 import type {
+  AdvisoryStore,
   BlobStore,
   DownloadCountStore,
   InvalidationBus,
@@ -47,6 +50,8 @@ export interface Storage {
   uplinkCache: UplinkCacheStore;
   /** The registries' signing keys, in the metadata database. */
   signingKeys: SigningKeyStore;
+  /** Security advisories of the registries' packages, in the metadata database. */
+  advisories: AdvisoryStore;
   blobs: BlobStore;
   bus: InvalidationBus;
   /** The shared Redis connection, when one is configured (rate limits use it too). */
@@ -76,6 +81,7 @@ export async function createStorage(config: Config, options: CreateStorageOption
     let downloadCounts: DownloadCountStore;
     let uplinkCache: UplinkCacheStore;
     let signingKeys: SigningKeyStore;
+    let advisories: AdvisoryStore;
     let postgres: PostgresMetadataStore | undefined;
     const clock = options.now ? { now: options.now } : {};
     if (config.database.startsWith('sqlite:')) {
@@ -83,17 +89,20 @@ export async function createStorage(config: Config, options: CreateStorageOption
       const counts = new SqliteDownloadCounts();
       const uplinks = new SqliteUplinkCache();
       const keys = new SqliteSigningKeys();
+      const advisoryStore = new SqliteAdvisories();
       const store = new SqliteMetadataStore(
         config.database.slice('sqlite:'.length),
-        [searchIndex.writeHook, counts.writeHook, uplinks.writeHook, keys.writeHook],
+        [searchIndex.writeHook, counts.writeHook, uplinks.writeHook, keys.writeHook, advisoryStore.writeHook],
         { cacheBytes: config.databaseCache },
       );
       searchIndex.attach(store.db);
       counts.attach(store.db);
       uplinks.attach(store.db);
       keys.attach(store.db);
+      advisoryStore.attach(store.db);
       uplinkCache = uplinks;
       signingKeys = keys;
+      advisories = advisoryStore;
       metadata = store;
       search = searchIndex;
       downloadCounts = counts;
@@ -106,22 +115,27 @@ export async function createStorage(config: Config, options: CreateStorageOption
       const { PostgresDownloadCounts } = await import('./drivers/postgres/postgres-download-counts.js');
       const { PostgresUplinkCache } = await import('./drivers/postgres/postgres-uplink-cache.js');
       const { PostgresSigningKeys } = await import('./drivers/postgres/postgres-signing-keys.js');
+      const { PostgresAdvisories } = await import('./drivers/postgres/postgres-advisories.js');
       const searchIndex = new PostgresSearchIndex(clock);
       const counts = new PostgresDownloadCounts();
       const uplinks = new PostgresUplinkCache();
       const keys = new PostgresSigningKeys();
+      const advisoryStore = new PostgresAdvisories();
       postgres = new PostgresMetadataStore(parsePostgresUrl(config.database), [
         searchIndex.writeHook,
         counts.writeHook,
         uplinks.writeHook,
         keys.writeHook,
+        advisoryStore.writeHook,
       ]);
       searchIndex.attach(postgres.pool);
       counts.attach(postgres.pool);
       uplinks.attach(postgres.pool);
       keys.attach(postgres.pool);
+      advisoryStore.attach(postgres.pool);
       uplinkCache = uplinks;
       signingKeys = keys;
+      advisories = advisoryStore;
       metadata = postgres;
       search = searchIndex;
       downloadCounts = counts;
@@ -168,6 +182,7 @@ export async function createStorage(config: Config, options: CreateStorageOption
       downloadCounts,
       uplinkCache,
       signingKeys,
+      advisories,
       blobs,
       bus,
       counters,
@@ -246,11 +261,13 @@ export function createMemoryStorage(options: { now?: () => Date } = {}): Storage
   const search = new MemorySearchIndex(counts, options);
   const uplinkCache = new MemoryUplinkCache(new Map(), tenantExists);
   const signingKeys = new MemorySigningKeys(tenantExists);
+  const advisories = new MemoryAdvisories(tenantExists);
   const metadata = new MemoryMetadataStore(database, [
     search.writeHook,
     counts.writeHook,
     uplinkCache.writeHook,
     signingKeys.writeHook,
+    advisories.writeHook,
   ]);
   const blobs = new MemoryBlobStore();
   const bus = new LocalInvalidationBus();
@@ -266,6 +283,7 @@ export function createMemoryStorage(options: { now?: () => Date } = {}): Storage
     shared: false,
     uplinkCache,
     signingKeys,
+    advisories,
     async close() {
       await counters.close();
     },

@@ -449,3 +449,39 @@ export interface SigningKeyStore {
   backfilled(tenant: TenantId): Promise<boolean>;
   markBackfilled(tenant: TenantId, at: string): Promise<void>;
 }
+
+/** npm's severities, lowest first. */
+export const ADVISORY_SEVERITIES = ['info', 'low', 'moderate', 'high', 'critical'] as const;
+export type AdvisorySeverity = (typeof ADVISORY_SEVERITIES)[number];
+
+/** A security advisory a package's owners published about some of its versions. */
+export interface AdvisoryRecord {
+  /** The package it is about. */
+  name: string;
+  /** Unique within the package: given by the publisher (a CVE, a GHSA id) or made by the registry. */
+  id: string;
+  severity: AdvisorySeverity;
+  /** The affected versions, a semver range. */
+  vulnerableVersions: string;
+  /** The versions that fix it, a semver range (`<0.0.0` when none does yet). */
+  patchedVersions: string;
+  title: string;
+  description: string;
+  /** Where to read more; null for none. */
+  url: string | null;
+  publishedBy: string;
+  publishedAt: string;
+  updatedAt: string;
+  /** When it was withdrawn (kept, so that its id is not reused); null while in force. */
+  withdrawnAt: string | null;
+}
+
+/** Advisories, per registry and package, in the metadata database. */
+export interface AdvisoryStore {
+  /** The package's advisories, withdrawn ones too, oldest first. */
+  list(tenant: TenantId, name: string): Promise<AdvisoryRecord[]>;
+  /** The advisories in force of each of `names` that has any (the audit endpoints). */
+  inForce(tenant: TenantId, names: readonly string[]): Promise<Map<string, AdvisoryRecord[]>>;
+  /** Creates or replaces the advisory of its (name, id); nothing for a tenant that does not exist. */
+  put(tenant: TenantId, advisory: AdvisoryRecord): Promise<void>;
+}

@@ -50,6 +50,8 @@ export interface SupplyMarks {
   signed: boolean;
   /** A provenance attestation was published with it (`dist.attestations.provenance`). */
   provenance: boolean;
+  /** Unity's package signature: its signer (null when unreadable); `false` for an unsigned Unity package; undefined for others. */
+  unity?: { signer: string | null } | false;
   advisories: AdvisoryMark[];
 }
 
@@ -174,6 +176,7 @@ export class PackageViews {
       marks: {
         signed: Array.isArray(dist.signatures) && dist.signatures.length > 0,
         provenance: hasProvenance(dist),
+        ...unityMark(record, dist),
         advisories: await this.#advisories(tenant, name, shown),
       },
       install: installSnippet({
@@ -278,4 +281,13 @@ function hasProvenance(dist: VersionRecord['dist']): boolean {
   if (!attestations || typeof attestations !== 'object') return false;
   const provenance = (attestations as { provenance?: unknown }).provenance;
   return typeof provenance === 'object' && provenance !== null;
+}
+
+/** Unity's signature mark: signed (by whom, when readable) or unsigned, for Unity packages only. */
+function unityMark(record: Record<string, unknown>, dist: object): Pick<SupplyMarks, 'unity'> {
+  const signature = (dist as { unitySignature?: { signer?: unknown } }).unitySignature;
+  if (signature && typeof signature === 'object') {
+    return { unity: { signer: typeof signature.signer === 'string' ? signature.signer : null } };
+  }
+  return typeof record.unity === 'string' ? { unity: false } : {};
 }

@@ -1,3 +1,4 @@
+import { affects } from '../services/advisories.js';
 import { DependentsService } from '../services/dependents.js';
 import type { ServerDeps } from '../deps.js';
 import type { Services } from '../services/services.js';
@@ -24,7 +25,15 @@ export function createWebServices(services: Services, deps: Pick<ServerDeps, 'no
   return {
     assets,
     catalog: new SearchCatalog(services.search, deps.now),
-    packages: new PackageViews(services.packageReads, new DependentsService(deps)),
+    packages: new PackageViews(services.packageReads, new DependentsService(deps), async (tenant, name, version) =>
+      (await services.advisories.list(tenant, name))
+        .filter((advisory) => affects(advisory, version))
+        .map((advisory) => ({
+          title: advisory.title,
+          severity: advisory.severity,
+          url: advisory.url ?? `#advisory-${advisory.id}`,
+        })),
+    ),
     registry: services,
     now: deps.now,
   };

@@ -4,6 +4,7 @@ import {
   buildTarball,
   loginUser,
   publishBody,
+  provenanceBundle,
   publishVersion,
   rawRequest,
   request,
@@ -51,6 +52,8 @@ describe('PUT /<name>: publish', () => {
       tarball: `${name}/-/${name}-1.0.0.tgz`,
       fileCount: 2,
       unpackedSize: expect.any(Number),
+      // registry-signatures.test.ts checks it as npm does
+      signatures: [{ keyid: expect.stringMatching(/^SHA256:/), sig: expect.any(String) }],
     });
     expect(doc.versions['1.0.0']).toMatchObject({ unity: '2022.3', unityRelease: '10f1' });
     const blob = await registry.storage.blobs.stat(`_global/${name}/${name}-1.0.0.tgz`);
@@ -120,8 +123,8 @@ describe('PUT /<name>: publish', () => {
 
   it('accepts and keeps a .sigstore provenance attachment', async () => {
     const name = 'com.acme.signed';
-    const { body } = publishBody(name, '1.0.0');
-    const bundle = JSON.stringify({ mediaType: 'application/vnd.dev.sigstore.bundle+json;version=0.2', content: 'x' });
+    const { body, tarball } = publishBody(name, '1.0.0');
+    const bundle = await provenanceBundle(name, '1.0.0', tarball);
     (body._attachments as Record<string, unknown>)[`${name}-1.0.0.sigstore`] = {
       content_type: 'application/vnd.dev.sigstore.bundle+json;version=0.2',
       data: bundle,

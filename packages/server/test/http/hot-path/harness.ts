@@ -4,6 +4,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { expect } from 'vitest';
 import {
   loginUser,
+  provenanceBundle,
   publishBody,
   registryHost,
   request,
@@ -363,7 +364,7 @@ export async function startGlobalRegistry(): Promise<GlobalRegistry> {
     files: [{ path: 'Runtime/data.bin', content: randomBytes(1_200_000) }],
   });
   const signed = publishBody(SIGNED, '1.0.0');
-  const bundle = JSON.stringify({ mediaType: 'application/vnd.dev.sigstore.bundle+json;version=0.2', content: 'x' });
+  const bundle = await provenanceBundle(SIGNED, '1.0.0', signed.tarball);
   (signed.body._attachments as Record<string, unknown>)[`${SIGNED}-1.0.0.sigstore`] = {
     content_type: 'application/vnd.dev.sigstore.bundle+json;version=0.2',
     data: bundle,

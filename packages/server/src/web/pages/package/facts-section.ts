@@ -109,11 +109,18 @@ export function factsSection(view: PackageView, weeklyDownloads: number): SafeHt
 
 /** Signature, provenance and advisories of the version, where the registry has them. */
 function marks(view: PackageView): SafeHtml | '' {
-  const { signed, provenance, advisories } = view.marks;
-  if (!signed && !provenance && advisories.length === 0) return '';
+  const { signed, provenance, advisories, unity } = view.marks;
+  if (!signed && !provenance && advisories.length === 0 && unity === undefined) return '';
   return html`<ul class="marks" aria-label="Supply chain">
     ${signed ? html`<li class="mark ok-mark">Signed by this registry</li>` : ''}
     ${provenance ? html`<li class="mark ok-mark">Built with provenance</li>` : ''}
+    ${
+      unity === undefined
+        ? ''
+        : unity === false
+          ? html`<li class="mark warn-mark">Unsigned Unity package</li>`
+          : html`<li class="mark ok-mark">Signed for Unity${unity.signer ? html` by <bdi>${unity.signer}</bdi>` : ''}</li>`
+    }
     ${advisories.map(
       (a) =>
         html`<li class="mark warn-mark">

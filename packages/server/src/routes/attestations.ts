@@ -1,0 +1,25 @@
+import type { FastifyInstance } from 'fastify';
+import { ProtocolError } from '@pkg/protocol';
+import type { Services } from '../services/services.js';
+import { packageNameParam } from './guards.js';
+
+/**
+ * npm's provenance endpoints: `GET /-/npm/v1/attestations/<name>@<version>` (what
+ * `dist.attestations.url` names) and `GET /-/package/<name>/visibility`, which npm asks before
+ * a publish with provenance (provenance is only made for public packages).
+ */
+export async function attestationRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
+  app.get<{ Params: { spec: string } }>('/-/npm/v1/attestations/:spec', async (request) => {
+    const spec = request.params.spec;
+    const at = spec.lastIndexOf('@');
+    const name = packageNameParam(at > 0 ? spec.slice(0, at) : spec);
+    return services.attestations.attestations(request.ctx.tenant, name, at > 0 ? spec.slice(at + 1) : '', request.ctx.baseUrl);
+  });
+
+  app.get<{ Params: { name: string } }>('/-/package/:name/visibility', async (request) => {
+    const name = packageNameParam(request.params.name);
+    const stored = await services.packageReads.stored(request.ctx.tenant, name);
+    if (!stored || stored.unpublished) throw new ProtocolError('NOT_FOUND', `Package '${name}' not found`);
+    return { public: request.ctx.settings.readAccess !== 'token' };
+  });
+}

@@ -1,0 +1,304 @@
+import { randomBytes } from 'node:crypto';
+import semver from 'semver';
+import { ProtocolError, isSemverRange } from '@pkg/protocol';
+import type { Caller } from '../context.js';
+import type { ServerDeps } from '../deps.js';
+import { ADVISORY_SEVERITIES, type AdvisoryRecord, type AdvisorySeverity, type TenantId } from '../storage/ports.js';
+import { isCachedCopy } from '../uplinks/upstream-document.js';
+import { isObject } from './json-shapes.js';
+import { requireMaintainer } from './maintainers.js';
+
+/** One advisory as npm's bulk endpoint answers it. */
+export interface BulkAdvisory {
+  id: string;
+  url: string;
+  title: string;
+  severity: AdvisorySeverity;
+  vulnerable_versions: string;
+  cwe: string[];
+  cvss: { score: number; vectorString: string | null };
+}
+
+const ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
+const MAX_TITLE = 200;
+const MAX_DESCRIPTION = 10_000;
+/** Most package names one audit request may ask about (npm sends one per installed package). */
+const MAX_AUDIT_NAMES = 10_000;
+
+/**
+ * Security advisories: a package's maintainers publish and withdraw them; `npm audit` (the bulk
+ * and the older quick-audit endpoint) and `pkg audit` read the ones in force. A withdrawn
+ * advisory is kept, so that its id names one thing forever.
+ */
+export class AdvisoryService {
+  readonly #deps: Pick<ServerDeps, 'advisories' | 'packages' | 'now'>;
+
+  constructor(deps: Pick<ServerDeps, 'advisories' | 'packages' | 'now'>) {
+    this.#deps = deps;
+  }
+
+  /** The package's advisories in force (withdrawn ones too when asked), oldest first. */
+  async list(tenant: TenantId, name: string, options: { withdrawn?: boolean } = {}): Promise<AdvisoryRecord[]> {
+    const all = await this.#deps.advisories.list(tenant, name);
+    return options.withdrawn ? all : all.filter((a) => a.withdrawnAt === null);
+  }
+
+  /**
+   * Publishes (or, for an id the package has, replaces) an advisory. Only a maintainer of a
+   * package published here may: a proxied package's advisories are its upstream's.
+   */
+  async publish(
+    tenant: TenantId,
+    caller: Caller,
+    name: string,
+    body: unknown,
+  ): Promise<{ advisory: AdvisoryRecord; created: boolean }> {
+    await this.#requireOwnPackage(tenant, caller, name);
+    const input = parseAdvisoryInput(body);
+    const existing =
+      input.id === undefined ? undefined : (await this.#deps.advisories.list(tenant, name)).find((a) => a.id === input.id);
+    const now = this.#deps.now().toISOString();
+    const advisory: AdvisoryRecord = {
+      name,
+      id: input.id ?? `PKG-${randomBytes(6).toString('hex').toUpperCase()}`,
+      severity: input.severity,
+      vulnerableVersions: input.vulnerableVersions,
+      patchedVersions: input.patchedVersions,
+      title: input.title,
+      description: input.description,
+      url: input.url,
+      publishedBy: existing?.publishedBy ?? caller.user,
+      publishedAt: existing?.publishedAt ?? now,
+      updatedAt: now,
+      withdrawnAt: null,
+    };
+    await this.#deps.advisories.put(tenant, advisory);
+    return { advisory, created: existing === undefined };
+  }
+
+  async withdraw(tenant: TenantId, caller: Caller, name: string, id: string): Promise<AdvisoryRecord> {
+    await this.#requireOwnPackage(tenant, caller, name);
+    const existing = (await this.#deps.advisories.list(tenant, name)).find((a) => a.id === id);
+    if (!existing) throw new ProtocolError('NOT_FOUND', `'${name}' has no advisory '${short(id)}'`);
+    if (existing.withdrawnAt !== null) return existing;
+    const withdrawn = { ...existing, withdrawnAt: this.#deps.now().toISOString() };
+    await this.#deps.advisories.put(tenant, withdrawn);
+    return withdrawn;
+  }
+
+  /**
+   * npm's bulk advisory request, `{<name>: [<version>, …]}`: for each name the advisories in
+   * force that affect at least one of the versions asked about.
+   */
+  async bulk(
+    tenant: TenantId,
+    body: unknown,
+    advisoryUrl: (a: AdvisoryRecord) => string,
+  ): Promise<Record<string, BulkAdvisory[]>> {
+    const asked = parseBulkRequest(body);
+    const found = await this.#deps.advisories.inForce(tenant, [...asked.keys()]);
+    const answer: Record<string, BulkAdvisory[]> = {};
+    for (const [name, advisories] of found) {
+      const versions = asked.get(name) ?? [];
+      const affecting = advisories.filter((a) => versions.some((v) => affects(a, v)));
+      if (affecting.length > 0) answer[name] = affecting.map((a) => bulkAdvisory(a, advisoryUrl(a)));
+    }
+    return answer;
+  }
+
+  /**
+   * npm's older quick-audit request (a package-lock: `dependencies` of lockfile v1/v2, or
+   * `packages` of v2/v3), answered in its format: `{advisories: {<key>: {…, module_name,
+   * findings}}, metadata}`. npm falls back to it when the bulk request fails.
+   */
+  async quick(tenant: TenantId, body: unknown, advisoryUrl: (a: AdvisoryRecord) => string): Promise<QuickAuditReport> {
+    const installed = installedVersions(body);
+    const bulk = await this.bulk(tenant, Object.fromEntries([...installed].map(([n, v]) => [n, [...v]])), advisoryUrl);
+    const all = await this.#deps.advisories.inForce(tenant, Object.keys(bulk));
+    const advisories: QuickAuditReport['advisories'] = {};
+    const vulnerabilities: Record<AdvisorySeverity, number> = { info: 0, low: 0, moderate: 0, high: 0, critical: 0 };
+    for (const [name, found] of Object.entries(bulk)) {
+      for (const entry of found) {
+        const record = all.get(name)?.find((a) => a.id === entry.id);
+        const versions = [...(installed.get(name) ?? [])].filter((v) => record && affects(record, v));
+        vulnerabilities[entry.severity] += versions.length;
+        advisories[`${name}:${entry.id}`] = {
+          ...entry,
+          module_name: name,
+          patched_versions: record?.patchedVersions ?? '<0.0.0-0',
+          overview: record?.description ?? '',
+          findings: versions.map((version) => ({ version, paths: [name] })),
+        };
+      }
+    }
+    const total = [...installed.values()].reduce((n, v) => n + v.size, 0);
+    return {
+      actions: [],
+      advisories,
+      muted: [],
+      metadata: { vulnerabilities, dependencies: total, devDependencies: 0, optionalDependencies: 0, totalDependencies: total },
+    };
+  }
+
+  async #requireOwnPackage(tenant: TenantId, caller: Caller, name: string): Promise<void> {
+    if (caller.readonly) throw new ProtocolError('FORBIDDEN', 'This token is read-only');
+    const stored = await this.#deps.packages.package(tenant, name).read();
+    if (!stored || stored.unpublished) throw new ProtocolError('NOT_FOUND', `Package '${name}' is not published here`);
+    if (isCachedCopy(stored.document)) {
+      throw new ProtocolError('FORBIDDEN', `'${name}' comes from an upstream registry: its advisories are the upstream's`);
+    }
+    requireMaintainer(stored, caller.user, name);
+  }
+}
+
+/** Whether `version` is one the advisory affects (prereleases included, as npm audit counts them). */
+export function affects(advisory: Pick<AdvisoryRecord, 'vulnerableVersions'>, version: string): boolean {
+  return semver.valid(version) !== null && semver.satisfies(version, advisory.vulnerableVersions, { includePrerelease: true });
+}
+
+export function bulkAdvisory(advisory: AdvisoryRecord, url: string): BulkAdvisory {
+  return {
+    id: advisory.id,
+    url: advisory.url ?? url,
+    title: advisory.title,
+    severity: advisory.severity,
+    vulnerable_versions: advisory.vulnerableVersions,
+    cwe: [],
+    cvss: { score: 0, vectorString: null },
+  };
+}
+
+export interface QuickAuditReport {
+  actions: never[];
+  advisories: Record<
+    string,
+    BulkAdvisory & {
+      module_name: string;
+      patched_versions: string;
+      overview: string;
+      findings: { version: string; paths: string[] }[];
+    }
+  >;
+  muted: never[];
+  metadata: {
+    vulnerabilities: Record<AdvisorySeverity, number>;
+    dependencies: number;
+    devDependencies: number;
+    optionalDependencies: number;
+    totalDependencies: number;
+  };
+}
+
+/** The name and version of every package a package-lock lists (v1/v2 `dependencies`, v2/v3 `packages`). */
+function installedVersions(body: unknown): Map<string, Set<string>> {
+  if (!isObject(body)) throw new ProtocolError('BAD_REQUEST', 'the audit request must be a package-lock JSON object');
+  const found = new Map<string, Set<string>>();
+  const add = (name: unknown, version: unknown) => {
+    if (typeof name !== 'string' || typeof version !== 'string' || name === '') return;
+    if (!found.has(name) && found.size >= MAX_AUDIT_NAMES)
+      throw invalid(`an audit asks about at most ${MAX_AUDIT_NAMES} packages`);
+    found.set(name, (found.get(name) ?? new Set()).add(version));
+  };
+  const walk = (dependencies: unknown, depth: number) => {
+    if (!isObject(dependencies) || depth > 64) return;
+    for (const [name, entry] of Object.entries(dependencies)) {
+      if (!isObject(entry)) continue;
+      add(name, entry.version);
+      walk(entry.dependencies, depth + 1);
+    }
+  };
+  walk(body.dependencies, 0);
+  if (isObject(body.packages)) {
+    for (const [where, entry] of Object.entries(body.packages)) {
+      if (where === '' || !isObject(entry)) continue;
+      const name =
+        typeof entry.name === 'string' ? entry.name : where.slice(where.lastIndexOf('node_modules/') + 'node_modules/'.length);
+      add(name, entry.version);
+    }
+  }
+  return found;
+}
+
+interface AdvisoryInput {
+  id: string | undefined;
+  severity: AdvisorySeverity;
+  vulnerableVersions: string;
+  patchedVersions: string;
+  title: string;
+  description: string;
+  url: string | null;
+}
+
+/** The body of a publish: `{id?, severity, vulnerable_versions, patched_versions?, title, description?, url?}`. */
+export function parseAdvisoryInput(body: unknown): AdvisoryInput {
+  if (!isObject(body)) throw new ProtocolError('BAD_REQUEST', 'the advisory must be a JSON object');
+  const known = new Set(['id', 'severity', 'vulnerable_versions', 'patched_versions', 'title', 'description', 'url']);
+  const unknown = Object.keys(body).find((key) => !known.has(key));
+  if (unknown !== undefined) throw invalid(`unknown advisory field '${short(unknown)}'`);
+  const { id, severity, vulnerable_versions, patched_versions, title, description, url } = body;
+  if (id !== undefined && (typeof id !== 'string' || !ID.test(id))) {
+    throw invalid(
+      "'id' must be 1–64 letters, digits, '.', '_', ':' or '-' (e.g. CVE-2026-1234), starting with a letter or digit",
+    );
+  }
+  if (typeof severity !== 'string' || !(ADVISORY_SEVERITIES as readonly string[]).includes(severity)) {
+    throw invalid(`'severity' must be one of ${ADVISORY_SEVERITIES.join(', ')}`);
+  }
+  if (typeof vulnerable_versions !== 'string' || vulnerable_versions.trim() === '' || !isSemverRange(vulnerable_versions)) {
+    throw invalid("'vulnerable_versions' must be a semver range of the affected versions, e.g. <1.2.3");
+  }
+  if (patched_versions !== undefined && (typeof patched_versions !== 'string' || !isSemverRange(patched_versions))) {
+    throw invalid("'patched_versions' must be a semver range of the fixed versions, e.g. >=1.2.3");
+  }
+  if (typeof title !== 'string' || title.trim() === '' || title.length > MAX_TITLE) {
+    throw invalid(`'title' must be a non-empty string of at most ${MAX_TITLE} characters`);
+  }
+  if (description !== undefined && (typeof description !== 'string' || description.length > MAX_DESCRIPTION)) {
+    throw invalid(`'description' must be a string of at most ${MAX_DESCRIPTION} characters`);
+  }
+  if (url !== undefined && url !== null && (typeof url !== 'string' || !isHttpUrl(url))) {
+    throw invalid("'url' must be an http(s) URL");
+  }
+  return {
+    id: id as string | undefined,
+    severity: severity as AdvisorySeverity,
+    vulnerableVersions: vulnerable_versions,
+    patchedVersions: (patched_versions as string | undefined) ?? '<0.0.0-0',
+    title: title.trim(),
+    description: (description as string | undefined) ?? '',
+    url: (url as string | null | undefined) ?? null,
+  };
+}
+
+/** `{<name>: [<version>, …]}`, as npm sends it. */
+function parseBulkRequest(body: unknown): Map<string, string[]> {
+  if (!isObject(body)) throw new ProtocolError('BAD_REQUEST', 'the audit request must be a JSON object of package names');
+  const entries = Object.entries(body);
+  if (entries.length > MAX_AUDIT_NAMES) throw invalid(`an audit asks about at most ${MAX_AUDIT_NAMES} packages`);
+  const asked = new Map<string, string[]>();
+  for (const [name, versions] of entries) {
+    if (!Array.isArray(versions) || !versions.every((v) => typeof v === 'string')) {
+      throw new ProtocolError('BAD_REQUEST', `the versions of '${short(name)}' must be a list of strings`);
+    }
+    asked.set(name, versions as string[]);
+  }
+  return asked;
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && value.length <= 2048;
+  } catch {
+    return false;
+  }
+}
+
+function invalid(details: string): ProtocolError {
+  return new ProtocolError('VALIDATION_ERROR', details);
+}
+
+function short(value: string): string {
+  const printable = JSON.stringify(value).slice(1, -1);
+  return printable.length > 80 ? `${printable.slice(0, 80)}…` : printable;
+}
