@@ -79,7 +79,9 @@ describe('upgrading a registry whose tokens had no limits', () => {
       const db = new Database(file);
       try {
         for (const column of ['scope', 'last_used_at', 'last_address']) db.exec(`ALTER TABLE tokens DROP COLUMN ${column}`);
-        db.prepare(`DELETE FROM schema_migrations WHERE scope = 'core' AND version = ?`).run(scopedTokensMigration(SQLITE_MIGRATIONS));
+        db.prepare(`DELETE FROM schema_migrations WHERE scope = 'core' AND version = ?`).run(
+          scopedTokensMigration(SQLITE_MIGRATIONS),
+        );
       } finally {
         db.close();
       }
