@@ -11,6 +11,8 @@ import { RegistryMetrics } from './observability/metrics.js';
 import { createServices, type Services } from './services/services.js';
 import { healthRoutes } from './routes/health.js';
 import { pingRoutes } from './routes/ping.js';
+import { tokenRoutes } from './routes/tokens.js';
+import { profileRoutes } from './routes/profile.js';
 import { userAuthRoutes } from './routes/user-auth.js';
 import { packageRoutes } from './routes/packages.js';
 import { versionRoutes } from './routes/versions.js';
@@ -105,7 +107,15 @@ export async function buildApp(deps: ServerDeps, options: BuildOptions = {}): Pr
     uplinkStats: () => services.uplinks.stats(),
   });
   // The steps every request takes, on fastify's path and on the hot path alike.
-  const pipeline = createRequestPipeline({ drain, contexts, addressing, rateLimits: services.rateLimits, requestLog, metrics });
+  const pipeline = createRequestPipeline({
+    drain,
+    contexts,
+    addressing,
+    rateLimits: services.rateLimits,
+    requestLog,
+    metrics,
+    tokenUses: services.tokenUses,
+  });
   installRequestPipeline(app, pipeline);
   installUplinkGuard(app);
   installPublishRateLimit(app, services.rateLimits);
@@ -116,6 +126,8 @@ export async function buildApp(deps: ServerDeps, options: BuildOptions = {}): Pr
 
   await app.register(pingRoutes, { services });
   await app.register(userAuthRoutes, { services });
+  await app.register(tokenRoutes, { services });
+  await app.register(profileRoutes, { services });
   await app.register(packageRoutes, { services });
   await app.register(versionRoutes, { services });
   await app.register(tarballRoutes, { services });

@@ -1,5 +1,5 @@
 import type { EffectiveSettings } from './services/tenant-service.js';
-import type { TenantId } from './storage/ports.js';
+import type { TenantId, TokenScope } from './storage/ports.js';
 
 /** Who is calling, resolved once per request by the request-context plugin. */
 export interface Caller {
@@ -12,6 +12,10 @@ export interface Caller {
    */
   tokenHash?: string;
   readonly: boolean;
+  /** The token's limits (packages, addresses, publish only, automation); absent: none. */
+  scope?: TokenScope;
+  /** The user's two-factor mode when it is in use: `auth-and-writes` asks a code for each write. */
+  secondFactor?: 'auth-only' | 'auth-and-writes';
 }
 
 /** Per-request facts every route needs: which registry, its public URL, and the caller. */
@@ -27,6 +31,11 @@ export interface RequestContext {
    * too many of them): the read-access step answers it instead of the route.
    */
   credentialError?: Error;
+  /**
+   * Why the request's bearer token was not accepted (expired, revoked, unknown): such a request
+   * goes on as anonymous, and a 401 it earns says this instead of "log in".
+   */
+  tokenRefusal?: string;
   /** This registry's settings (the tenant's own over the server configuration). */
   settings: EffectiveSettings;
 }

@@ -18,10 +18,13 @@ export interface RunResult {
   stderr: string;
 }
 
-/** A prompt to wait for on stdout/stderr and the line to answer it with. */
+/**
+ * A prompt to wait for on stdout/stderr and the line to answer it with (or a function of the
+ * output since the previous answer, for an answer the client printed, such as a TOTP secret).
+ */
 export interface PromptAnswer {
   prompt: RegExp;
-  answer: string;
+  answer: string | ((output: string) => string);
 }
 
 export interface RunOptions {
@@ -96,8 +99,9 @@ export function runCli(cli: string, args: string[], env: NodeJS.ProcessEnv, opti
       const next = prompts[0];
       if (next && next.prompt.test(sincePrompt)) {
         prompts.shift();
+        const answer = typeof next.answer === 'function' ? next.answer(sincePrompt) : next.answer;
         sincePrompt = '';
-        child.stdin.write(`${next.answer}\n`);
+        child.stdin.write(`${answer}\n`);
       }
       if (prompts.length === 0) child.stdin.end();
     };

@@ -16,6 +16,7 @@ import { search } from './search.js';
 import { uninstall } from './uninstall.js';
 import { update } from './update.js';
 import { whoami } from './whoami.js';
+import { token } from './token.js';
 
 // Describes the list it is part of: it reads the list only when it runs.
 const completion = completionCommand(() => COMMANDS);
@@ -28,6 +29,7 @@ export const COMMANDS: readonly Command[] = [
   login,
   logout,
   whoami,
+  token,
   search,
   info,
   add,

@@ -36,6 +36,13 @@ export const CLIENT_ERRORS = {
     hint: 'pkg install --global <name>...',
   },
   CONFIG_USAGE: { code: 'USAGE', exit: EXIT.USAGE, message: '{problem}', hint: 'Run `pkg config --help` for usage.' },
+  TOKEN_UNKNOWN_ACTION: {
+    code: 'USAGE',
+    exit: EXIT.USAGE,
+    message: "Unknown token action '{action}'",
+    hint: 'Use one of: {actions}.',
+  },
+  TOKEN_USAGE: { code: 'USAGE', exit: EXIT.USAGE, message: '{problem}', hint: 'Run `pkg token --help` for usage.' },
   CONFIG_UNKNOWN_ACTION: {
     code: 'USAGE',
     exit: EXIT.USAGE,
@@ -132,6 +139,11 @@ export const CLIENT_ERRORS = {
     exit: EXIT.FAILED,
     message: 'Authentication failed: Invalid credentials',
     hint: "Check your username and password. With --no-signup no account is created: leave it out to sign up as '{user}'.",
+  },
+  TOKEN_NOT_FOUND: {
+    exit: EXIT.FAILED,
+    message: "You have no token with the key '{key}' on {registry}",
+    hint: 'Run `pkg token list --registry {registry}` to see the keys of your tokens.',
   },
   NOT_LOGGED_IN: { exit: EXIT.FAILED, message: 'Not logged in to {registry}', hint: 'Run `pkg login --registry {registry}`.' },
   TOKEN_REJECTED: {

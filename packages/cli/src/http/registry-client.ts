@@ -165,6 +165,58 @@ export class RegistryClient {
     }
   }
 
+  /** `GET /-/npm/v1/tokens`, every page: the caller's tokens, newest first (never the tokens themselves). */
+  async listTokens(): Promise<RegistryToken[]> {
+    const tokens: RegistryToken[] = [];
+    let path: string | null = '/-/npm/v1/tokens';
+    try {
+      while (path !== null) {
+        const page: TokenPage = await this.#json<TokenPage>('GET', path, { idempotent: true });
+        if (!Array.isArray(page?.objects)) throw new ClientError('UNREADABLE_ANSWER', { what: 'a token list without objects' });
+        tokens.push(...page.objects);
+        const next = page.urls?.next;
+        // The next page on this registry only: a token is never sent to another host.
+        path =
+          typeof next === 'string' && new URL(next).origin === new URL(this.registry).origin
+            ? new URL(next).pathname + new URL(next).search
+            : null;
+      }
+      return tokens;
+    } catch (err) {
+      throw this.#statusError(err, 'tokens');
+    }
+  }
+
+  /** `POST /-/npm/v1/tokens`: a new token with limits; the answer holds it, once. */
+  async createToken(request: NewTokenRequest): Promise<RegistryToken & { token: string }> {
+    try {
+      const body = await this.#json<RegistryToken & { token: string }>('POST', '/-/npm/v1/tokens', {
+        idempotent: false,
+        body: request,
+      });
+      if (typeof body?.token !== 'string' || body.token.length < 20) {
+        throw new ClientError('UNREADABLE_ANSWER', { what: 'no token in the answer to a token request' });
+      }
+      return body;
+    } catch (err) {
+      if (err instanceof RegistryHttpError && err.status === 401 && err.details.startsWith('Invalid credentials')) {
+        throw new ClientError('INVALID_CREDENTIALS');
+      }
+      throw this.#statusError(err, 'tokens');
+    }
+  }
+
+  /** `DELETE /-/npm/v1/tokens/token/<key>`. */
+  async deleteToken(key: string): Promise<void> {
+    try {
+      await this.#json('DELETE', `/-/npm/v1/tokens/token/${encodeURIComponent(key)}`, { idempotent: true });
+    } catch (err) {
+      if (err instanceof RegistryHttpError && err.status === 404)
+        throw new ClientError('TOKEN_NOT_FOUND', { key, registry: this.registry });
+      throw this.#statusError(err, 'tokens');
+    }
+  }
+
   /** `DELETE /-/user/token/<token>`: the token stops working. */
   async revokeToken(token: string): Promise<void> {
     try {
@@ -492,7 +544,7 @@ export class RegistryClient {
 
   #statusError(
     err: unknown,
-    call: 'login' | 'whoami' | 'logout' | 'search' | 'package' | 'tarball' | 'publish' | 'advisories',
+    call: 'login' | 'whoami' | 'logout' | 'search' | 'package' | 'tarball' | 'publish' | 'advisories' | 'tokens',
     subject?: string,
   ): unknown {
     if (!(err instanceof RegistryHttpError)) return err;
@@ -517,6 +569,40 @@ export class RegistryClient {
       ? new ClientError('REGISTRY_ERROR', { status: err.status, details: err.details })
       : new ClientError('REGISTRY_STATUS', { status: err.status });
   }
+}
+
+/** A token as `/-/npm/v1/tokens` lists it (npm's fields and the registry's own). */
+export interface RegistryToken {
+  /** The token's first characters. */
+  token: string;
+  key: string;
+  name: string;
+  readonly: boolean;
+  cidr_whitelist: string[] | null;
+  created: string;
+  expires: string | null;
+  packages: string[] | null;
+  publish_only: boolean;
+  automation: boolean;
+  last_used: string | null;
+  last_address: string | null;
+}
+
+interface TokenPage {
+  objects: RegistryToken[];
+  urls?: { next?: string | null };
+}
+
+/** What `pkg token create` asks for. */
+export interface NewTokenRequest {
+  password: string;
+  name?: string;
+  readonly?: boolean;
+  publish_only?: boolean;
+  automation?: boolean;
+  cidr_whitelist?: string[];
+  packages?: string[];
+  expires?: number;
 }
 
 /** Most bytes of an error answer read from a streamed response. */

@@ -15,6 +15,7 @@ Commands:
 Settings (unset ones follow the server's configuration):
   --signup true|false                 Whether logging in as an unknown user creates the account
   --read-access anonymous|token       Whether reads need a token
+  --require-two-factor true|false     Whether publishing needs an account with two-factor sign-in
   --rate-limit-anonymous <n>          Requests per hour per client IP without a token (0: no limit)
   --rate-limit-authenticated <n>      Requests per hour per user (0: no limit)
   --rate-limit-publish <n>            Publishes per hour per user (0: no limit)
@@ -31,6 +32,7 @@ Works while the server runs; a change takes effect there within a second.
 const SETTING_FLAGS = {
   signup: 'signup',
   'read-access': 'readAccess',
+  'require-two-factor': 'requireTwoFactor',
   'rate-limit-anonymous': 'rateLimitAnonymous',
   'rate-limit-authenticated': 'rateLimitAuthenticated',
   'rate-limit-publish': 'rateLimitPublish',

@@ -26,6 +26,7 @@ export interface Config {
   trustProxy: boolean | number | string[];
   signup: boolean;
   readAccess: 'anonymous' | 'token';
+  requireTwoFactor: boolean;
   tokenTtl: number;
   maxTarballSize: number;
   maxBodySize: number;

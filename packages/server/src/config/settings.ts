@@ -122,6 +122,14 @@ export const SETTINGS = [
     description: 'Whether reads need a token (global registry; tenants have their own setting).',
   },
   {
+    key: 'requireTwoFactor',
+    type: 'boolean',
+    default: false,
+    flag: '--require-two-factor',
+    description:
+      'Whether publishing needs an account with two-factor sign-in in use (global registry; tenants have their own setting).',
+  },
+  {
     key: 'tokenTtl',
     type: 'integer',
     default: 0,

@@ -95,6 +95,11 @@ class HotExchange implements StepRequest, StepReply {
     return this.raw.url ?? '';
   }
 
+  get params(): { name?: string } {
+    const route = this.#route;
+    return route.kind === 'document' || route.kind === 'file' ? { name: route.name } : {};
+  }
+
   get ip(): string {
     return this.#parts.addressing.ip(this.raw);
   }

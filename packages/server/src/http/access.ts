@@ -10,5 +10,5 @@ import type { RequestContext } from '../context.js';
 export function readAccessDenial(ctx: RequestContext, openAccess: boolean): Error | undefined {
   if (ctx.credentialError) return ctx.credentialError;
   if (ctx.settings.readAccess !== 'token' || ctx.caller || openAccess) return undefined;
-  return new ProtocolError('UNAUTHORIZED', 'This registry requires a token for every request: log in first');
+  return new ProtocolError('UNAUTHORIZED', ctx.tokenRefusal ?? 'This registry requires a token for every request: log in first');
 }

@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
 import { ProtocolError, errorBody } from '@pkg/protocol';
 import { UNAVAILABLE_RETRY_AFTER, unavailableDependency, type UnavailableDependency } from './unavailable-dependency.js';
+import { challengeOf } from './challenge.js';
 
 /**
  * A response decided but not yet sent: the routes that the hot path also serves compute one, and
@@ -46,7 +47,8 @@ export function errorResponse(err: unknown): {
 } {
   if (err instanceof ProtocolError) {
     const headers: Record<string, string> = {};
-    if (err.status === 401) headers['www-authenticate'] = 'Bearer';
+    // The reason in the challenge is what npm prints of a 401 (http/challenge.ts).
+    if (err.status === 401) headers['www-authenticate'] = challengeOf(err.details || err.message);
     for (const name in err.headers) headers[name.toLowerCase()] = err.headers[name]!;
     return { status: err.status, headers, body: err.toBody(), unexpected: false };
   }

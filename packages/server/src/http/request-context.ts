@@ -57,7 +57,8 @@ export class RequestContextResolver {
       if (credential === undefined) return this.#anonymousGlobal(facts, tenant);
       const caller =
         'bearer' in credential ? auth.cachedCaller(tenant, credential.bearer) : auth.cachedBasicCaller(tenant, credential.basic);
-      if (caller !== undefined) return this.#contextOf(facts, tenant, tenants.globalSettings, caller);
+      // null: a token the cache knows has expired; the slow way finds the words for why.
+      if (caller) return this.#contextOf(facts, tenant, tenants.globalSettings, caller);
     }
     return this.#resolveSlowly(facts, credential);
   }
@@ -81,8 +82,11 @@ export class RequestContextResolver {
     const { tenants, auth } = this.#services;
     const tenant = await tenants.resolve(facts.host);
     const settings = await tenants.settingsOf(tenant);
-    if (credential === undefined || 'bearer' in credential) {
-      return this.#contextOf(facts, tenant, settings, await auth.authenticate(tenant, credential?.bearer));
+    if (credential === undefined) return this.#contextOf(facts, tenant, settings, null);
+    if ('bearer' in credential) {
+      const caller = await auth.authenticate(tenant, credential.bearer);
+      const ctx = this.#contextOf(facts, tenant, settings, caller);
+      return caller ? ctx : { ...ctx, tokenRefusal: await auth.refusalOf(tenant, credential.bearer) };
     }
     try {
       return this.#contextOf(facts, tenant, settings, await auth.authenticateBasic(tenant, credential.basic));

@@ -12,6 +12,8 @@ export interface StepRequest {
   readonly raw: IncomingMessage;
   /** The client's address: the socket's peer, or what a trusted proxy says. */
   readonly ip: string;
+  /** The matched route's parameters (`{name}` on the package routes). */
+  readonly params: unknown;
   /** Set by the request-context step; every later step and the route read it. */
   ctx: RequestContext;
   /** The matched route: its pattern (`url`, for metrics) and its flags. */

@@ -11,6 +11,8 @@ import { requestLogStep, type RequestLog } from './logging.js';
 import { rateLimitStep } from './rate-limit.js';
 import { requestContextStep } from './request-context.js';
 import { requestMetricsStep } from './request-metrics.js';
+import { tokenLimitsStep } from './token-limits.js';
+import type { TokenUseRecorder } from '../services/token-uses.js';
 
 export interface PipelineParts {
   drain: DrainState;
@@ -19,6 +21,7 @@ export interface PipelineParts {
   rateLimits: RateLimitService;
   requestLog: RequestLog;
   metrics: RegistryMetrics;
+  tokenUses: TokenUseRecorder;
 }
 
 /** The registry's request steps, in the order both paths run them. */
@@ -29,6 +32,7 @@ export function createRequestPipeline(parts: PipelineParts): RequestPipeline {
       requestContextStep(parts.contexts, parts.addressing),
       rateLimitStep(parts.rateLimits),
       readAccessStep,
+      tokenLimitsStep(parts.tokenUses),
     ],
     beforeSend: [closeWhileDrainingStep(parts.drain)],
     afterResponse: [responseDoneStep(parts.drain), requestLogStep(parts.requestLog), requestMetricsStep(parts.metrics)],

@@ -3,6 +3,7 @@ import { JSON_TYPE } from '../services/package-reads.js';
 import { Representation } from '../services/representation.js';
 import type { Services } from '../services/services.js';
 import { packageNameParam, requireWriter } from './guards.js';
+import { requireWriteCode } from './second-factor-guard.js';
 import { sendRepresentation } from './send-representation.js';
 
 /** `GET /-/package/<name>/dist-tags`, `PUT` and `DELETE /-/package/<name>/dist-tags/<tag>`. */
@@ -18,6 +19,7 @@ export async function distTagRoutes(app: FastifyInstance, { services }: { servic
   app.put<{ Params: { name: string; tag: string }; Body: unknown }>('/-/package/:name/dist-tags/:tag', async (request) => {
     const name = packageNameParam(request.params.name);
     const caller = requireWriter(request);
+    await requireWriteCode(services, request, caller, 'Changing a dist-tag');
     await services.distTags.set(request.ctx.tenant, caller, name, request.params.tag, request.body);
     return { ok: true };
   });
@@ -25,6 +27,7 @@ export async function distTagRoutes(app: FastifyInstance, { services }: { servic
   app.delete<{ Params: { name: string; tag: string } }>('/-/package/:name/dist-tags/:tag', async (request) => {
     const name = packageNameParam(request.params.name);
     const caller = requireWriter(request);
+    await requireWriteCode(services, request, caller, 'Changing a dist-tag');
     await services.distTags.remove(request.ctx.tenant, caller, name, request.params.tag);
     return { ok: true };
   });

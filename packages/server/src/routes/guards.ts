@@ -9,14 +9,33 @@ export function requireCaller(request: FastifyRequest): Caller {
 
 /** The context's authenticated caller, or 401 UNAUTHORIZED. */
 export function callerOf(ctx: RequestContext): Caller {
-  if (!ctx.caller) throw new ProtocolError('UNAUTHORIZED', 'A valid token is required: log in first');
+  if (!ctx.caller) throw new ProtocolError('UNAUTHORIZED', ctx.tokenRefusal ?? 'A valid token is required: log in first');
   return ctx.caller;
 }
 
-/** A caller allowed to write (not a read-only token). */
+/**
+ * A caller allowed to change a package: not a read-only token, nor a publish-only one (dist-tags,
+ * owners, deprecation, unpublish).
+ */
 export function requireWriter(request: FastifyRequest): Caller {
+  return refusePublishOnly(requirePublisher(request));
+}
+
+/** A caller allowed to publish new versions: not a read-only token. */
+export function requirePublisher(request: FastifyRequest): Caller {
   const caller = requireCaller(request);
   if (caller.readonly) throw new ProtocolError('FORBIDDEN', 'This token is read-only');
+  return caller;
+}
+
+/** The caller, unless its token may only publish new versions. */
+export function refusePublishOnly(caller: Caller): Caller {
+  if (caller.scope?.publishOnly) {
+    throw new ProtocolError(
+      'FORBIDDEN',
+      'This token may only publish new versions: dist-tags, owners, deprecation and unpublishing need another token',
+    );
+  }
   return caller;
 }
 

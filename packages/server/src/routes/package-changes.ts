@@ -3,6 +3,7 @@ import type { Config } from '../config/config.js';
 import type { Services } from '../services/services.js';
 import { packageNameParam, requireWriter } from './guards.js';
 import { MAX_DOCUMENT_REST } from '../services/publish-service.js';
+import { requireWriteCode } from './second-factor-guard.js';
 
 /**
  * The revision-addressed writes npm uses to unpublish and change owners:
@@ -21,6 +22,7 @@ export async function packageChangeRoutes(
     async (request) => {
       const name = packageNameParam(request.params.name);
       const caller = requireWriter(request);
+      await requireWriteCode(services, request, caller, 'Changing this package');
       const { rev } = await services.packageUpdates.update(request.ctx.tenant, caller, name, request.body, {
         rev: request.params.rev,
         allowRemoval: true,
@@ -32,6 +34,7 @@ export async function packageChangeRoutes(
   app.delete<{ Params: { name: string; rev: string } }>('/:name/-rev/:rev', async (request) => {
     const name = packageNameParam(request.params.name);
     const caller = requireWriter(request);
+    await requireWriteCode(services, request, caller, 'Unpublishing');
     await services.packageUpdates.unpublishPackage(request.ctx.tenant, caller, name, request.params.rev);
     return { ok: true };
   });
@@ -39,6 +42,7 @@ export async function packageChangeRoutes(
   app.delete<{ Params: { name: string; file: string; rev: string } }>('/:name/-/:file/-rev/:rev', async (request) => {
     const name = packageNameParam(request.params.name);
     const caller = requireWriter(request);
+    await requireWriteCode(services, request, caller, 'Unpublishing');
     await services.packageUpdates.deleteFile(request.ctx.tenant, caller, name, request.params.file, request.params.rev);
     return { ok: true };
   });

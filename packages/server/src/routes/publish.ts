@@ -5,7 +5,8 @@ import { countPublish } from '../plugins/rate-limit.js';
 import { StreamedBody } from '../services/publish-body-receiver.js';
 import { isPublishBody } from '../services/publish-request.js';
 import type { Services } from '../services/services.js';
-import { packageNameParam, requireWriter } from './guards.js';
+import { packageNameParam, refusePublishOnly, requirePublisher } from './guards.js';
+import { requireWriteCode } from './second-factor-guard.js';
 
 const MiB = 1024 * 1024;
 
@@ -38,7 +39,9 @@ export async function publishRoutes(
     let name, caller, received;
     try {
       name = packageNameParam(request.params.name);
-      caller = requireWriter(request);
+      caller = requirePublisher(request);
+      // Before the body: a publish that needs a code is refused without reading its tarball.
+      await requireWriteCode(services, request, caller, 'Publishing');
       if (!(body instanceof StreamedBody)) throw new ProtocolError('BAD_REQUEST', 'The request body is empty');
       const header = request.headers['content-length'];
       const declaredLength = header === undefined ? undefined : Number(header);
@@ -52,10 +55,17 @@ export async function publishRoutes(
     }
     try {
       if (isPublishBody(received.document)) {
+        if (request.ctx.settings.requireTwoFactor && caller.secondFactor === undefined) {
+          throw new ProtocolError(
+            'FORBIDDEN',
+            'This registry requires two-factor sign-in to publish: turn it on first (npm profile enable-2fa auth-and-writes, or the web account page)',
+          );
+        }
         await countPublish(request, reply, services.rateLimits);
         const { created, rev } = await services.publish.publish(tenant, caller, name, received);
         return reply.code(created ? 201 : 200).send({ ok: true, id: name, rev });
       }
+      refusePublishOnly(caller);
       const { rev } = await services.packageUpdates.update(tenant, caller, name, received.document, {
         rev: undefined,
         allowRemoval: false,

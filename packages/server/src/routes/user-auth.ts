@@ -5,6 +5,7 @@ import { jsonAnswer, sendAnswer, type Answer } from '../http/answer.js';
 import type { Services } from '../services/services.js';
 import { callerOf } from './guards.js';
 import { checkPathParameter, parseLoginBody } from './login-body.js';
+import { otpOf } from './second-factor-guard.js';
 
 const MAX_USER_ID = 200;
 const MAX_TOKEN = 512;
@@ -22,7 +23,7 @@ export async function userAuthRoutes(app: FastifyInstance, { services }: { servi
       request.headers[SIGNUP_HEADER] === 'false' ? { ...request.ctx.settings, signup: false } : request.ctx.settings;
     const { created, response } = await services.auth.login(
       request.ctx.tenant,
-      { name, password: body.password, email: body.email, clientIp: request.ip },
+      { name, password: body.password, email: body.email, clientIp: request.ip, otp: otpOf(request) },
       settings,
     );
     return reply.code(201).send({ ...response, created });

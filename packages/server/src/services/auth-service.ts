@@ -2,10 +2,11 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { ProtocolError, type LoginResponse } from '@pkg/protocol';
 import type { Caller } from '../context.js';
 import type { ServerDeps } from '../deps.js';
-import type { TenantId, UserRecord } from '../storage/ports.js';
+import type { TenantId, TokenRecord, TokenScope, UserRecord } from '../storage/ports.js';
 import { dummyPasswordHash, hashPassword, verifyPassword } from './passwords.js';
 import { hashToken, newToken } from './tokens.js';
 import { LoginThrottle } from './login-throttle.js';
+import { SecondFactorService } from './second-factor.js';
 import type { CounterStore } from '../storage/counter-store.js';
 import { singleIncarnation, type TenantScopeOf } from './tenant-scope.js';
 
@@ -15,6 +16,8 @@ export interface LoginInput {
   email: string | undefined;
   /** The caller's address, for throttling failed logins. */
   clientIp: string;
+  /** A one-time password (`npm-otp`), for an account with two-factor sign-in. */
+  otp?: string | undefined;
 }
 
 /** Name and password sent with a request (`Authorization: Basic`, npm's and Unity's `_auth`). */
@@ -43,6 +46,19 @@ export interface TokenSummary {
   createdAt: string;
   expiresAt: string | null;
   readonly: boolean;
+  /** Its limits beyond read-only and expiry; absent: none. */
+  scope: TokenScope | undefined;
+  /** When and from where it was last used (to about a minute); undefined: not since recorded. */
+  lastUsedAt: string | undefined;
+  lastAddress: string | undefined;
+}
+
+/** What a new token is limited to. */
+export interface TokenLimits {
+  readonly?: boolean;
+  scope?: TokenScope;
+  /** An expiry of its own; the registry's tokenTtl still applies when it comes sooner. */
+  expiresAt?: Date;
 }
 
 const USER_NAME = /^[a-z0-9][a-z0-9._-]{0,127}$/i;
@@ -73,6 +89,7 @@ export type AuthServiceDeps = Pick<ServerDeps, 'config' | 'registry' | 'now'>;
 export class AuthService {
   readonly #deps: AuthServiceDeps;
   readonly #throttle: LoginThrottle;
+  readonly #secondFactors: SecondFactorService;
   readonly #callers = new Map<string, CachedCaller>();
   /**
    * Keys the cache entries of Basic credentials: the cache holds an HMAC of name and password
@@ -84,6 +101,7 @@ export class AuthService {
 
   constructor(deps: AuthServiceDeps, counters: CounterStore, scopeOf: TenantScopeOf = singleIncarnation) {
     this.#deps = deps;
+    this.#secondFactors = new SecondFactorService(deps);
     this.#scopeOf = scopeOf;
     this.#throttle = new LoginThrottle(
       counters,
@@ -140,6 +158,15 @@ export class AuthService {
       }
       throw err;
     }
+    if (SecondFactorService.active(outcome.user)) {
+      try {
+        await this.#secondFactors.check(tenant, outcome.user, input.otp, 'Logging in to this account');
+      } catch (err) {
+        // A wrong code is a guess like a wrong password; asking for the first code is not.
+        if (input.otp !== undefined && input.otp !== '') await this.#throttle.recordFailure(tenant, input.name, input.clientIp);
+        throw err;
+      }
+    }
     await this.#throttle.recordSuccess(tenant, input.name, input.clientIp);
     return outcome;
   }
@@ -153,12 +180,14 @@ export class AuthService {
     const { registry } = this.#deps;
     const existing = await registry.getUser(tenant, input.name);
     if (existing !== undefined) {
-      if (!(await verifyPassword(input.password, existing.passwordHash)) || existing.disabled) throw invalidCredentials();
+      if (!(await verifyPassword(input.password, existing.passwordHash)) || existing.disabled) {
+        throw settings.signup ? wrongPassword(input.name) : invalidCredentials(CLOSED_SIGNUP);
+      }
       return { user: existing, created: false };
     }
     if (!settings.signup) {
       await verifyPassword(input.password, await dummyPasswordHash());
-      throw invalidCredentials();
+      throw invalidCredentials(CLOSED_SIGNUP);
     }
     // `npm login` sends no e-mail (only `npm adduser` does); one given must be valid.
     if (input.email !== undefined && input.email !== '' && !isEmail(input.email)) {
@@ -174,24 +203,38 @@ export class AuthService {
     if (await registry.createUser(tenant, candidate)) return { user: candidate, created: true };
     // A concurrent sign-up of the same name won: these credentials must match that account.
     const winner = await registry.getUser(tenant, input.name);
-    if (!winner || winner.disabled || !(await verifyPassword(input.password, winner.passwordHash))) throw invalidCredentials();
+    if (!winner || winner.disabled || !(await verifyPassword(input.password, winner.passwordHash)))
+      throw wrongPassword(input.name);
     return { user: winner, created: false };
   }
 
   /** Creates a token for a user and returns it; the store keeps only its hash. */
   async issueToken(tenant: TenantId, user: string, readonly = false): Promise<string> {
+    return (await this.issueLimitedToken(tenant, user, { readonly })).token;
+  }
+
+  /** Creates a token with limits; returns it (shown once) and its summary. */
+  async issueLimitedToken(
+    tenant: TenantId,
+    user: string,
+    limits: TokenLimits,
+  ): Promise<{ token: string; summary: TokenSummary }> {
     const token = newToken();
     const now = this.#deps.now();
     const ttl = this.#deps.config.tokenTtl;
-    await this.#deps.registry.createToken(tenant, {
+    const expiries = [ttl > 0 ? now.getTime() + ttl * 1000 : Infinity, limits.expiresAt?.getTime() ?? Infinity];
+    const expiresAt = Math.min(...expiries);
+    const record: TokenRecord = {
       hash: hashToken(token),
       user,
       createdAt: now.toISOString(),
-      expiresAt: ttl > 0 ? new Date(now.getTime() + ttl * 1000).toISOString() : null,
-      readonly,
+      expiresAt: expiresAt === Infinity ? null : new Date(expiresAt).toISOString(),
+      readonly: limits.readonly ?? false,
       prefix: token.slice(0, TOKEN_PREFIX_LENGTH),
-    });
-    return token;
+      ...(limits.scope ? { scope: limits.scope } : {}),
+    };
+    await this.#deps.registry.createToken(tenant, record);
+    return { token, summary: summaryOf(record) };
   }
 
   /** The caller behind a bearer token, or null (no token, unknown, expired, revoked, disabled user). */
@@ -209,10 +252,32 @@ export class AuthService {
     if (expiresAt !== null && expiresAt <= this.#deps.now().getTime()) return null;
     const user = await registry.getUser(tenant, record.user);
     if (!user || user.disabled) return null;
-    const caller: Caller = { user: record.user, email: user.email, tokenHash: hash, readonly: record.readonly };
+    const caller: Caller = {
+      user: record.user,
+      email: user.email,
+      tokenHash: hash,
+      readonly: record.readonly,
+      ...(record.scope ? { scope: record.scope } : {}),
+      ...(SecondFactorService.active(user) ? { secondFactor: user.secondFactor!.mode } : {}),
+    };
     // A write during the reads above changed the version: the next request asks again.
     this.#remember(key, { caller, expiresAt, version, recheckAt: performance.now() + TOKEN_CACHE_MS });
     return caller;
+  }
+
+  /**
+   * Why `authenticate` found no caller behind a token, in words its holder can act on: asked
+   * only once a token was refused, so a valid token never pays for it.
+   */
+  async refusalOf(tenant: TenantId, token: string): Promise<string> {
+    const again = 'log in again or create a new token';
+    if (token.length === 0 || token.length > 512) return `This is not a token of this registry: ${again}`;
+    const record = await this.#deps.registry.getToken(tenant, hashToken(token));
+    if (!record) return `This token is not valid here: it was revoked, or this registry never issued it; ${again}`;
+    if (record.expiresAt !== null && Date.parse(record.expiresAt) <= this.#deps.now().getTime()) {
+      return `This token expired at ${record.expiresAt}: ${again}`;
+    }
+    return `The account '${record.user}' of this token is disabled: ask an administrator`;
   }
 
   /**
@@ -236,7 +301,24 @@ export class AuthService {
     const version = this.#deps.registry.credentialsVersion?.();
     const known = this.#known(key, version);
     if (known) return known;
-    const { name, password, clientIp } = credentials;
+    const user = await this.confirmPassword(tenant, credentials);
+    if (SecondFactorService.active(user)) {
+      throw new ProtocolError(
+        'UNAUTHORIZED',
+        `The account '${user.name}' signs in with two factors: use a token (npm login, pkg login), not its password`,
+      );
+    }
+    const caller: Caller = { user: user.name, email: user.email, readonly: false };
+    this.#remember(key, { caller, expiresAt: null, version, recheckAt: performance.now() + TOKEN_CACHE_MS });
+    return caller;
+  }
+
+  /**
+   * Checks a user's password as a login does (throttled, a disabled user refused, an unknown name
+   * costing the same work) without signing in: what a new token or a change of two-factor
+   * sign-in asks for again. Wrong: 401 `Invalid credentials`.
+   */
+  async confirmPassword(tenant: TenantId, { name, password, clientIp }: BasicCredentials): Promise<UserRecord> {
     if (!USER_NAME.test(name) || password.length === 0 || password.length > 1024) throw invalidCredentials();
     await this.#throttle.check(tenant, name, clientIp);
     const user = await this.#deps.registry.getUser(tenant, name);
@@ -246,9 +328,7 @@ export class AuthService {
       throw invalidCredentials();
     }
     await this.#throttle.recordSuccess(tenant, name, clientIp);
-    const caller: Caller = { user: user.name, email: user.email, readonly: false };
-    this.#remember(key, { caller, expiresAt: null, version, recheckAt: performance.now() + TOKEN_CACHE_MS });
-    return caller;
+    return user;
   }
 
   /** `authenticateBasic`'s answer when the cache knows it without a read, else undefined. */
@@ -288,13 +368,7 @@ export class AuthService {
   /** A user's tokens, newest first. */
   async listTokens(tenant: TenantId, user: string): Promise<TokenSummary[]> {
     const tokens = await this.#deps.registry.listUserTokens(tenant, user);
-    return tokens.map((t) => ({
-      id: t.hash.slice(0, TOKEN_ID_LENGTH),
-      prefix: t.prefix,
-      createdAt: t.createdAt,
-      expiresAt: t.expiresAt,
-      readonly: t.readonly,
-    }));
+    return tokens.map(summaryOf);
   }
 
   /** Revokes the user's token with that public id; false when the user has no such token. */
@@ -316,8 +390,37 @@ export class AuthService {
   }
 }
 
-function invalidCredentials(): ProtocolError {
-  return new ProtocolError('UNAUTHORIZED', 'Invalid credentials');
+/**
+ * With sign-up closed, a wrong password and an unknown name get this one answer, so it does not
+ * reveal which accounts exist; it says why no account was created.
+ */
+const CLOSED_SIGNUP =
+  'wrong user name or password (sign-up is closed on this registry: only existing accounts can log in, an administrator creates them)';
+
+/** A refused name and password; `why` is what npm users read (npm prints nothing else). */
+function invalidCredentials(why = 'wrong user name or password'): ProtocolError {
+  return new ProtocolError('UNAUTHORIZED', `Invalid credentials: ${why}`);
+}
+
+/**
+ * With sign-up open, a wrong password for an existing name: saying that the account exists
+ * gives nothing away, since signing up under that name would tell as much.
+ */
+function wrongPassword(name: string): ProtocolError {
+  return invalidCredentials(`wrong password for '${name}', or the account is disabled`);
+}
+
+function summaryOf(t: TokenRecord): TokenSummary {
+  return {
+    id: t.hash.slice(0, TOKEN_ID_LENGTH),
+    prefix: t.prefix,
+    createdAt: t.createdAt,
+    expiresAt: t.expiresAt,
+    readonly: t.readonly,
+    scope: t.scope,
+    lastUsedAt: t.lastUsedAt,
+    lastAddress: t.lastAddress,
+  };
 }
 
 function truncate(value: string, max: number): string {

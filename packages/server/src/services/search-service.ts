@@ -7,6 +7,10 @@ import { BudgetLru } from '../storage/budget-lru.js';
 import type { TenantId } from '../storage/ports.js';
 import { singleIncarnation, type TenantScopeOf } from './tenant-scope.js';
 
+/** Matches read per page, and at most, for a caller that may see only some packages. */
+const SCOPED_SEARCH_PAGE = 250;
+const SCOPED_SEARCH_LIMIT = 5000;
+
 /** `/-/all` is written in slices of this many packages, so a large registry streams. */
 const ALL_SLICE = 1000;
 
@@ -81,6 +85,24 @@ export class SearchService {
     return searchResponseBody(await this.#head(tenant, request), this.#deps.now());
   }
 
+  /**
+   * The response for a caller that may see only some packages (a token limited to packages):
+   * the query's matches are read from the start, those it may not see dropped, and the page cut
+   * from the rest, so `total` and paging count only what it may see. Read past the cache (such
+   * tokens are few) and bounded to the first SCOPED_SEARCH_LIMIT matches.
+   */
+  async searchBodyWithin(tenant: TenantId, request: SearchRequest, visible: (name: string) => boolean): Promise<Buffer> {
+    const { query, size, from } = request;
+    const hits = [];
+    for (let offset = 0; offset < SCOPED_SEARCH_LIMIT; offset += SCOPED_SEARCH_PAGE) {
+      const page = await this.#deps.search.search(tenant, query, { size: SCOPED_SEARCH_PAGE, from: offset });
+      hits.push(...page.hits.filter((hit) => visible(hit.name)));
+      if (page.hits.length < SCOPED_SEARCH_PAGE || offset + page.hits.length >= page.total) break;
+    }
+    const head = searchResponseHead({ hits: hits.slice(from, from + size), total: hits.length });
+    return searchResponseBody(head, this.#deps.now());
+  }
+
   async search(tenant: TenantId, request: SearchRequest): Promise<SearchResponse> {
     return toSearchResponse(await this.searchBody(tenant, request));
   }
@@ -129,13 +151,16 @@ export class SearchService {
    * `/-/all` as JSON text in slices: `{"_updated": <ms>, "<name>": <summary>, ...}`, names
    * sorted. Each slice is one indexed range read, so memory stays flat however many packages.
    */
-  async *allPackages(tenant: TenantId): AsyncGenerator<string> {
+  async *allPackages(tenant: TenantId, visible: (name: string) => boolean = () => true): AsyncGenerator<string> {
     yield `{"_updated":${this.#deps.now().getTime()}`;
     let after: string | null = null;
     for (;;) {
       const slice = await this.#deps.search.listSummaries(tenant, after, ALL_SLICE);
       if (slice.length === 0) break;
-      yield slice.map((entry) => `,${JSON.stringify(entry.name)}:${entry.summaryJson}`).join('');
+      yield slice
+        .filter((entry) => visible(entry.name))
+        .map((entry) => `,${JSON.stringify(entry.name)}:${entry.summaryJson}`)
+        .join('');
       after = slice[slice.length - 1]!.name;
       if (slice.length < ALL_SLICE) break;
     }

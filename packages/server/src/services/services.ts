@@ -15,6 +15,9 @@ import { BatchingDownloadRecorder, type DownloadRecorder } from './downloads.js'
 import { ScoreRefresher } from './score-refresher.js';
 import { SearchService } from './search-service.js';
 import { TenantService } from './tenant-service.js';
+import { TokenUseRecorder } from './token-uses.js';
+import { TokenService } from './token-service.js';
+import { SecondFactorService } from './second-factor.js';
 import { RateLimitService } from './rate-limits.js';
 import { createMemoryCounterStore } from '../storage/counter-store.js';
 import { UplinkService } from '../uplinks/uplink-service.js';
@@ -50,6 +53,12 @@ export interface Services {
   health: HealthService;
   /** Packages served from upstream registries (uplinks), cached. */
   uplinks: UplinkService;
+  /** Two-factor sign-in (TOTP): enrolment, codes, recovery codes. */
+  secondFactors: SecondFactorService;
+  /** A user's own tokens (npm's token API, `pkg token`, the web account page). */
+  tokens: TokenService;
+  /** When and from where each token was last used, written in batches. */
+  tokenUses: TokenUseRecorder;
   /** Package documents kept in memory (its hit counts feed /-/metrics). */
   documentCache: DocumentCache;
   /** Stops background work and writes buffered download counts (the app's onClose). */
@@ -74,6 +83,7 @@ export function createServices(deps: ServerDeps, options: ServicesOptions = {}):
   const { scopeOf } = tenants;
   const auth = new AuthService(deps, counters, scopeOf);
   const rateLimits = new RateLimitService(counters, scopeOf);
+  const tokenUses = new TokenUseRecorder(deps.registry, deps.now, (err) => onError(err, 'recording token uses'));
   const { shared } = deps;
   const documents = new DocumentCache(deps.bus, deps.config.documentCache, {
     scopeOf,
@@ -111,7 +121,11 @@ export function createServices(deps: ServerDeps, options: ServicesOptions = {}):
     health: new HealthService(deps, uplinks),
     documentCache: documents,
     search,
+    tokenUses,
+    tokens: new TokenService(auth, deps.now),
+    secondFactors: new SecondFactorService(deps),
     async close() {
+      await tokenUses.flush();
       await scores.close();
       await downloads.close();
       await upstream.close();

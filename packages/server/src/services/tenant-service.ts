@@ -8,6 +8,8 @@ import { tenantNameProblem } from './tenant-names.js';
 export interface EffectiveSettings {
   signup: boolean;
   readAccess: 'anonymous' | 'token';
+  /** Publishing needs an account with two-factor sign-in in use. */
+  requireTwoFactor: boolean;
   rateLimitAnonymous: number;
   rateLimitAuthenticated: number;
   rateLimitPublish: number;
@@ -142,6 +144,7 @@ export class TenantService {
     return {
       signup: own.signup ?? config.signup,
       readAccess: own.readAccess ?? config.readAccess,
+      requireTwoFactor: own.requireTwoFactor ?? config.requireTwoFactor,
       rateLimitAnonymous: own.rateLimitAnonymous ?? config.rateLimitAnonymous,
       rateLimitAuthenticated: own.rateLimitAuthenticated ?? config.rateLimitAuthenticated,
       rateLimitPublish: own.rateLimitPublish ?? config.rateLimitPublish,

@@ -42,6 +42,7 @@ export interface TenantRecord {
 export interface TenantSettings {
   signup?: boolean;
   readAccess?: 'anonymous' | 'token';
+  requireTwoFactor?: boolean;
   rateLimitAnonymous?: number;
   rateLimitAuthenticated?: number;
   rateLimitPublish?: number;
@@ -55,6 +56,24 @@ export interface UserRecord {
   passwordHash: string;
   createdAt: string;
   disabled: boolean;
+  /** Two-factor sign-in (TOTP); absent or null: none. */
+  secondFactor?: SecondFactor | null;
+}
+
+/**
+ * A user's second factor: a TOTP secret (RFC 6238) and the modes of npm's profile API. While
+ * `pending`, enrolment waits for its first code and nothing asks for one.
+ */
+export interface SecondFactor {
+  mode: 'auth-only' | 'auth-and-writes';
+  /** The shared secret, base32, as the authenticator app holds it. */
+  secret: string;
+  pending: boolean;
+  /** sha256 hex of each unused recovery code. */
+  recoveryCodes: string[];
+  /** The last time step whose code was accepted: a code is good once. */
+  lastStep: number;
+  createdAt: string;
 }
 
 export interface TokenRecord {
@@ -70,6 +89,39 @@ export interface TokenRecord {
    * (a few characters of 256 random bits give nothing away). Absent on older tokens.
    */
   prefix?: string;
+  /** What the token is limited to beyond `readonly` and `expiresAt`; absent on older tokens: no limits. */
+  scope?: TokenScope;
+  /** When the token was last used (recorded at most once a minute per token); absent: never. */
+  lastUsedAt?: string;
+  /** The client address of that last use. */
+  lastAddress?: string;
+}
+
+/**
+ * The limits of a token beyond read-only and expiry (npm's own token fields, and our additions
+ * that npm ignores). Every route enforces them, the hot path included.
+ */
+export interface TokenScope {
+  /** The owner's label for it (npm's `name`). */
+  name?: string;
+  /** Addresses the token may be used from, as CIDR ranges; absent or empty: anywhere. */
+  cidrWhitelist?: string[];
+  /**
+   * Packages the token may read and change, each a name or a namespace (`com.studio.*`, the
+   * uplinks' form); absent: every package.
+   */
+  packages?: string[];
+  /** May read and publish new versions, nothing else (no dist-tags, owners, deprecation, unpublish). */
+  publishOnly?: boolean;
+  /** For CI: never asked for a one-time password (npm's `bypass_2fa`). */
+  automation?: boolean;
+}
+
+/** One use of a token, recorded in batches (never a write per request). */
+export interface TokenUse {
+  hash: string;
+  at: string;
+  address: string;
 }
 
 /**
@@ -145,6 +197,11 @@ export interface RegistryStore {
   readonly credentialsVersionCoversOthers?: boolean;
   /** The tokens of one user, newest first. */
   listUserTokens(tenant: TenantId, user: string): Promise<TokenRecord[]>;
+  /**
+   * Records when and from where tokens were last used (one batch of many uses); tokens that no
+   * longer exist are skipped. Not a credentials change: it leaves credentialsVersion alone.
+   */
+  recordTokenUses(tenant: TenantId, uses: TokenUse[]): Promise<void>;
 
   createSession(tenant: TenantId, session: SessionRecord): Promise<void>;
   /** The session, unless it does not exist or has expired at `now` (ISO time). */

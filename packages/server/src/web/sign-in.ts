@@ -32,12 +32,18 @@ export async function checkSignIn(
     const settings = { signup: signup && email !== '' };
     const { user } = await web.registry.auth.checkCredentials(
       tenant,
-      { name, password, email: email || undefined, clientIp: request.ip },
+      { name, password, email: email || undefined, clientIp: request.ip, otp: (form.otp ?? '').trim() || undefined },
       settings,
     );
     return { ok: true, user: user.name };
   } catch (err) {
     if (!(err instanceof ProtocolError)) throw err;
+    if (err.code === 'UNAUTHORIZED' && err.headers['www-authenticate'] === 'OTP') {
+      const error = form.otp
+        ? 'That one-time password is not the current one: try the next code.'
+        : 'Enter the one-time password from your authenticator app.';
+      return { ok: false, status: 401, error, name };
+    }
     if (err.code === 'UNAUTHORIZED') return { ok: false, status: 401, error: 'Wrong user name or password.', name };
     if (err.code === 'VALIDATION_ERROR') return { ok: false, status: 422, error: sentence(err.details), name };
     throw err;

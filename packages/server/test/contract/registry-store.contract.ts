@@ -208,6 +208,29 @@ export function registryStoreContract(driver: string, freshDatabase: () => Promi
       });
     });
 
+    describe('second factors', () => {
+      it("keep a user's TOTP enrolment, change it, and clear it", async () => {
+        const factor = {
+          mode: 'auth-and-writes' as const,
+          secret: 'JBSWY3DPEHPK3PXP',
+          pending: true,
+          recoveryCodes: ['a'.repeat(64), 'b'.repeat(64)],
+          lastStep: 0,
+          createdAt: '2026-01-01T00:00:00.000Z',
+        };
+        await store.createUser('', user('ada'));
+        expect((await store.getUser('', 'ada'))?.secondFactor).toBeUndefined();
+        expect(await store.updateUser('', 'ada', { secondFactor: factor })).toBe(true);
+        expect((await store.getUser('', 'ada'))?.secondFactor).toEqual(factor);
+        await store.updateUser('', 'ada', { secondFactor: { ...factor, pending: false, lastStep: 59_000_000 } });
+        expect((await store.listUsers(''))[0]?.secondFactor).toMatchObject({ pending: false, lastStep: 59_000_000 });
+        await store.updateUser('', 'ada', { secondFactor: null });
+        expect(await store.getUser('', 'ada')).toEqual(user('ada'));
+        await store.createUser('', { ...user('eve'), secondFactor: factor });
+        expect((await store.getUser('', 'eve'))?.secondFactor).toEqual(factor);
+      });
+    });
+
     describe('tokens', () => {
       // Writes to a tenant need the tenant (a deleted one takes none).
       beforeEach(async () => {
@@ -252,6 +275,47 @@ export function registryStoreContract(driver: string, freshDatabase: () => Promi
           token('cc', 'eve'),
         ]);
         expect(await store.listTokens('acme')).toEqual([token('dd', 'ada')]);
+      });
+
+      it('round-trips the limits of a scoped token', async () => {
+        const scoped = {
+          ...token('sc', 'ada'),
+          prefix: 'abcdef',
+          scope: {
+            name: 'CI for the studio',
+            cidrWhitelist: ['10.0.0.0/8', '192.168.1.7/32'],
+            packages: ['com.studio.*', 'com.other.tool'],
+            publishOnly: true,
+            automation: true,
+          },
+        };
+        await store.createToken('', scoped);
+        expect(await store.getToken('', 'sc')).toEqual(scoped);
+        expect(await store.listUserTokens('', 'ada')).toEqual([scoped]);
+      });
+
+      it('records the last use of tokens in batches, and skips tokens that are gone', async () => {
+        await store.createToken('', token('aa', 'ada'));
+        await store.createToken('', token('bb', 'ada'));
+        await store.createToken('acme', token('aa', 'ada'));
+        const version = store.credentialsVersion?.();
+        await store.recordTokenUses('', [
+          { hash: 'aa', at: '2026-01-02T03:04:05.000Z', address: '10.1.2.3' },
+          { hash: 'gone', at: '2026-01-02T03:04:05.000Z', address: '10.1.2.4' },
+        ]);
+        expect(await store.getToken('', 'aa')).toEqual({
+          ...token('aa', 'ada'),
+          lastUsedAt: '2026-01-02T03:04:05.000Z',
+          lastAddress: '10.1.2.3',
+        });
+        expect(await store.getToken('', 'bb')).toEqual(token('bb', 'ada'));
+        expect(await store.getToken('acme', 'aa')).toEqual(token('aa', 'ada'));
+        expect(await store.getToken('', 'gone')).toBeUndefined();
+        await store.recordTokenUses('', [{ hash: 'aa', at: '2026-01-03T00:00:00.000Z', address: '::1' }]);
+        expect(await store.getToken('', 'aa')).toMatchObject({ lastUsedAt: '2026-01-03T00:00:00.000Z', lastAddress: '::1' });
+        await store.recordTokenUses('', []);
+        // A use is no credentials change: cached authentications stay valid.
+        expect(store.credentialsVersion?.()).toBe(version);
       });
 
       it('deletes every token of one user in one tenant', async () => {

@@ -15,7 +15,8 @@ function basic(name: string, password: string): Record<string, string> {
   return { authorization: `Basic ${Buffer.from(`${name}:${password}`).toString('base64')}` };
 }
 
-const invalidCredentials = { error: 'Invalid credentials', code: 'UNAUTHORIZED', details: 'Invalid credentials' };
+const reason = 'Invalid credentials: wrong user name or password';
+const invalidCredentials = { error: reason, code: 'UNAUTHORIZED', details: reason };
 
 describe('Basic credentials', () => {
   it('are a caller on a registry that needs a token for reads: whoami, documents, tarballs, search', async () => {
@@ -58,7 +59,7 @@ describe('Basic credentials', () => {
       const res = await request(`${registry.url}/-/v1/search?text=x`, { headers: basic(name, password) });
       expect(res.status, `${name}:${password}`).toBe(401);
       expect(res.body).toEqual(invalidCredentials);
-      expect(res.headers.get('www-authenticate')).toBe('Bearer');
+      expect(res.headers.get('www-authenticate')).toBe(`Token reason="${reason}"`);
       expect(res.headers.get('x-ratelimit-limit')).toBe('100');
     }
     // Sign-up is open, but credentials on a read never create an account.

@@ -90,7 +90,7 @@ describe('dist-tags', () => {
     const before = await storeSnapshot(registry, [NAME]);
     const anonymous = await putTag('beta', '1.0.0', null);
     expect(anonymous.status).toBe(401);
-    expect(anonymous.headers.get('www-authenticate')).toBe('Bearer');
+    expect(anonymous.headers.get('www-authenticate')).toBe('Token reason="A valid token is required: log in first"');
     expect((await putTag('beta', '1.0.0', bob)).status).toBe(403);
     expect((await request(tagUrl('next'), { method: 'DELETE', token: bob })).status).toBe(403);
     expect((await request(tagUrl('next'), { method: 'DELETE' })).status).toBe(401);

@@ -113,7 +113,9 @@ describe('PUT /<name>: publish', () => {
       const res = await publishVersion(registry.url, token as string, name, '1.0.0');
       expect(res.status).toBe(401);
       expect(res.body.code).toBe('UNAUTHORIZED');
-      expect(res.headers.get('www-authenticate')).toBe('Bearer');
+      expect(res.headers.get('www-authenticate')).toMatch(
+        /^Token reason="(A valid token is required: log in first|This token is not valid here: .*)"$/,
+      );
     }
     const readonly = await registry.services.auth.issueToken('', 'alice', true);
     const res = await publishVersion(registry.url, readonly, name, '1.0.0');

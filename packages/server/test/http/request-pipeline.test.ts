@@ -83,7 +83,13 @@ describe('the request pipeline', () => {
 
   it('lists the steps in the order both paths run them', () => {
     const names = (steps: readonly { name: string }[]) => steps.map((step) => step.name);
-    expect(names(registry.pipeline.beforeHandler)).toEqual(['refuseWhileDraining', 'requestContext', 'rateLimit', 'readAccess']);
+    expect(names(registry.pipeline.beforeHandler)).toEqual([
+      'refuseWhileDraining',
+      'requestContext',
+      'rateLimit',
+      'readAccess',
+      'tokenLimits',
+    ]);
     expect(names(registry.pipeline.beforeSend)).toEqual(['closeWhileDraining']);
     expect(names(registry.pipeline.afterResponse)).toEqual(['responseDone', 'requestLog', 'requestMetrics']);
   });

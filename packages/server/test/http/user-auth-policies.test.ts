@@ -17,7 +17,9 @@ function login(name: string, password: string, extra: Record<string, unknown> = 
   });
 }
 
-const invalidCredentials = { error: 'Invalid credentials', code: 'UNAUTHORIZED', details: 'Invalid credentials' };
+const closedSignup =
+  'Invalid credentials: wrong user name or password (sign-up is closed on this registry: only existing accounts can log in, an administrator creates them)';
+const invalidCredentials = { error: closedSignup, code: 'UNAUTHORIZED', details: closedSignup };
 
 describe('sign-up closed', () => {
   it('refuses unknown users with the same 401 as a wrong password, and lets existing users log in', async () => {
@@ -31,7 +33,7 @@ describe('sign-up closed', () => {
       const unknown = await login('newcomer', 'whatever', { email: 'new@example.com' });
       expect(unknown.status).toBe(401);
       expect(unknown.body).toEqual(invalidCredentials);
-      expect(unknown.headers.get('www-authenticate')).toBe('Bearer');
+      expect(unknown.headers.get('www-authenticate')).toBe(`Token reason="${closedSignup}"`);
       expect(await registry.storage.registry.getUser('', 'newcomer')).toBeUndefined();
 
       const wrong = await login('existing', 'not-the-password');
@@ -80,7 +82,7 @@ describe('disabled users', () => {
 
     const res = await login('gone', 'gone-password');
     expect(res.status).toBe(401);
-    expect(res.body).toEqual(invalidCredentials);
+    expect(res.body.error).toBe("Invalid credentials: wrong password for 'gone', or the account is disabled");
     expect((await request(`${registry.url}/-/whoami`, { token })).status).toBe(401);
     const other = await loginUser(registry.url, 'still-here', 'still-here-password');
     expect((await request(`${registry.url}/-/user/org.couchdb.user:gone`, { token: other })).status).toBe(404);

@@ -34,16 +34,23 @@ describe('login, whoami, logout', () => {
       body: { name: 'bob', password: 'wrong', email: 'bob@example.com' },
     });
     expect(wrong.status).toBe(401);
-    expect(wrong.body).toEqual({ error: 'Invalid credentials', code: 'UNAUTHORIZED', details: 'Invalid credentials' });
-    expect(wrong.headers.get('www-authenticate')).toBe('Bearer');
+    const reason = "Invalid credentials: wrong password for 'bob', or the account is disabled";
+    expect(wrong.body).toEqual({ error: reason, code: 'UNAUTHORIZED', details: reason });
+    expect(wrong.headers.get('www-authenticate')).toBe(`Token reason="${reason}"`);
   });
 
   it('whoami without or with a bad token is 401 with WWW-Authenticate', async () => {
-    for (const token of [undefined, 'not-a-token']) {
+    for (const [token, reason] of [
+      [undefined, 'A valid token is required: log in first'],
+      [
+        'not-a-token',
+        'This token is not valid here: it was revoked, or this registry never issued it; log in again or create a new token',
+      ],
+    ] as const) {
       const res = await request(`${registry.url}/-/whoami`, { token });
       expect(res.status).toBe(401);
-      expect(res.body.code).toBe('UNAUTHORIZED');
-      expect(res.headers.get('www-authenticate')).toBe('Bearer');
+      expect(res.body).toEqual({ error: reason, code: 'UNAUTHORIZED', details: reason });
+      expect(res.headers.get('www-authenticate')).toBe(`Token reason="${reason}"`);
     }
   });
 

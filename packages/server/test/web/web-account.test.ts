@@ -212,6 +212,58 @@ describe('the account page', () => {
     expect((await request(`${registry.url}/-/whoami`, { token: bobToken })).status).toBe(200);
   });
 
+  it('creates a token with limits, shows it once, then lists it with its limits and last use', async () => {
+    const client = await signedIn('bob', 'pw-bob');
+    await client.get('/-/web/account');
+    const res = await client.post('/-/web/account/tokens', {
+      csrf: client.csrf(),
+      name: 'ci build',
+      access: 'readonly',
+      packages: 'com.studio.*, com.other.tool',
+      cidr: '127.0.0.0/8, ::1/128',
+      expires: '30',
+      password: 'pw-bob',
+    });
+    expect(res.status).toBe(201);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    const token = /<code id="new-token">([A-Za-z0-9_-]{43})<\/code>/.exec(res.html)?.[1];
+    expect(token).toBeDefined();
+    expect((await request(`${registry.url}/-/whoami`, { token })).body.username).toBe('bob');
+    await registry.services.tokenUses.flush();
+
+    const page = squash((await client.get('/-/web/account')).html);
+    expect(page).not.toContain(token!);
+    expect(page).toContain(`<code>${token!.slice(0, 6)}…</code>`);
+    expect(page).toContain('ci build');
+    expect(page).toContain('read-only; packages com.studio.*, com.other.tool; from 127.0.0.0/8, ::1/128');
+    // Created now, used now (the last use is written in batches), expiring in 30 days.
+    const row = new RegExp(
+      `<code>${token!.slice(0, 6)}…</code></td><td>ci build</td><td><time datetime="([^"]+)">[^<]*</time></td>` +
+        '<td><time datetime="([^"]+)">[^<]*</time>from<code>(127\\.0\\.0\\.1|::1|::ffff:127\\.0\\.0\\.1)</code></td>' +
+        '<td><time datetime="([^"]+)">',
+    ).exec(page);
+    expect(row, page).not.toBeNull();
+    const now = new Date(clock).toISOString();
+    expect([row![1], row![2]]).toEqual([now, now]);
+    expect(Date.parse(row![4]!) - clock).toBe(30 * 86_400_000);
+  });
+
+  it('refuses a wrong password or a bad limit with the reason on the page, creating nothing', async () => {
+    const client = await signedIn('bob', 'pw-bob');
+    await client.get('/-/web/account');
+    const count = async () => (await registry.storage.registry.listUserTokens('', 'bob')).length;
+    const before = await count();
+    const wrong = await client.post('/-/web/account/tokens', { csrf: client.csrf(), name: 'x', password: 'not-pw' });
+    expect(wrong.status).toBe(401);
+    expect(wrong.html).toContain('Invalid credentials: wrong user name or password');
+    expect(wrong.html).toContain('value="x"');
+    const bad = await client.post('/-/web/account/tokens', { csrf: client.csrf(), cidr: 'nowhere', password: 'pw-bob' });
+    expect(bad.status).toBe(422);
+    expect(bad.html).toContain('is not a CIDR range such as 192.168.0.0/16');
+    expect((await client.post('/-/web/account/tokens', { name: 'x', password: 'pw-bob' })).status).toBe(403);
+    expect(await count()).toBe(before);
+  });
+
   it('sends a signed-out revoke to the sign-in page and revokes nothing', async () => {
     const client = new WebClient(registry.url);
     await client.get('/-/web/signin');

@@ -13,6 +13,11 @@ export interface AccountView {
   email: string;
   tokens: TokenRow[];
   notice?: string;
+  /** A token just created: shown on this page only, once. */
+  created?: { token: string; id: string };
+  /** Why the token form was refused, and what it held (never the password). */
+  formError?: string;
+  form?: Record<string, string>;
 }
 
 export function accountPage(ctx: PageContext, view: AccountView): string {
@@ -24,7 +29,9 @@ export function accountPage(ctx: PageContext, view: AccountView): string {
       Every <code>npm login</code>, <code>pkg login</code> or web login creates one. Revoke those you no longer use: clients
       holding them must log in again.
     </p>
-    ${view.tokens.length === 0 ? html`<p class="muted">You have no tokens.</p>` : tokenTable(ctx, view.tokens)}`;
+    ${view.created ? createdToken(view.created) : ''}
+    ${view.tokens.length === 0 ? html`<p class="muted">You have no tokens.</p>` : tokenTable(ctx, view.tokens)}
+    ${tokenForm(ctx, view)}`;
   return layout(ctx, { title: 'Your account', body });
 }
 
@@ -33,9 +40,11 @@ function tokenTable(ctx: PageContext, tokens: TokenRow[]): SafeHtml {
     <thead>
       <tr>
         <th scope="col">Token</th>
+        <th scope="col">Name</th>
         <th scope="col">Created</th>
+        <th scope="col">Last used</th>
         <th scope="col">Expires</th>
-        <th scope="col">Access</th>
+        <th scope="col">Limits</th>
         <th scope="col"><span class="visually-hidden">Action</span></th>
       </tr>
     </thead>
@@ -44,9 +53,18 @@ function tokenTable(ctx: PageContext, tokens: TokenRow[]): SafeHtml {
         (t) =>
           html`<tr>
             <td><code>${t.prefix ? `${t.prefix}…` : `id ${t.id.slice(0, 8)}`}</code></td>
+            <td>${t.scope?.name ?? ''}</td>
             <td><time datetime="${t.createdAt}">${isoDate(t.createdAt)}</time></td>
+            <td>
+              ${
+                t.lastUsedAt
+                  ? html`<time datetime="${t.lastUsedAt}">${t.lastUsedAt.slice(0, 16).replace('T', ' ')}</time> from
+                      <code>${t.lastAddress ?? ''}</code>`
+                  : 'never'
+              }
+            </td>
             <td>${t.expiresAt ? html`<time datetime="${t.expiresAt}">${isoDate(t.expiresAt)}</time>` : 'never'}</td>
-            <td>${t.readonly ? 'read-only' : 'read and publish'}</td>
+            <td>${limitsOf(t)}</td>
             <td>
               <form method="post" action="/-/web/account/tokens/revoke">
                 <input type="hidden" name="${CSRF_FIELD}" value="${ctx.csrf}" />
@@ -64,4 +82,53 @@ function tokenTable(ctx: PageContext, tokens: TokenRow[]): SafeHtml {
       )}
     </tbody>
   </table>`;
+}
+
+/** The limits of a token in words. */
+function limitsOf(t: TokenRow): string {
+  const limits = [t.readonly ? 'read-only' : t.scope?.publishOnly ? 'publish only' : 'read and publish'];
+  if (t.scope?.automation) limits.push('automation (no one-time password)');
+  if (t.scope?.packages) limits.push(`packages ${t.scope.packages.join(', ')}`);
+  if (t.scope?.cidrWhitelist) limits.push(`from ${t.scope.cidrWhitelist.join(', ')}`);
+  return limits.join('; ');
+}
+
+function createdToken(created: { token: string; id: string }): SafeHtml {
+  return html`<div class="ok" role="status">
+    <p>Your new token (shown only now: copy it to where it is used, e.g. your CI secrets):</p>
+    <p><code id="new-token">${created.token}</code></p>
+  </div>`;
+}
+
+/** Creates a token with limits; the password again, as npm's token API asks. */
+function tokenForm(ctx: PageContext, view: AccountView): SafeHtml {
+  const form = view.form ?? {};
+  const access = form.access ?? 'publish';
+  const option = (value: string, label: string) =>
+    html`<label><input type="radio" name="access" value="${value}" ${access === value ? 'checked' : ''} /> ${label}</label>`;
+  return html`<h2>Create a token</h2>
+    ${view.formError ? html`<div class="error" role="alert">${view.formError}</div>` : ''}
+    <form method="post" action="/-/web/account/tokens" class="token-form">
+      <input type="hidden" name="${CSRF_FIELD}" value="${ctx.csrf}" />
+      <label for="token-name">Name</label>
+      <input id="token-name" name="name" maxlength="128" value="${form.name ?? ''}" />
+      <fieldset>
+        <legend>Access</legend>
+        ${option('publish', 'read and publish')} ${option('readonly', 'read-only')}
+        ${option('publishOnly', 'publish only (no dist-tags, owners, deprecation, unpublish)')}
+      </fieldset>
+      <label
+        ><input type="checkbox" name="automation" value="1" ${form.automation ? 'checked' : ''} /> automation (for CI: never asked
+        for a one-time password)</label
+      >
+      <label for="token-packages">Packages or namespaces (comma-separated, e.g. <code>com.studio.*</code>; empty: all)</label>
+      <input id="token-packages" name="packages" value="${form.packages ?? ''}" />
+      <label for="token-cidr">Address ranges (comma-separated, e.g. <code>10.0.0.0/8</code>; empty: anywhere)</label>
+      <input id="token-cidr" name="cidr" value="${form.cidr ?? ''}" />
+      <label for="token-expires">Expires after (days; empty: never)</label>
+      <input id="token-expires" name="expires" inputmode="numeric" value="${form.expires ?? ''}" />
+      <label for="token-password">Your password</label>
+      <input id="token-password" name="password" type="password" autocomplete="current-password" required />
+      <button type="submit">Create token</button>
+    </form>`;
 }

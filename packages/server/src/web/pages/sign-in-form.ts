@@ -52,6 +52,10 @@ export function signInForm(options: SignInFormOptions): SafeHtml {
           ${invalid}
         />
       </div>
+      <div class="field">
+        <label for="otp">One-time password <span class="muted">(only with two-factor sign-in)</span></label>
+        <input id="otp" name="otp" type="text" inputmode="numeric" autocomplete="one-time-code" maxlength="64" />
+      </div>
       ${
         options.signup
           ? html`<div class="field">

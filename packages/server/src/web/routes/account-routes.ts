@@ -1,10 +1,12 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ProtocolError } from '@pkg/protocol';
 import { clearCookie, readCookie } from '../cookies.js';
 import { checkCsrf } from '../csrf.js';
 import { formOf, type Form } from '../forms.js';
 import { sendPage } from '../html-responses.js';
-import { accountPage } from '../pages/account-page.js';
+import { accountPage, type AccountView } from '../pages/account-page.js';
+import type { PageContext } from '../pages/page-context.js';
+import { parseTokenBody } from '../../routes/token-body.js';
 import { signInPage } from '../pages/sign-in-page.js';
 import { checkSignIn, localPath, startBrowserSession } from '../sign-in.js';
 import { pageContext } from '../viewer.js';
@@ -51,18 +53,42 @@ export async function accountRoutes(app: FastifyInstance, { web }: { web: WebSer
   app.get<{ Querystring: Record<string, unknown> }>(ACCOUNT, async (request, reply) => {
     const ctx = await pageContext(request, reply, web);
     if (!ctx.viewer) return reply.redirect(`/-/web/signin?next=${encodeURIComponent(ACCOUNT)}`, 303);
-    const [user, tokens] = await Promise.all([
-      web.registry.auth.getUser(request.ctx.tenant, ctx.viewer),
-      web.registry.auth.listTokens(request.ctx.tenant, ctx.viewer),
-    ]);
     const notice = request.query.revoked === '1' ? 'The token was revoked.' : undefined;
-    return sendPage(
-      reply,
-      accountPage(ctx, { user: ctx.viewer, email: user?.email ?? '', tokens, ...(notice ? { notice } : {}) }),
-      200,
-      'no-store',
-    );
+    return sendPage(reply, await account(request, ctx, { ...(notice ? { notice } : {}) }), 200, 'no-store');
   });
+
+  app.post<{ Body: Form }>(`${ACCOUNT}/tokens`, async (request, reply) => {
+    const form = formOf(request.body);
+    checkCsrf(request, form.csrf);
+    const ctx = await pageContext(request, reply, web);
+    if (!ctx.viewer) return reply.redirect(`/-/web/signin?next=${encodeURIComponent(ACCOUNT)}`, 303);
+    const { password: _password, csrf: _csrf, ...kept } = form;
+    try {
+      const input = parseTokenBody(tokenBodyOf(form), request.ip);
+      // A web session is its user's full sign-in, as a login's token is.
+      const { token, summary } = await web.registry.tokens.create(
+        request.ctx.tenant,
+        { user: ctx.viewer, readonly: false },
+        input,
+      );
+      const page = await account(request, ctx, { created: { token, id: summary.id }, notice: 'Token created.' });
+      return sendPage(reply, page, 201, 'no-store');
+    } catch (err) {
+      if (!(err instanceof ProtocolError) || err.status >= 500 || err.status === 429) throw err;
+      const page = await account(request, ctx, { formError: err.details || err.message, form: kept });
+      return sendPage(reply, page, err.status, 'no-store');
+    }
+  });
+
+  /** The account page of the signed-in viewer, with its tokens as they are now. */
+  async function account(request: FastifyRequest, ctx: PageContext, extra: Partial<AccountView>): Promise<string> {
+    const viewer = ctx.viewer!;
+    const [user, tokens] = await Promise.all([
+      web.registry.auth.getUser(request.ctx.tenant, viewer),
+      web.registry.auth.listTokens(request.ctx.tenant, viewer),
+    ]);
+    return accountPage(ctx, { user: viewer, email: user?.email ?? '', tokens, ...extra });
+  }
 
   app.post<{ Body: Form }>(`${ACCOUNT}/tokens/revoke`, async (request, reply) => {
     const form = formOf(request.body);
@@ -74,4 +100,26 @@ export async function accountRoutes(app: FastifyInstance, { web }: { web: WebSer
     }
     return reply.redirect(`${ACCOUNT}?revoked=1`, 303);
   });
+}
+
+/** The token form as the body `POST /-/npm/v1/tokens` takes (the same checks, the same errors). */
+function tokenBodyOf(form: Form): Record<string, unknown> {
+  const list = (value: string | undefined) => {
+    const items = (value ?? '')
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item.length > 0);
+    return items.length > 0 ? items : undefined;
+  };
+  const expires = form.expires?.trim();
+  return {
+    password: form.password ?? '',
+    name: form.name?.trim() || undefined,
+    readonly: form.access === 'readonly',
+    publish_only: form.access === 'publishOnly',
+    automation: form.automation === '1',
+    packages: list(form.packages),
+    cidr_whitelist: list(form.cidr),
+    expires: expires ? (/^\d+$/.test(expires) ? Number(expires) : expires) : undefined,
+  };
 }

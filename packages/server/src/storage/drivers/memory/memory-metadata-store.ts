@@ -13,6 +13,7 @@ import {
   type TenantRecord,
   type TenantSettings,
   type TokenRecord,
+  type TokenUse,
   type UserRecord,
 } from '../../ports.js';
 
@@ -120,7 +121,9 @@ export class MemoryMetadataStore implements MetadataStore, PackageRecords {
     const user = this.#db.users.get(key(tenant, name));
     if (!user) return false;
     for (const [field, value] of Object.entries(patch)) {
-      if (value !== undefined && field !== 'name') (user as unknown as Record<string, unknown>)[field] = value;
+      // A cleared second factor reads back absent, as the SQL drivers return it.
+      if (field === 'secondFactor' && value === null) delete user.secondFactor;
+      else if (value !== undefined && field !== 'name') (user as unknown as Record<string, unknown>)[field] = value;
     }
     return true;
   }
@@ -170,6 +173,13 @@ export class MemoryMetadataStore implements MetadataStore, PackageRecords {
     return this.#tokensOf(tenant)
       .filter((token) => token.user === user)
       .sort((a, b) => compare(b.createdAt, a.createdAt) || compare(a.hash, b.hash));
+  }
+
+  async recordTokenUses(tenant: TenantId, uses: TokenUse[]): Promise<void> {
+    for (const use of uses) {
+      const token = this.#db.tokens.get(key(tenant, use.hash));
+      if (token) token.record = { ...token.record, lastUsedAt: use.at, lastAddress: use.address };
+    }
   }
 
   async createSession(tenant: TenantId, session: SessionRecord): Promise<void> {

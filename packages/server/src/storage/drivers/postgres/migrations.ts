@@ -66,6 +66,16 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   ALTER TABLE tenants ADD COLUMN incarnation text NOT NULL DEFAULT '';
   UPDATE tenants SET incarnation = md5(random()::text || clock_timestamp()::text || name);
   `,
+  // Scoped tokens (npm's token API): limits as JSON, and the last use.
+  `
+  ALTER TABLE tokens ADD COLUMN scope json;
+  ALTER TABLE tokens ADD COLUMN last_used_at text;
+  ALTER TABLE tokens ADD COLUMN last_address text;
+  `,
+  // Two-factor sign-in: the user's TOTP enrolment as JSON.
+  `
+  ALTER TABLE users ADD COLUMN second_factor text;
+  `,
 ];
 
 /**

@@ -14,6 +14,9 @@ import {
   type TenantRecord,
   type TenantSettings,
   type TokenRecord,
+  type SecondFactor,
+  type TokenScope,
+  type TokenUse,
   type UserRecord,
 } from '../../ports.js';
 import { LOCK_NAMESPACE, POSTGRES_MIGRATIONS, applyMigrations, type PostgresMigration } from './migrations.js';
@@ -173,7 +176,7 @@ export class PostgresMetadataStore implements MetadataStore, PackageRecords {
 
   async getUser(tenant: TenantId, name: string): Promise<UserRecord | undefined> {
     const { rows } = await this.pool.query<UserRow>(
-      'SELECT name, email, password_hash, created_at, disabled FROM users WHERE tenant = $1 AND name = $2',
+      'SELECT name, email, password_hash, created_at, disabled, second_factor FROM users WHERE tenant = $1 AND name = $2',
       [tenant, name],
     );
     return rows[0] && toUser(rows[0]);
@@ -182,9 +185,17 @@ export class PostgresMetadataStore implements MetadataStore, PackageRecords {
   async createUser(tenant: TenantId, user: UserRecord): Promise<boolean> {
     const { rowCount } = await this.#inLiveTenant(tenant, (db) =>
       db.query(
-        `INSERT INTO users (tenant, name, email, password_hash, created_at, disabled)
-       VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
-        [tenant, user.name, user.email, user.passwordHash, user.createdAt, user.disabled],
+        `INSERT INTO users (tenant, name, email, password_hash, created_at, disabled, second_factor)
+       VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
+        [
+          tenant,
+          user.name,
+          user.email,
+          user.passwordHash,
+          user.createdAt,
+          user.disabled,
+          user.secondFactor ? JSON.stringify(user.secondFactor) : null,
+        ],
       ),
     );
     return rowCount === 1;
@@ -204,13 +215,14 @@ export class PostgresMetadataStore implements MetadataStore, PackageRecords {
       passwordHash: 'password_hash',
       createdAt: 'created_at',
       disabled: 'disabled',
+      secondFactor: 'second_factor',
     };
     const sets: string[] = [];
     const values: unknown[] = [];
     for (const [key, value] of Object.entries(patch)) {
       const column = columns[key];
       if (column === undefined || value === undefined) continue;
-      values.push(value);
+      values.push(key === 'secondFactor' && value !== null ? JSON.stringify(value) : value);
       sets.push(`${column} = $${values.length}`);
     }
     if (sets.length === 0) return (await this.getUser(tenant, name)) !== undefined;
@@ -224,7 +236,7 @@ export class PostgresMetadataStore implements MetadataStore, PackageRecords {
 
   async listUsers(tenant: TenantId): Promise<UserRecord[]> {
     const { rows } = await this.pool.query<UserRow>(
-      'SELECT name, email, password_hash, created_at, disabled FROM users WHERE tenant = $1 ORDER BY name COLLATE "C"',
+      'SELECT name, email, password_hash, created_at, disabled, second_factor FROM users WHERE tenant = $1 ORDER BY name COLLATE "C"',
       [tenant],
     );
     return rows.map(toUser);
@@ -233,8 +245,17 @@ export class PostgresMetadataStore implements MetadataStore, PackageRecords {
   async createToken(tenant: TenantId, token: TokenRecord): Promise<void> {
     await this.#inLiveTenant(tenant, (db) =>
       db.query(
-        'INSERT INTO tokens (tenant, hash, user_name, created_at, expires_at, readonly, prefix) VALUES ($1, $2, $3, $4, $5, $6, $7)',
-        [tenant, token.hash, token.user, token.createdAt, token.expiresAt, token.readonly, token.prefix ?? null],
+        'INSERT INTO tokens (tenant, hash, user_name, created_at, expires_at, readonly, prefix, scope) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
+        [
+          tenant,
+          token.hash,
+          token.user,
+          token.createdAt,
+          token.expiresAt,
+          token.readonly,
+          token.prefix ?? null,
+          token.scope ? JSON.stringify(token.scope) : null,
+        ],
       ),
     );
   }
@@ -262,6 +283,17 @@ export class PostgresMetadataStore implements MetadataStore, PackageRecords {
       [tenant, user],
     );
     return rows.map(toToken);
+  }
+  async recordTokenUses(tenant: TenantId, uses: TokenUse[]): Promise<void> {
+    if (uses.length === 0) return;
+    // One statement per batch; a hash named twice would update its row with either use, so
+    // callers send each token once.
+    await this.pool.query(
+      `UPDATE tokens AS t SET last_used_at = u.at, last_address = u.address
+         FROM unnest($2::text[], $3::text[], $4::text[]) AS u(hash, at, address)
+        WHERE t.tenant = $1 AND t.hash = u.hash`,
+      [tenant, uses.map((use) => use.hash), uses.map((use) => use.at), uses.map((use) => use.address)],
+    );
   }
 
   async deleteToken(tenant: TenantId, hash: string): Promise<boolean> {
@@ -459,6 +491,7 @@ interface UserRow {
   password_hash: string;
   created_at: string;
   disabled: boolean;
+  second_factor: string | null;
 }
 
 function toUser(row: UserRow): UserRecord {
@@ -468,10 +501,11 @@ function toUser(row: UserRow): UserRecord {
     passwordHash: row.password_hash,
     createdAt: row.created_at,
     disabled: row.disabled,
+    ...(row.second_factor !== null ? { secondFactor: JSON.parse(row.second_factor) as SecondFactor } : {}),
   };
 }
 
-const TOKEN_COLUMNS = 'hash, user_name, created_at, expires_at, readonly, prefix';
+const TOKEN_COLUMNS = 'hash, user_name, created_at, expires_at, readonly, prefix, scope, last_used_at, last_address';
 
 interface TokenRow {
   hash: string;
@@ -480,6 +514,9 @@ interface TokenRow {
   expires_at: string | null;
   readonly: boolean;
   prefix: string | null;
+  scope: TokenScope | null;
+  last_used_at: string | null;
+  last_address: string | null;
 }
 
 function toToken(row: TokenRow): TokenRecord {
@@ -490,6 +527,9 @@ function toToken(row: TokenRow): TokenRecord {
     expiresAt: row.expires_at,
     readonly: row.readonly,
     ...(row.prefix !== null ? { prefix: row.prefix } : {}),
+    ...(row.scope !== null ? { scope: row.scope } : {}),
+    ...(row.last_used_at !== null ? { lastUsedAt: row.last_used_at } : {}),
+    ...(row.last_address !== null ? { lastAddress: row.last_address } : {}),
   };
 }
 

@@ -60,4 +60,14 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   ALTER TABLE tenants ADD COLUMN incarnation TEXT NOT NULL DEFAULT '';
   UPDATE tenants SET incarnation = lower(hex(randomblob(16)));
   `,
+  // Scoped tokens (npm's token API): limits as JSON, and the last use.
+  `
+  ALTER TABLE tokens ADD COLUMN scope TEXT;
+  ALTER TABLE tokens ADD COLUMN last_used_at TEXT;
+  ALTER TABLE tokens ADD COLUMN last_address TEXT;
+  `,
+  // Two-factor sign-in: the user's TOTP enrolment as JSON.
+  `
+  ALTER TABLE users ADD COLUMN second_factor TEXT;
+  `,
 ];

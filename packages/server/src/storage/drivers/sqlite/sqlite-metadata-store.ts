@@ -14,6 +14,9 @@ import {
   type TenantRecord,
   type TenantSettings,
   type TokenRecord,
+  type SecondFactor,
+  type TokenScope,
+  type TokenUse,
   type UserRecord,
 } from '../../ports.js';
 import { KeyedMutex } from '../../keyed-mutex.js';
@@ -205,7 +208,7 @@ export class SqliteMetadataStore implements MetadataStore, PackageRecords {
 
   async getUser(tenant: TenantId, name: string): Promise<UserRecord | undefined> {
     const row = this.#statement(
-      'SELECT name, email, password_hash, created_at, disabled FROM users WHERE tenant = ? AND name = ?',
+      'SELECT name, email, password_hash, created_at, disabled, second_factor FROM users WHERE tenant = ? AND name = ?',
     ).get(tenant, name) as UserRow | undefined;
     return row && toUser(row);
   }
@@ -213,8 +216,16 @@ export class SqliteMetadataStore implements MetadataStore, PackageRecords {
   async createUser(tenant: TenantId, user: UserRecord): Promise<boolean> {
     return this.#inLiveTenant(tenant, () => {
       const info = this.#statement(
-        'INSERT INTO users (tenant, name, email, password_hash, created_at, disabled) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
-      ).run(tenant, user.name, user.email, user.passwordHash, user.createdAt, user.disabled ? 1 : 0);
+        'INSERT INTO users (tenant, name, email, password_hash, created_at, disabled, second_factor) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
+      ).run(
+        tenant,
+        user.name,
+        user.email,
+        user.passwordHash,
+        user.createdAt,
+        user.disabled ? 1 : 0,
+        user.secondFactor ? JSON.stringify(user.secondFactor) : null,
+      );
       return info.changes === 1;
     });
   }
@@ -226,6 +237,7 @@ export class SqliteMetadataStore implements MetadataStore, PackageRecords {
       passwordHash: 'password_hash',
       createdAt: 'created_at',
       disabled: 'disabled',
+      secondFactor: 'second_factor',
     };
     const sets: string[] = [];
     const values: unknown[] = [];
@@ -233,7 +245,9 @@ export class SqliteMetadataStore implements MetadataStore, PackageRecords {
       const column = columns[key];
       if (column === undefined || value === undefined) continue;
       sets.push(`${column} = ?`);
-      values.push(typeof value === 'boolean' ? (value ? 1 : 0) : value);
+      values.push(
+        typeof value === 'boolean' ? (value ? 1 : 0) : key === 'secondFactor' && value !== null ? JSON.stringify(value) : value,
+      );
     }
     if (sets.length === 0) return (await this.getUser(tenant, name)) !== undefined;
     const info = this.#statement(`UPDATE users SET ${sets.join(', ')} WHERE tenant = ? AND name = ?`).run(
@@ -246,7 +260,7 @@ export class SqliteMetadataStore implements MetadataStore, PackageRecords {
 
   async listUsers(tenant: TenantId): Promise<UserRecord[]> {
     const rows = this.#statement(
-      'SELECT name, email, password_hash, created_at, disabled FROM users WHERE tenant = ? ORDER BY name',
+      'SELECT name, email, password_hash, created_at, disabled, second_factor FROM users WHERE tenant = ? ORDER BY name',
     ).all(tenant) as UserRow[];
     return rows.map(toUser);
   }
@@ -254,22 +268,28 @@ export class SqliteMetadataStore implements MetadataStore, PackageRecords {
   async createToken(tenant: TenantId, token: TokenRecord): Promise<void> {
     this.#inLiveTenant(tenant, () =>
       this.#statement(
-        'INSERT INTO tokens (tenant, hash, user, created_at, expires_at, readonly, prefix) VALUES (?, ?, ?, ?, ?, ?, ?)',
-      ).run(tenant, token.hash, token.user, token.createdAt, token.expiresAt, token.readonly ? 1 : 0, token.prefix ?? null),
+        'INSERT INTO tokens (tenant, hash, user, created_at, expires_at, readonly, prefix, scope) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      ).run(
+        tenant,
+        token.hash,
+        token.user,
+        token.createdAt,
+        token.expiresAt,
+        token.readonly ? 1 : 0,
+        token.prefix ?? null,
+        token.scope ? JSON.stringify(token.scope) : null,
+      ),
     );
   }
 
   async getToken(tenant: TenantId, hash: string): Promise<TokenRecord | undefined> {
-    const row = this.#statement(
-      'SELECT hash, user, created_at, expires_at, readonly, prefix FROM tokens WHERE tenant = ? AND hash = ?',
-    ).get(tenant, hash) as TokenRow | undefined;
+    const row = this.#statement(`SELECT ${TOKEN_COLUMNS} FROM tokens WHERE tenant = ? AND hash = ?`).get(tenant, hash) as
+      TokenRow | undefined;
     return row && toToken(row);
   }
 
   async listTokens(tenant: TenantId): Promise<TokenRecord[]> {
-    const rows = this.#statement(
-      'SELECT hash, user, created_at, expires_at, readonly, prefix FROM tokens WHERE tenant = ? ORDER BY hash',
-    ).all(tenant) as TokenRow[];
+    const rows = this.#statement(`SELECT ${TOKEN_COLUMNS} FROM tokens WHERE tenant = ? ORDER BY hash`).all(tenant) as TokenRow[];
     return rows.map(toToken);
   }
 
@@ -296,9 +316,16 @@ export class SqliteMetadataStore implements MetadataStore, PackageRecords {
 
   async listUserTokens(tenant: TenantId, user: string): Promise<TokenRecord[]> {
     const rows = this.#statement(
-      'SELECT hash, user, created_at, expires_at, readonly, prefix FROM tokens WHERE tenant = ? AND user = ? ORDER BY created_at DESC, hash',
+      `SELECT ${TOKEN_COLUMNS} FROM tokens WHERE tenant = ? AND user = ? ORDER BY created_at DESC, hash`,
     ).all(tenant, user) as TokenRow[];
     return rows.map(toToken);
+  }
+
+  async recordTokenUses(tenant: TenantId, uses: TokenUse[]): Promise<void> {
+    const update = this.#statement('UPDATE tokens SET last_used_at = ?, last_address = ? WHERE tenant = ? AND hash = ?');
+    this.db.transaction(() => {
+      for (const use of uses) update.run(use.at, use.address, tenant, use.hash);
+    })();
   }
 
   async createSession(tenant: TenantId, session: SessionRecord): Promise<void> {
@@ -460,6 +487,8 @@ export class SqliteMetadataStore implements MetadataStore, PackageRecords {
   }
 }
 
+const TOKEN_COLUMNS = 'hash, user, created_at, expires_at, readonly, prefix, scope, last_used_at, last_address';
+
 interface TokenRow {
   hash: string;
   user: string;
@@ -467,6 +496,9 @@ interface TokenRow {
   expires_at: string | null;
   readonly: number;
   prefix: string | null;
+  scope: string | null;
+  last_used_at: string | null;
+  last_address: string | null;
 }
 
 function toToken(row: TokenRow): TokenRecord {
@@ -477,6 +509,9 @@ function toToken(row: TokenRow): TokenRecord {
     expiresAt: row.expires_at,
     readonly: row.readonly === 1,
     ...(row.prefix !== null ? { prefix: row.prefix } : {}),
+    ...(row.scope !== null ? { scope: JSON.parse(row.scope) as TokenScope } : {}),
+    ...(row.last_used_at !== null ? { lastUsedAt: row.last_used_at } : {}),
+    ...(row.last_address !== null ? { lastAddress: row.last_address } : {}),
   };
 }
 
@@ -495,6 +530,7 @@ interface UserRow {
   password_hash: string;
   created_at: string;
   disabled: number;
+  second_factor: string | null;
 }
 
 function toUser(row: UserRow): UserRecord {
@@ -504,6 +540,7 @@ function toUser(row: UserRow): UserRecord {
     passwordHash: row.password_hash,
     createdAt: row.created_at,
     disabled: row.disabled === 1,
+    ...(row.second_factor !== null ? { secondFactor: JSON.parse(row.second_factor) as SecondFactor } : {}),
   };
 }
 

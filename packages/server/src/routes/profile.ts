@@ -1,0 +1,85 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ProtocolError } from '@pkg/protocol';
+import type { Caller } from '../context.js';
+import { isObject } from '../services/json-shapes.js';
+import { SecondFactorService, otpRequired } from '../services/second-factor.js';
+import type { Services } from '../services/services.js';
+import type { UserRecord } from '../storage/ports.js';
+import { requireCaller } from './guards.js';
+import { otpOf } from './second-factor-guard.js';
+
+const MODES = ['auth-only', 'auth-and-writes'] as const;
+
+/**
+ * npm's profile API, as `npm profile get`, `npm profile enable-2fa [auth-only|auth-and-writes]`
+ * and `npm profile disable-2fa` drive it: `GET /-/npm/v1/user`, and `POST /-/npm/v1/user` with
+ * `{tfa: {mode, password}}` (the answer: an `otpauth://` URL to enrol, or the new mode when two
+ * factors are in use already, which needs a code), `{tfa: [code]}` (confirms enrolment; the
+ * answer lists the recovery codes) or `{tfa: {mode: "disable", password}}` (needs a code).
+ */
+export async function profileRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
+  app.get('/-/npm/v1/user', async (request) => profileOf(await userOf(services, request, requireCaller(request))));
+
+  app.post<{ Body: unknown }>('/-/npm/v1/user', async (request) => {
+    const caller = requireCaller(request);
+    if (caller.readonly || caller.scope !== undefined) {
+      throw new ProtocolError(
+        'FORBIDDEN',
+        'This token is limited: the profile is changed with the token of a login (npm login, pkg login)',
+      );
+    }
+    const body = request.body;
+    if (!isObject(body) || !('tfa' in body) || Object.keys(body).some((key) => key !== 'tfa')) {
+      throw new ProtocolError('VALIDATION_ERROR', 'Only two-factor sign-in (tfa) can be changed here');
+    }
+    const { tenant } = request.ctx;
+    const tfa = body.tfa;
+    const user = await userOf(services, request, caller);
+    if (Array.isArray(tfa)) {
+      if (tfa.length !== 1) throw new ProtocolError('BAD_REQUEST', "'tfa' must hold one code");
+      return { ...profileOf(user), tfa: await services.secondFactors.confirm(tenant, user, tfa[0]) };
+    }
+    if (!isObject(tfa) || typeof tfa.password !== 'string' || typeof tfa.mode !== 'string') {
+      throw new ProtocolError('BAD_REQUEST', "'tfa' must be {mode, password} or [code]");
+    }
+    await services.auth.confirmPassword(tenant, { name: user.name, password: tfa.password, clientIp: request.ip });
+    const active = SecondFactorService.active(user);
+    if (tfa.mode === 'disable') {
+      if (active) await services.secondFactors.check(tenant, user, otpOf(request), 'Switching two-factor sign-in off');
+      await services.secondFactors.disable(tenant, user.name);
+      return { ...profileOf(user), tfa: false };
+    }
+    const mode = MODES.find((m) => m === tfa.mode);
+    if (mode === undefined)
+      throw new ProtocolError(
+        'VALIDATION_ERROR',
+        `'${String(tfa.mode).slice(0, 40)}' is not a mode: use auth-only or auth-and-writes`,
+      );
+    if (active) {
+      if (!otpOf(request)) throw otpRequired('Changing the two-factor mode');
+      await services.secondFactors.check(tenant, user, otpOf(request), 'Changing the two-factor mode');
+      await services.secondFactors.setMode(tenant, user, mode);
+      return { ...profileOf(user), tfa: { mode, pending: false } };
+    }
+    return { tfa: await services.secondFactors.begin(tenant, user, mode, new URL(request.ctx.baseUrl).host) };
+  });
+}
+
+async function userOf(services: Services, request: FastifyRequest, caller: Caller): Promise<UserRecord> {
+  const user = await services.auth.getUser(request.ctx.tenant, caller.user);
+  if (!user || user.disabled) throw new ProtocolError('UNAUTHORIZED', 'This account no longer exists or is disabled');
+  return user;
+}
+
+/** The profile as npm's registry answers it (the fields npm prints). */
+function profileOf(user: UserRecord): Record<string, unknown> {
+  const factor = user.secondFactor;
+  return {
+    name: user.name,
+    email: user.email,
+    email_verified: false,
+    tfa: factor ? { mode: factor.mode, pending: factor.pending } : false,
+    created: user.createdAt,
+    updated: user.createdAt,
+  };
+}
