@@ -1,14 +1,15 @@
 import { recordIssuedToken } from './issued-tokens.js';
+import type { UntypedJson } from './untyped-json.js';
 
 /** Small fetch wrappers for tests: JSON in, status + parsed body + headers out. */
-export interface JsonResponse<T = any> {
+export interface JsonResponse<T = UntypedJson> {
   status: number;
   body: T;
   headers: Headers;
   text: string;
 }
 
-export async function request<T = any>(
+export async function request<T = UntypedJson>(
   url: string,
   init: { method?: string; token?: string; body?: unknown; headers?: Record<string, string>; rawBody?: string | Buffer } = {},
 ): Promise<JsonResponse<T>> {

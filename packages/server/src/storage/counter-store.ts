@@ -89,7 +89,7 @@ export class MemoryCounterStore implements CounterStore {
 
   #of(windowSeconds: number): Map<string, Window> {
     let windows = this.#windows.get(windowSeconds);
-    if (windows === undefined) this.#windows.set(windowSeconds, (windows = new Map()));
+    if (windows === undefined) this.#windows.set(windowSeconds, (windows = new Map<string, Window>()));
     return windows;
   }
 

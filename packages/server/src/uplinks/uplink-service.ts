@@ -562,7 +562,7 @@ export class UplinkService {
 
   #remember(tenant: TenantId, uplink: Uplink, name: string, until: number, missing: boolean, stale = false): void {
     let known = this.#knownOf(tenant);
-    if (known === undefined) this.#tenantKnown.set(this.#scopeOf(tenant), (known = new Map()));
+    if (known === undefined) this.#tenantKnown.set(this.#scopeOf(tenant), (known = new Map<string, Known>()));
     if (known.size >= MAX_KNOWN) known.clear();
     known.set(name, { until, missing, stale, stats: this.#statsOf(tenant, uplink) });
   }

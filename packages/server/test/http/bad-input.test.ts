@@ -13,6 +13,7 @@ import {
   storeSnapshot,
   type TestRegistry,
 } from '@pkg/testkit';
+import type { UntypedJson } from '@pkg/testkit';
 
 /**
  * Bad input of every kind must get a clear 4xx with the error shape, and change nothing: the
@@ -47,7 +48,7 @@ function tarOf(entries: { path: string; content: string }[]): Buffer {
   return gzipSync(rawTar(entries));
 }
 
-async function expectUnchanged(send: () => Promise<{ status: number; body: any }>, status: number, code: string) {
+async function expectUnchanged(send: () => Promise<{ status: number; body: UntypedJson }>, status: number, code: string) {
   const names = [NAME, 'com.acme.fresh'];
   const before = await storeSnapshot(registry, names);
   const res = await send();

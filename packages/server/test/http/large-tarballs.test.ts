@@ -16,6 +16,7 @@ import {
   type TestRegistry,
 } from '@pkg/testkit';
 import { FsBlobStore } from '../../src/storage/drivers/fs/fs-blob-store.js';
+import type { UntypedJson } from '@pkg/testkit';
 
 /**
  * Publishes stream into the blob store and large tarballs stream out of it, on the profile's
@@ -149,7 +150,7 @@ describe('a streamed publish that fails stores nothing', () => {
   const VERSION = '2.0.0';
   const tarballOf = (content: Buffer) => buildTarball({ name: NAME, version: VERSION }, [{ path: 'Runtime/noise.bin', content }]);
 
-  async function expectNothingStored(send: () => Promise<{ status: number; body: any }>, status: number, code: string) {
+  async function expectNothingStored(send: () => Promise<{ status: number; body: UntypedJson }>, status: number, code: string) {
     const before = await storeSnapshot(registry, [NAME]);
     const res = await send();
     expect(res.status).toBe(status);
