@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
-import { testFiles } from './vitest.projects.js';
+import { testFiles } from './vitest.test-files.js';
 
 const src = (pkg: string) => fileURLToPath(new URL(`./packages/${pkg}/src/index.ts`, import.meta.url));
 
@@ -33,7 +33,7 @@ export default defineConfig({
     },
   },
   test: {
-    // A run that finds no test file fails (every project must find some: vitest.projects.ts).
+    // A run that finds no test file fails (every project must find some: vitest.test-files.ts).
     passWithNoTests: false,
     pool: 'forks',
     // Tests mostly wait on sockets and child processes; more workers than cores pays off.

@@ -11,7 +11,8 @@ import { loginUser, publishFixtures, spawnRegistry, type SpawnedRegistry } from 
  * The verification of `npm run release` (README, "Releases"): what scripts/release.js wrote into
  * release/ is checked as a user receives it. Each tarball is installed alone into its own empty
  * prefix (so nothing can resolve from this repository), the installed server is started and
- * serves a package, and both the installed client and the single executable read it back.
+ * serves a package, the installed client finds it and the single executable, with an empty PATH,
+ * reads it.
  */
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -135,10 +136,24 @@ describe('npm run release', () => {
       'com.acme.released': [{ version: '1.2.3', manifest: { displayName: 'Released', unity: '2022.3' } }],
     });
     const env = await isolatedEnv();
-    const clients = [path.join(prefixes.get('pkg')!, 'bin', 'pkg'), path.join(releaseDir, executableName)];
-    for (const client of clients) {
-      const { stdout } = await run(client, ['info', 'com.acme.released', '--registry', registry.url, '--json'], { env });
-      expect(JSON.parse(stdout), client).toMatchObject({ name: 'com.acme.released', version: '1.2.3' });
-    }
+    const installed = await run(
+      path.join(prefixes.get('pkg')!, 'bin', 'pkg'),
+      ['search', 'released', '--registry', registry.url, '--json'],
+      {
+        env,
+      },
+    );
+    expect((JSON.parse(installed.stdout) as { results: { name: string }[] }).results.map((r) => r.name)).toEqual([
+      'com.acme.released',
+    ]);
+    // The single executable needs no Node.js: nothing on the PATH.
+    const single = await run(
+      path.join(releaseDir, executableName),
+      ['info', 'com.acme.released', '--registry', registry.url, '--json'],
+      {
+        env: { ...env, PATH: '' },
+      },
+    );
+    expect(JSON.parse(single.stdout)).toMatchObject({ name: 'com.acme.released', version: '1.2.3' });
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { testFiles } from '../../../../vitest.projects.js';
+import { testFiles } from '../../../../vitest.test-files.js';
 
 describe('test projects', () => {
   it('refuses a project whose include patterns match no file', () => {
