@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { UplinkConfig } from '../uplinks/uplink-config.js';
+import type { UplinkConfig } from './uplink-config.js';
 import type { RetentionSchedule } from './retention-rules.js';
 import { SETTINGS, envName, type SettingSpec } from './settings.js';
 
@@ -153,9 +153,16 @@ export function coerceSetting(key: string, value: unknown): unknown {
 
 /** A setting's value as text: an object or array shows as JSON, never as `[object Object]`. */
 function shown(value: unknown): string {
-  return typeof value === 'object' && value !== null
-    ? JSON.stringify(value)
-    : String(value as string | number | boolean | bigint);
+  switch (typeof value) {
+    case 'string':
+      return value;
+    case 'number':
+    case 'boolean':
+    case 'bigint':
+      return String(value);
+    default:
+      return JSON.stringify(value) ?? typeof value;
+  }
 }
 
 function coerce(spec: SettingSpec, value: unknown): unknown {

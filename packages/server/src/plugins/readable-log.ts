@@ -28,9 +28,16 @@ function time(ms: unknown): string {
 /** One log entry as a line a person reads. */
 /** A logged value as text: objects as JSON. */
 function text(value: unknown): string {
-  return typeof value === 'object' && value !== null
-    ? JSON.stringify(value)
-    : String(value as string | number | boolean | bigint);
+  switch (typeof value) {
+    case 'string':
+      return value;
+    case 'number':
+    case 'boolean':
+    case 'bigint':
+      return String(value);
+    default:
+      return JSON.stringify(value) ?? typeof value;
+  }
 }
 
 export function readableLine(entry: Record<string, unknown>, location: DataLocation): string | null {

@@ -1,7 +1,7 @@
 import { ProtocolError } from '@pkg/protocol';
 import type { ServerDeps } from '../deps.js';
 import { GLOBAL_TENANT, type TenantId, type TenantRecord, type TenantSettings } from '../storage/ports.js';
-import { compileUplinks, type UplinkConfig, type UplinkRules } from '../uplinks/uplink-config.js';
+import { compileUplinks, type UplinkConfig, type UplinkRules } from '../config/uplink-config.js';
 import { tenantNameProblem } from './tenant-names.js';
 
 /** Effective settings of one registry: the tenant's own overrides over the server configuration. */

@@ -7,7 +7,7 @@ import type { MigrationLog } from './schema-history.js';
 import type { Readable } from 'node:stream';
 import { ProtocolError, type PackageDocument } from '@pkg/protocol';
 import type { Scores, SearchQuery } from '../search/search-types.js';
-import type { UplinkConfig } from '../uplinks/uplink-config.js';
+import type { UplinkConfig } from '../config/uplink-config.js';
 
 /** Tenant id: `''` is the global registry, anything else a tenant's DNS label. */
 export type TenantId = string;

@@ -21,7 +21,7 @@ import {
 } from '../storage/ports.js';
 import { CircuitBreaker, type CircuitState } from './circuit-breaker.js';
 import { withLiveResults } from './live-search.js';
-import type { Uplink, UplinkRules } from './uplink-config.js';
+import type { Uplink, UplinkRules } from '../config/uplink-config.js';
 import { integrityCheck, isCachedCopy, mergeCached, upstreamDocument } from './upstream-document.js';
 import type { UpstreamClient, UpstreamResult } from './upstream-client.js';
 import { singleIncarnation, type TenantScopeOf } from '../services/tenant-scope.js';
