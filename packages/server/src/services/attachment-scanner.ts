@@ -1,5 +1,5 @@
 import { ProtocolError } from '@pkg/protocol';
-import { MAX_JSON_DEPTH } from '../plugins/json-depth.js';
+import { jsonTooDeep, MAX_JSON_DEPTH } from './json-depth.js';
 
 /** Where the characters of one diverted string go (the base64 of a tarball attachment). */
 export interface StringSink {
@@ -133,7 +133,7 @@ export class AttachmentScanner {
   #open(object: boolean): void {
     const parent = this.#stack.at(-1);
     if (this.#stack.length >= MAX_JSON_DEPTH) {
-      throw new ProtocolError('BAD_REQUEST', `The JSON body is nested more than ${MAX_JSON_DEPTH} levels deep`);
+      throw jsonTooDeep();
     }
     let role: Role = 'none';
     let file = '';
