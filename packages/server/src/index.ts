@@ -6,7 +6,8 @@ export { createStorage, createMemoryStorage, collectOrphanBlobs, type Storage } 
 export { serverDeps, type ServerDeps } from './deps.js';
 export * from './storage/ports.js';
 export * from './storage/counter-store.js';
-export { TenantService, type EffectiveSettings } from './services/tenant-service.js';
+export { TenantService } from './services/tenant-service.js';
+export type { EffectiveSettings } from './context.js';
 export { TenantAdmin, AdminError, AdminUsageError } from './services/tenant-admin.js';
 export { UserAdmin } from './services/user-admin.js';
 export { tenantNameProblem } from './services/tenant-names.js';
