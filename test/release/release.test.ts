@@ -34,14 +34,23 @@ async function tempDir(label: string): Promise<string> {
   return dir;
 }
 
-/** A child's environment that cannot reach this repository's packages or a developer's settings. */
+/**
+ * The environment of an installed program: this process's, without anything that points at this
+ * repository (npm's run-script variables, NODE_PATH) or at a developer's pkg settings, with a
+ * home of its own.
+ */
 async function isolatedEnv(): Promise<NodeJS.ProcessEnv> {
   const home = await tempDir('home');
+  return { ...installEnv(), HOME: home, PKG_CONFIG_DIR: path.join(home, 'config'), PKG_CACHE_DIR: path.join(home, 'cache') };
+}
+
+/** npm's environment for an install: the machine's npm configuration (its home) is kept. */
+function installEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) {
     if (!name.startsWith('PKG_') && !name.startsWith('npm_') && name !== 'NODE_PATH') env[name] = value;
   }
-  return { ...env, HOME: home, PKG_CONFIG_DIR: path.join(home, 'config'), PKG_CACHE_DIR: path.join(home, 'cache') };
+  return env;
 }
 
 async function tarEntries(tarball: string): Promise<string[]> {
@@ -72,7 +81,7 @@ describe('npm run release', () => {
         ],
         {
           cwd: prefix,
-          env: await isolatedEnv(),
+          env: installEnv(),
           maxBuffer: 64 * 1024 * 1024,
         },
       );
