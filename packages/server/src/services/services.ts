@@ -16,7 +16,7 @@ import { ScoreRefresher } from './score-refresher.js';
 import { SearchService } from './search-service.js';
 import { TenantService } from './tenant-service.js';
 import { RateLimitService } from './rate-limits.js';
-import { createMemoryCounterStore } from '../storage/counter-store.js';
+import { createMemoryCounterStore } from '../storage/create-storage.js';
 import { UplinkService } from './uplinks/uplink-service.js';
 import { HttpUpstreamClient, type UpstreamClient } from './uplinks/upstream-client.js';
 import { UpstreamKeys } from './uplinks/upstream-keys.js';

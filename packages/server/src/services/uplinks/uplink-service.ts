@@ -24,7 +24,7 @@ import { withLiveResults } from './live-search.js';
 import type { Uplink, UplinkRules } from '../../config/uplink-config.js';
 import { integrityCheck, isCachedCopy, mergeCached, upstreamDocument } from './upstream-document.js';
 import type { UpstreamClient, UpstreamResult } from './upstream-client.js';
-import { singleIncarnation, type TenantScopeOf } from '../services/tenant-scope.js';
+import { singleIncarnation, type TenantScopeOf } from '../tenant-scope.js';
 
 /** A tarball the upstream has and this registry has not downloaded yet (the answer to a HEAD). */
 export type UpstreamFile = Omit<TarballFile, 'open'>;
