@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ProtocolError, errorBody, type ErrorCode } from '@pkg/protocol';
 import { errorResponse } from '../http/answer.js';
+import { safePath } from '../http/safe-path.js';
 import { logRequestLine, type RequestLog } from './logging.js';
 
 /**
@@ -55,13 +56,6 @@ function mapFrameworkError(err: FastifyError): { status: number; code: ErrorCode
     return { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', details: 'Unsupported content type or encoding' };
   }
   return undefined;
-}
-
-/** The path without its query string and cut short: never echo a token from a URL. */
-export function safePath(url: string): string {
-  const pathOnly = url.split('?')[0] ?? '';
-  const redacted = pathOnly.replace(/\/-\/user\/token\/[^/]+/, '/-/user/token/[redacted]');
-  return redacted.length > 200 ? `${redacted.slice(0, 200)}…` : redacted;
 }
 
 /**

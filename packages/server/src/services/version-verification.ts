@@ -1,5 +1,5 @@
 import type { VersionRecord } from '@pkg/protocol';
-import { streamMatchesDist } from '../admin/integrity.js';
+import { streamMatchesDist } from './integrity.js';
 import type { ServerDeps } from '../deps.js';
 import { blobKeyFor } from '../storage/blob-keys.js';
 import type { TenantId } from '../storage/ports.js';
