@@ -21,7 +21,9 @@ export async function request<T = UntypedJson>(
     body = JSON.stringify(init.body);
     headers['content-type'] ??= 'application/json';
   }
-  const response = await fetch(url, { method: init.method ?? 'GET', headers, body });
+  // fetch's types take bytes over an ArrayBuffer only (a Buffer may view a SharedArrayBuffer): a copy.
+  const sent = typeof body === 'string' || body === undefined ? body : new Uint8Array(body);
+  const response = await fetch(url, { method: init.method ?? 'GET', headers, body: sent });
   const text = await response.text();
   let parsed: unknown = text;
   try {

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ProtocolError } from '@pkg/protocol';
+import { payloadTooLarge, ProtocolError } from '@pkg/protocol';
 import type { Config } from '../config/config.js';
 import { countPublish } from '../plugins/rate-limit.js';
 import { StreamedBody } from '../services/publish-body-receiver.js';
@@ -43,7 +43,7 @@ export async function publishRoutes(
       const header = request.headers['content-length'];
       const declaredLength = header === undefined ? undefined : Number(header);
       if (declaredLength !== undefined && declaredLength > bodyLimit) {
-        throw new ProtocolError('PAYLOAD_TOO_LARGE', 'The request body is larger than the configured limit');
+        throw payloadTooLarge('request body', bodyLimit);
       }
       received = await services.publish.receive(tenant, caller, name, body.stream, { bodyLimit, declaredLength });
     } catch (err) {

@@ -1,4 +1,4 @@
-import { ProtocolError } from '@pkg/protocol';
+import { payloadTooLarge } from '@pkg/protocol';
 import { jsonTooDeep, MAX_JSON_DEPTH } from './json-depth.js';
 
 /** Where the characters of one diverted string go (the base64 of a tarball attachment). */
@@ -121,10 +121,7 @@ export class AttachmentScanner {
   #keep(bytes: Buffer): void {
     this.#restBytes += bytes.length;
     if (this.#restBytes > this.#options.maxRestBytes) {
-      throw new ProtocolError(
-        'PAYLOAD_TOO_LARGE',
-        `the package document without its tarball is larger than the limit of ${this.#options.maxRestBytes} bytes`,
-      );
+      throw payloadTooLarge('package document without its tarball', this.#options.maxRestBytes);
     }
     // Chunks are reused by nobody once read, but a slice would pin the whole chunk: copy.
     this.#rest.push(Buffer.from(bytes));
