@@ -45,6 +45,9 @@ export async function publishRoutes(
       if (declaredLength !== undefined && declaredLength > bodyLimit) {
         throw payloadTooLarge('request body', bodyLimit);
       }
+      // Only the body tells a publish from npm's other writes here, but a caller over the publish
+      // limit is refused before uploading it: while over the limit, these writes wait too.
+      await services.rateLimits.refuseIfUsedUp('publish', tenant, caller.user, request.ctx.settings.rateLimitPublish);
       received = await services.publish.receive(tenant, caller, name, body.stream, { bodyLimit, declaredLength });
     } catch (err) {
       finishUnread(request, reply, body, err);
