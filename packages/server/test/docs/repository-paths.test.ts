@@ -12,8 +12,24 @@ import { describe, expect, it } from 'vitest';
  */
 const root = fileURLToPath(new URL('../../../../', import.meta.url));
 const WORKSPACES = readdirSync(path.join(root, 'packages'));
-const REPOSITORY_FOLDERS = new Set(['packages', 'docs', 'scripts', 'bench', 'test', 'src', 'bin', 'web-assets', 'protocol', '.ci']);
-const DOCUMENTS = ['README.md', ...readdirSync(path.join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const REPOSITORY_FOLDERS = new Set([
+  'packages',
+  'docs',
+  'scripts',
+  'bench',
+  'test',
+  'src',
+  'bin',
+  'web-assets',
+  'protocol',
+  '.ci',
+]);
+const DOCUMENTS = [
+  'README.md',
+  ...readdirSync(path.join(root, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 
 /** Backticked repository paths and relative link targets of one markdown file. */
 export function namedPaths(markdown: string): { backticked: string[]; links: string[] } {

@@ -8,7 +8,12 @@ import { ProtocolError } from '@pkg/protocol';
 import { createMemoryStorage, loadConfig, serverDeps, type Storage } from '@pkg/server';
 import { createServices, type Services } from '../../src/services/services.js';
 import { compileUplinks, parseUplinks, type Uplink } from '../../src/config/uplink-config.js';
-import type { UpstreamClient, UpstreamRequest, UpstreamResult, UpstreamStream } from '../../src/services/uplinks/upstream-client.js';
+import type {
+  UpstreamClient,
+  UpstreamRequest,
+  UpstreamResult,
+  UpstreamStream,
+} from '../../src/services/uplinks/upstream-client.js';
 
 const NAME = 'com.upstream.kit';
 const UPSTREAM = 'http://upstream.test';
