@@ -6,7 +6,7 @@ import type { MigrationLog } from './schema-history.js';
  */
 import type { Readable } from 'node:stream';
 import { ProtocolError, type PackageDocument } from '@pkg/protocol';
-import type { SearchHit, SearchPage, SearchQuery } from '../search/search-types.js';
+import type { SearchPage, SearchQuery } from '../search/search-types.js';
 import type { UplinkConfig } from '../config/uplink-config.js';
 
 export type { SearchHit, SearchPage } from '../search/search-types.js';

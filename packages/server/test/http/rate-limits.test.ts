@@ -166,7 +166,7 @@ describe('publish limit per user', () => {
           res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
           res.on('end', () => {
             req.destroy();
-            resolve({ status: res.statusCode, body: text, retryAfter: res.headers['retry-after'] as string | undefined });
+            resolve({ status: res.statusCode, body: text, retryAfter: res.headers['retry-after'] });
           });
         });
         req.on('error', reject);
