@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { testFiles } from './vitest.test-files.js';
 
 const src = (pkg: string) => fileURLToPath(new URL(`./packages/${pkg}/src/index.ts`, import.meta.url));
 
@@ -32,6 +33,8 @@ export default defineConfig({
     },
   },
   test: {
+    // A run that finds no test file fails (every project must find some: vitest.test-files.ts).
+    passWithNoTests: false,
     pool: 'forks',
     // Tests mostly wait on sockets and child processes; more workers than cores pays off.
     poolOptions: { forks: { maxForks: 4, minForks: 1 } },
@@ -39,18 +42,18 @@ export default defineConfig({
     hookTimeout: 120_000,
     reporters: process.env.CI ? ['default'] : ['default'],
     projects: [
-      { extends: true, test: { name: 'embedded', include: ['packages/*/test/**/*.test.ts'] } },
+      { extends: true, test: { name: 'embedded', include: testFiles('embedded', ['packages/*/test/**/*.test.ts']) } },
       ...(scaleOutAvailable
         ? [
             {
               extends: true as const,
               test: {
                 name: 'scale-out',
-                include: [
+                include: testFiles('scale-out', [
                   ...SCALE_OUT_FOLDERS.map((folder) => `${folder}/**/*.test.ts`),
                   ...SCALE_OUT_CLIENT_SUITES,
                   ...SCALE_OUT_PROCESS_SUITES,
-                ],
+                ]),
                 env: { PKG_TEST_PROFILE: 'scale-out' },
               },
             },

@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { testFiles } from './vitest.test-files.js';
 
 const src = (pkg: string) => fileURLToPath(new URL(`./packages/${pkg}/src/index.ts`, import.meta.url));
 
@@ -11,5 +12,11 @@ const src = (pkg: string) => fileURLToPath(new URL(`./packages/${pkg}/src/index.
  */
 export default defineConfig({
   resolve: { alias: { '@pkg/protocol': src('protocol'), '@pkg/testkit': src('testkit'), '@pkg/server': src('server') } },
-  test: { include: ['test/release/**/*.test.ts'], testTimeout: 120_000, hookTimeout: 900_000, pool: 'forks' },
+  test: {
+    include: testFiles('release', ['test/release/**/*.test.ts']),
+    passWithNoTests: false,
+    testTimeout: 120_000,
+    hookTimeout: 900_000,
+    pool: 'forks',
+  },
 });

@@ -76,7 +76,7 @@ export interface InputStream {
   on(event: 'data', listener: (chunk: string | Buffer) => void): unknown;
   on(event: 'end' | 'close', listener: () => void): unknown;
   on(event: 'error', listener: (err: Error) => void): unknown;
-  removeListener(event: string, listener: (...args: any[]) => void): unknown;
+  removeListener(event: string, listener: (...args: never[]) => void): unknown;
   pause(): unknown;
   resume(): unknown;
 }

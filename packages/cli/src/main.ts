@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Deps, KeyringBinding } from './deps.js';
+import type { Deps } from './deps.js';
 import { runCli } from './cli.js';
 
 // Set by the release bundler (scripts/release.js) in the single executable; absent otherwise.
@@ -42,7 +42,7 @@ export async function main(argv: string[]): Promise<number> {
     loadKeyring: async () => {
       // A single executable application can only require Node's built-in modules.
       if (SINGLE_EXECUTABLE) throw new Error('the single-file pkg cannot load the native keychain module');
-      return (await import('@napi-rs/keyring')) as unknown as KeyringBinding;
+      return await import('@napi-rs/keyring');
     },
     runShell: async (command, cwd) => {
       const { runShell } = await import('./io/run-shell.js');

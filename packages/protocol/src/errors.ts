@@ -69,6 +69,17 @@ export function errorBody(code: ErrorCode, details: string): ErrorBody {
   return { error: details || ERROR_CATALOGUE[code].error, code, details };
 }
 
+/** What a 413 names as too large. */
+export type TooLarge = 'request body' | 'tarball' | 'package document without its tarball';
+
+/**
+ * Every 413 of the registry, in one wording: what was too large and the limit in bytes, so that
+ * npm's one line (which shows `error`) tells the publisher what to change.
+ */
+export function payloadTooLarge(what: TooLarge, limitBytes: number): ProtocolError {
+  return new ProtocolError('PAYLOAD_TOO_LARGE', `The ${what} is larger than the limit of ${limitBytes} bytes`);
+}
+
 export function isErrorBody(value: unknown): value is ErrorBody {
   if (typeof value !== 'object' || value === null) return false;
   const v = value as Record<string, unknown>;

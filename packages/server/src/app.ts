@@ -31,7 +31,7 @@ import { createHttpServer } from './http/http-server.js';
 import { RequestContextResolver } from './http/request-context.js';
 import { requestIdGenerator } from './http/request-ids.js';
 import { HotPath } from './hot-path/hot-path.js';
-import { installUplinkGuard } from './uplinks/uplink-guard.js';
+import { installUplinkGuard } from './services/uplinks/uplink-guard.js';
 import type { RequestPipeline } from './http/request-steps.js';
 
 export interface BuiltApp {

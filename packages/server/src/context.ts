@@ -1,5 +1,20 @@
-import type { EffectiveSettings } from './services/tenant-service.js';
+import type { UplinkRules } from './config/uplink-config.js';
 import type { TenantId, TokenScope } from './storage/ports.js';
+
+/** Effective settings of one registry: the tenant's own overrides over the server configuration. */
+export interface EffectiveSettings {
+  signup: boolean;
+  readAccess: 'anonymous' | 'token';
+  /** Publishing needs an account with two-factor sign-in in use. */
+  requireTwoFactor: boolean;
+  rateLimitAnonymous: number;
+  rateLimitAuthenticated: number;
+  rateLimitPublish: number;
+  /** Web pages per hour per client IP (the server's setting: tenants share it). */
+  rateLimitWeb: number;
+  /** Which package names come from an upstream registry; undefined: every name is local. */
+  uplinks: UplinkRules | undefined;
+}
 
 /** Who is calling, resolved once per request by the request-context plugin. */
 export interface Caller {

@@ -49,9 +49,9 @@ export function parseServeFlags(argv: string[]): { flags: Record<string, string 
   for (const [flag, value] of Object.entries(values)) {
     if (flag === 'config') continue;
     const key = keyOfFlag[flag];
-    if (key) flags[key] = value as string;
+    if (key) flags[key] = value;
   }
-  return { flags, configFile: values.config as string | undefined };
+  return { flags, configFile: values.config };
 }
 
 /**

@@ -142,7 +142,7 @@ export async function startS3Server(): Promise<TestS3> {
   let port: number;
   try {
     port = await new Promise<number>((resolve, reject) => {
-      const lines = createInterface({ input: child.stdout! });
+      const lines = createInterface({ input: child.stdout });
       lines.once('line', (line) => {
         lines.close();
         resolve((JSON.parse(line) as { port: number }).port);
@@ -164,7 +164,7 @@ export async function startS3Server(): Promise<TestS3> {
       return (await res.json()) as { verified: number; refused: number; refusals: Record<string, string>[] };
     },
     async close() {
-      child.stdin!.end();
+      child.stdin.end();
       await exited;
       await rm(directory, { recursive: true, force: true });
     },
@@ -199,7 +199,7 @@ export async function startOwnRedisServer(): Promise<OwnRedisServer> {
     child = proc;
     await new Promise<void>((resolve, reject) => {
       let output = '';
-      proc.stdout!.on('data', (chunk: Buffer) => {
+      proc.stdout.on('data', (chunk: Buffer) => {
         output += chunk.toString();
         if (output.includes('Ready to accept connections')) resolve();
       });

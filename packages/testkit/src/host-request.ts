@@ -2,6 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { JsonResponse } from './http.js';
 import { recordIssuedToken } from './issued-tokens.js';
+import type { UntypedJson } from './untyped-json.js';
 
 export interface HostRequestInit {
   method?: string;
@@ -14,7 +15,7 @@ export interface HostRequestInit {
 }
 
 /** A response with its raw bytes too (tarballs). */
-export interface HostResponse<T = any> extends JsonResponse<T> {
+export interface HostResponse<T = UntypedJson> extends JsonResponse<T> {
   bytes: Buffer;
 }
 
@@ -22,7 +23,11 @@ export interface HostResponse<T = any> extends JsonResponse<T> {
  * Like `request`, but sent to `url`'s address with another `Host` header (fetch does not let a
  * caller set Host): how tests reach tenant registries (`a.registry.test`) on 127.0.0.1.
  */
-export function requestWithHost<T = any>(url: string, host: string, init: HostRequestInit = {}): Promise<HostResponse<T>> {
+export function requestWithHost<T = UntypedJson>(
+  url: string,
+  host: string,
+  init: HostRequestInit = {},
+): Promise<HostResponse<T>> {
   const target = new URL(url);
   const headers: Record<string, string> = { host, ...init.headers };
   if (init.token) headers.authorization = `Bearer ${init.token}`;
@@ -76,7 +81,7 @@ export function requestWithHost<T = any>(url: string, host: string, init: HostRe
  */
 export interface RegistryHost {
   host: string;
-  request<T = any>(path: string, init?: HostRequestInit): Promise<HostResponse<T>>;
+  request<T = UntypedJson>(path: string, init?: HostRequestInit): Promise<HostResponse<T>>;
   /** `http://<host>:<port>`: the registry's public URL as the server derives it from Host. */
   origin: string;
 }

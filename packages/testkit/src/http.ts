@@ -1,14 +1,15 @@
 import { recordIssuedToken } from './issued-tokens.js';
+import type { UntypedJson } from './untyped-json.js';
 
 /** Small fetch wrappers for tests: JSON in, status + parsed body + headers out. */
-export interface JsonResponse<T = any> {
+export interface JsonResponse<T = UntypedJson> {
   status: number;
   body: T;
   headers: Headers;
   text: string;
 }
 
-export async function request<T = any>(
+export async function request<T = UntypedJson>(
   url: string,
   init: { method?: string; token?: string; body?: unknown; headers?: Record<string, string>; rawBody?: string | Buffer } = {},
 ): Promise<JsonResponse<T>> {
@@ -20,7 +21,9 @@ export async function request<T = any>(
     body = JSON.stringify(init.body);
     headers['content-type'] ??= 'application/json';
   }
-  const response = await fetch(url, { method: init.method ?? 'GET', headers, body });
+  // fetch's types take bytes over an ArrayBuffer only (a Buffer may view a SharedArrayBuffer): a copy.
+  const sent = typeof body === 'string' || body === undefined ? body : new Uint8Array(body);
+  const response = await fetch(url, { method: init.method ?? 'GET', headers, body: sent });
   const text = await response.text();
   let parsed: unknown = text;
   try {

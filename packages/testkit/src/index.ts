@@ -1,6 +1,7 @@
 export * from './registry.js';
 export * from './tarballs.js';
 export * from './publish-body.js';
+export * from './untyped-json.js';
 export * from './http.js';
 export * from './packages.js';
 export * from './clients.js';

@@ -5,6 +5,7 @@ import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import { tarHeader, tarPadding } from './tarballs.js';
+import type { UntypedJson } from './untyped-json.js';
 
 /** A tarball written to a file, with what a publish body says of it. */
 export interface TarballFile {
@@ -62,7 +63,7 @@ export async function publishTarballFile(
   name: string,
   version: string,
   tarball: TarballFile,
-): Promise<{ status: number; body: any }> {
+): Promise<{ status: number; body: UntypedJson }> {
   const file = `${name}-${version}.tgz`;
   const marker = '@@DATA@@';
   const document = {

@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { UntypedJson } from './untyped-json.js';
 
 /** The built `pkg-registry` binary (run `npm run build` first). */
 export const REGISTRY_BIN = fileURLToPath(new URL('../../server/bin/pkg-registry.js', import.meta.url));
@@ -56,9 +57,9 @@ export interface SpawnedRegistry {
   stdout(): string;
   stderr(): string;
   /** The log lines so far, parsed. */
-  logEntries(): Record<string, any>[];
+  logEntries(): Record<string, UntypedJson>[];
   /** Resolves with the first log entry (already written or to come) that matches. */
-  waitForLog(match: (entry: Record<string, any>) => boolean): Promise<Record<string, any>>;
+  waitForLog(match: (entry: Record<string, UntypedJson>) => boolean): Promise<Record<string, UntypedJson>>;
   /** Resolves when the process has exited. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** Sends a signal (SIGTERM by default) and waits for the exit. */
@@ -100,18 +101,18 @@ export async function spawnRegistry(options: SpawnRegistryOptions = {}): Promise
   });
   let stdout = '';
   let stderr = '';
-  const entries: Record<string, any>[] = [];
-  const waiters: { match: (e: Record<string, any>) => boolean; resolve: (e: Record<string, any>) => void }[] = [];
+  const entries: Record<string, UntypedJson>[] = [];
+  const waiters: { match: (e: Record<string, UntypedJson>) => boolean; resolve: (e: Record<string, UntypedJson>) => void }[] = [];
   let partial = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
     stdout += chunk;
     partial += chunk;
     const lines = partial.split('\n');
     partial = lines.pop() ?? '';
     for (const line of lines) {
-      let entry: Record<string, any>;
+      let entry: Record<string, UntypedJson>;
       try {
-        entry = JSON.parse(line) as Record<string, any>;
+        entry = JSON.parse(line) as Record<string, UntypedJson>;
       } catch {
         continue;
       }
@@ -124,15 +125,15 @@ export async function spawnRegistry(options: SpawnRegistryOptions = {}): Promise
       }
     }
   });
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('close', (code, signal) => resolve({ code, signal })),
   );
 
-  const waitForLog = (match: (entry: Record<string, any>) => boolean) => {
+  const waitForLog = (match: (entry: Record<string, UntypedJson>) => boolean) => {
     const found = entries.find(match);
     if (found) return Promise.resolve(found);
-    return new Promise<Record<string, any>>((resolve, reject) => {
+    return new Promise<Record<string, UntypedJson>>((resolve, reject) => {
       waiters.push({ match, resolve });
       void exited.then(({ code, signal }) =>
         reject(new Error(`pkg-registry exited (${code ?? signal}) before the expected log line.\nstderr: ${stderr}`)),

@@ -22,7 +22,7 @@ async function readToml(fs: FileSystem, file: string): Promise<Table> {
   const text = await readTextIfExists(fs, file);
   if (text === null || text.trim() === '') return {};
   const { parse } = await import('smol-toml');
-  return parse(text) as Table;
+  return parse(text);
 }
 
 async function writeToml(fs: FileSystem, file: string, doc: Table): Promise<void> {

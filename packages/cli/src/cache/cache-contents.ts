@@ -39,7 +39,7 @@ export async function readCache(fs: FileSystem, dir: string): Promise<CacheConte
       if (entry.endsWith('.tgz') && isSemver(entry.slice(0, -4))) {
         contents.tarballs.push({ package: name, version: entry.slice(0, -4), path: file, size: stat.size });
       } else if (partial && isSemver(partial[1]!)) {
-        contents.partial.push({ package: name, version: partial[1]!, path: file, size: stat.size });
+        contents.partial.push({ package: name, version: partial[1], path: file, size: stat.size });
       } else if (entry.startsWith('.') && entry.endsWith('.tmp')) {
         contents.leftovers.push({ path: file, size: stat.size });
       }

@@ -36,7 +36,7 @@ export interface GlobalOptions {
  * light modules at the top; heavy ones (undici, the keychain binding, tar) load inside
  * `run`, through the context, so `pkg --help` stays fast.
  */
-export interface Command<O = any> {
+export interface Command<O = unknown> {
   name: string;
   summary: string;
   /** Longer help text, shown by `pkg <command> --help`. */

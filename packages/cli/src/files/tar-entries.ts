@@ -45,7 +45,8 @@ export async function forEachTarEntry(
     });
     await pipeline(input, parser);
     await chain;
-    if (failure !== undefined) throw failure;
+    // What the extraction callbacks caught: errors of the parser, the filesystem or our checks.
+    if (failure !== undefined) throw failure as Error;
   } finally {
     await handle?.close();
   }

@@ -230,7 +230,7 @@ export class RegistryClient {
   async search(text: string, size: number, from = 0): Promise<SearchResponse> {
     const query = new URLSearchParams({ text, size: String(size), from: String(from) });
     try {
-      const body = await this.#json<SearchResponse>('GET', `/-/v1/search?${query}`, { idempotent: true });
+      const body = await this.#json<SearchResponse>('GET', `/-/v1/search?${query.toString()}`, { idempotent: true });
       if (!Array.isArray(body?.objects)) throw new ClientError('UNREADABLE_ANSWER', { what: 'a search answer without results' });
       return body;
     } catch (err) {

@@ -63,7 +63,7 @@ export function errorCode(err: unknown): string | undefined {
  * connection (refused, reset, timeout, TLS, proxy) is "failed to connect". The hint says why.
  */
 export function transportError(err: unknown, host: string): ClientError {
-  if (err instanceof ClientError) return err;
+  if (err instanceof ClientError) return err as ClientError;
   const code = errorCode(err) ?? 'UNKNOWN';
   if (NOT_FOUND_CODES.has(code)) {
     return new ClientError('REGISTRY_UNREACHABLE', { host, reason: REASONS[code] ?? code }, { cause: err });

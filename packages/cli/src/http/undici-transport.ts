@@ -47,7 +47,7 @@ export function createUndiciTransport(
     requestTls: { timeout: options.timeoutMs, rejectUnauthorized: true },
     headersTimeout: options.timeoutMs,
     bodyTimeout: options.timeoutMs,
-  } as ConstructorParameters<typeof EnvHttpProxyAgent>[0]);
+  });
 
   const open = async (req: HttpRequest) => {
     assertSecureUrl(req.url);

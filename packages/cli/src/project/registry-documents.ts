@@ -62,7 +62,7 @@ export async function planWithDocuments<P extends { kind: 'plan' }>(
 ): Promise<P> {
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const result = plan(documents);
-    if (result.kind === 'plan') return result as P;
+    if (result.kind === 'plan') return result;
     const before = documents.size;
     await source.fetch(result.names, documents);
     if (documents.size === before) throw new Error(`planner keeps asking for ${result.names.join(', ')}`);

@@ -77,7 +77,9 @@ function publishConfigOf(manifest: Record<string, unknown>, folder: string): Pub
   }
   if (tag !== undefined) {
     if (typeof tag !== 'string' || !isTag(tag)) {
-      throw invalid(`publishConfig.tag '${String(tag)}' is not a dist-tag (a word such as beta, not a version or range)`);
+      throw invalid(
+        `publishConfig.tag '${typeof tag === 'string' ? tag : JSON.stringify(tag)}' is not a dist-tag (a word such as beta, not a version or range)`,
+      );
     }
     result.tag = tag;
   }

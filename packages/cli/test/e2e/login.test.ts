@@ -6,6 +6,7 @@ import * as fs from 'node:fs/promises';
 import path from 'node:path';
 import { EncryptedFileTokenStore } from '../../src/auth/encrypted-file.js';
 import { makeHome, pipedLogin, runPkg, runPkgInPty, type Home } from '../support/spawn.js';
+import type { UntypedJson } from '@pkg/testkit';
 
 const SEP = '─'.repeat(40);
 let registry: TestRegistry;
@@ -28,7 +29,8 @@ async function storedTokenOf(home: Home): Promise<string> {
   return (await store.get(new URL(registry.url).host))!;
 }
 
-const tokenOf = async (file: string, url: string) => (parse(await readFile(file, 'utf8')) as any).npmAuth[url].token as string;
+const tokenOf = async (file: string, url: string) =>
+  (parse(await readFile(file, 'utf8')) as UntypedJson).npmAuth[url].token as string;
 
 describe('pkg login', () => {
   it('asks in a terminal without echoing the password, then stores and verifies the token', async () => {
@@ -297,7 +299,7 @@ describe('pkg login', () => {
     const login = await pipedLogin(home, registry.url, 'unity', 'unity-pw', ['--upmconfig']);
     expect(login.code).toBe(0);
     expect(login.stdout).toContain(`Unity credentials written to ${home.upmconfig}\n`);
-    const doc = parse(await readFile(home.upmconfig, 'utf8')) as any;
+    const doc = parse(await readFile(home.upmconfig, 'utf8')) as UntypedJson;
     expect(doc.npmAuth['https://other.example']).toEqual({ token: 'other-token', alwaysAuth: true });
     const token = doc.npmAuth[registry.url].token as string;
     expect((await request(`${registry.url}/-/whoami`, { token })).body.username).toBe('unity');

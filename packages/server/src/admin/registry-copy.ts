@@ -11,7 +11,7 @@ import {
   type StoredPackage,
   type TenantId,
 } from '../storage/ports.js';
-import { DistCheck, streamMatchesDist } from './integrity.js';
+import { DistCheck, streamMatchesDist } from '../services/integrity.js';
 
 export interface RegistryStorage {
   registry: RegistryStore;

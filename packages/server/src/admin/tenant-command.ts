@@ -51,7 +51,7 @@ export function tenantCommand(argv: string[], io: AdminIo): Promise<number> {
     const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: true });
     const [action, name, ...extra] = positionals;
     if (extra.length > 0) throw new AdminUsageError(`unexpected argument '${extra[0]}'`);
-    const settings = settingsFrom(values as Record<string, unknown>, action === 'set');
+    const settings = settingsFrom(values, action === 'set');
     if (action !== 'create' && action !== 'set' && Object.keys(settings).length > 0) {
       throw new AdminUsageError(`settings flags only go with 'tenant create' and 'tenant set'`);
     }
@@ -72,7 +72,7 @@ export function tenantCommand(argv: string[], io: AdminIo): Promise<number> {
           : 'not reachable until the registryDomain setting is configured';
       switch (action) {
         case 'create': {
-          const tenant = await admin.create(name!, settings as TenantSettings);
+          const tenant = await admin.create(name!, settings);
           io.stdout.write(`Created tenant '${tenant.name}' (${describeSettings(tenant.settings)}), ${where(tenant.name)}.\n`);
           return 0;
         }

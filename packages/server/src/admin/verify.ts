@@ -1,7 +1,7 @@
 import { blobKeyFor } from '../storage/blob-keys.js';
 import { GLOBAL_TENANT, type TenantId } from '../storage/ports.js';
 import type { Storage } from '../storage/create-storage.js';
-import { streamMatchesDist } from './integrity.js';
+import { streamMatchesDist } from '../services/integrity.js';
 
 export interface VerifyReport {
   packages: number;

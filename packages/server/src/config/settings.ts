@@ -3,7 +3,7 @@
  * (`PKG_REGISTRY_<NAME>`), its command-line flag, type, default and meaning.
  * docs/configuration.md is checked against this table by a test.
  */
-import { parseUplinks } from '../uplinks/uplink-config.js';
+import { parseUplinks } from './uplink-config.js';
 import { parseRetentionSchedule } from './retention-rules.js';
 
 export type SettingType = 'string' | 'integer' | 'boolean' | 'url' | 'path' | 'enum' | 'json';

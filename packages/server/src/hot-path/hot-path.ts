@@ -190,7 +190,7 @@ class HotExchange implements StepRequest, StepReply {
       this.#finished();
     } else {
       response.once('finish', () => this.#finished());
-      streamBody(body as Readable, response);
+      streamBody(body, response);
     }
   }
 

@@ -1,5 +1,5 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { safePath } from '../plugins/error-handler.js';
+import { safePath } from './safe-path.js';
 
 export interface InFlightRequest {
   method: string;

@@ -1,9 +1,8 @@
 import { ProtocolError } from '@pkg/protocol';
 import type { Config } from '../config/config.js';
-import type { Caller, RequestContext } from '../context.js';
+import type { Caller, EffectiveSettings, RequestContext } from '../context.js';
 import type { BasicCredentials } from '../services/auth-service.js';
 import type { Services } from '../services/services.js';
-import type { EffectiveSettings } from '../services/tenant-service.js';
 import { GLOBAL_TENANT, type TenantId } from '../storage/ports.js';
 
 /** Distinct (scheme, host) pairs remembered for anonymous requests. */

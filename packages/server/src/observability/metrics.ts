@@ -1,5 +1,5 @@
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
-import type { UplinkStats } from '../uplinks/uplink-service.js';
+import type { UplinkStats } from '../services/uplinks/uplink-service.js';
 import { RequestSeries } from './request-series.js';
 
 /** Sources of figures kept elsewhere, read when Prometheus scrapes. */

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ProtocolError, errorBody, type ErrorCode } from '@pkg/protocol';
+import { ProtocolError, errorBody, payloadTooLarge, type ErrorCode } from '@pkg/protocol';
 import { errorResponse } from '../http/answer.js';
+import { safePath } from '../http/safe-path.js';
 import { logRequestLine, type RequestLog } from './logging.js';
 
 /**
@@ -9,7 +10,10 @@ import { logRequestLine, type RequestLog } from './logging.js';
  */
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError | ProtocolError | Error, request: FastifyRequest, reply: FastifyReply) => {
-    const mapped = err instanceof ProtocolError ? undefined : mapFrameworkError(err as FastifyError);
+    const mapped =
+      err instanceof ProtocolError
+        ? undefined
+        : mapFrameworkError(err as FastifyError, request.routeOptions.bodyLimit ?? app.initialConfig.bodyLimit);
     if (mapped) {
       return reply.code(mapped.status).send(errorBody(mapped.code, mapped.details));
     }
@@ -25,10 +29,17 @@ export function installErrorHandler(app: FastifyInstance): void {
   });
 }
 
-function mapFrameworkError(err: FastifyError): { status: number; code: ErrorCode; details: string } | undefined {
+function mapFrameworkError(
+  err: FastifyError,
+  bodyLimit: number | undefined,
+): { status: number; code: ErrorCode; details: string } | undefined {
+  const tooLarge = () => {
+    const { status, code, details } = payloadTooLarge('request body', bodyLimit ?? 0);
+    return { status, code, details };
+  };
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return { status: 413, code: 'PAYLOAD_TOO_LARGE', details: 'The request body is larger than the configured limit' };
+      return tooLarge();
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', details: 'Send the body as application/json' };
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
@@ -48,20 +59,11 @@ function mapFrameworkError(err: FastifyError): { status: number; code: ErrorCode
   if (err instanceof SyntaxError || err.statusCode === 400) {
     return { status: 400, code: 'BAD_REQUEST', details: 'The request body is not valid JSON' };
   }
-  if (err.statusCode === 413) {
-    return { status: 413, code: 'PAYLOAD_TOO_LARGE', details: 'The request body is larger than the configured limit' };
-  }
+  if (err.statusCode === 413) return tooLarge();
   if (err.statusCode === 415) {
     return { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', details: 'Unsupported content type or encoding' };
   }
   return undefined;
-}
-
-/** The path without its query string and cut short: never echo a token from a URL. */
-export function safePath(url: string): string {
-  const pathOnly = url.split('?')[0] ?? '';
-  const redacted = pathOnly.replace(/\/-\/user\/token\/[^/]+/, '/-/user/token/[redacted]');
-  return redacted.length > 200 ? `${redacted.slice(0, 200)}…` : redacted;
 }
 
 /**

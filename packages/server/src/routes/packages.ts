@@ -8,9 +8,9 @@ import type { Services } from '../services/services.js';
 import { packageNameParam } from './guards.js';
 import { wantsAbbreviated } from './negotiation.js';
 import { representationAnswer, sendRepresentation, type SendOptions } from './send-representation.js';
-import { coveredNameRefused } from '../uplinks/uplink-guard.js';
-import { STALE_HEADER } from '../uplinks/uplink-headers.js';
-import type { UplinkDocument } from '../uplinks/uplink-service.js';
+import { coveredNameRefused } from '../services/uplinks/uplink-guard.js';
+import { STALE_HEADER } from '../services/uplinks/uplink-headers.js';
+import type { UplinkDocument } from '../services/uplinks/uplink-service.js';
 
 /** Package documents may change on any write: clients and proxies revalidate after five minutes. */
 export const DOCUMENT_CACHE_CONTROL = 'public, max-age=300';

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ProtocolError } from '@pkg/protocol';
+import { payloadTooLarge, ProtocolError } from '@pkg/protocol';
 import type { Config } from '../config/config.js';
 import { countPublish } from '../plugins/rate-limit.js';
 import { StreamedBody } from '../services/publish-body-receiver.js';
@@ -46,8 +46,11 @@ export async function publishRoutes(
       const header = request.headers['content-length'];
       const declaredLength = header === undefined ? undefined : Number(header);
       if (declaredLength !== undefined && declaredLength > bodyLimit) {
-        throw new ProtocolError('PAYLOAD_TOO_LARGE', 'The request body is larger than the configured limit');
+        throw payloadTooLarge('request body', bodyLimit);
       }
+      // Only the body tells a publish from npm's other writes here, but a caller over the publish
+      // limit is refused before uploading it: while over the limit, these writes wait too.
+      await services.rateLimits.refuseIfUsedUp('publish', tenant, caller.user, request.ctx.settings.rateLimitPublish);
       received = await services.publish.receive(tenant, caller, name, body.stream, { bodyLimit, declaredLength });
     } catch (err) {
       finishUnread(request, reply, body, err);

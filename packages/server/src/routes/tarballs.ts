@@ -103,6 +103,6 @@ function answerWith<Body extends Buffer | Promise<Buffer | Readable>>(
     return { status: 206, headers, body };
   };
   if (range !== undefined) return Promise.resolve(open(range)).then(answer);
-  const body = open();
-  return Buffer.isBuffer(body) ? answer(body) : (body as Promise<Buffer | Readable>).then(answer);
+  const body: Buffer | Promise<Buffer | Readable> = open();
+  return Buffer.isBuffer(body) ? answer(body) : body.then(answer);
 }

@@ -5,7 +5,7 @@ import type { Services } from '../services/services.js';
 import { packageNameParam } from './guards.js';
 import { DOCUMENT_CACHE_CONTROL } from './packages.js';
 import { sendRepresentation } from './send-representation.js';
-import { STALE_HEADER } from '../uplinks/uplink-headers.js';
+import { STALE_HEADER } from '../services/uplinks/uplink-headers.js';
 
 /** `GET /<name>/<version | dist-tag | range>`: one version record. */
 export async function versionRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {

@@ -3,8 +3,8 @@
  * a search or `/-/all` never parses a whole package document.
  */
 import type { SearchObject } from '@pkg/protocol';
-import type { StoredPackage } from '../storage/ports.js';
 import { deriveSearchFields, type SearchFields } from './search-fields.js';
+import type { IndexablePackage } from './search-types.js';
 
 /**
  * The `package` object of a search result: SPEC.md's fields in npm's current shape, plus what
@@ -52,7 +52,7 @@ export function allPackagesSummary(fields: SearchFields): Record<string, unknown
  * searchable. Index migrations use it to rewrite the shapes of packages indexed by an older
  * release, when a release adds to them (as `engines` was added).
  */
-export function serializedSearchDocuments(pkg: StoredPackage): { packageJson: string; summaryJson: string } | null {
+export function serializedSearchDocuments(pkg: IndexablePackage): { packageJson: string; summaryJson: string } | null {
   const fields = deriveSearchFields(pkg);
   if (fields === null) return null;
   return { packageJson: JSON.stringify(searchPackageObject(fields)), summaryJson: JSON.stringify(allPackagesSummary(fields)) };

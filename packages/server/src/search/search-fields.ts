@@ -6,8 +6,8 @@
 import semver from 'semver';
 import type { PackageDocument, Person, SearchPerson, SupportedEngine, VersionRecord } from '@pkg/protocol';
 import { sortVersions, supportedEngines } from '@pkg/protocol';
-import type { StoredPackage } from '../storage/ports.js';
 import { qualityScore } from './scoring.js';
+import type { IndexablePackage } from './search-types.js';
 
 /** Lowercased texts of the indexed columns; search terms are matched as substrings of these. */
 export interface SearchTexts {
@@ -57,7 +57,7 @@ export interface SearchFields {
 }
 
 /** The search fields of a stored package, or null when search must not show it (unpublished, no versions). */
-export function deriveSearchFields(stored: StoredPackage): SearchFields | null {
+export function deriveSearchFields(stored: IndexablePackage): SearchFields | null {
   if (stored.unpublished) return null;
   const doc = stored.document;
   const versions = Object.keys(doc.versions ?? {});

@@ -5,7 +5,7 @@
  * it is made once (the head) and a cached head only gets the time appended.
  */
 import type { SearchResponse } from '@pkg/protocol';
-import type { SearchHit, SearchPage } from '../storage/ports.js';
+import type { SearchHit, SearchPage } from './search-types.js';
 import { searchScore } from './relevance.js';
 
 /** The response up to its time: `{"objects": [...], "total": n, "time": "`. */

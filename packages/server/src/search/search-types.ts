@@ -1,7 +1,9 @@
+import type { PackageDocument } from '@pkg/protocol';
+
 /**
- * The search values the storage ports speak in: a parsed query and a package's scores. A leaf
- * module, so that storage/ports.ts and the search rules (which read stored packages) both
- * depend on it instead of on each other.
+ * The search values the storage ports speak in: a parsed query, a package's scores, a page of
+ * hits, and what indexing reads of a stored package. A leaf module: storage/ports.ts depends on
+ * it, the search rules depend on nothing of storage.
  */
 
 export interface SearchQuery {
@@ -35,4 +37,34 @@ export interface ScoreDetail {
 export interface Scores {
   final: number;
   detail: ScoreDetail;
+}
+
+export interface SearchHit {
+  name: string;
+  /** Relevance tier (search/relevance.ts TIER). */
+  tier: number;
+  /** Deprecation message of the shown version, when deprecated. */
+  deprecated?: string;
+  unstable: boolean;
+  scores: Scores;
+  downloads: { weekly: number; monthly: number };
+  /** Last publish of any version (ISO). */
+  updated: string;
+  /** Last change of the document (ISO). */
+  modified: string;
+  /** The result's `package` object, serialized when the package was indexed. */
+  packageJson: string;
+}
+
+export interface SearchPage {
+  /** Number of all matches, not the page length. */
+  total: number;
+  hits: SearchHit[];
+}
+
+/** What indexing reads of a stored package (storage/ports.ts `StoredPackage` has this shape). */
+export interface IndexablePackage {
+  document: PackageDocument;
+  /** True when the whole package was unpublished: not searchable. */
+  unpublished: boolean;
 }

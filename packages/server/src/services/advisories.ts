@@ -4,7 +4,7 @@ import { ProtocolError, isSemverRange } from '@pkg/protocol';
 import type { Caller } from '../context.js';
 import type { ServerDeps } from '../deps.js';
 import { ADVISORY_SEVERITIES, type AdvisoryRecord, type AdvisorySeverity, type TenantId } from '../storage/ports.js';
-import { isCachedCopy } from '../uplinks/upstream-document.js';
+import { isCachedCopy } from './uplinks/upstream-document.js';
 import { isObject } from './json-shapes.js';
 import { requireMaintainer } from './maintainers.js';
 

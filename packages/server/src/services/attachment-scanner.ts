@@ -1,5 +1,5 @@
-import { ProtocolError } from '@pkg/protocol';
-import { MAX_JSON_DEPTH } from '../plugins/json-depth.js';
+import { payloadTooLarge } from '@pkg/protocol';
+import { jsonTooDeep, MAX_JSON_DEPTH } from './json-depth.js';
 
 /** Where the characters of one diverted string go (the base64 of a tarball attachment). */
 export interface StringSink {
@@ -121,10 +121,7 @@ export class AttachmentScanner {
   #keep(bytes: Buffer): void {
     this.#restBytes += bytes.length;
     if (this.#restBytes > this.#options.maxRestBytes) {
-      throw new ProtocolError(
-        'PAYLOAD_TOO_LARGE',
-        `the package document without its tarball is larger than the limit of ${this.#options.maxRestBytes} bytes`,
-      );
+      throw payloadTooLarge('package document without its tarball', this.#options.maxRestBytes);
     }
     // Chunks are reused by nobody once read, but a slice would pin the whole chunk: copy.
     this.#rest.push(Buffer.from(bytes));
@@ -133,7 +130,7 @@ export class AttachmentScanner {
   #open(object: boolean): void {
     const parent = this.#stack.at(-1);
     if (this.#stack.length >= MAX_JSON_DEPTH) {
-      throw new ProtocolError('BAD_REQUEST', `The JSON body is nested more than ${MAX_JSON_DEPTH} levels deep`);
+      throw jsonTooDeep();
     }
     let role: Role = 'none';
     let file = '';

@@ -3,7 +3,7 @@ import { ProtocolError, isSemver } from '@pkg/protocol';
 import type { ServerDeps } from '../deps.js';
 import { sigstoreKeyFor } from '../storage/blob-keys.js';
 import type { TenantId } from '../storage/ports.js';
-import { isCachedCopy } from '../uplinks/upstream-document.js';
+import { isCachedCopy } from './uplinks/upstream-document.js';
 
 /** npm's predicate type of a registry's publish attestation. */
 export const PUBLISH_PREDICATE = 'https://github.com/npm/attestation/tree/main/specs/publish/v0.1';

@@ -1,5 +1,5 @@
 import type { ServerDeps } from '../deps.js';
-import type { UplinkHealth } from '../uplinks/uplink-service.js';
+import type { UplinkHealth } from './uplinks/uplink-service.js';
 
 export interface CheckResult {
   ok: boolean;

@@ -77,8 +77,8 @@ export class NpmWebLogin {
     const page = await this.#page(tenant, loginSecret);
     if (!page) return undefined;
     return {
-      client: String(page.data.client ?? ''),
-      ip: String(page.data.ip ?? ''),
+      client: typeof page.data.client === 'string' ? page.data.client : '',
+      ip: typeof page.data.ip === 'string' ? page.data.ip : '',
       create: page.data.create === true,
       createdAt: page.createdAt,
       expiresAt: page.expiresAt,

@@ -79,7 +79,7 @@ export function renderAbbreviated(doc: PackageDocument, tarballBaseUrl: string):
     for (const field of INSTALL_FIELDS) {
       if (rendered[field] !== undefined) slim[field] = rendered[field];
     }
-    versions[version] = slim as Partial<VersionRecord>;
+    versions[version] = slim;
   }
   return {
     name: doc.name,

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import secureJson from 'secure-json-parse';
-import { ProtocolError } from '@pkg/protocol';
+import { payloadTooLarge, ProtocolError } from '@pkg/protocol';
 import type { BlobUpload } from '../storage/ports.js';
 import { AttachmentScanner } from './attachment-scanner.js';
 import { TarballIntake, type DigestAlgorithm, type IntakeLimits, type ReceivedTarball } from './tarball-intake.js';
@@ -84,7 +84,7 @@ export async function receivePublishBody(
       const chunk = step.value;
       received += chunk.length;
       if (received > options.bodyLimit) {
-        throw new ProtocolError('PAYLOAD_TOO_LARGE', 'The request body is larger than the configured limit');
+        throw payloadTooLarge('request body', options.bodyLimit);
       }
       await scanner.write(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
     }

@@ -1,5 +1,6 @@
 import {
   ProtocolError,
+  payloadTooLarge,
   dependencyFieldsProblem,
   isSemver,
   isUnityMinVersion,
@@ -184,8 +185,7 @@ function checkAttachment(attachment: unknown, received: ReceivedTarball | undefi
   if (typeof length !== 'number' || !Number.isSafeInteger(length) || length < 0) {
     throw badRequest("the tarball attachment's 'length' must be a non-negative integer");
   }
-  const tooLarge = () =>
-    new ProtocolError('PAYLOAD_TOO_LARGE', `the tarball is larger than the limit of ${limits.maxTarballSize} bytes`);
+  const tooLarge = () => payloadTooLarge('tarball', limits.maxTarballSize);
   if (length > limits.maxTarballSize) throw tooLarge();
   // Every tarball's data string was streamed out of the body, leaving "" in its place.
   if (!received || !received.validBase64 || data !== '') throw badRequest("the tarball attachment's 'data' is not valid base64");

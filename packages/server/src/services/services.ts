@@ -19,10 +19,10 @@ import { TokenUseRecorder } from './token-uses.js';
 import { TokenService } from './token-service.js';
 import { SecondFactorService } from './second-factor.js';
 import { RateLimitService } from './rate-limits.js';
-import { createMemoryCounterStore } from '../storage/counter-store.js';
-import { UplinkService } from '../uplinks/uplink-service.js';
-import { HttpUpstreamClient, type UpstreamClient } from '../uplinks/upstream-client.js';
-import { UpstreamKeys } from '../uplinks/upstream-keys.js';
+import { createMemoryCounterStore } from '../storage/create-storage.js';
+import { UplinkService } from './uplinks/uplink-service.js';
+import { HttpUpstreamClient, type UpstreamClient } from './uplinks/upstream-client.js';
+import { UpstreamKeys } from './uplinks/upstream-keys.js';
 
 /** With other nodes writing to the same database, no cached document or search response is older than this. */
 const SHARED_MAX_AGE_MS = 1000;

@@ -1,7 +1,7 @@
 import type { PackageDocument, VersionRecord } from '@pkg/protocol';
 import type { ServerDeps } from '../deps.js';
 import { GLOBAL_TENANT, type TenantId } from '../storage/ports.js';
-import { isCachedCopy } from '../uplinks/upstream-document.js';
+import { isCachedCopy } from './uplinks/upstream-document.js';
 import { RegistrySignatures, signWith } from './registry-signatures.js';
 import { nextRevision } from './revisions.js';
 

@@ -1,5 +1,5 @@
 import { createHash, type Hash } from 'node:crypto';
-import { ProtocolError } from '@pkg/protocol';
+import { payloadTooLarge, ProtocolError } from '@pkg/protocol';
 import type { BlobUpload } from '../storage/ports.js';
 import type { StringSink } from './attachment-scanner.js';
 import { Base64Decoder } from './base64-decoder.js';
@@ -91,10 +91,7 @@ export class TarballIntake implements StringSink {
     if (bytes === undefined || !this.#decoder.valid) return;
     this.#length += bytes.length;
     if (this.#length > this.#limits.maxTarballSize) {
-      throw new ProtocolError(
-        'PAYLOAD_TOO_LARGE',
-        `the tarball is larger than the limit of ${this.#limits.maxTarballSize} bytes`,
-      );
+      throw payloadTooLarge('tarball', this.#limits.maxTarballSize);
     }
     for (const [, hash] of this.#hashes) hash.update(bytes);
     this.#inspector.write(bytes);

@@ -54,9 +54,9 @@ export class TenantAdmin {
       if (value === null) delete settings[key];
       else settings[key] = value;
     }
-    await this.#registry.updateTenantSettings(name, settings as TenantSettings);
+    await this.#registry.updateTenantSettings(name, settings);
     await this.#announce(name);
-    return { ...tenant, settings: settings as TenantSettings };
+    return { ...tenant, settings: settings };
   }
 
   /** Deletes the tenant with its users, tokens, packages and tarballs. */

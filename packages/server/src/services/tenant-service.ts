@@ -1,23 +1,9 @@
 import { ProtocolError } from '@pkg/protocol';
 import type { ServerDeps } from '../deps.js';
 import { GLOBAL_TENANT, type TenantId, type TenantRecord, type TenantSettings } from '../storage/ports.js';
-import { compileUplinks, type UplinkConfig, type UplinkRules } from '../uplinks/uplink-config.js';
+import { compileUplinks, type UplinkConfig, type UplinkRules } from '../config/uplink-config.js';
+import type { EffectiveSettings } from '../context.js';
 import { tenantNameProblem } from './tenant-names.js';
-
-/** Effective settings of one registry: the tenant's own overrides over the server configuration. */
-export interface EffectiveSettings {
-  signup: boolean;
-  readAccess: 'anonymous' | 'token';
-  /** Publishing needs an account with two-factor sign-in in use. */
-  requireTwoFactor: boolean;
-  rateLimitAnonymous: number;
-  rateLimitAuthenticated: number;
-  rateLimitPublish: number;
-  /** Web pages per hour per client IP (the server's setting: tenants share it). */
-  rateLimitWeb: number;
-  /** Which package names come from an upstream registry; undefined: every name is local. */
-  uplinks: UplinkRules | undefined;
-}
 
 export interface TenantServiceOptions {
   /**

@@ -1,9 +1,9 @@
 import type { VersionRecord } from '@pkg/protocol';
-import { streamMatchesDist } from '../admin/integrity.js';
+import { streamMatchesDist } from './integrity.js';
 import type { ServerDeps } from '../deps.js';
 import { blobKeyFor } from '../storage/blob-keys.js';
 import type { TenantId } from '../storage/ports.js';
-import { isCachedCopy } from '../uplinks/upstream-document.js';
+import { isCachedCopy } from './uplinks/upstream-document.js';
 import { verifyRegistrySignature, type PublicKeyEntry } from './registry-signatures.js';
 
 /** What is wrong with one stored version. */

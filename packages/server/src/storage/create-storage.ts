@@ -17,7 +17,7 @@ import { MemorySearchIndex } from './drivers/memory/memory-search-index.js';
 import { MemoryUplinkCache } from './drivers/memory/memory-uplink-cache.js';
 import { MemorySigningKeys } from './drivers/memory/memory-signing-keys.js';
 import { MemoryAdvisories } from './drivers/memory/memory-advisories.js';
-import { LocalInvalidationBus } from './memory-invalidation-bus.js';
+import { LocalInvalidationBus } from './drivers/memory/memory-invalidation-bus.js';
 import { blobKeysOfVersion, packageOfBlobKey } from './blob-keys.js';
 import type {
   AdvisoryStore,
@@ -34,7 +34,8 @@ import type {
   TenantId,
   UplinkCacheStore,
 } from './ports.js';
-import { createMemoryCounterStore, type CounterStore } from './counter-store.js';
+import type { CounterStore } from './counter-store.js';
+import { MemoryCounterStore } from './drivers/memory/memory-counter-store.js';
 
 export interface Storage {
   /** Tenants, accounts, tokens, sessions: the registry-wide part of the metadata database. */
@@ -339,4 +340,9 @@ async function referencedKeysOf(packages: PackageStore, tenant: TenantId, name: 
 
 export function redactUrlCredentials(url: string): string {
   return url.replace(/\/\/[^@/]*@/, '//***@');
+}
+
+/** The embedded default: counters in this process's memory. */
+export function createMemoryCounterStore(): CounterStore {
+  return new MemoryCounterStore();
 }

@@ -6,8 +6,10 @@ import type { MigrationLog } from './schema-history.js';
  */
 import type { Readable } from 'node:stream';
 import { ProtocolError, type PackageDocument } from '@pkg/protocol';
-import type { Scores, SearchQuery } from '../search/search-types.js';
-import type { UplinkConfig } from '../uplinks/uplink-config.js';
+import type { SearchPage, SearchQuery } from '../search/search-types.js';
+import type { UplinkConfig } from '../config/uplink-config.js';
+
+export type { SearchHit, SearchPage } from '../search/search-types.js';
 
 /** Tenant id: `''` is the global registry, anything else a tenant's DNS label. */
 export type TenantId = string;
@@ -356,29 +358,6 @@ export interface InvalidationBus {
 }
 
 /** One result of a search, with what the response shows of it. */
-export interface SearchHit {
-  name: string;
-  /** Relevance tier (search/relevance.ts TIER). */
-  tier: number;
-  /** Deprecation message of the shown version, when deprecated. */
-  deprecated?: string;
-  unstable: boolean;
-  scores: Scores;
-  downloads: { weekly: number; monthly: number };
-  /** Last publish of any version (ISO). */
-  updated: string;
-  /** Last change of the document (ISO). */
-  modified: string;
-  /** The result's `package` object, serialized when the package was indexed. */
-  packageJson: string;
-}
-
-export interface SearchPage {
-  /** Number of all matches, not the page length. */
-  total: number;
-  hits: SearchHit[];
-}
-
 /** A `/-/all` entry: the package name and its summary (latest version), serialized at index time. */
 export interface PackageSummary {
   name: string;

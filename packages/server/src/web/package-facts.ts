@@ -11,7 +11,7 @@ export function latestVersionOf(doc: PackageDocument): string | undefined {
 }
 
 /** A person's display name: `Jane Doe <jane@x.io> (https://x.io)` and `{name}` both give `Jane Doe`. */
-export function personName(value: string | Person | undefined | unknown): string {
+export function personName(value: unknown): string {
   if (typeof value === 'string') return value.replace(/<[^>]*>|\([^)]*\)/g, '').trim();
   if (value && typeof value === 'object' && typeof (value as Person).name === 'string') return (value as Person).name.trim();
   return '';

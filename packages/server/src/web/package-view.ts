@@ -236,7 +236,7 @@ function versionRows(doc: PackageDocument): VersionRow[] {
       version,
       published: doc.time?.[version] ?? '',
       tags: (tagsOf.get(version) ?? []).sort(),
-      deprecated: typeof doc.versions[version]?.deprecated === 'string' && doc.versions[version]!.deprecated!.length > 0,
+      deprecated: typeof doc.versions[version]?.deprecated === 'string' && doc.versions[version].deprecated.length > 0,
     }));
 }
 

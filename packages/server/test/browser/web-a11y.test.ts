@@ -369,7 +369,7 @@ describe('keyboard paths', () => {
     await page.waitForURL(/\/-\/web\/account$/);
     await tabTo(page, (el) => el.tagName === 'BUTTON' && /Revoke/.test(el.textContent ?? ''), 'a Revoke button');
     await Promise.all([page.waitForNavigation(), page.keyboard.press('Enter')]);
-    await expect((await fetch(`${registry.url}/-/whoami`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(401);
+    expect((await fetch(`${registry.url}/-/whoami`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(401);
     await tabTo(page, (el) => el.tagName === 'BUTTON' && /Sign out/.test(el.textContent ?? ''), 'the Sign out button');
     await Promise.all([page.waitForNavigation(), page.keyboard.press('Enter')]);
     await expect(page.locator('.account a').textContent()).resolves.toBe('Sign in');

@@ -1,4 +1,4 @@
-import { LocalInvalidationBus } from '../../src/storage/memory-invalidation-bus.js';
+import { LocalInvalidationBus } from '../../src/storage/drivers/memory/memory-invalidation-bus.js';
 import { invalidationBusContract } from './invalidation-bus.contract.js';
 
 invalidationBusContract(

@@ -31,8 +31,8 @@ export function registryStoreContract(driver: string, freshDatabase: () => Promi
         const instances = await Promise.all([fresh.open(), fresh.open(), fresh.open()]);
         try {
           await Promise.all(instances.map((instance) => instance.migrate()));
-          expect(await instances[0]!.createUser('', user('ada'))).toBe(true);
-          expect(await instances[2]!.getUser('', 'ada')).toEqual(user('ada'));
+          expect(await instances[0].createUser('', user('ada'))).toBe(true);
+          expect(await instances[2].getUser('', 'ada')).toEqual(user('ada'));
         } finally {
           for (const instance of instances) await instance.close();
           await fresh.destroy();

@@ -13,6 +13,7 @@ import {
   storeSnapshot,
   type TestRegistry,
 } from '@pkg/testkit';
+import type { UntypedJson } from '@pkg/testkit';
 
 /**
  * Bad input of every kind must get a clear 4xx with the error shape, and change nothing: the
@@ -47,7 +48,7 @@ function tarOf(entries: { path: string; content: string }[]): Buffer {
   return gzipSync(rawTar(entries));
 }
 
-async function expectUnchanged(send: () => Promise<{ status: number; body: any }>, status: number, code: string) {
+async function expectUnchanged(send: () => Promise<{ status: number; body: UntypedJson }>, status: number, code: string) {
   const names = [NAME, 'com.acme.fresh'];
   const before = await storeSnapshot(registry, names);
   const res = await send();
@@ -354,20 +355,29 @@ describe('names: every route refuses a name that is not reverse-DNS (422) and re
   });
 });
 
-describe('sizes: 413 PAYLOAD_TOO_LARGE', () => {
+describe('sizes: 413 PAYLOAD_TOO_LARGE, in one wording (what, and the limit in bytes)', () => {
+  const PUBLISH_BODY_LIMIT = Math.ceil((MAX_TARBALL * 4) / 3) + 1024 * 1024;
+
   it('a tarball over maxTarballSize', async () => {
     const big = buildTarball({ name: NAME, version: '1.1.0' }, [{ path: 'noise.bin', content: randomBytes(MAX_TARBALL + 1024) }]);
     expect(big.length).toBeGreaterThan(MAX_TARBALL);
-    await expectUnchanged(() => put(withTarball(big)), 413, 'PAYLOAD_TOO_LARGE');
+    const res = await expectUnchanged(() => put(withTarball(big)), 413, 'PAYLOAD_TOO_LARGE');
+    expect(res.body.details).toBe(`The tarball is larger than the limit of ${MAX_TARBALL} bytes`);
   });
 
   it('an attachment whose declared length is over the limit', async () => {
-    await expectUnchanged(() => put(edited((_b, a) => Object.assign(a, { length: MAX_TARBALL + 1 }))), 413, 'PAYLOAD_TOO_LARGE');
+    const res = await expectUnchanged(
+      () => put(edited((_b, a) => Object.assign(a, { length: MAX_TARBALL + 1 }))),
+      413,
+      'PAYLOAD_TOO_LARGE',
+    );
+    expect(res.body.details).toBe(`The tarball is larger than the limit of ${MAX_TARBALL} bytes`);
   });
 
   it('a body over the route body limit', async () => {
     const huge = JSON.stringify({ name: NAME, padding: 'x'.repeat(2 * 1024 * 1024) });
-    await expectUnchanged(() => putRaw(huge), 413, 'PAYLOAD_TOO_LARGE');
+    const res = await expectUnchanged(() => putRaw(huge), 413, 'PAYLOAD_TOO_LARGE');
+    expect(res.body.details).toBe(`The request body is larger than the limit of ${PUBLISH_BODY_LIMIT} bytes`);
   });
 
   it('a dist-tag body over the general body limit', async () => {
@@ -379,7 +389,8 @@ describe('sizes: 413 PAYLOAD_TOO_LARGE', () => {
         rawBody: huge,
         headers: { 'content-type': 'application/json' },
       });
-    await expectUnchanged(send, 413, 'PAYLOAD_TOO_LARGE');
+    const res = await expectUnchanged(send, 413, 'PAYLOAD_TOO_LARGE');
+    expect(res.body.details).toMatch(/^The request body is larger than the limit of \d+ bytes$/);
   });
 });
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loginUser, publishVersion, request, startRegistry, storeSnapshot, type TestRegistry } from '@pkg/testkit';
+import type { UntypedJson } from '@pkg/testkit';
 
 let registry: TestRegistry;
 let alice: string;
@@ -18,7 +19,7 @@ async function publishAll(name: string, versions: string[]): Promise<void> {
 }
 
 /** What npm reads before every change. */
-async function writeDocument(name: string): Promise<any> {
+async function writeDocument(name: string): Promise<UntypedJson> {
   const res = await request(`${registry.url}/${name}?write=true`);
   expect(res.status).toBe(200);
   return res.body;

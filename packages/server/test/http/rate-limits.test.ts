@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TenantAdmin } from '@pkg/server';
 import { loginUser, publishBody, registryHost, request, startRegistry, type TestRegistry } from '@pkg/testkit';
@@ -141,6 +142,43 @@ describe('publish limit per user', () => {
     expect(Object.keys(stored!.document.versions).sort()).toEqual(['1.0.0', '1.0.1']);
     // Other requests of the user are still within their limit.
     expect((await request(`${registry.url}/-/whoami`, { token })).status).toBe(200);
+  });
+
+  it('refuses a publisher over the limit before the body is sent', async () => {
+    registry = await startRegistry({ settings: { rateLimitPublish: 1, rateLimitAuthenticated: 100 } });
+    const token = await loginUser(registry.url, 'uploader');
+    const first = publishBody('com.example.early', '1.0.0').body;
+    expect((await request(`${registry.url}/com.example.early`, { method: 'PUT', token, body: first })).status).toBe(201);
+
+    // Headers announcing a 5 MB body, and not one byte of it: the answer must come anyway.
+    const { hostname, port } = new URL(registry.url);
+    const answer = await new Promise<{ status: number | undefined; body: string; retryAfter: string | undefined }>(
+      (resolve, reject) => {
+        const req = httpRequest({
+          host: hostname,
+          port,
+          method: 'PUT',
+          path: '/com.example.early',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': String(5_000_000) },
+        });
+        req.on('response', (res) => {
+          let text = '';
+          res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+          res.on('end', () => {
+            req.destroy();
+            resolve({ status: res.statusCode, body: text, retryAfter: res.headers['retry-after'] });
+          });
+        });
+        req.on('error', reject);
+        req.flushHeaders();
+      },
+    );
+    expect(answer.status).toBe(429);
+    expect(JSON.parse(answer.body)).toMatchObject({ code: 'RATE_LIMIT_EXCEEDED' });
+    expect((JSON.parse(answer.body) as { details: string }).details).toMatch(
+      /^publish limit of 1 publishes? per hour per user exceeded/,
+    );
+    expect(Number(answer.retryAfter)).toBeGreaterThan(0);
   });
 
   it('does not count refused publishes (4xx): bad documents do not use up the hour', async () => {

@@ -1,6 +1,7 @@
 /** Search and download counts driven through the real write and read routes, as npm drives them. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loginUser, publishVersion, request, startRegistry, type TestRegistry } from '@pkg/testkit';
+import type { UntypedJson } from '@pkg/testkit';
 
 let registry: TestRegistry;
 let token: string;
@@ -16,10 +17,10 @@ afterAll(async () => {
 async function searchFor(text: string) {
   const res = await request(`${registry.url}/-/v1/search?text=${encodeURIComponent(text)}`);
   expect(res.status).toBe(200);
-  return res.body as { total: number; objects: { package: Record<string, any>; flags: Record<string, unknown> }[] };
+  return res.body as { total: number; objects: { package: Record<string, UntypedJson>; flags: Record<string, unknown> }[] };
 }
 
-async function writeRev(name: string): Promise<{ rev: string; doc: Record<string, any> }> {
+async function writeRev(name: string): Promise<{ rev: string; doc: Record<string, UntypedJson> }> {
   const res = await request(`${registry.url}/${name}?write=true`, { token });
   expect(res.status).toBe(200);
   return { rev: res.body._rev, doc: res.body };
@@ -108,7 +109,7 @@ describe('download counts from tarball downloads', () => {
     expect(range.body.downloads.at(-1)).toEqual({ day: today, downloads: 4 });
 
     const found = await searchFor('com.maker.terrain-tools');
-    expect((found.objects[0] as any).downloads).toEqual({ weekly: 4, monthly: 4 });
-    expect((found.objects[0] as any).score.detail.popularity).toBe(1);
+    expect((found.objects[0] as UntypedJson).downloads).toEqual({ weekly: 4, monthly: 4 });
+    expect((found.objects[0] as UntypedJson).score.detail.popularity).toBe(1);
   });
 });

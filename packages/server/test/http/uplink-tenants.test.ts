@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TenantAdmin } from '@pkg/server';
 import { loginUser, publishBody, publishVersion, request, requestWithHost, startRegistry, type TestRegistry } from '@pkg/testkit';
-import { parseUplinks } from '../../src/uplinks/uplink-config.js';
+import { parseUplinks } from '../../src/config/uplink-config.js';
 
 /** A tenant's own `uplinks` setting: only that tenant serves the upstream's packages. */
 const DOMAIN = 'registry.test';

@@ -12,6 +12,7 @@ import {
   spawnRegistry,
   type SpawnedRegistry,
 } from '@pkg/testkit';
+import type { UntypedJson } from '@pkg/testkit';
 
 /**
  * A publish is all-or-nothing: the real binary is killed with SIGKILL while publishes stream
@@ -105,7 +106,7 @@ describe('crash safety', () => {
     const referenced = new Set<string>();
     for (const name of PACKAGES) {
       const doc = (await request(`${second.url}/${name}`)).body;
-      for (const [version, record] of Object.entries<any>(doc.versions)) {
+      for (const [version, record] of Object.entries<UntypedJson>(doc.versions)) {
         const res = await fetch(record.dist.tarball);
         expect(res.status, `${name}@${version}`).toBe(200);
         expect(sha512Integrity(Buffer.from(await res.arrayBuffer())), `${name}@${version}`).toBe(record.dist.integrity);

@@ -15,6 +15,7 @@ import {
   type TestCertificates,
   type TestRegistry,
 } from '@pkg/testkit';
+import type { UntypedJson } from '@pkg/testkit';
 
 const execFileAsync = promisify(execFile);
 
@@ -38,7 +39,7 @@ afterAll(async () => {
 function httpsJson(
   url: string,
   init: { ca?: Buffer; method?: string; body?: unknown; token?: string } = {},
-): Promise<{ status: number; body: any }> {
+): Promise<{ status: number; body: UntypedJson }> {
   return new Promise((resolve, reject) => {
     const payload = init.body === undefined ? undefined : JSON.stringify(init.body);
     const req = https.request(

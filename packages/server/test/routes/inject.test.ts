@@ -28,7 +28,7 @@ async function login(name: string): Promise<string> {
     payload: { name, password: 'correct horse battery' },
   });
   expect(res.statusCode).toBe(201);
-  return (res.json() as { token: string }).token;
+  return res.json<{ token: string }>().token;
 }
 
 describe('routes on memory storage', () => {
@@ -45,7 +45,7 @@ describe('routes on memory storage', () => {
 
     const doc = await built.app.inject({ method: 'GET', url: '/com.acme.injected' });
     expect(doc.statusCode).toBe(200);
-    const document = doc.json() as { versions: Record<string, { dist: { tarball: string } }> };
+    const document = doc.json<{ versions: Record<string, { dist: { tarball: string } }> }>();
     expect(Object.keys(document.versions)).toEqual(['1.0.0']);
 
     const version = await built.app.inject({ method: 'GET', url: '/com.acme.injected/1.0.0' });
@@ -68,7 +68,7 @@ describe('routes on memory storage', () => {
   it('finds a published package by search', async () => {
     const res = await built.app.inject({ method: 'GET', url: '/-/v1/search?text=injected' });
     expect(res.statusCode).toBe(200);
-    expect((res.json() as { objects: { package: { name: string } }[] }).objects.map((o) => o.package.name)).toEqual([
+    expect(res.json<{ objects: { package: { name: string } }[] }>().objects.map((o) => o.package.name)).toEqual([
       'com.acme.injected',
     ]);
   });

@@ -7,8 +7,13 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { ProtocolError } from '@pkg/protocol';
 import { createMemoryStorage, loadConfig, serverDeps, type Storage } from '@pkg/server';
 import { createServices, type Services } from '../../src/services/services.js';
-import { compileUplinks, parseUplinks, type Uplink } from '../../src/uplinks/uplink-config.js';
-import type { UpstreamClient, UpstreamRequest, UpstreamResult, UpstreamStream } from '../../src/uplinks/upstream-client.js';
+import { compileUplinks, parseUplinks, type Uplink } from '../../src/config/uplink-config.js';
+import type {
+  UpstreamClient,
+  UpstreamRequest,
+  UpstreamResult,
+  UpstreamStream,
+} from '../../src/services/uplinks/upstream-client.js';
 
 const NAME = 'com.upstream.kit';
 const UPSTREAM = 'http://upstream.test';

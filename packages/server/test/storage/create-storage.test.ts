@@ -24,7 +24,7 @@ import { POSTGRES_UPLINK_CACHE_MIGRATIONS } from '../../src/storage/drivers/post
 import { RedisInvalidationBus } from '../../src/storage/drivers/redis/redis-invalidation-bus.js';
 import { S3BlobStore } from '../../src/storage/drivers/s3/s3-blob-store.js';
 import { SqliteMetadataStore } from '../../src/storage/drivers/sqlite/sqlite-metadata-store.js';
-import { LocalInvalidationBus } from '../../src/storage/memory-invalidation-bus.js';
+import { LocalInvalidationBus } from '../../src/storage/drivers/memory/memory-invalidation-bus.js';
 import { stored } from '../contract/metadata-fixtures.js';
 
 let dataDir: string;

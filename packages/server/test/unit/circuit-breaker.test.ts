@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CircuitBreaker } from '../../src/uplinks/circuit-breaker.js';
+import { CircuitBreaker } from '../../src/services/uplinks/circuit-breaker.js';
 
 describe('CircuitBreaker', () => {
   it('opens after the threshold of failures in a row, for openMs', () => {

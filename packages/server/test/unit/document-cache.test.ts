@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DocumentCache, ENTRY_OVERHEAD } from '../../src/services/document-cache.js';
 import { Representation } from '../../src/services/representation.js';
-import { LocalInvalidationBus } from '../../src/storage/memory-invalidation-bus.js';
+import { LocalInvalidationBus } from '../../src/storage/drivers/memory/memory-invalidation-bus.js';
 
 function value(text: string) {
   return { representation: Representation.json({ text }, 'application/json'), value: { text } };

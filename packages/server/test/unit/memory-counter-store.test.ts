@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { MemoryCounterStore } from '../../src/storage/counter-store.js';
+import { MemoryCounterStore } from '../../src/storage/drivers/memory/memory-counter-store.js';
 
 describe('MemoryCounterStore', () => {
   beforeEach(() => {

@@ -4,6 +4,7 @@ import { buildTarball, publishBody } from '@pkg/testkit';
 import { Base64Decoder } from '../../src/services/base64-decoder.js';
 import { receivePublishBody, type ReceiveOptions } from '../../src/services/publish-body-receiver.js';
 import type { BlobUpload } from '../../src/storage/ports.js';
+import type { UntypedJson } from '@pkg/testkit';
 
 /** An upload that keeps what it is given, and whether it was committed or aborted. */
 class MemoryUpload implements BlobUpload {
@@ -59,7 +60,7 @@ describe('receivePublishBody', () => {
     for (const seed of [1, 2, 3, 4, 5]) {
       const uploads = new Map<string, MemoryUpload>();
       const received = await receivePublishBody(pieces(text, seed), options(uploads));
-      const expected = structuredClone(body) as any;
+      const expected = structuredClone(body) as UntypedJson;
       expected._attachments[filename].data = '';
       expect(received.document).toEqual(expected);
       expect(uploads.get(filename)!.bytes.equals(tarball)).toBe(true);
@@ -78,7 +79,10 @@ describe('receivePublishBody', () => {
     const uploads = new Map<string, MemoryUpload>();
     const received = await receivePublishBody(pieces(Buffer.from(text), 9), options(uploads));
     expect(uploads.get('com.acme.esc-1.0.0.tgz')!.bytes.equals(tarball)).toBe(true);
-    expect((received.document as any)._attachments['com.acme.esc-1.0.0.tgz']).toEqual({ data: '', length: tarball.length });
+    expect((received.document as UntypedJson)._attachments['com.acme.esc-1.0.0.tgz']).toEqual({
+      data: '',
+      length: tarball.length,
+    });
   });
 
   it('keeps data of other attachments and other places in the document', async () => {

@@ -29,7 +29,7 @@ const cases: [string, string, number, number, RequestContext | undefined, string
 describe('request log lines', () => {
   it.each(cases)('%s %s is written as pino would write it', (method, url, status, ms, context, ip) => {
     const ours = capture();
-    const requestLog = new RequestLog(logger(ours) as unknown as FastifyBaseLogger);
+    const requestLog = new RequestLog(logger(ours));
     requestLog.write('req-7', method, url, status, ms, context, ip);
     requestLog.flush();
     const pinos = capture();
@@ -57,7 +57,7 @@ describe('request log lines', () => {
 
   it('hands the lines of one turn of the event loop to the destination in one write, after the turn', async () => {
     const out = capture();
-    const requestLog = new RequestLog(logger(out) as unknown as FastifyBaseLogger);
+    const requestLog = new RequestLog(logger(out));
     for (let i = 0; i < 3; i++) requestLog.write(`req-${i}`, 'GET', `/p${i}`, 200, 1, undefined, '::1');
     expect(out.lines).toEqual([]);
     await new Promise((resolve) => setImmediate(resolve));
@@ -72,7 +72,7 @@ describe('request log lines', () => {
 
   it('writes a batch at once when it reaches 16 KiB, and what is left on flush', () => {
     const out = capture();
-    const requestLog = new RequestLog(logger(out) as unknown as FastifyBaseLogger);
+    const requestLog = new RequestLog(logger(out));
     const url = `/${'x'.repeat(1000)}`;
     for (let i = 0; i < 20; i++) requestLog.write(`req-${i}`, 'GET', url, 200, 1, undefined, '::1');
     expect(out.lines).toHaveLength(1);
@@ -85,7 +85,7 @@ describe('request log lines', () => {
   it('writes nothing below its level, and goes through the logger when it is not pino', () => {
     const quiet = capture();
     const warnOnly = pino({ level: 'warn' }, quiet);
-    new RequestLog(warnOnly as unknown as FastifyBaseLogger).write('req-1', 'GET', '/x', 200, 1, undefined, '::1');
+    new RequestLog(warnOnly).write('req-1', 'GET', '/x', 200, 1, undefined, '::1');
     expect(quiet.lines).toEqual([]);
     const seen: unknown[] = [];
     const plain = { info: (fields: unknown) => void seen.push(fields) } as unknown as FastifyBaseLogger;

@@ -96,7 +96,7 @@ describe('parseSearchRequest', () => {
       { text: 'a1', from: '100001' },
       { text: 'a1', size: ['1', '2'] },
     ]) {
-      badRequest(() => parseSearchRequest(raw as Record<string, unknown>));
+      badRequest(() => parseSearchRequest(raw));
     }
   });
 });

@@ -1,6 +1,6 @@
 /**
  * The seams of the source tree, checked on the files themselves: no import cycle among the
- * source files of any workspace, no storage driver reaching into another driver's files, the
+ * source files of any workspace, none between the top-level folders of a layered one, no storage driver reaching into another driver's files, the
  * metadata store reached by its parts only, and no V8 flag changed while the server runs
  * (memory bounds are start options of `node`).
  */
@@ -91,6 +91,66 @@ describe('import cycles', () => {
       ['e', ['e']],
     ]);
     expect(importCycles(graph)).toEqual([['a', 'b', 'c'], ['e']]);
+  });
+});
+
+/**
+ * Folder → the folders it imports: each top-level folder of `src` is one node, and so is each
+ * file directly in `src` (app.ts, context.ts, …), named by its file name.
+ */
+export function folderGraph(src: string): Map<string, string[]> {
+  const nodeOf = (file: string) => path.relative(src, file).split(path.sep)[0]!;
+  const graph = new Map<string, Set<string>>();
+  for (const [file, targets] of importGraph(sourceFiles(src))) {
+    const from = nodeOf(file);
+    const edges = graph.get(from) ?? new Set<string>();
+    graph.set(from, edges);
+    for (const target of targets) {
+      if (!target.startsWith(src + path.sep)) continue;
+      const to = nodeOf(target);
+      if (to !== from) edges.add(to);
+    }
+  }
+  return new Map([...graph].map(([node, edges]) => [node, [...edges].sort()]));
+}
+
+/** Each folder cycle with the file imports that make it, for a failure a person can act on. */
+export function folderCycles(src: string): string[] {
+  const graph = folderGraph(src);
+  const nodeOf = (file: string) => path.relative(src, file).split(path.sep)[0]!;
+  const files = importGraph(sourceFiles(src));
+  return importCycles(graph).map((cycle) => {
+    const members = new Set(cycle);
+    const crossings = [...files].flatMap(([file, targets]) =>
+      targets
+        .filter((target) => members.has(nodeOf(file)) && members.has(nodeOf(target)) && nodeOf(file) !== nodeOf(target))
+        .map((target) => `${path.relative(src, file)} -> ${path.relative(src, target)}`),
+    );
+    return `${cycle.join(' <-> ')}: ${crossings.join(', ')}`;
+  });
+}
+
+/** Workspaces whose top-level folders must form a DAG (docs/architecture.md draws the layers). */
+const LAYERED_WORKSPACES = ['server'];
+
+describe('folder cycles', () => {
+  it.each(LAYERED_WORKSPACES)('none among the top-level folders of packages/%s/src', (workspace) => {
+    const src = path.join(packagesRoot, workspace, 'src');
+    expect(folderGraph(src).size).toBeGreaterThan(5);
+    expect(folderCycles(src)).toEqual([]);
+  });
+
+  it('are found between folders whose files form no cycle', () => {
+    const src = path.join(packagesRoot, 'server/src');
+    // A cycle of folders made of files that import each other one way only.
+    const graph = new Map([
+      ['storage', ['uplinks']],
+      ['uplinks', ['services']],
+      ['services', ['storage']],
+      ['protocol-rules', []],
+    ]);
+    expect(importCycles(graph)).toEqual([['services', 'storage', 'uplinks']]);
+    expect(folderGraph(src).get('app.ts')).toContain('routes');
   });
 });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/config.js';
-import { UplinkRules, parseUplinks } from '../../src/uplinks/uplink-config.js';
-import { matchesIntegrity } from '../../src/uplinks/upstream-document.js';
+import { UplinkRules, parseUplinks } from '../../src/config/uplink-config.js';
+import { matchesIntegrity } from '../../src/services/uplinks/upstream-document.js';
 import { createHash } from 'node:crypto';
 import type { VersionRecord } from '@pkg/protocol';
 

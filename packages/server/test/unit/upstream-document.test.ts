@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PackageDocument } from '@pkg/protocol';
-import { isCachedCopy, mergeCached, upstreamDocument } from '../../src/uplinks/upstream-document.js';
+import { isCachedCopy, mergeCached, upstreamDocument } from '../../src/services/uplinks/upstream-document.js';
 
 const NAME = 'com.upstream.kit';
 /** Where the upstream document was fetched (a registry under a path). */

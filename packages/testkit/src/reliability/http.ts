@@ -1,5 +1,6 @@
 import http from 'node:http';
 import net from 'node:net';
+import type { UntypedJson } from '../untyped-json.js';
 
 /** What came back for one request: a status, or why none came. */
 export interface Outcome {
@@ -120,6 +121,6 @@ export class LoadClient {
   }
 }
 
-export function json<T = any>(outcome: Outcome): T {
+export function json<T = UntypedJson>(outcome: Outcome): T {
   return JSON.parse(outcome.body.toString('utf8')) as T;
 }

@@ -15,7 +15,7 @@ interface PluginEntry {
 function parse(text: string): { EngineAssociation?: unknown; Plugins?: unknown } {
   const value = JSON.parse(text.startsWith(BOM) ? text.slice(1) : text) as unknown;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('it is not a JSON object');
-  return value as { EngineAssociation?: unknown; Plugins?: unknown };
+  return value;
 }
 
 /** `EngineAssociation`: `5.3` for a launcher install, a GUID or '' for a source build. Throws on bad JSON. */

@@ -13,6 +13,7 @@ import {
   startGlobalRegistry,
   type Target,
 } from './harness.js';
+import type { UntypedJson } from '@pkg/testkit';
 
 describe('on the global registry', () => {
   let target: Target;
@@ -31,7 +32,7 @@ describe('on the global registry', () => {
         .slice(mark)
         .flatMap((chunk) => chunk.split('\n'))
         .filter((line) => line.length > 0)
-        .map((line) => JSON.parse(line) as Record<string, any>)
+        .map((line) => JSON.parse(line) as Record<string, UntypedJson>)
         .filter((entry) => entry.msg === 'unhandled error')
         .map(({ time: _time, reqId, err, ...rest }) => ({
           ...rest,
@@ -88,7 +89,7 @@ describe('on the global registry', () => {
         .slice(mark)
         .flatMap((chunk) => chunk.split('\n'))
         .filter((line) => line.length > 0)
-        .map((line) => JSON.parse(line) as Record<string, any>)
+        .map((line) => JSON.parse(line) as Record<string, UntypedJson>)
         .filter((entry) => entry.msg !== 'request' && entry.url !== '/-/metrics')
         .map(({ time: _time, reqId: _reqId, err, ...rest }) => ({
           ...rest,

@@ -117,7 +117,7 @@ export class MemorySearchIndex implements SearchIndex {
   #index(tenant: TenantId, name: string, pkg: StoredPackage): void {
     this.#version++;
     let entries = this.#tenants.get(tenant);
-    if (!entries) this.#tenants.set(tenant, (entries = new Map()));
+    if (!entries) this.#tenants.set(tenant, (entries = new Map<string, Entry>()));
     const fields = deriveSearchFields(pkg);
     const existing = entries.get(name);
     if (fields === null) {

@@ -1,5 +1,5 @@
-import { BusFanout } from './bus-fanout.js';
-import type { InvalidationBus, TenantId } from './ports.js';
+import { BusFanout } from '../../bus-fanout.js';
+import type { InvalidationBus, TenantId } from '../../ports.js';
 
 /** The embedded default's bus: one process, so only local subscribers hear of a change. */
 export class LocalInvalidationBus implements InvalidationBus {

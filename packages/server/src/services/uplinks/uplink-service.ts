@@ -1,6 +1,6 @@
 import { ProtocolError, type PackageDocument, type VersionRecord } from '@pkg/protocol';
-import type { ServerDeps } from '../deps.js';
-import { nextRevision } from '../services/revisions.js';
+import type { ServerDeps } from '../../deps.js';
+import { nextRevision } from '../revisions.js';
 import {
   packageNotFound,
   parseFileName,
@@ -8,23 +8,23 @@ import {
   type PackageReadService,
   type ReadScope,
   type TarballFile,
-} from '../services/package-reads.js';
-import type { DocumentForm } from '../services/package-document.js';
-import type { Representation } from '../services/representation.js';
-import { blobKeyFor } from '../storage/blob-keys.js';
+} from '../package-reads.js';
+import type { DocumentForm } from '../package-document.js';
+import type { Representation } from '../representation.js';
+import { blobKeyFor } from '../../storage/blob-keys.js';
 import {
   GLOBAL_TENANT,
   type StoredPackage,
   type TenantId,
   type UplinkCacheRecord,
   type UplinkCacheStore,
-} from '../storage/ports.js';
+} from '../../storage/ports.js';
 import { CircuitBreaker, type CircuitState } from './circuit-breaker.js';
 import { withLiveResults } from './live-search.js';
-import type { Uplink, UplinkRules } from './uplink-config.js';
+import type { Uplink, UplinkRules } from '../../config/uplink-config.js';
 import { integrityCheck, isCachedCopy, mergeCached, upstreamDocument } from './upstream-document.js';
 import type { UpstreamClient, UpstreamResult } from './upstream-client.js';
-import { singleIncarnation, type TenantScopeOf } from '../services/tenant-scope.js';
+import { singleIncarnation, type TenantScopeOf } from '../tenant-scope.js';
 
 /** A tarball the upstream has and this registry has not downloaded yet (the answer to a HEAD). */
 export type UpstreamFile = Omit<TarballFile, 'open'>;
@@ -562,7 +562,7 @@ export class UplinkService {
 
   #remember(tenant: TenantId, uplink: Uplink, name: string, until: number, missing: boolean, stale = false): void {
     let known = this.#knownOf(tenant);
-    if (known === undefined) this.#tenantKnown.set(this.#scopeOf(tenant), (known = new Map()));
+    if (known === undefined) this.#tenantKnown.set(this.#scopeOf(tenant), (known = new Map<string, Known>()));
     if (known.size >= MAX_KNOWN) known.clear();
     known.set(name, { until, missing, stale, stats: this.#statsOf(tenant, uplink) });
   }

@@ -1,5 +1,5 @@
-import type { PublicKeyEntry } from '../services/registry-signatures.js';
-import type { Uplink } from './uplink-config.js';
+import type { PublicKeyEntry } from '../registry-signatures.js';
+import type { Uplink } from '../../config/uplink-config.js';
 import type { UpstreamClient } from './upstream-client.js';
 
 /** Largest upstream `/-/npm/v1/keys` answer accepted. */

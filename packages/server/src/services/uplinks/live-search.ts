@@ -1,4 +1,4 @@
-import type { Uplink, UplinkRules } from './uplink-config.js';
+import type { Uplink, UplinkRules } from '../../config/uplink-config.js';
 import type { UpstreamClient } from './upstream-client.js';
 
 /** One search result as npm's `/-/v1/search` shapes it (only the name is relied on). */

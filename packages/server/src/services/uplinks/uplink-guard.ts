@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { ProtocolError } from '@pkg/protocol';
-import type { Uplink } from './uplink-config.js';
+import type { Uplink } from '../../config/uplink-config.js';
 
 /**
  * Refuses every write (publish, dist-tags, deprecate, unpublish, owners) to a package name an

@@ -76,7 +76,7 @@ function parseUplink(entry: unknown, index: number): UplinkConfig {
   if (!Array.isArray(raw.packages) || raw.packages.length === 0) {
     throw new UplinkConfigError(`${named}: 'packages' must be a non-empty array of names or '<prefix>.*' namespaces`);
   }
-  const packages = raw.packages.map((rule) => {
+  const packages = (raw.packages as unknown[]).map((rule) => {
     const prefix = typeof rule === 'string' && rule.endsWith('.*') ? rule.slice(0, -2) : rule;
     if (typeof prefix !== 'string' || !PACKAGE.test(prefix) || prefix.length > 214) {
       throw new UplinkConfigError(`${named}: '${String(rule)}' is neither a package name nor a '<prefix>.*' namespace`);
@@ -96,7 +96,7 @@ function parseUplink(entry: unknown, index: number): UplinkConfig {
     packages,
     maxAge,
     timeout,
-    ...(raw.tokenEnv !== undefined ? { tokenEnv: raw.tokenEnv as string } : {}),
+    ...(raw.tokenEnv !== undefined ? { tokenEnv: raw.tokenEnv } : {}),
     search: raw.search === true,
   };
 }
