@@ -12,6 +12,8 @@ import { login } from './login.js';
 import { pack } from './pack.js';
 import { publish } from './publish.js';
 import { logout } from './logout.js';
+import { outdated } from './outdated.js';
+import { why } from './why.js';
 import { search } from './search.js';
 import { uninstall } from './uninstall.js';
 import { update } from './update.js';
@@ -37,6 +39,8 @@ export const COMMANDS: readonly Command[] = [
   uninstall,
   update,
   list,
+  outdated,
+  why,
   pack,
   audit,
   publish,

@@ -446,6 +446,12 @@ export const CLIENT_ERRORS = {
     message: '{name}@{version} requires {requires}; this project uses {engine}',
     hint: 'Pick a version that works with `pkg add {name}`.',
   },
+  WHY_NOT_IN_PROJECT: {
+    code: 'PACKAGE_NOT_IN_PROJECT',
+    exit: EXIT.FAILED,
+    message: "package '{name}' is not in this project",
+    hint: 'Neither {manifest} nor any package it lists needs it; `pkg list --all` lists every package of the project.',
+  },
   INSTALL_CONFLICT: { code: 'VERSION_CONFLICT', exit: EXIT.FAILED, message: '{conflict}', hint: '{advice}' },
   LOCAL_CHANGES: {
     exit: EXIT.FAILED,

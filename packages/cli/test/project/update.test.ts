@@ -240,7 +240,7 @@ describe('pkg update', () => {
         { package: 'com.vendor.local', version: 'file:../local', status: 'external' },
       ],
       backup_path: null,
-      message: '0 packages updated successfully',
+      message: 'Nothing to update: no package has a newer version it can take',
     });
     expect(await backups(deps)).toEqual([]);
   });
