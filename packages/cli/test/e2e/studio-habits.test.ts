@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loginUser, publishFixtures, startRegistry, tmpProject, tmpUnityProject, type TestRegistry } from '@pkg/testkit';
@@ -147,6 +147,22 @@ describe('Godot and Unreal', () => {
     const all = await pkg(['list', '--all'], project.dir);
     expect(all.code).toBe(0);
     expect(all.stdout).toMatch(/com\.studio\.godot\.core\s+1\.0\.0\s+1\.0\.0\s+2\.0\.0\s+com\.studio\.godot\.input@1\.0\.0\n/);
+  });
+
+  it('Godot: an update backs up only the files it changes, in a backup that names its project', async () => {
+    const project = await tmpProject('pkg-habits-backup-', { 'project.godot': PROJECT_GODOT });
+    expect((await pkg(['add', 'com.studio.godot.core@1.0.0'], project.dir)).code).toBe(0);
+    const updated = await pkg(['update', '--json'], project.dir);
+    expect(updated.code).toBe(0);
+    const backup = updated.json.backup_path as string;
+    expect(path.dirname(backup)).toBe(env.TMPDIR);
+    expect(JSON.parse(await readFile(path.join(backup, 'pkg-backup.json'), 'utf8'))).toEqual({
+      project: project.dir,
+      created: expect.any(String),
+      files: ['pkg.json', 'pkg-lock.json'],
+    });
+    // The replaced package's files are in the cache and the lock: not copied.
+    expect((await readdir(backup)).sort()).toEqual(['pkg-backup.json', 'pkg-lock.json', 'pkg.json']);
   });
 
   it('Unreal: list --all shows the plugin only another needs, and why names the chain', async () => {
