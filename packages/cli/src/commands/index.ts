@@ -12,6 +12,8 @@ import { login } from './login.js';
 import { pack } from './pack.js';
 import { publish } from './publish.js';
 import { logout } from './logout.js';
+import { distTag } from './dist-tag.js';
+import { deprecate } from './deprecate.js';
 import { outdated } from './outdated.js';
 import { why } from './why.js';
 import { search } from './search.js';
@@ -45,6 +47,8 @@ export const COMMANDS: readonly Command[] = [
   audit,
   publish,
   advisory,
+  distTag,
+  deprecate,
   config,
   cache,
   completion,

@@ -595,6 +595,18 @@ export const CLIENT_ERRORS = {
     message: 'The registry refused the advisory of {name}: {details}',
     hint: 'Only a maintainer of a package published on this registry may publish or withdraw its advisories; `pkg advisory add --help` shows the fields.',
   },
+  CHANGE_REFUSED: { exit: EXIT.FAILED, message: 'The registry refused to change {name}: {details}', hint: '{advice}' },
+  DIST_TAG_USAGE: {
+    code: 'USAGE',
+    exit: EXIT.USAGE,
+    message: '{problem}',
+    hint: 'pkg dist-tag add <name>@<version> <tag> | pkg dist-tag rm <name> <tag> | pkg dist-tag ls <name>',
+  },
+  DEPRECATE_NO_MATCH: {
+    exit: EXIT.FAILED,
+    message: 'No version of {name} matches {range}',
+    hint: 'Published versions: {versions}',
+  },
 } as const satisfies Record<string, CatalogueEntry>;
 
 type Catalogue = typeof CLIENT_ERRORS;

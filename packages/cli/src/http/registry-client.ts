@@ -333,6 +333,45 @@ export class RegistryClient {
     }
   }
 
+  /** `PUT /-/package/<name>/dist-tags/<tag>` (the body is the version as a JSON string), as `npm dist-tag add`. */
+  async setDistTag(name: string, tag: string, version: string): Promise<void> {
+    const path = `/-/package/${encodeURIComponent(name)}/dist-tags/${encodeURIComponent(tag)}`;
+    await this.#change(name, () => this.#json('PUT', path, { idempotent: true, body: version }));
+  }
+
+  /** `DELETE /-/package/<name>/dist-tags/<tag>`, as `npm dist-tag rm`. */
+  async removeDistTag(name: string, tag: string): Promise<void> {
+    const path = `/-/package/${encodeURIComponent(name)}/dist-tags/${encodeURIComponent(tag)}`;
+    await this.#change(name, () => this.#json('DELETE', path, { idempotent: true }));
+  }
+
+  /** `PUT /<name>/-rev/<rev>` with the edited document, as `npm deprecate` sends it. */
+  async updateDocument(name: string, document: PackageDocument & { _rev?: string }): Promise<void> {
+    const path = `/${encodeURIComponent(name)}/-rev/${encodeURIComponent(String(document._rev ?? '0'))}`;
+    await this.#change(name, () => this.#json('PUT', path, { idempotent: false, body: document }));
+  }
+
+  /** A change of a package's tags or document: the registry's refusal says why. */
+  async #change(name: string, call: () => Promise<unknown>): Promise<void> {
+    try {
+      await call();
+    } catch (err) {
+      if (err instanceof RegistryHttpError && [400, 403, 409, 422].includes(err.status)) {
+        throw new ClientError('CHANGE_REFUSED', {
+          name,
+          details: err.details || `HTTP ${err.status}`,
+          advice:
+            err.status === 403
+              ? `Only a maintainer of ${name} may change it on ${this.registry}.`
+              : err.status === 409
+                ? 'The package changed meanwhile: run the command again.'
+                : 'Fix what the registry names, then run the command again.',
+        });
+      }
+      throw this.#statusError(err, 'package', name);
+    }
+  }
+
   /**
    * `PUT /<name>` with an npm publish document. The registry's reason for a refusal (a version
    * that exists, a name it does not allow, a body too large) becomes PUBLISH_REFUSED.

@@ -11,10 +11,12 @@ import { PROJECT_GODOT, UPROJECT, godot, unity, unreal } from '../support/engine
 let registry: TestRegistry;
 let home: Home;
 let env: Record<string, string>;
+let publisherToken: string;
 
 beforeAll(async () => {
   registry = await startRegistry();
   const token = await loginUser(registry.url, 'studio-habits');
+  publisherToken = token;
   await publishFixtures(registry.url, token, {
     'com.studio.core': [unity('1.0.0'), unity('1.1.0'), unity('1.2.0'), unity('2.0.0')],
     'com.studio.input': [unity('1.1.0', { 'com.studio.core': '1.1.0' })],
@@ -23,6 +25,7 @@ beforeAll(async () => {
     'com.studio.godot.input': [godot('input', '1.0.0', { 'com.studio.godot.core': '1.0.0' })],
     'com.studio.unreal.core': [unreal('StudioCore', '1.0.0'), unreal('StudioCore', '1.1.0')],
     'com.studio.unreal.input': [unreal('StudioInput', '1.0.0', { 'com.studio.unreal.core': '1.0.0' })],
+    'com.studio.tools': [unity('1.0.0'), unity('1.1.0'), unity('2.0.0-beta.1')],
   });
   home = await makeHome();
   const temp = path.join(home.dir, 'tmp');
@@ -177,5 +180,65 @@ describe('Godot and Unreal', () => {
     expect(why.stdout).toContain('  com.studio.unreal.input@1.0.0 → com.studio.unreal.core@1.0.0\n');
     // The dependency has a newer version, but only what the manifest lists is `outdated`'s to report.
     expect((await pkg(['outdated'], project.dir)).code).toBe(0);
+  });
+});
+
+describe("a maintainer's commands", () => {
+  const as = (token: string) => ({ ...env, PKG_TOKEN: token });
+
+  it('dist-tag add, ls and rm, refused to another account', async () => {
+    const cwd = home.dir;
+    const run = (args: string[], token = publisherToken) => runPkg(args, { home, env: as(token), cwd });
+
+    const added = await run(['dist-tag', 'add', 'com.studio.tools@2.0.0-beta.1', 'beta']);
+    expect(added.stderr).toBe('');
+    expect(added.code).toBe(0);
+    expect(added.stdout).toBe('beta → com.studio.tools@2.0.0-beta.1\n');
+    const listed = await run(['dist-tag', 'ls', 'com.studio.tools', '--json']);
+    expect(JSON.parse(listed.stdout).dist_tags).toEqual({ beta: '2.0.0-beta.1', latest: '2.0.0-beta.1' });
+
+    const stranger = await loginUser(registry.url, 'someone-else');
+    const refused = await run(['dist-tag', 'add', 'com.studio.tools@1.0.0', 'stable'], stranger);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(
+      /^Error: The registry refused to change com\.studio\.tools: .*\nHint: Only a maintainer of com\.studio\.tools may change it/,
+    );
+
+    const missing = await run(['dist-tag', 'add', 'com.studio.tools@9.9.9', 'beta']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain("Version '9.9.9' of com.studio.tools not found");
+    const usage = await run(['dist-tag', 'add', 'com.studio.tools', 'beta']);
+    expect(usage.code).toBe(2);
+    expect((await run(['dist-tag', 'rm', 'com.studio.tools', 'latest'])).code).toBe(2);
+
+    const removed = await run(['dist-tag', 'rm', 'com.studio.tools', 'beta']);
+    expect(removed.code).toBe(0);
+    expect(JSON.parse((await run(['dist-tag', 'ls', 'com.studio.tools', '--json'])).stdout).dist_tags).toEqual({
+      latest: '2.0.0-beta.1',
+    });
+  });
+
+  it('deprecate marks a range (add then skips it) and an empty message lifts it', async () => {
+    const cwd = home.dir;
+    const run = (args: string[]) => runPkg(args, { home, env: as(publisherToken), cwd });
+    const deprecated = await run(['deprecate', 'com.studio.tools@^1.1.0', 'Use 2.x', '--json']);
+    expect(deprecated.stderr).toBe('');
+    expect(deprecated.code).toBe(0);
+    expect(JSON.parse(deprecated.stdout)).toMatchObject({ versions: ['1.1.0'], deprecated: 'Use 2.x' });
+    const document = (await (await fetch(`${registry.url}/com.studio.tools`)).json()) as {
+      versions: Record<string, { deprecated?: string }>;
+    };
+    expect(document.versions['1.1.0']!.deprecated).toBe('Use 2.x');
+    expect(document.versions['1.0.0']!.deprecated).toBeUndefined();
+    expect((await run(['deprecate', 'com.studio.tools@^5.0.0', 'x'])).code).toBe(1);
+
+    // `add` without a version now takes 1.0.0: the newest stable that is not deprecated.
+    const project = await tmpUnityProject({ 'Packages/manifest.json': { dependencies: {}, scopedRegistries: scoped() } });
+    const add = await pkg(['add', 'com.studio.tools', '--json'], project.dir);
+    expect(add.json.added).toEqual([{ package: 'com.studio.tools', version: '1.0.0' }]);
+
+    const lifted = await run(['deprecate', 'com.studio.tools@1.1.0', '']);
+    expect(lifted.code).toBe(0);
+    expect(lifted.stdout).toBe('1 version of com.studio.tools no longer deprecated: 1.1.0\n');
   });
 });
