@@ -333,6 +333,20 @@ export class RegistryClient {
     }
   }
 
+  /**
+   * `GET /-/pkg/registry`: what a pkg-registry calls itself; undefined when the registry does not
+   * say (another kind of registry, an older one) or cannot be asked: the caller then names it.
+   */
+  async registryName(): Promise<string | undefined> {
+    try {
+      const answer = await this.#json<{ name?: unknown }>('GET', '/-/pkg/registry', { idempotent: true });
+      const name = typeof answer?.name === 'string' ? answer.name.trim() : '';
+      return name !== '' && name.length <= 200 && !/[\u0000-\u001f]/.test(name) ? name : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
   /** `PUT /-/package/<name>/dist-tags/<tag>` (the body is the version as a JSON string), as `npm dist-tag add`. */
   async setDistTag(name: string, tag: string, version: string): Promise<void> {
     const path = `/-/package/${encodeURIComponent(name)}/dist-tags/${encodeURIComponent(tag)}`;
@@ -345,10 +359,9 @@ export class RegistryClient {
     await this.#change(name, () => this.#json('DELETE', path, { idempotent: true }));
   }
 
-  /** `PUT /<name>/-rev/<rev>` with the edited document, as `npm deprecate` sends it. */
-  async updateDocument(name: string, document: PackageDocument & { _rev?: string }): Promise<void> {
-    const path = `/${encodeURIComponent(name)}/-rev/${encodeURIComponent(String(document._rev ?? '0'))}`;
-    await this.#change(name, () => this.#json('PUT', path, { idempotent: false, body: document }));
+  /** `PUT /<name>` with the edited document and no attachments, as `npm deprecate` sends it. */
+  async updateDocument(name: string, document: PackageDocument): Promise<void> {
+    await this.#change(name, () => this.#json('PUT', `/${encodeURIComponent(name)}`, { idempotent: true, body: document }));
   }
 
   /** A change of a package's tags or document: the registry's refusal says why. */

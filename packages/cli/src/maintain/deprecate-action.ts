@@ -1,7 +1,8 @@
 /**
  * `pkg deprecate <name>[@range] <message>`: marks the matching versions deprecated (an empty
  * message lifts it), as `npm deprecate` does: the document is read, the versions' `deprecated`
- * fields are changed, and the document is written back at its revision.
+ * fields are changed, and the document is sent back without attachments (the registry takes
+ * only those fields).
  */
 import semver from 'semver';
 import type { CommandContext } from '../context.js';
@@ -30,9 +31,8 @@ export async function deprecate(
     throw new ClientError('DEPRECATE_NO_MATCH', { name, range, versions: versions.sort(semver.compare).join(', ') || 'none' });
   }
   for (const version of matching) {
-    const record = document.versions[version]!;
-    if (message === '') delete record.deprecated;
-    else record.deprecated = message;
+    // `''` lifts it: an absent field would leave it as it was.
+    document.versions[version]!.deprecated = message;
   }
   await client.updateDocument(name, document);
   const what = message === '' ? 'no longer deprecated' : 'deprecated';

@@ -14,7 +14,7 @@ let env: Record<string, string>;
 let publisherToken: string;
 
 beforeAll(async () => {
-  registry = await startRegistry();
+  registry = await startRegistry({ settings: { registryName: 'Studio Packages' } });
   const token = await loginUser(registry.url, 'studio-habits');
   publisherToken = token;
   await publishFixtures(registry.url, token, {
@@ -107,11 +107,14 @@ describe('Unity', () => {
     expect(plain.json.packages.map((p: { package: string }) => p.package)).toEqual(['com.studio.app', 'com.studio.core']);
   });
 
-  it('uninstalling the last package leaves no empty scopedRegistries behind, and says nothing was updated in words', async () => {
+  it('names the entry it creates after the registry, leaves no empty scopedRegistries behind when the last package goes, and says nothing was updated in words', async () => {
     const manifest = '{\n  "dependencies": {\n    "com.unity.modules.ui": "1.0.0"\n  }\n}\n';
     const project = await tmpUnityProject({ 'Packages/manifest.json': manifest });
     expect((await pkg(['add', 'com.studio.core@1.0.0'], project.dir)).code).toBe(0);
-    expect(JSON.parse(await project.read('Packages/manifest.json')).scopedRegistries).toHaveLength(1);
+    // The entry is named as the registry calls itself (its registryName setting).
+    expect(JSON.parse(await project.read('Packages/manifest.json')).scopedRegistries).toEqual([
+      { name: 'Studio Packages', url: registry.url, scopes: ['com.studio.core'] },
+    ]);
     expect((await pkg(['uninstall', 'com.studio.core'], project.dir)).code).toBe(0);
     expect(await project.read('Packages/manifest.json')).toBe(manifest);
 
@@ -240,5 +243,9 @@ describe("a maintainer's commands", () => {
     const lifted = await run(['deprecate', 'com.studio.tools@1.1.0', '']);
     expect(lifted.code).toBe(0);
     expect(lifted.stdout).toBe('1 version of com.studio.tools no longer deprecated: 1.1.0\n');
+    const after = (await (await fetch(`${registry.url}/com.studio.tools`)).json()) as {
+      versions: Record<string, { deprecated?: string }>;
+    };
+    expect(after.versions['1.1.0']!.deprecated).toBeUndefined();
   });
 });

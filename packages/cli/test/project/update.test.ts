@@ -291,7 +291,7 @@ describe('pkg update keeps the manifest’s formatting byte for byte', () => {
     const { project, deps } = await projectWith(registry, { 'Packages/manifest.json': text });
     expect((await run(deps, ['add', 'com.fixture.b'])).code).toBe(0);
     expect(await project.read('Packages/manifest.json')).toBe(
-      `{\r\n    "dependencies": {\r\n        "com.fixture.a": "1.0.0",\r\n        "com.fixture.b": "1.0.0"\r\n    },\r\n    "scopedRegistries": [\r\n        {\r\n            "name": "127.0.0.1",\r\n            "url": "${registry.url}",\r\n            "scopes": [\r\n                "com.fixture.b"\r\n            ]\r\n        }\r\n    ]\r\n}`,
+      `{\r\n    "dependencies": {\r\n        "com.fixture.a": "1.0.0",\r\n        "com.fixture.b": "1.0.0"\r\n    },\r\n    "scopedRegistries": [\r\n        {\r\n            "name": "${new URL(registry.url).host}",\r\n            "url": "${registry.url}",\r\n            "scopes": [\r\n                "com.fixture.b"\r\n            ]\r\n        }\r\n    ]\r\n}`,
     );
   });
 });
