@@ -341,7 +341,9 @@ export class RegistryClient {
     try {
       const answer = await this.#json<{ name?: unknown }>('GET', '/-/pkg/registry', { idempotent: true });
       const name = typeof answer?.name === 'string' ? answer.name.trim() : '';
-      return name !== '' && name.length <= 200 && !/[\u0000-\u001f]/.test(name) ? name : undefined;
+      // A name goes into the manifest and onto the screen: one short printable line.
+      const printable = [...name].every((c) => c.charCodeAt(0) >= 0x20);
+      return name !== '' && name.length <= 200 && printable ? name : undefined;
     } catch {
       return undefined;
     }

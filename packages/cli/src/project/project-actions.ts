@@ -7,10 +7,8 @@ import type { PackageStatus } from '../output/format.js';
 import {
   addReport,
   installReport,
-  listReport,
   uninstallReport,
   type FetchedPackage,
-  type ListedPackage,
   type ProjectHeader,
   type SkippedPackage,
 } from '../reports/project-reports.js';
@@ -18,7 +16,6 @@ import type { CommandResult } from '../output/reporter.js';
 import { parsePackageRequest } from '../resolve/add-plan.js';
 import { diffResolution } from '../resolve/diff.js';
 import { readLock, type RestoredPackage } from '../install/lock-file.js';
-import { pickNewest } from '../resolve/pick-version.js';
 import { recordOf } from '../resolve/plan-context.js';
 import { planUninstall } from '../resolve/uninstall-plan.js';
 import { applyWithInstall, installFromLock, installsFiles, lockCovers, uninstallWithInstall } from './installed-files.js';
