@@ -2,7 +2,7 @@
 import semver from 'semver';
 import { TarballCache } from '../cache/tarball-cache.js';
 import type { CommandContext } from '../context.js';
-import { ClientError, EXIT } from '../errors/client-errors.js';
+import { ClientError } from '../errors/client-errors.js';
 import type { PackageStatus } from '../output/format.js';
 import {
   addReport,
