@@ -136,6 +136,10 @@ function configure(program: Program, reporter: Reporter): void {
 }
 
 function usageMessage(message: string): string {
-  const text = message.replace(/^error:\s*/i, '').trim();
+  // One line: commander puts its suggestion on a line of its own, which would end up inside a JSON string.
+  const text = message
+    .replace(/^error:\s*/i, '')
+    .trim()
+    .replace(/\s*\n\s*/g, ' ');
   return text.charAt(0).toUpperCase() + text.slice(1);
 }

@@ -13,6 +13,7 @@ import { healthRoutes } from './routes/health.js';
 import { pingRoutes } from './routes/ping.js';
 import { tokenRoutes } from './routes/tokens.js';
 import { profileRoutes } from './routes/profile.js';
+import { registryInfoRoutes } from './routes/registry-info.js';
 import { userAuthRoutes } from './routes/user-auth.js';
 import { packageRoutes } from './routes/packages.js';
 import { versionRoutes } from './routes/versions.js';
@@ -125,6 +126,7 @@ export async function buildApp(deps: ServerDeps, options: BuildOptions = {}): Pr
   });
 
   await app.register(pingRoutes, { services });
+  await app.register(registryInfoRoutes, { config });
   await app.register(userAuthRoutes, { services });
   await app.register(tokenRoutes, { services });
   await app.register(profileRoutes, { services });

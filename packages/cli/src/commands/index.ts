@@ -12,6 +12,10 @@ import { login } from './login.js';
 import { pack } from './pack.js';
 import { publish } from './publish.js';
 import { logout } from './logout.js';
+import { distTag } from './dist-tag.js';
+import { deprecate } from './deprecate.js';
+import { outdated } from './outdated.js';
+import { why } from './why.js';
 import { search } from './search.js';
 import { uninstall } from './uninstall.js';
 import { update } from './update.js';
@@ -37,10 +41,14 @@ export const COMMANDS: readonly Command[] = [
   uninstall,
   update,
   list,
+  outdated,
+  why,
   pack,
   audit,
   publish,
   advisory,
+  distTag,
+  deprecate,
   config,
   cache,
   completion,

@@ -42,7 +42,8 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
   },
   {
     key: 'backupsKept',
-    description: 'Manifest backups kept in the temp folder (the newest); older ones are removed. 0 keeps every one.',
+    description:
+      "Backups kept in the temp folder for each project (the newest); the project's older ones are removed. 0 keeps every one.",
     default: 10,
     parse: (value) => integerIn(value, 'backupsKept', 0, 10000),
   },

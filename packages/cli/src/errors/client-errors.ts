@@ -446,6 +446,12 @@ export const CLIENT_ERRORS = {
     message: '{name}@{version} requires {requires}; this project uses {engine}',
     hint: 'Pick a version that works with `pkg add {name}`.',
   },
+  WHY_NOT_IN_PROJECT: {
+    code: 'PACKAGE_NOT_IN_PROJECT',
+    exit: EXIT.FAILED,
+    message: "package '{name}' is not in this project",
+    hint: 'Neither {manifest} nor any package it lists needs it; `pkg list --all` lists every package of the project.',
+  },
   INSTALL_CONFLICT: { code: 'VERSION_CONFLICT', exit: EXIT.FAILED, message: '{conflict}', hint: '{advice}' },
   LOCAL_CHANGES: {
     exit: EXIT.FAILED,
@@ -588,6 +594,18 @@ export const CLIENT_ERRORS = {
     exit: EXIT.FAILED,
     message: 'The registry refused the advisory of {name}: {details}',
     hint: 'Only a maintainer of a package published on this registry may publish or withdraw its advisories; `pkg advisory add --help` shows the fields.',
+  },
+  CHANGE_REFUSED: { exit: EXIT.FAILED, message: 'The registry refused to change {name}: {details}', hint: '{advice}' },
+  DIST_TAG_USAGE: {
+    code: 'USAGE',
+    exit: EXIT.USAGE,
+    message: '{problem}',
+    hint: 'pkg dist-tag add <name>@<version> <tag> | pkg dist-tag rm <name> <tag> | pkg dist-tag ls <name>',
+  },
+  DEPRECATE_NO_MATCH: {
+    exit: EXIT.FAILED,
+    message: 'No version of {name} matches {range}',
+    hint: 'Published versions: {versions}',
   },
 } as const satisfies Record<string, CatalogueEntry>;
 

@@ -334,6 +334,60 @@ export class RegistryClient {
   }
 
   /**
+   * `GET /-/pkg/registry`: what a pkg-registry calls itself; undefined when the registry does not
+   * say (another kind of registry, an older one) or cannot be asked: the caller then names it.
+   */
+  async registryName(): Promise<string | undefined> {
+    try {
+      const answer = await this.#json<{ name?: unknown }>('GET', '/-/pkg/registry', { idempotent: true });
+      const name = typeof answer?.name === 'string' ? answer.name.trim() : '';
+      // A name goes into the manifest and onto the screen: one short printable line.
+      const printable = [...name].every((c) => c.charCodeAt(0) >= 0x20);
+      return name !== '' && name.length <= 200 && printable ? name : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** `PUT /-/package/<name>/dist-tags/<tag>` (the body is the version as a JSON string), as `npm dist-tag add`. */
+  async setDistTag(name: string, tag: string, version: string): Promise<void> {
+    const path = `/-/package/${encodeURIComponent(name)}/dist-tags/${encodeURIComponent(tag)}`;
+    await this.#change(name, () => this.#json('PUT', path, { idempotent: true, body: version }));
+  }
+
+  /** `DELETE /-/package/<name>/dist-tags/<tag>`, as `npm dist-tag rm`. */
+  async removeDistTag(name: string, tag: string): Promise<void> {
+    const path = `/-/package/${encodeURIComponent(name)}/dist-tags/${encodeURIComponent(tag)}`;
+    await this.#change(name, () => this.#json('DELETE', path, { idempotent: true }));
+  }
+
+  /** `PUT /<name>` with the edited document and no attachments, as `npm deprecate` sends it. */
+  async updateDocument(name: string, document: PackageDocument): Promise<void> {
+    await this.#change(name, () => this.#json('PUT', `/${encodeURIComponent(name)}`, { idempotent: true, body: document }));
+  }
+
+  /** A change of a package's tags or document: the registry's refusal says why. */
+  async #change(name: string, call: () => Promise<unknown>): Promise<void> {
+    try {
+      await call();
+    } catch (err) {
+      if (err instanceof RegistryHttpError && [400, 403, 409, 422].includes(err.status)) {
+        throw new ClientError('CHANGE_REFUSED', {
+          name,
+          details: err.details || `HTTP ${err.status}`,
+          advice:
+            err.status === 403
+              ? `Only a maintainer of ${name} may change it on ${this.registry}.`
+              : err.status === 409
+                ? 'The package changed meanwhile: run the command again.'
+                : 'Fix what the registry names, then run the command again.',
+        });
+      }
+      throw this.#statusError(err, 'package', name);
+    }
+  }
+
+  /**
    * `PUT /<name>` with an npm publish document. The registry's reason for a refusal (a version
    * that exists, a name it does not allow, a body too large) becomes PUBLISH_REFUSED.
    */

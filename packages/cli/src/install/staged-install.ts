@@ -14,6 +14,7 @@ import type { EngineInstaller } from '../engines/installer.js';
 import { PKG_JSON, PKG_LOCK } from '../engines/pkg-json.js';
 import type { ProjectFs } from '../files/project-fs.js';
 import { extractPackage } from '../files/safe-extract.js';
+import type { TarballSource } from '../files/tar-entries.js';
 import { writeFileAtomic } from '../io/fs.js';
 import { ClientError } from '../errors/client-errors.js';
 import { newBackupFolder } from '../files/backup.js';
@@ -23,8 +24,8 @@ import { digestFiles, folderMissing, listFiles, localChanges } from './package-f
 
 export interface PackageToInstall {
   record: VersionRecord;
-  /** The verified tarball's file in the cache, extracted by streaming it. */
-  tarball: string;
+  /** The verified tarball: its file in the cache (streamed, as the commands pass it), or bytes. */
+  tarball: TarballSource;
   /** When restoring the lock: the files the lock says the package has, which the tarball must match. */
   expectedFiles?: Record<string, string>;
 }
@@ -172,12 +173,22 @@ export async function applyInstall(tx: InstallTransaction): Promise<{ backupPath
       path.join(project, PKG_LOCK),
     ]);
 
-    // 5. The backup: what is replaced, and the three files this writes.
-    const backupPath = await backup(
-      tx,
-      [projectFileName, PKG_JSON, PKG_LOCK],
-      replaced.map((n) => lock.packages[n]!.folder),
-    );
+    // 5. The backup: only what this is about to change and cannot be had again. The files of a
+    // replaced package are in the cache and the lock names them, so only the ones changed or
+    // added by hand (kept with --force) are copied; and the three files this writes.
+    const handEdited: string[] = [];
+    for (const name of replaced) {
+      const locked = lock.packages[name]!;
+      if (await folderMissing(fs, project, locked.folder)) continue;
+      const changes = await localChanges(fs, project, locked, installer);
+      handEdited.push(...changes.filter((c) => c.change !== 'deleted').map((c) => c.path));
+    }
+    const rewritten = [
+      ...(text !== projectText ? [projectFileName] : []),
+      ...(tx.manifestText !== null && manifestBefore !== tx.manifestText ? [PKG_JSON] : []),
+      PKG_LOCK,
+    ];
+    const backupPath = await backup(tx, [...rewritten, ...handEdited]);
 
     // 6. What moves where, decided before anything moves, and written down (the journal) so
     // that a run after a kill can undo it (interrupted-install.ts).
@@ -313,16 +324,16 @@ async function keepGenerated(fs: FileSystem, installer: EngineInstaller, from: s
 }
 
 /** `<tmp>/pkg-backup-<time>/` with the files and folders that exist; null when none does. */
-async function backup(tx: InstallTransaction, files: string[], folders: string[]): Promise<string | null> {
+async function backup(tx: InstallTransaction, files: string[]): Promise<string | null> {
   const { fs, project } = tx;
   const present = [];
-  for (const p of [...files, ...folders]) if (!(await folderMissing(fs, project, p))) present.push(p);
+  for (const p of files) if (!(await folderMissing(fs, project, p))) present.push(p);
   if (present.length === 0) return null;
-  const dir = await newBackupFolder(fs, tx.backupRoot, tx.now);
+  const dir = await newBackupFolder(fs, tx.backupRoot, tx.now, project, present);
   for (const p of present) {
     const target = path.join(dir, ...posix(p));
     await fs.mkdir(path.dirname(target), { recursive: true });
-    await fs.cp(path.join(project, ...posix(p)), target, { recursive: true });
+    await fs.copyFile(path.join(project, ...posix(p)), target);
   }
   return dir;
 }

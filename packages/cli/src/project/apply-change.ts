@@ -69,6 +69,6 @@ export async function applyManifestChange(
     }
     throw new ClientError('APPLY_FAILED', { manifest: relative, reason: cause, backup: backup.dir }, { cause: err });
   }
-  await pruneBackups(options.fs, options.backupRoot, options.backupsKept);
+  await pruneBackups(options.fs, options.backupRoot, options.backupsKept, project);
   return { changed: true, backupPath: backup.dir };
 }

@@ -52,8 +52,8 @@ function exclusive<A extends unknown[], T>(
       if (!(err instanceof LockTimeoutError)) throw err;
       throw new ClientError('PROJECT_BUSY', { project: open.project, lock: PROJECT_LOCK });
     }
-    // Afterwards the backups in the temp folder beyond the newest `backupsKept` go.
-    await pruneBackups(ctx.deps.fs, ctx.deps.tmpdir, Number((await ctx.config()).get('backupsKept')));
+    // Afterwards this project's backups in the temp folder beyond the newest `backupsKept` go.
+    await pruneBackups(ctx.deps.fs, ctx.deps.tmpdir, Number((await ctx.config()).get('backupsKept')), open.project);
     return result;
   };
 }

@@ -2,15 +2,13 @@
 import semver from 'semver';
 import { TarballCache } from '../cache/tarball-cache.js';
 import type { CommandContext } from '../context.js';
-import { ClientError, EXIT } from '../errors/client-errors.js';
+import { ClientError } from '../errors/client-errors.js';
 import type { PackageStatus } from '../output/format.js';
 import {
   addReport,
   installReport,
-  listReport,
   uninstallReport,
   type FetchedPackage,
-  type ListedPackage,
   type ProjectHeader,
   type SkippedPackage,
 } from '../reports/project-reports.js';
@@ -18,7 +16,6 @@ import type { CommandResult } from '../output/reporter.js';
 import { parsePackageRequest } from '../resolve/add-plan.js';
 import { diffResolution } from '../resolve/diff.js';
 import { readLock, type RestoredPackage } from '../install/lock-file.js';
-import { pickNewest } from '../resolve/pick-version.js';
 import { recordOf } from '../resolve/plan-context.js';
 import { planUninstall } from '../resolve/uninstall-plan.js';
 import { applyWithInstall, installFromLock, installsFiles, lockCovers, uninstallWithInstall } from './installed-files.js';
@@ -134,7 +131,7 @@ export async function projectUninstall(ctx: CommandContext, names: string[], opt
   return uninstallReport(headerOf(open, registries), plan, applied.backupPath);
 }
 
-function status(
+export function status(
   open: OpenProject,
   registries: ProjectRegistries,
   name: string,
@@ -224,66 +221,4 @@ async function installFiles(
     cached: false,
   }));
   return lockInstallReport(headerOf(open, registries), packages, backupPath);
-}
-
-export async function projectList(ctx: CommandContext, outdated: boolean, options: ProjectOptions): Promise<CommandResult> {
-  const open = await openProject(ctx, options.engine, options.engineVersion);
-  const registries = await projectRegistries(ctx, open, {
-    ...(options.registry !== undefined ? { flag: options.registry } : {}),
-    tolerant: true,
-  });
-  const dependencies = open.manifest.manifest.dependencies;
-  const resolved = await open.engine.readResolvedVersions(open.project, open.fs);
-  const documents: DocumentMap = new Map();
-  // Godot, Unreal: the packages installed only for others are in the project too.
-  const installedOnly = installsFiles(open)
-    ? Object.keys(resolved)
-        .filter((n) => !(n in dependencies) && registries.inRun(n))
-        .sort()
-    : [];
-  const names = registryDependencies(open)
-    .map(([name]) => name)
-    .filter((name) => registries.inRun(name))
-    .concat(installedOnly);
-  if (names.length > 0) await registries.set.fetch(names, documents);
-  const context = registries.context(documents);
-  const rows: [string, string | null][] = [
-    ...Object.entries(dependencies).filter(([name]) => registries.inRun(name)),
-    ...installedOnly.map((n): [string, null] => [n, null]),
-  ];
-  const packages: ListedPackage[] = rows.map(([name, requested]) => {
-    const why = status(open, registries, name, requested ?? resolved[name]!, documents);
-    const latest = why ? null : pickNewest(context, name);
-    const current = resolved[name] ?? requested;
-    const registry = why === 'built-in' || why === 'external' ? null : registries.set.registryOf(name);
-    return {
-      package: name,
-      requested,
-      resolved: resolved[name] ?? null,
-      latest_compatible: latest,
-      status: why ?? (latest === null ? 'no-compatible-version' : 'registry'),
-      // A dependency's version follows what its dependents ask for: `pkg update` cannot take it on its own.
-      outdated:
-        requested !== null && latest !== null && current !== null && semver.valid(current) !== null && semver.gt(latest, current),
-      registry,
-    };
-  });
-  // One registry down, or refused, costs only its own packages: they are listed as such, and said.
-  for (const [url, err] of registries.set.unreachable) {
-    ctx.reporter.warn(
-      `${url} could not be asked, its packages are shown without their latest version: ${err.message}${err.hint ? ` (${err.hint})` : ''}`,
-    );
-  }
-  const report = listReport(headerOf(open, registries), packages, outdated);
-  if (registries.set.unreachable.size === 0) return report;
-  return {
-    json: {
-      success: false,
-      partial: true,
-      ...report.json,
-      unreachable: [...registries.set.unreachable].map(([registry, err]) => ({ registry, code: err.code, error: err.message })),
-    },
-    text: report.text,
-    exitCode: EXIT.FAILED,
-  };
 }

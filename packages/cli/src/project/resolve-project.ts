@@ -9,6 +9,7 @@ import { installsFiles, lockedVersions } from './installed-files.js';
 import type { OpenProject } from './open-project.js';
 import type { ProjectRegistries } from './project-registries.js';
 import { planWithDocuments, type DocumentMap } from './registry-documents.js';
+import { nameNewEntries } from './registry-names.js';
 
 export interface ProjectResolution {
   resolution: Resolution;
@@ -43,10 +44,22 @@ export async function resolveProject(
   const documents: DocumentMap = new Map();
   const run = (asked: Intent) =>
     planWithDocuments(registries.set, documents, (docs) => resolve(dependencies, asked, registries.context(docs), rules));
-  const resolution = await run(intent);
+  const resolution = await named(await run(intent), open, registries);
   const liftable = resolution.conflicts.some((c) => c.reason === 'crosses-major');
   if (!liftable || intent.kind === 'install' || intent.latest) return { resolution, documents };
   // A hint may suggest --latest only when it works: try it.
   const withLatest = await run({ ...intent, latest: true });
   return { resolution, documents, latestRetry: withLatest.conflicts };
+}
+
+/** The resolution with the scoped-registry entries it creates named after their registries. */
+async function named(resolution: Resolution, open: OpenProject, registries: ProjectRegistries): Promise<Resolution> {
+  if (resolution.registryEntries.length === 0) return resolution;
+  const registryEntries = await nameNewEntries(resolution.registryEntries, open.manifest.manifest.scopedRegistries, registries);
+  return {
+    ...resolution,
+    registryEntries,
+    ...(resolution.add ? { add: { ...resolution.add, registryEntries } } : {}),
+    ...(resolution.update ? { update: { ...resolution.update, registryEntries } } : {}),
+  };
 }

@@ -56,7 +56,8 @@ export function addReport(
   dependencies?: DependencyChanges,
 ): CommandResult {
   const count = plan.added.length;
-  const message = `${count} package${count === 1 ? '' : 's'} added`;
+  const message =
+    count === 0 ? 'Nothing added: every package is in the manifest at that version already' : `${plural(count, 'package')} added`;
   const text = header('Add Packages', h);
   const fresh = plan.added.filter((a) => a.previous === undefined);
   const changed = plan.added.filter((a) => a.previous !== undefined);
@@ -157,17 +158,21 @@ export interface ListedPackage {
   outdated: boolean;
   /** The registry that serves it; null for built-ins and file or git references. */
   registry: string | null;
+  /** `list --all`: the packages (`name@version`) that need it. */
+  required_by?: string[];
 }
 
 export function listReport(h: ProjectHeader, packages: ListedPackage[], outdatedOnly: boolean): CommandResult {
   const shown = outdatedOnly ? packages.filter((p) => p.outdated) : packages;
-  const rows = [['Package', 'Requested', 'Resolved', 'Latest compatible']];
+  const all = packages.some((p) => p.required_by !== undefined);
+  const rows = [['Package', 'Requested', 'Resolved', 'Latest compatible', ...(all ? ['Required by'] : [])]];
   for (const p of shown) {
     rows.push([
       p.package,
       p.requested ?? '(dependency)',
       p.resolved ?? '-',
       p.latest_compatible ?? `- (${statusText(p.status)})`,
+      ...(all ? [p.required_by!.length > 0 ? p.required_by!.join(', ') : '-'] : []),
     ]);
   }
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));

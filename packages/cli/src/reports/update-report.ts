@@ -39,6 +39,11 @@ export function registriesLine(inEffect: string, asked: readonly string[] | unde
 }
 
 export function updateMessage(count: number, mode: UpdateReportInput['mode'], manifestName: string): string {
+  if (count === 0) {
+    if (mode === 'dry-run') return 'Nothing would be updated';
+    if (mode === 'fetched') return `Nothing to fetch; ${manifestName} not changed (--save=false)`;
+    return 'Nothing to update: no package has a newer version it can take';
+  }
   if (mode === 'dry-run') return `${plural(count, 'package')} would be updated`;
   if (mode === 'fetched') return `${plural(count, 'package')} fetched into the cache; ${manifestName} not changed (--save=false)`;
   return `${plural(count, 'package')} updated successfully`;

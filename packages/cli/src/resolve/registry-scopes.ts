@@ -16,10 +16,13 @@ export function findRegistryEntry(entries: readonly ScopedRegistry[], url: strin
   return entries.find((e) => sameRegistryUrl(e.url, url));
 }
 
-/** The name a new entry gets: the registry's host, which is what people call it. */
+/**
+ * The name a new entry gets until the registry says its own (`GET /-/pkg/registry`): its host,
+ * with the port, so two registries on one host read differently in Unity's settings.
+ */
 export function defaultRegistryName(url: string): string {
   try {
-    return new URL(url).hostname;
+    return new URL(url).host;
   } catch {
     return url;
   }

@@ -257,7 +257,8 @@ describe('a project with several registries (built binary)', () => {
       dependencies: { 'com.alpha.extra': '1.0.0', 'com.beta.ui': '1.2.0' },
       scopedRegistries: [
         { name: 'beta', url: beta.url, scopes: ['com.beta'] },
-        { name: '127.0.0.1', url: alpha.url, scopes: ['com.alpha.core', 'com.alpha.extra'] },
+        // Named as the registry calls itself (GET /-/pkg/registry): its host and port here.
+        { name: new URL(alpha.url).host, url: alpha.url, scopes: ['com.alpha.core', 'com.alpha.extra'] },
       ],
     });
   });

@@ -11,34 +11,11 @@ import {
   type TestRegistry,
 } from '@pkg/testkit';
 import { makeHome, runPkg, type Home } from '../support/spawn.js';
+import { PROJECT_GODOT, UPROJECT, godot, unity, unreal } from '../support/engine-fixtures.js';
 
 // `add`, `update` and `install` decide with one resolver: what `add` writes, `install` accepts;
 // a dry run shows conflicts; a hint suggests only what works. The built `pkg` against a real
 // registry, on Unity, Godot and Unreal projects written on disk.
-
-const unity = (version: string, dependencies: Record<string, string> = {}, editor = '2021.3'): FixtureVersion => ({
-  version,
-  manifest: { unity: editor, ...(Object.keys(dependencies).length > 0 ? { dependencies } : {}) },
-  files: [{ path: 'Runtime/Code.cs', content: `// ${version}\n` }],
-});
-
-const godot = (folder: string, version: string, dependencies: Record<string, string> = {}): FixtureVersion => ({
-  version,
-  manifest: { godot: '4.0', ...(Object.keys(dependencies).length > 0 ? { dependencies } : {}) },
-  files: [{ path: `addons/${folder}/${folder}.gd`, content: `extends Node\nconst VERSION = "${version}"\n` }],
-});
-
-const unreal = (plugin: string, version: string, dependencies: Record<string, string> = {}): FixtureVersion => ({
-  version,
-  manifest: { unreal: '5.2', ...(Object.keys(dependencies).length > 0 ? { dependencies } : {}) },
-  files: [
-    {
-      path: `${plugin}.uplugin`,
-      content: JSON.stringify({ FileVersion: 3, VersionName: version, FriendlyName: plugin, Modules: [] }, null, '\t'),
-    },
-    { path: `Source/${plugin}/${plugin}.cpp`, content: `// ${version}\n` },
-  ],
-});
 
 const FIXTURES: Record<string, FixtureVersion[]> = {
   'com.studio.core': [unity('1.0.0'), unity('1.1.0'), unity('2.0.0'), unity('3.0.0', {}, '2030.1')],
@@ -78,9 +55,6 @@ async function pkg(args: string[], cwd: string) {
 const unityManifest = (dependencies: Record<string, string>) =>
   JSON.stringify({ dependencies, scopedRegistries: [{ name: 'studio', url: registry.url, scopes: ['com.studio'] }] }, null, 2) +
   '\n';
-
-const PROJECT_GODOT = 'config_version=5\n\n[application]\n\nconfig/name="Arena"\nconfig/features=PackedStringArray("4.2")\n';
-const UPROJECT = '{\n\t"FileVersion": 3,\n\t"EngineAssociation": "5.3",\n\t"Modules": []\n}';
 
 describe('add can never write what install refuses', () => {
   it('Unity: adding core 1.0.0 under input 1.1.0 (which needs core 1.1.0) is refused with the conflict; the fix it names works, and install accepts it', async () => {

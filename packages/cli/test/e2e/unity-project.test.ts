@@ -174,7 +174,7 @@ describe('pkg add, list, install, uninstall (built binary)', () => {
     expect(removed.code).toBe(0);
     expect(JSON.parse(await project.read('Packages/manifest.json'))).toEqual({
       dependencies: { 'com.fixture.b': '1.0.0' },
-      scopedRegistries: [{ name: '127.0.0.1', url: registry.url, scopes: ['com.fixture.b'] }],
+      scopedRegistries: [{ name: new URL(registry.url).host, url: registry.url, scopes: ['com.fixture.b'] }],
     });
   });
 

@@ -22,7 +22,8 @@ describe('pkg add', () => {
     expect(JSON.parse(stdout)).toMatchObject({
       success: true,
       added: [{ package: 'com.fixture.b', version: '1.0.0' }],
-      scoped_registry: { name: '127.0.0.1', url: registry.url, scopes: ['com.fixture.b'] },
+      // Named as the registry calls itself (GET /-/pkg/registry): its host and port here.
+      scoped_registry: { name: new URL(registry.url).host, url: registry.url, scopes: ['com.fixture.b'] },
       message: '1 package added',
     });
     expect(JSON.parse(await project.read('Packages/manifest.json')).dependencies).toEqual({ 'com.fixture.b': '1.0.0' });
@@ -39,7 +40,11 @@ describe('pkg add', () => {
       dependencies: { 'com.fixture.app': '1.1.0', 'com.unity.modules.ui': '1.0.0' },
       scopedRegistries: [
         other,
-        { name: '127.0.0.1', url: registry.url, scopes: ['com.fixture.app', 'com.fixture.core', 'com.fixture.lib'] },
+        {
+          name: new URL(registry.url).host,
+          url: registry.url,
+          scopes: ['com.fixture.app', 'com.fixture.core', 'com.fixture.lib'],
+        },
       ],
     });
     expect(await backups(deps)).toHaveLength(1);

@@ -240,7 +240,7 @@ describe('pkg update', () => {
         { package: 'com.vendor.local', version: 'file:../local', status: 'external' },
       ],
       backup_path: null,
-      message: '0 packages updated successfully',
+      message: 'Nothing to update: no package has a newer version it can take',
     });
     expect(await backups(deps)).toEqual([]);
   });
@@ -291,7 +291,7 @@ describe('pkg update keeps the manifest’s formatting byte for byte', () => {
     const { project, deps } = await projectWith(registry, { 'Packages/manifest.json': text });
     expect((await run(deps, ['add', 'com.fixture.b'])).code).toBe(0);
     expect(await project.read('Packages/manifest.json')).toBe(
-      `{\r\n    "dependencies": {\r\n        "com.fixture.a": "1.0.0",\r\n        "com.fixture.b": "1.0.0"\r\n    },\r\n    "scopedRegistries": [\r\n        {\r\n            "name": "127.0.0.1",\r\n            "url": "${registry.url}",\r\n            "scopes": [\r\n                "com.fixture.b"\r\n            ]\r\n        }\r\n    ]\r\n}`,
+      `{\r\n    "dependencies": {\r\n        "com.fixture.a": "1.0.0",\r\n        "com.fixture.b": "1.0.0"\r\n    },\r\n    "scopedRegistries": [\r\n        {\r\n            "name": "${new URL(registry.url).host}",\r\n            "url": "${registry.url}",\r\n            "scopes": [\r\n                "com.fixture.b"\r\n            ]\r\n        }\r\n    ]\r\n}`,
     );
   });
 });
@@ -433,17 +433,38 @@ describe('pkg update errors', () => {
 });
 
 describe('manifest backups', () => {
-  it('keeps the newest ten (setting backupsKept) and leaves other folders alone', async () => {
+  it("keeps the project's newest ten (setting backupsKept), each saying its project, and leaves other projects' and other folders alone", async () => {
     const manifest = unityJson({ dependencies: { 'com.fixture.a': '1.0.0' }, scopedRegistries: [ours()] });
-    const { deps } = await projectWith(registry, { 'Packages/manifest.json': manifest });
+    const { project, deps } = await projectWith(registry, { 'Packages/manifest.json': manifest });
     await nodeFs.mkdir(deps.tmpdir, { recursive: true });
-    const old = Array.from({ length: 12 }, (_, i) => `pkg-backup-2020-01-${String(i + 1).padStart(2, '0')}T00-00-00-000Z`);
-    for (const name of [...old, 'pkg-backup-notes', 'unrelated']) await nodeFs.mkdir(path.join(deps.tmpdir, name));
+    const stamp = (day: number) => `pkg-backup-2020-01-${String(day).padStart(2, '0')}T00-00-00-000Z`;
+    const old = Array.from({ length: 12 }, (_, i) => stamp(i + 1));
+    const others = [stamp(20), stamp(21)];
+    const info = (dir: string) => JSON.stringify({ project: dir, created: '2020-01-01T00:00:00.000Z', files: [] });
+    for (const name of old) {
+      await nodeFs.mkdir(path.join(deps.tmpdir, name));
+      await nodeFs.writeFile(path.join(deps.tmpdir, name, 'pkg-backup.json'), info(project.dir));
+    }
+    for (const name of others) {
+      await nodeFs.mkdir(path.join(deps.tmpdir, name));
+      await nodeFs.writeFile(path.join(deps.tmpdir, name, 'pkg-backup.json'), info('/elsewhere/OtherGame'));
+    }
+    // A backup of an older pkg, which does not say its project: never counted, never removed.
+    const legacy = stamp(25);
+    for (const name of [legacy, 'pkg-backup-notes', 'unrelated']) await nodeFs.mkdir(path.join(deps.tmpdir, name));
     expect((await run(deps, ['update'])).code).toBe(0);
-    const kept = (await backups(deps)).filter((name) => name !== 'pkg-backup-notes').sort();
-    expect(kept).toHaveLength(10);
-    expect(kept.slice(0, 9)).toEqual(old.slice(3));
-    expect(kept[9]).not.toMatch(/^pkg-backup-2020/);
-    expect(await readdir(deps.tmpdir)).toEqual(expect.arrayContaining(['pkg-backup-notes', 'unrelated']));
+    const all = await backups(deps);
+    const ours_ = all.filter((name) => !others.includes(name) && name !== legacy && name !== 'pkg-backup-notes').sort();
+    expect(ours_).toHaveLength(10);
+    expect(ours_.slice(0, 9)).toEqual(old.slice(3));
+    const newest = ours_[9]!;
+    expect(newest).not.toMatch(/^pkg-backup-2020/);
+    expect(JSON.parse(await nodeFs.readFile(path.join(deps.tmpdir, newest, 'pkg-backup.json'), 'utf8'))).toEqual({
+      project: project.dir,
+      created: expect.any(String),
+      files: ['Packages/manifest.json'],
+    });
+    expect((await readdir(path.join(deps.tmpdir, newest))).sort()).toEqual(['Packages', 'pkg-backup.json']);
+    expect(await readdir(deps.tmpdir)).toEqual(expect.arrayContaining([...others, legacy, 'pkg-backup-notes', 'unrelated']));
   });
 });

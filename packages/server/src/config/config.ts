@@ -15,6 +15,8 @@ export interface Config {
   data: string;
   publicUrl: string | undefined;
   cdnUrl: string | undefined;
+  /** What clients call the registry; undefined: the host of its URL. */
+  registryName: string | undefined;
   registryDomain: string | undefined;
   /** Resolved: `sqlite:<path>` or `postgres://…`. */
   database: string;
@@ -108,6 +110,7 @@ export function loadConfig(sources: ConfigSources = {}): Config {
     data,
     publicUrl: stripSlash(values.publicUrl as string | undefined),
     cdnUrl: stripSlash(values.cdnUrl as string | undefined),
+    registryName: (values.registryName as string | undefined)?.trim() || undefined,
     registryDomain: (values.registryDomain as string | undefined)?.toLowerCase(),
     database: resolveDatabase(values.database as string | undefined, data, cwd),
     storage: resolveStorage(values.storage as string | undefined, data, cwd),

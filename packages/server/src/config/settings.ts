@@ -54,6 +54,14 @@ export const SETTINGS = [
       'Public URL of the global registry, used in every URL the server emits. Unset: derived from each request (Host, or X-Forwarded-* behind a trusted proxy).',
   },
   {
+    key: 'registryName',
+    type: 'string',
+    default: undefined,
+    flag: '--registry-name',
+    description:
+      "The registry's name as clients show it (`pkg` names the `scopedRegistries` entries it creates after it; `GET /-/pkg/registry` answers it). Unset: the host of the registry's URL, with its port.",
+  },
+  {
     key: 'cdnUrl',
     type: 'url',
     default: undefined,
