@@ -16,6 +16,8 @@ export interface Dist {
   unpackedSize?: number;
   signatures?: unknown[];
   attestations?: unknown;
+  /** Present when the tarball holds Unity's `package/.attestation.p7m`; `signer` when it could be read. */
+  unitySignature?: { signer: string | null };
 }
 
 /** One published version (`GET /<name>/<version>`), the package.json of that version plus `dist`. */

@@ -73,7 +73,7 @@ export async function searchRegistries(ctx: CommandContext, input: MultiSearchIn
   const several = input.registries.length > 1;
   const report = searchReport({
     term,
-    response: { objects, total, time: new Date().toUTCString() } as SearchResponse,
+    response: { objects, total, time: new Date().toUTCString() },
     limit: objects.length,
     ...(input.detail
       ? { details: new Map(objects.map((o, i) => [o.package.name, details.get(`${sources[i]} ${o.package.name}`)!])) }

@@ -134,7 +134,7 @@ export class RegistrySet implements DocumentSource {
         document = await fetchDocument(await this.client(url), name);
       } catch (err) {
         if (!this.#tolerant || !(err instanceof ClientError) || !UNREACHABLE.has(err.code)) throw err;
-        this.unreachable.set(url, err);
+        this.unreachable.set(url, err as ClientError);
         this.#failed.set(name, url);
         return null;
       }

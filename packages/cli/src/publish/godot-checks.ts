@@ -4,7 +4,7 @@
  * it reads the parsed package.json, the packed file list and the text of `plugin.cfg`.
  */
 import { minorEngineFieldProblem } from '@pkg/protocol';
-import type { PackageChecks } from './package-checks.js';
+import type { PackageChecks } from './check-result.js';
 
 /** Folder names Godot accepts under `res://addons/` (the installer's rule). */
 const FOLDER = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;

@@ -7,13 +7,9 @@
 import { godotChecks } from './godot-checks.js';
 import { unrealChecks } from './unreal-checks.js';
 import { commonProblems, metaProblems, unityFieldProblems } from './validate.js';
+import type { PackageChecks } from './check-result.js';
 
-export interface PackageChecks {
-  /** Each stops the publish. */
-  problems: string[];
-  /** Printed, the publish goes on. */
-  warnings: string[];
-}
+export type { PackageChecks };
 
 export type PackageEngine = 'unity' | 'godot' | 'unreal';
 

@@ -4,7 +4,7 @@
  * version agree with the package, and binaries that fit the engine versions it claims. Pure.
  */
 import { minorEngineRange, minorEngineFieldProblem, parseProjectMinorVersion, compareMinorVersions } from '@pkg/protocol';
-import type { PackageChecks } from './package-checks.js';
+import type { PackageChecks } from './check-result.js';
 
 /** Unreal's own rule for module and plugin names (the installer's rule). */
 const PLUGIN_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;

@@ -12,7 +12,7 @@ import type { TokenRequest } from '../services/token-service.js';
  */
 export function parseTokenBody(body: unknown, clientIp: string): TokenRequest {
   if (!isObject(body)) throw new ProtocolError('BAD_REQUEST', 'The body must be a JSON object');
-  const b = body as Record<string, unknown>;
+  const b = body;
   if (typeof b.password !== 'string' || b.password.length === 0 || b.password.length > 1024) {
     throw new ProtocolError('BAD_REQUEST', "'password' must be your password (1-1024 characters): a new token needs it");
   }

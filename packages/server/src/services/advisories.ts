@@ -260,13 +260,13 @@ export function parseAdvisoryInput(body: unknown): AdvisoryInput {
     throw invalid("'url' must be an http(s) URL");
   }
   return {
-    id: id as string | undefined,
+    id: id,
     severity: severity as AdvisorySeverity,
     vulnerableVersions: vulnerable_versions,
-    patchedVersions: (patched_versions as string | undefined) ?? '<0.0.0-0',
+    patchedVersions: patched_versions ?? '<0.0.0-0',
     title: title.trim(),
-    description: (description as string | undefined) ?? '',
-    url: (url as string | null | undefined) ?? null,
+    description: description ?? '',
+    url: url ?? null,
   };
 }
 
@@ -280,7 +280,7 @@ function parseBulkRequest(body: unknown): Map<string, string[]> {
     if (!Array.isArray(versions) || !versions.every((v) => typeof v === 'string')) {
       throw new ProtocolError('BAD_REQUEST', `the versions of '${short(name)}' must be a list of strings`);
     }
-    asked.set(name, versions as string[]);
+    asked.set(name, versions);
   }
   return asked;
 }

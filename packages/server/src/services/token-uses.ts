@@ -43,7 +43,7 @@ export class TokenUseRecorder {
     if (this.#written.size >= MAX_REMEMBERED) this.#written.clear();
     this.#written.set(key, { at: ms, address });
     let uses = this.#pending.get(tenant);
-    if (uses === undefined) this.#pending.set(tenant, (uses = new Map()));
+    if (uses === undefined) this.#pending.set(tenant, (uses = new Map<string, TokenUse>()));
     uses.set(hash, { hash, at: now.toISOString(), address });
     this.#timer ??= setTimeout(() => void this.flush(), FLUSH_MS).unref();
   }

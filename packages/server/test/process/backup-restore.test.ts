@@ -41,7 +41,7 @@ async function configFileOf(settings: Record<string, string>, name: string): Pro
 function publishLoad(registry: TestRegistry, token: string) {
   const acknowledged: { name: string; version: string; at: number }[] = [];
   let running = true;
-  let failure: unknown;
+  let failure: Error | undefined;
   const done = (async () => {
     for (let i = 0; running; i++) {
       const name = `com.example.load${i % 3}`;
@@ -51,7 +51,7 @@ function publishLoad(registry: TestRegistry, token: string) {
       acknowledged.push({ name, version, at: Date.now() });
     }
   })().catch((err: unknown) => {
-    failure = err;
+    failure = err instanceof Error ? err : new Error(String(err));
   });
   return {
     acknowledged,

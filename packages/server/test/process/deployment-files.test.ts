@@ -103,7 +103,7 @@ describe('Dockerfile', () => {
     try {
       const port = await new Promise<number>((resolve, reject) => {
         let out = '';
-        child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+        child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
           out += chunk;
           const match = /"address":"http:\/\/127\.0\.0\.1:(\d+)"/.exec(out);
           if (match) resolve(Number(match[1]));
@@ -130,9 +130,17 @@ describe('Dockerfile', () => {
   });
 });
 
+/** The parts of a compose service these tests read. */
+interface ComposeService {
+  build?: unknown;
+  environment: Record<string, string>;
+  depends_on: Record<string, unknown> | string[];
+  volumes?: string[];
+}
+
 describe('deploy/compose.yaml', () => {
   const compose = parseYaml(read('deploy/compose.yaml'), { merge: true }) as {
-    services: Record<string, Record<string, any>>;
+    services: Record<string, ComposeService>;
     volumes: Record<string, unknown>;
   };
 

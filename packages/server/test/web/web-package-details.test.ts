@@ -60,7 +60,7 @@ beforeAll(async () => {
             fileCount: 42,
             signatures: [{ keyid: 'SHA256:abc', sig: 'MEUCIQ' }],
             attestations: { url: 'https://example.com/att', provenance: { predicateType: 'https://slsa.dev/provenance/v1' } },
-          } as never,
+          },
         },
       },
     ],
