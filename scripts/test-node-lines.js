@@ -104,7 +104,14 @@ function checkLine(line, npm) {
   const work = mkdtempSync(path.join(tmpdir(), `pkg-node-${line}-`));
   try {
     copyRepository(work);
-    const env = { ...process.env, PATH: `${path.dirname(node)}${path.delimiter}${process.env.PATH}`, CI: 'true' };
+    // Native modules without a prebuilt binary for this line are compiled against the headers the
+    // package ships (include/node), so node-gyp never downloads them.
+    const env = {
+      ...process.env,
+      PATH: `${path.dirname(node)}${path.delimiter}${process.env.PATH}`,
+      CI: 'true',
+      npm_config_nodedir: path.dirname(path.dirname(node)),
+    };
     delete env.npm_config_engine_strict;
     const installed = run(node, [npm, 'ci', '--no-audit', '--no-fund'], { cwd: work, env, capture: true });
     const warnings = `${installed.stdout}\n${installed.stderr}`.split('\n').filter((text) => text.includes('EBADENGINE'));

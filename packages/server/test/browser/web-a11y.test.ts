@@ -114,7 +114,7 @@ async function openPage(
 async function signIn(page: Page, base = registry.url): Promise<void> {
   await page.goto(`${base}/-/web/signin`);
   await page.getByLabel('User name').fill('alice');
-  await page.getByLabel('Password').fill('pw-alice');
+  await page.getByLabel('Password', { exact: true }).fill('pw-alice');
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.waitForURL(/\/-\/web\/account$/);
 }
@@ -158,7 +158,7 @@ const PAGES: { name: string; open: (page: Page) => Promise<unknown> }[] = [
     open: async (page) => {
       await page.goto(`${registry.url}/-/web/signin`);
       await page.getByLabel('User name').fill('alice');
-      await page.getByLabel('Password').fill('wrong');
+      await page.getByLabel('Password', { exact: true }).fill('wrong');
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.locator('#signin-error').waitFor();
     },
@@ -251,7 +251,7 @@ describe('what axe does not measure', () => {
     const { context, page } = await openPage(768);
     await page.goto(`${registry.url}/-/web/signin`);
     await page.getByLabel('User name').fill('alice');
-    await page.getByLabel('Password').fill('wrong');
+    await page.getByLabel('Password', { exact: true }).fill('wrong');
     await page.keyboard.press('Enter');
     await page.locator('#signin-error').waitFor();
     const focus = await page.evaluate(() => {

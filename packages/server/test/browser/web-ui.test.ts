@@ -279,7 +279,7 @@ describe("npm's web login with the real npm 11", () => {
       await expect(page.locator('dl.facts').innerText()).resolves.toMatch(/npm\/11\./);
       await screenshot(page, 'npm-login');
       await page.getByLabel('User name').fill('alice');
-      await page.getByLabel('Password').fill('pw-alice');
+      await page.getByLabel('Password', { exact: true }).fill('pw-alice');
       await page.getByRole('button', { name: 'Sign in and log in npm' }).click();
       await page.getByText('npm is now logged in as').waitFor();
       const result = await login.exit;
