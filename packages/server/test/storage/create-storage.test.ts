@@ -16,9 +16,11 @@ import { collectOrphanBlobs, createStorage } from '../../src/storage/create-stor
 import { blobKeyFor } from '../../src/storage/blob-keys.js';
 import { FsBlobStore } from '../../src/storage/drivers/fs/fs-blob-store.js';
 import { POSTGRES_MIGRATIONS } from '../../src/storage/drivers/postgres/migrations.js';
+import { POSTGRES_ADVISORY_MIGRATIONS } from '../../src/storage/drivers/postgres/postgres-advisories.js';
 import { POSTGRES_DOWNLOAD_MIGRATIONS } from '../../src/storage/drivers/postgres/postgres-download-counts.js';
 import { PostgresInvalidationBus } from '../../src/storage/drivers/postgres/postgres-invalidation-bus.js';
 import { POSTGRES_SEARCH_MIGRATIONS } from '../../src/storage/drivers/postgres/postgres-search-index.js';
+import { POSTGRES_SIGNING_KEY_MIGRATIONS } from '../../src/storage/drivers/postgres/postgres-signing-keys.js';
 import { PostgresMetadataStore } from '../../src/storage/drivers/postgres/postgres-metadata-store.js';
 import { POSTGRES_UPLINK_CACHE_MIGRATIONS } from '../../src/storage/drivers/postgres/postgres-uplink-cache.js';
 import { RedisInvalidationBus } from '../../src/storage/drivers/redis/redis-invalidation-bus.js';
@@ -120,9 +122,11 @@ describe.skipIf(!testPostgresUrl || !testRedisUrl)('createStorage with PostgreSQ
         'SELECT scope, count(*) AS n FROM schema_migrations GROUP BY scope ORDER BY scope',
       );
       expect(versions.rows).toEqual([
+        { scope: 'advisories', n: String(POSTGRES_ADVISORY_MIGRATIONS.length) },
         { scope: 'core', n: String(POSTGRES_MIGRATIONS.length) },
         { scope: 'downloads', n: String(POSTGRES_DOWNLOAD_MIGRATIONS.length) },
         { scope: 'search', n: String(POSTGRES_SEARCH_MIGRATIONS.length) },
+        { scope: 'signing-keys', n: String(POSTGRES_SIGNING_KEY_MIGRATIONS.length) },
         { scope: 'uplink-cache', n: String(POSTGRES_UPLINK_CACHE_MIGRATIONS.length) },
       ]);
       await nodes[1]!.packages.package('', 'com.acme.tool').update(() => ({
