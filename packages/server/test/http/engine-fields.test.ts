@@ -88,17 +88,24 @@ describe('engines in search and on the web', () => {
 
   it('shows them in the web search results', async () => {
     const html = squash((await web.get('/-/web/search?q=keywords%3Aenginefields')).html);
-    expect(html).toContain('<span class="meta engines">Godot 4.2+</span>');
-    expect(html).toContain('<span class="meta engines">Unreal Engine 5.3</span>');
-    expect(html).toContain('<span class="meta engines">Unity 2021.3+ · Godot 4.1–4.3</span>');
+    // Each engine links to a search for its packages.
+    expect(html).toContain('<span class="meta engines"><a href="/-/web/search?q=engine%3Agodot">Godot 4.2+</a></span>');
+    expect(html).toContain(
+      '<span class="meta engines"><a href="/-/web/search?q=engine%3Aunreal">Unreal Engine 5.3</a></span>',
+    );
+    expect(html).toContain(
+      '<span class="meta engines"><a href="/-/web/search?q=engine%3Aunity">Unity 2021.3+</a>·<a href="/-/web/search?q=engine%3Agodot">Godot 4.1–4.3</a></span>',
+    );
   });
 
   it('shows a Godot package with its engine and pkg add line, and no Unity manifest snippet', async () => {
     const html = squash((await web.get('/-/web/package/com.acme.godotonly')).html);
     expect(html).toContain('<dt>Godot</dt><dd>4.2 or newer</dd>');
     expect(html).not.toContain('<dt>Unity</dt>');
-    expect(textOfId(html, 'install-command-godot')).toBe('pkg add com.acme.godotonly@1.0.0');
-    expect(html).not.toContain('id="install-command"');
+    // One pkg line, labelled with its engine, naming this registry (not pkg's default one).
+    expect(html).toContain('With pkg, in a Godot 4 project');
+    expect(textOfId(html, 'install-command')).toBe(`pkg add com.acme.godotonly@1.0.0 --registry ${registry.url}`);
+    expect(html).not.toContain('id="install-command-2"');
     expect(html).not.toContain('id="install-manifest"');
     expect(html).not.toContain('Packages/manifest.json');
   });
@@ -106,17 +113,18 @@ describe('engines in search and on the web', () => {
   it('shows an Unreal package limited to one minor', async () => {
     const html = squash((await web.get('/-/web/package/com.acme.unrealonly')).html);
     expect(html).toContain('<dt>Unreal Engine</dt><dd>5.3 only</dd>');
-    expect(textOfId(html, 'install-command-unreal')).toBe('pkg add com.acme.unrealonly@1.0.0');
+    expect(html).toContain('With pkg, in an Unreal Engine 5 project');
+    expect(textOfId(html, 'install-command')).toBe(`pkg add com.acme.unrealonly@1.0.0 --registry ${registry.url}`);
     expect(html).not.toContain('id="install-manifest"');
   });
 
-  it('shows a package for two engines with a labelled line for each and the Unity snippet', async () => {
+  it('shows a package for two engines with one pkg line labelled for both, and the Unity snippet', async () => {
     const html = squash((await web.get('/-/web/package/com.acme.both')).html);
     expect(html).toContain('<dt>Unity</dt><dd>2021.3 or newer</dd><dt>Godot</dt><dd>4.1 to 4.3</dd>');
-    expect(html).toContain('In a Unity project');
-    expect(html).toContain('In a Godot 4 project');
-    expect(textOfId(html, 'install-command')).toBe('pkg add com.acme.both@1.0.0');
-    expect(textOfId(html, 'install-command-godot')).toBe('pkg add com.acme.both@1.0.0');
+    // The same command serves both engines: one line, its heading naming both.
+    expect(html).toContain('With pkg, in a Unity or Godot 4 project');
+    expect(textOfId(html, 'install-command')).toBe(`pkg add com.acme.both@1.0.0 --registry ${registry.url}`);
+    expect(html).not.toContain('id="install-command-2"');
     expect(JSON.parse(textOfId(html, 'install-manifest')!).dependencies).toEqual({ 'com.acme.both': '1.0.0' });
   });
 
@@ -124,7 +132,7 @@ describe('engines in search and on the web', () => {
     const html = squash((await web.get('/-/web/package/com.acme.noengine')).html);
     expect(html).toContain('<dt>Unity</dt><dd>any version</dd>');
     expect(html).toContain('With pkg');
-    expect(textOfId(html, 'install-command')).toBe('pkg add com.acme.noengine@1.0.0');
+    expect(textOfId(html, 'install-command')).toBe(`pkg add com.acme.noengine@1.0.0 --registry ${registry.url}`);
     expect(JSON.parse(textOfId(html, 'install-manifest')!).dependencies).toEqual({ 'com.acme.noengine': '1.0.0' });
   });
 });
