@@ -3,6 +3,7 @@ import { envName, SETTINGS, type SettingSpec } from './config/settings.js';
 // What a free-text setting takes, where `<value>` would tell nothing.
 const PLACEHOLDERS: Record<string, string> = {
   host: '<address>',
+  registryName: '<name>',
   registryDomain: '<domain>',
   database: '<sqlite:path|postgres://…>',
   storage: '<directory|s3://bucket?…>',
