@@ -128,7 +128,7 @@ describe('pkg add, list, install, uninstall (built binary)', () => {
         '  },',
         '  "scopedRegistries": [',
         '    {',
-        '      "name": "127.0.0.1",',
+        `      "name": "${new URL(registry.url).host}",`,
         `      "url": "${registry.url}",`,
         '      "scopes": [',
         '        "com.fixture.app",',
