@@ -256,7 +256,7 @@ describe('a Godot 4 project (built binary)', () => {
     expect(within.stdout).toContain('com.fixture.godot.dialogue: 1.0.0 → 1.1.0');
     // The dependency is said: its folder appears too.
     expect(within.stdout).toContain('\nDependencies Installed:\n  com.fixture.godot.utils@1.0.0\n');
-    const listedWithDependency = await pkg(['list', '--json'], cwd);
+    const listedWithDependency = await pkg(['list', '--all', '--json'], cwd);
     expect(
       listedWithDependency.json.packages.map((p: { package: string; requested: string | null }) => [p.package, p.requested]),
     ).toEqual([
@@ -268,7 +268,7 @@ describe('a Godot 4 project (built binary)', () => {
     expect(notMine.stderr).toMatch(
       /^Error: package 'com\.fixture\.godot\.utils' is installed only because other packages need it\n/,
     );
-    expect((await pkg(['list'], cwd)).stdout).toMatch(/\ncom\.fixture\.godot\.utils +\(dependency\) +1\.0\.0 +1\.1\.0\n/);
+    expect((await pkg(['list', '--all'], cwd)).stdout).toMatch(/\ncom\.fixture\.godot\.utils +\(dependency\) +1\.0\.0 +1\.1\.0 +com\.fixture\.godot\.dialogue@1\.1\.0\n/);
     expect(await project.read('addons/dialogue/plugin.cfg')).toBe(PLUGIN_CFG('1.1.0'));
     expect(await project.read('addons/dialogue/plugin.gd.uid')).toBe('uid://b1x2y3z4\n');
     await expect(project.read('addons/dialogue/dialogue.gd.import')).rejects.toThrow(/ENOENT/);
