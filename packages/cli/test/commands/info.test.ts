@@ -64,6 +64,7 @@ describe('pkg info', () => {
         '  com.vendor.core@2.0.0',
         'Tarball: https://cdn.example/com.vendor.input/-/com.vendor.input-1.10.0.tgz',
         'Integrity: sha512-1.10.0',
+        'Unity signature: unsigned (Unity 6.3 and later show it as unsigned; 6.7 blocks unsigned packages by default)',
         '',
       ].join('\n'),
     );
