@@ -15,6 +15,7 @@ import { createStorage } from '../../src/storage/create-storage.js';
 import { POSTGRES_MIGRATIONS } from '../../src/storage/drivers/postgres/migrations.js';
 import { SQLITE_MIGRATIONS } from '../../src/storage/drivers/sqlite/migrations.js';
 import { tenant, token, user } from '../contract/metadata-fixtures.js';
+import { migrationContaining } from './previous-release.js';
 
 let dataDir: string;
 beforeAll(async () => {
@@ -68,7 +69,9 @@ describe('upgrading tenants of the previous release', () => {
       const db = new Database(file);
       try {
         db.prepare('ALTER TABLE tenants DROP COLUMN incarnation').run();
-        db.prepare(`DELETE FROM schema_migrations WHERE scope = 'core' AND version = ?`).run(SQLITE_MIGRATIONS.length - 1);
+        db.prepare(`DELETE FROM schema_migrations WHERE scope = 'core' AND version = ?`).run(
+          migrationContaining(SQLITE_MIGRATIONS, 'incarnation'),
+        );
       } finally {
         db.close();
       }
@@ -86,7 +89,7 @@ describe('upgrading tenants of the previous release', () => {
           await client.query(`SET search_path = "${schema.schema}"`);
           await client.query('ALTER TABLE tenants DROP COLUMN incarnation');
           await client.query(`DELETE FROM schema_migrations WHERE scope = 'core' AND version = $1`, [
-            POSTGRES_MIGRATIONS.length - 1,
+            migrationContaining(POSTGRES_MIGRATIONS, 'incarnation'),
           ]);
         } finally {
           await client.end();

@@ -14,6 +14,7 @@ import { loadConfig } from '../../src/config/config.js';
 import { createStorage } from '../../src/storage/create-storage.js';
 import { POSTGRES_MIGRATIONS } from '../../src/storage/drivers/postgres/migrations.js';
 import { SQLITE_MIGRATIONS } from '../../src/storage/drivers/sqlite/migrations.js';
+import { migrationContaining } from './previous-release.js';
 import type { TokenRecord } from '../../src/storage/ports.js';
 
 let dataDir: string;
@@ -64,13 +65,6 @@ async function afterTheUpgrade(database: string): Promise<void> {
   }
 }
 
-/** The index of the migration that added the token limits (others come after it). */
-function scopedTokensMigration(migrations: readonly unknown[]): number {
-  const index = migrations.findIndex((m) => typeof m === 'string' && m.includes('ADD COLUMN scope'));
-  expect(index).toBeGreaterThan(0);
-  return index;
-}
-
 describe('upgrading a registry whose tokens had no limits', () => {
   it('SQLite: old tokens read back unlimited and record their use', async () => {
     const file = path.join(dataDir, 'registry.db');
@@ -80,7 +74,7 @@ describe('upgrading a registry whose tokens had no limits', () => {
       try {
         for (const column of ['scope', 'last_used_at', 'last_address']) db.exec(`ALTER TABLE tokens DROP COLUMN ${column}`);
         db.prepare(`DELETE FROM schema_migrations WHERE scope = 'core' AND version = ?`).run(
-          scopedTokensMigration(SQLITE_MIGRATIONS),
+          migrationContaining(SQLITE_MIGRATIONS, 'ADD COLUMN scope'),
         );
       } finally {
         db.close();
@@ -99,7 +93,7 @@ describe('upgrading a registry whose tokens had no limits', () => {
           await client.query(`SET search_path = "${schema.schema}"`);
           await client.query('ALTER TABLE tokens DROP COLUMN scope, DROP COLUMN last_used_at, DROP COLUMN last_address');
           await client.query(`DELETE FROM schema_migrations WHERE scope = 'core' AND version = $1`, [
-            POSTGRES_MIGRATIONS.length - 1,
+            migrationContaining(POSTGRES_MIGRATIONS, 'ADD COLUMN scope'),
           ]);
         } finally {
           await client.end();

@@ -135,11 +135,13 @@ export async function applyMigrations(
         if (typeof migration === 'string') await client.query(migration);
         else await migration(client);
         await client.query(`INSERT INTO "${schema}".schema_migrations (scope, version) VALUES ($1, $2)`, [scope, version]);
-        await client.query(`INSERT INTO "${schema}".schema_releases (scope, version, release) VALUES ($1, $2, $3)`, [
-          scope,
-          version,
-          release,
-        ]);
+        // Replaced, as SQLite does: a migration applied again (a restore onto an older schema)
+        // names the release that applied it last.
+        await client.query(
+          `INSERT INTO "${schema}".schema_releases (scope, version, release) VALUES ($1, $2, $3)
+           ON CONFLICT (scope, version) DO UPDATE SET release = EXCLUDED.release`,
+          [scope, version, release],
+        );
       }
     }
     await client.query('COMMIT');
