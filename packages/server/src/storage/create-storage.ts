@@ -100,7 +100,14 @@ export async function createStorage(config: Config, options: CreateStorageOption
       const teamStore = new SqliteTeams();
       const store = new SqliteMetadataStore(
         config.database.slice('sqlite:'.length),
-        [searchIndex.writeHook, counts.writeHook, uplinks.writeHook, keys.writeHook, advisoryStore.writeHook, teamStore.writeHook],
+        [
+          searchIndex.writeHook,
+          counts.writeHook,
+          uplinks.writeHook,
+          keys.writeHook,
+          advisoryStore.writeHook,
+          teamStore.writeHook,
+        ],
         { cacheBytes: config.databaseCache },
       );
       searchIndex.attach(store.db);

@@ -33,7 +33,12 @@ export function teamStoreContract(driver: string, freshDatabase: () => Promise<T
         { name: 'art-team', createdAt: CREATED, members: [], namespaces: [] },
         { name: 'studio', createdAt: CREATED, members: ['alice', 'bob'], namespaces: [] },
       ]);
-      expect(await store.get('', 'studio')).toEqual({ name: 'studio', createdAt: CREATED, members: ['alice', 'bob'], namespaces: [] });
+      expect(await store.get('', 'studio')).toEqual({
+        name: 'studio',
+        createdAt: CREATED,
+        members: ['alice', 'bob'],
+        namespaces: [],
+      });
       expect(await store.get('', 'nobody')).toBeUndefined();
     });
 

@@ -77,7 +77,11 @@ describe('/-/pkg/v1/teams', () => {
   it('an existing package keeps its maintainers: a maintainer added with npm owner publishes, a member who is not one does not', async () => {
     const doc = (await request(`${registry.url}/com.studio.game`, { token: bob })).body;
     const withEve = { ...doc, maintainers: [...doc.maintainers, { name: 'eve', email: 'eve@example.com' }] };
-    const owners = await request(`${registry.url}/com.studio.game/-rev/${doc._rev}`, { method: 'PUT', token: bob, body: withEve });
+    const owners = await request(`${registry.url}/com.studio.game/-rev/${doc._rev}`, {
+      method: 'PUT',
+      token: bob,
+      body: withEve,
+    });
     expect(owners.status).toBe(200);
     expect((await publishVersion(registry.url, eve, 'com.studio.game', '1.1.0')).status).toBe(201);
     const notOwner = await publishVersion(registry.url, alice, 'com.studio.game', '1.2.0');
@@ -123,7 +127,9 @@ describe('/-/pkg/v1/teams', () => {
     expect(byEve.status).toBe(403);
     expect(byEve.body.error).toBe("Only members of team 'studio' and administrators may change it");
     expect((await teams('/studio', { method: 'DELETE', token: eve })).status).toBe(403);
-    expect((await teams(`/studio/namespaces/${encodeURIComponent('com.shared.*')}`, { method: 'DELETE', token: eve })).status).toBe(403);
+    expect(
+      (await teams(`/studio/namespaces/${encodeURIComponent('com.shared.*')}`, { method: 'DELETE', token: eve })).status,
+    ).toBe(403);
     const released = await teams(`/studio/namespaces/${encodeURIComponent('com.shared.*')}`, { method: 'DELETE', token: alice });
     expect(released.body.namespaces).toEqual(['com.studio.*']);
     expect((await publishVersion(registry.url, eve, 'com.shared.another', '1.0.0')).status).toBe(201);
@@ -133,7 +139,7 @@ describe('/-/pkg/v1/teams', () => {
 
   it('refuses bad input with a reason and changes nothing', async () => {
     const before = await registry.storage.teams.list('');
-    const cases: [Promise<Awaited<ReturnType<typeof request>>>, number, string][] = [
+    const cases: [ReturnType<typeof teams>, number, string][] = [
       [teams('', { method: 'POST', token: alice, body: { name: 'Bad Name' } }), 422, "Invalid team name 'Bad Name'"],
       [teams('', { method: 'POST', token: alice, body: {} }), 400, "'name'"],
       [teams('', { method: 'POST', token: alice, body: { name: 'studio' } }), 409, "Team 'studio' exists already"],
@@ -141,7 +147,11 @@ describe('/-/pkg/v1/teams', () => {
       [teams('/studio/members/carol', { method: 'DELETE', token: alice }), 404, "'carol' is not a member of team 'studio'"],
       [teams('/studio/namespaces/com.studio', { method: 'PUT', token: alice }), 422, "'com.studio' is not a namespace"],
       [teams('/studio/namespaces/Com..x.*', { method: 'PUT', token: alice }), 422, 'is not a namespace'],
-      [teams('/studio/namespaces/com.other.*', { method: 'DELETE', token: alice }), 404, "Team 'studio' does not own 'com.other.*'"],
+      [
+        teams('/studio/namespaces/com.other.*', { method: 'DELETE', token: alice }),
+        404,
+        "Team 'studio' does not own 'com.other.*'",
+      ],
       [teams('/nobody/members/alice', { method: 'PUT', token: alice }), 404, "There is no team 'nobody'"],
       [teams('/NOBODY', { token: alice }), 422, 'Invalid team name'],
     ];
@@ -155,7 +165,9 @@ describe('/-/pkg/v1/teams', () => {
 
   it('refuses changes by read-only and package-limited tokens', async () => {
     const readonly = await registry.services.auth.issueToken('', 'alice', true);
-    expect((await teams('', { method: 'POST', token: readonly, body: { name: 'ro' } })).body.error).toBe('This token is read-only');
+    expect((await teams('', { method: 'POST', token: readonly, body: { name: 'ro' } })).body.error).toBe(
+      'This token is read-only',
+    );
     const limited = await request(`${registry.url}/-/npm/v1/tokens`, {
       method: 'POST',
       token: alice,

@@ -35,7 +35,11 @@ afterAll(async () => {
 
 describe('pkg-registry team', () => {
   it('creates a team, adds a member, claims a namespace the running server enforces, lists it', async () => {
-    expect(await team('create', 'studio')).toEqual({ code: 0, stdout: "Created team 'studio' in the global registry.\n", stderr: '' });
+    expect(await team('create', 'studio')).toEqual({
+      code: 0,
+      stdout: "Created team 'studio' in the global registry.\n",
+      stderr: '',
+    });
     expect((await team('add', 'studio', 'alice')).stdout).toBe("Added 'alice' to team 'studio' of the global registry.\n");
     // The operator administers: eve publishes in com.studio already, and keeps her package.
     const claimed = await team('claim', 'studio', 'com.studio.*', '--json');
@@ -62,7 +66,9 @@ describe('pkg-registry team', () => {
     );
     expect((await publishVersion(registry.url, eve, 'com.studio.new', '1.0.0')).status).toBe(201);
     expect((await team('remove', 'studio', 'alice')).code).toBe(0);
-    expect((await team('delete', 'studio')).stdout).toBe("Deleted team 'studio' of the global registry; its namespaces are free.\n");
+    expect((await team('delete', 'studio')).stdout).toBe(
+      "Deleted team 'studio' of the global registry; its namespaces are free.\n",
+    );
     expect((await team('list')).stdout).toBe('No teams in the global registry.\n');
   });
 
@@ -73,7 +79,11 @@ describe('pkg-registry team', () => {
     expect(JSON.parse((await team('list', '--tenant', 'acme', '--json')).stdout).map((t: { name: string }) => t.name)).toEqual([
       'studio',
     ]);
-    expect(await team('list', '--tenant', 'nowhere')).toEqual({ code: 1, stdout: '', stderr: "Error: tenant 'nowhere' does not exist\n" });
+    expect(await team('list', '--tenant', 'nowhere')).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: "Error: tenant 'nowhere' does not exist\n",
+    });
   });
 
   it('refuses mistakes with a reason (2 for usage, 1 for what cannot be done) and changes nothing', async () => {

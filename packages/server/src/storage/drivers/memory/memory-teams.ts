@@ -48,7 +48,7 @@ export class MemoryTeams implements TeamStore {
   async create(tenant: TenantId, name: string, createdAt: string, members: readonly string[]): Promise<boolean> {
     if (!this.#tenantExists(tenant)) return false;
     let teams = this.#tenants.get(tenant);
-    if (teams === undefined) this.#tenants.set(tenant, (teams = new Map()));
+    if (teams === undefined) this.#tenants.set(tenant, (teams = new Map<string, MemoryTeam>()));
     if (teams.has(name)) return false;
     teams.set(name, { createdAt, members: new Set(members), namespaces: new Set() });
     return true;

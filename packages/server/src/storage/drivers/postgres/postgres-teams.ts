@@ -69,7 +69,12 @@ export class PostgresTeams implements TeamStore {
       'SELECT team FROM team_members WHERE tenant = $1 AND member = $2',
       [tenant, user],
     );
-    return rows.length === 0 ? [] : this.#read(tenant, rows.map((row) => row.team));
+    return rows.length === 0
+      ? []
+      : this.#read(
+          tenant,
+          rows.map((row) => row.team),
+        );
   }
 
   async create(tenant: TenantId, name: string, createdAt: string, members: readonly string[]): Promise<boolean> {

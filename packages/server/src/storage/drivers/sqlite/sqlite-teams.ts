@@ -63,7 +63,7 @@ export class SqliteTeams implements TeamStore {
   }
 
   async get(tenant: TenantId, name: string): Promise<TeamRecord | undefined> {
-    return (await this.#read(tenant, [name]))[0];
+    return this.#read(tenant, [name])[0];
   }
 
   async teamsOf(tenant: TenantId, user: string): Promise<TeamRecord[]> {
@@ -157,11 +157,15 @@ export class SqliteTeams implements TeamStore {
     const args = names === undefined ? [tenant] : [tenant, JSON.stringify(names)];
     const read = this.#db.require().transaction(() =>
       assembleTeams(
-        this.#db.statement(`SELECT name, created_at FROM teams WHERE tenant = ?${filter.replace('{team}', 'name')}`).all(...args) as {
+        this.#db
+          .statement(`SELECT name, created_at FROM teams WHERE tenant = ?${filter.replace('{team}', 'name')}`)
+          .all(...args) as {
           name: string;
           created_at: string;
         }[],
-        this.#db.statement(`SELECT team, member FROM team_members WHERE tenant = ?${filter.replace('{team}', 'team')}`).all(...args) as {
+        this.#db
+          .statement(`SELECT team, member FROM team_members WHERE tenant = ?${filter.replace('{team}', 'team')}`)
+          .all(...args) as {
           team: string;
           member: string;
         }[],
