@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { ProtocolError } from '@pkg/protocol';
 import { AdminError, AdminUsageError, TenantAdmin } from '../services/tenant-admin.js';
-import { OPERATOR, TeamService } from '../services/team-service.js';
+import { OPERATOR, TeamService, shownTeam as shown } from '../services/team-service.js';
 import { GLOBAL_TENANT } from '../storage/ports.js';
 import type { TeamRecord } from '../storage/team-store.js';
 import { STORAGE_OPTIONS, formatTable, openStorage, runAdmin, type AdminIo } from './admin-io.js';
@@ -92,11 +92,6 @@ export function teamCommand(argv: string[], io: AdminIo): Promise<number> {
       await storage.close();
     }
   });
-}
-
-/** The team as `--json` prints it (the HTTP API's form). */
-function shown(team: TeamRecord) {
-  return { name: team.name, created: team.createdAt, members: team.members, namespaces: team.namespaces };
 }
 
 function done(action: string, team: string, other: string, registry: string): string {

@@ -2,15 +2,9 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ProtocolError } from '@pkg/protocol';
 import type { Caller } from '../context.js';
 import type { Services } from '../services/services.js';
-import type { TeamActor } from '../services/team-service.js';
-import type { TeamRecord } from '../storage/team-store.js';
+import { shownTeam as shown, type TeamActor } from '../services/team-service.js';
 import { requireCaller, requireWriter } from './guards.js';
 import { requireWriteCode } from './second-factor-guard.js';
-
-/** The team as the API shows it. */
-function shown(team: TeamRecord) {
-  return { name: team.name, created: team.createdAt, members: team.members, namespaces: team.namespaces };
-}
 
 type TeamParams = { team: string };
 type MemberParams = { team: string; user: string };

@@ -187,6 +187,11 @@ export class TeamService {
   }
 }
 
+/** A team as the HTTP API and `pkg-registry team --json` show it. */
+export function shownTeam(team: TeamRecord) {
+  return { name: team.name, created: team.createdAt, members: team.members, namespaces: team.namespaces };
+}
+
 function checkTeamName(name: string): string {
   if (!TEAM_NAME.test(name)) {
     throw new ProtocolError(
