@@ -231,6 +231,7 @@ export interface MetadataSnapshot {
   packages: PackageStore;
   downloadCounts: DownloadCountStore;
   signingKeys: SigningKeyStore;
+  teams: TeamStore;
   /** False when the session holding the snapshot was lost and reads may have left it. */
   stillConsistent(): boolean;
   close(): Promise<void>;
@@ -246,6 +247,7 @@ export async function openPostgresSnapshot(config: Pick<Config, 'database'>): Pr
   const { PostgresMetadataStore } = await import('./drivers/postgres/postgres-metadata-store.js');
   const { PostgresDownloadCounts } = await import('./drivers/postgres/postgres-download-counts.js');
   const { PostgresSigningKeys } = await import('./drivers/postgres/postgres-signing-keys.js');
+  const { PostgresTeams } = await import('./drivers/postgres/postgres-teams.js');
   const store = new PostgresMetadataStore(parsePostgresUrl(config.database), [], { snapshot: true });
   try {
     const stillConsistent = await beginSnapshot(store.pool);
@@ -253,7 +255,9 @@ export async function openPostgresSnapshot(config: Pick<Config, 'database'>): Pr
     downloadCounts.attach(store.pool);
     const signingKeys = new PostgresSigningKeys();
     signingKeys.attach(store.pool);
-    return { registry: store, packages: store, downloadCounts, signingKeys, stillConsistent, close: () => store.close() };
+    const teams = new PostgresTeams();
+    teams.attach(store.pool);
+    return { registry: store, packages: store, downloadCounts, signingKeys, teams, stillConsistent, close: () => store.close() };
   } catch (err) {
     await store.close();
     throw err;

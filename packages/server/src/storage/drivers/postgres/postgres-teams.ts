@@ -172,26 +172,29 @@ export class PostgresTeams implements TeamStore {
     return found && { team: found.team, namespace: found.namespace, members: found.members };
   }
 
-  /** The teams of the tenant (all, or those named), read in one snapshot so that they agree. */
+  /**
+   * The teams of the tenant (all, or those named). One statement, so one snapshot: the members
+   * and namespaces agree with the teams, and a backup's snapshot session (which must not begin
+   * or end a transaction) reads them too.
+   */
   async #read(tenant: TenantId, names: readonly string[] | undefined): Promise<TeamRecord[]> {
-    const filter = (column: string) => (names === undefined ? '' : ` AND ${column} = ANY($2::text[])`);
-    const args = names === undefined ? [tenant] : [tenant, [...names]];
-    return inTransaction(this.#requirePool(), async (client) => {
-      await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
-      const teams = await client.query<{ name: string; created_at: string }>(
-        `SELECT name, created_at FROM teams WHERE tenant = $1${filter('name')}`,
-        args,
-      );
-      const members = await client.query<{ team: string; member: string }>(
-        `SELECT team, member FROM team_members WHERE tenant = $1${filter('team')}`,
-        args,
-      );
-      const namespaces = await client.query<{ team: string; namespace: string }>(
-        `SELECT team, namespace FROM team_namespaces WHERE tenant = $1${filter('team')}`,
-        args,
-      );
-      return assembleTeams(teams.rows, members.rows, namespaces.rows);
-    });
+    const { rows } = await this.#requirePool().query<{
+      name: string;
+      created_at: string;
+      members: string[];
+      namespaces: string[];
+    }>(
+      `SELECT t.name, t.created_at,
+              COALESCE((SELECT array_agg(m.member) FROM team_members m WHERE m.tenant = t.tenant AND m.team = t.name), '{}') AS members,
+              COALESCE((SELECT array_agg(n.namespace) FROM team_namespaces n WHERE n.tenant = t.tenant AND n.team = t.name), '{}') AS namespaces
+       FROM teams t WHERE t.tenant = $1${names === undefined ? '' : ' AND t.name = ANY($2::text[])'}`,
+      names === undefined ? [tenant] : [tenant, [...names]],
+    );
+    return assembleTeams(
+      rows,
+      rows.flatMap((row) => row.members.map((member) => ({ team: row.name, member }))),
+      rows.flatMap((row) => row.namespaces.map((namespace) => ({ team: row.name, namespace }))),
+    );
   }
 
   #requirePool(): pg.Pool {
