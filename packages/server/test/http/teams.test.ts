@@ -180,6 +180,41 @@ describe('/-/pkg/v1/teams', () => {
     expect(await registry.storage.teams.get('', 'limited')).toBeUndefined();
   });
 
+  it('a claim made through one node counts on another at once; a tenant created again has no teams', async () => {
+    const other = await startRegistry({ settings: { registryDomain: DOMAIN }, dataDir: registry.dataDir });
+    try {
+      await new TenantAdmin(registry.storage).create('cycle', {});
+      const onA = registryHost(registry.url, `cycle.${DOMAIN}`);
+      const onB = registryHost(other.url, `cycle.${DOMAIN}`);
+      const member = await loginOn(onA, 'member');
+      const outsider = await loginOn(onB, 'outsider');
+      const created = await onA.request('/-/pkg/v1/teams', { method: 'POST', token: member, body: { name: 'studio' } });
+      expect(created.status).toBe(201);
+      expect((await onA.request('/-/pkg/v1/teams/studio/namespaces/com.cycle.*', { method: 'PUT', token: member })).status).toBe(
+        200,
+      );
+      const publish = (on: typeof onA, token: string, name: string) =>
+        on.request(`/${name}`, { method: 'PUT', token, body: publishBody(name, '1.0.0').body });
+      const refused = await publish(onB, outsider, 'com.cycle.game');
+      expect(refused.status).toBe(403);
+      expect(refused.body.error).toContain("of team 'studio'");
+      expect((await onB.request('/-/pkg/v1/teams', { token: outsider })).body.teams).toHaveLength(1);
+
+      await new TenantAdmin(registry.storage).delete('cycle');
+      await new TenantAdmin(registry.storage).create('cycle', {});
+      // Node B learns of the new tenant at its next request (SQLite) or over the bus: until then
+      // the host is 404. Its accounts are new too: sign up again, then nothing of the old teams is left.
+      for (let i = 0; i < 40 && (await onB.request('/-/pkg/v1/teams')).status === 404; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      const newcomer = await loginOn(onB, 'outsider');
+      expect((await onB.request('/-/pkg/v1/teams', { token: newcomer })).body.teams).toEqual([]);
+      expect((await publish(onB, newcomer, 'com.cycle.game')).status).toBe(201);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('keeps each registry’s teams apart', async () => {
     await new TenantAdmin(registry.storage).create('acme', {});
     const acme = registryHost(registry.url, `acme.${DOMAIN}`);
