@@ -2,6 +2,7 @@ import type { Config } from './config/config.js';
 import type { CounterStore } from './storage/counter-store.js';
 import type {
   AdvisoryStore,
+  AuditLogStore,
   BlobStore,
   DownloadCountStore,
   InvalidationBus,
@@ -12,6 +13,7 @@ import type {
   SharedConnection,
   SigningKeyStore,
   UplinkCacheStore,
+  WebhookStore,
 } from './storage/ports.js';
 
 /** Everything the server does IO through, built by main.ts (or by a test) and passed in. */
@@ -43,6 +45,10 @@ export interface ServerDeps {
   signingKeys: SigningKeyStore;
   /** Security advisories of the registries' packages. */
   advisories: AdvisoryStore;
+  /** The audit log (every change, and refused attempts at one). */
+  audit: AuditLogStore;
+  /** Webhook subscriptions and their outbox. */
+  webhooks: WebhookStore;
   /** Where uplink tokens (`tokenEnv`) are read; process.env when not given. */
   env?: NodeJS.ProcessEnv;
   /** Injectable clock: tests move time instead of sleeping. */
@@ -69,11 +75,13 @@ export function serverDeps(
     | 'uplinkCache'
     | 'signingKeys'
     | 'advisories'
+    | 'audit'
+    | 'webhooks'
   >,
   now?: () => Date,
 ): ServerDeps {
   const { registry, packages, database, search, downloadCounts, blobs, bus, counters, redis, shared } = storage;
-  const { uplinkCache, signingKeys, advisories } = storage;
+  const { uplinkCache, signingKeys, advisories, audit, webhooks } = storage;
   return {
     config,
     registry,
@@ -89,6 +97,8 @@ export function serverDeps(
     uplinkCache,
     signingKeys,
     advisories,
+    audit,
+    webhooks,
     now: now ?? (() => new Date()),
     nowMs: now ? () => now().getTime() : Date.now,
   };

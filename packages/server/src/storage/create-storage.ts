@@ -10,6 +10,7 @@ import { SqliteSearchIndex } from './drivers/sqlite/sqlite-search-index.js';
 import { SqliteUplinkCache } from './drivers/sqlite/sqlite-uplink-cache.js';
 import { SqliteSigningKeys } from './drivers/sqlite/sqlite-signing-keys.js';
 import { SqliteAdvisories } from './drivers/sqlite/sqlite-advisories.js';
+import { SqliteChangeLog } from './drivers/sqlite/sqlite-change-log.js';
 import { MemoryBlobStore } from './drivers/memory/memory-blob-store.js';
 import { MemoryDownloadCounts } from './drivers/memory/memory-download-counts.js';
 import { MemoryDatabase, MemoryMetadataStore } from './drivers/memory/memory-metadata-store.js';
@@ -17,10 +18,12 @@ import { MemorySearchIndex } from './drivers/memory/memory-search-index.js';
 import { MemoryUplinkCache } from './drivers/memory/memory-uplink-cache.js';
 import { MemorySigningKeys } from './drivers/memory/memory-signing-keys.js';
 import { MemoryAdvisories } from './drivers/memory/memory-advisories.js';
+import { MemoryChangeLog } from './drivers/memory/memory-change-log.js';
 import { LocalInvalidationBus } from './drivers/memory/memory-invalidation-bus.js';
 import { blobKeysOfVersion, packageOfBlobKey } from './blob-keys.js';
 import type {
   AdvisoryStore,
+  AuditLogStore,
   BlobStore,
   DownloadCountStore,
   InvalidationBus,
@@ -33,6 +36,7 @@ import type {
   SigningKeyStore,
   TenantId,
   UplinkCacheStore,
+  WebhookStore,
 } from './ports.js';
 import type { CounterStore } from './counter-store.js';
 import { MemoryCounterStore } from './drivers/memory/memory-counter-store.js';
@@ -53,6 +57,10 @@ export interface Storage {
   signingKeys: SigningKeyStore;
   /** Security advisories of the registries' packages, in the metadata database. */
   advisories: AdvisoryStore;
+  /** The audit log of every registry, in the metadata database. */
+  audit: AuditLogStore;
+  /** Webhooks and their outbox, in the metadata database (the same driver object as `audit`). */
+  webhooks: WebhookStore;
   blobs: BlobStore;
   bus: InvalidationBus;
   /** The shared Redis connection, when one is configured (rate limits use it too). */
@@ -83,6 +91,7 @@ export async function createStorage(config: Config, options: CreateStorageOption
     let uplinkCache: UplinkCacheStore;
     let signingKeys: SigningKeyStore;
     let advisories: AdvisoryStore;
+    let changeLog: AuditLogStore & WebhookStore;
     let postgres: PostgresMetadataStore | undefined;
     const clock = options.now ? { now: options.now } : {};
     if (config.database.startsWith('sqlite:')) {
@@ -91,9 +100,10 @@ export async function createStorage(config: Config, options: CreateStorageOption
       const uplinks = new SqliteUplinkCache();
       const keys = new SqliteSigningKeys();
       const advisoryStore = new SqliteAdvisories();
+      const changes = new SqliteChangeLog();
       const store = new SqliteMetadataStore(
         config.database.slice('sqlite:'.length),
-        [searchIndex.writeHook, counts.writeHook, uplinks.writeHook, keys.writeHook, advisoryStore.writeHook],
+        [searchIndex.writeHook, counts.writeHook, uplinks.writeHook, keys.writeHook, advisoryStore.writeHook, changes.writeHook],
         { cacheBytes: config.databaseCache },
       );
       searchIndex.attach(store.db);
@@ -101,6 +111,8 @@ export async function createStorage(config: Config, options: CreateStorageOption
       uplinks.attach(store.db);
       keys.attach(store.db);
       advisoryStore.attach(store.db);
+      changes.attach(store.db);
+      changeLog = changes;
       uplinkCache = uplinks;
       signingKeys = keys;
       advisories = advisoryStore;
@@ -117,23 +129,28 @@ export async function createStorage(config: Config, options: CreateStorageOption
       const { PostgresUplinkCache } = await import('./drivers/postgres/postgres-uplink-cache.js');
       const { PostgresSigningKeys } = await import('./drivers/postgres/postgres-signing-keys.js');
       const { PostgresAdvisories } = await import('./drivers/postgres/postgres-advisories.js');
+      const { PostgresChangeLog } = await import('./drivers/postgres/postgres-change-log.js');
       const searchIndex = new PostgresSearchIndex(clock);
       const counts = new PostgresDownloadCounts();
       const uplinks = new PostgresUplinkCache();
       const keys = new PostgresSigningKeys();
       const advisoryStore = new PostgresAdvisories();
+      const changes = new PostgresChangeLog();
       postgres = new PostgresMetadataStore(parsePostgresUrl(config.database), [
         searchIndex.writeHook,
         counts.writeHook,
         uplinks.writeHook,
         keys.writeHook,
         advisoryStore.writeHook,
+        changes.writeHook,
       ]);
       searchIndex.attach(postgres.pool);
       counts.attach(postgres.pool);
       uplinks.attach(postgres.pool);
       keys.attach(postgres.pool);
       advisoryStore.attach(postgres.pool);
+      changes.attach(postgres.pool);
+      changeLog = changes;
       uplinkCache = uplinks;
       signingKeys = keys;
       advisories = advisoryStore;
@@ -184,6 +201,8 @@ export async function createStorage(config: Config, options: CreateStorageOption
       uplinkCache,
       signingKeys,
       advisories,
+      audit: changeLog,
+      webhooks: changeLog,
       blobs,
       bus,
       counters,
@@ -263,12 +282,14 @@ export function createMemoryStorage(options: { now?: () => Date } = {}): Storage
   const uplinkCache = new MemoryUplinkCache(new Map(), tenantExists);
   const signingKeys = new MemorySigningKeys(tenantExists);
   const advisories = new MemoryAdvisories(tenantExists);
+  const changeLog = new MemoryChangeLog(tenantExists);
   const metadata = new MemoryMetadataStore(database, [
     search.writeHook,
     counts.writeHook,
     uplinkCache.writeHook,
     signingKeys.writeHook,
     advisories.writeHook,
+    changeLog.writeHook,
   ]);
   const blobs = new MemoryBlobStore();
   const bus = new LocalInvalidationBus();
@@ -285,6 +306,8 @@ export function createMemoryStorage(options: { now?: () => Date } = {}): Storage
     uplinkCache,
     signingKeys,
     advisories,
+    audit: changeLog,
+    webhooks: changeLog,
     async close() {
       await counters.close();
     },
