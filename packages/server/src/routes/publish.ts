@@ -73,7 +73,7 @@ export async function publishRoutes(
             action: 'package.publish',
             package: name,
             target: `${name}@${version}`,
-            details: { version, created },
+            details: { version },
           });
         }
         return reply.code(created ? 201 : 200).send({ ok: true, id: name, rev });
