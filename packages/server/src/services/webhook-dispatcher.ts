@@ -88,6 +88,11 @@ export class WebhookDispatcher {
     }
   }
 
+  /** Resolves once no pass is running (a pass started by a poke included). */
+  async settled(): Promise<void> {
+    while (this.#running) await this.#running;
+  }
+
   async stop(): Promise<void> {
     this.#stopped = true;
     clearInterval(this.#timer);
