@@ -147,8 +147,8 @@ export async function buildApp(deps: ServerDeps, options: BuildOptions = {}): Pr
   await app.register(signingKeyRoutes, { services });
   await app.register(advisoryRoutes, { services });
   await app.register(attestationRoutes, { services });
-  await app.register(auditRoutes, { deps, services });
-  await app.register(webhookRoutes, { deps, services });
+  await app.register(auditRoutes, { services });
+  await app.register(webhookRoutes, { services });
   await app.register(webRoutes, { deps, services });
   await app.register(healthRoutes, { services, metrics });
   const hotPath = new HotPath({ services, pipeline, addressing, log: app.log, nextRequestId, drain, staticPaths });

@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import type { ServerDeps } from '../deps.js';
 import type { Services } from '../services/services.js';
 import { parseAuditQuery, type AuditFilters } from '../services/audit-query.js';
 import { requireAdministrator } from './admin-guard.js';
@@ -11,10 +10,10 @@ import { requireAdministrator } from './admin-guard.js';
  */
 export async function auditRoutes(
   app: FastifyInstance,
-  { deps, services }: { deps: ServerDeps; services: Services },
+  { services }: { services: Services },
 ): Promise<void> {
   app.get<{ Querystring: Record<string, unknown> }>('/-/pkg/v1/audit', async (request) => {
-    await requireAdministrator(deps, request, 'read the audit log');
+    await requireAdministrator(services, request, 'read the audit log');
     const filters: AuditFilters = {};
     for (const key of ['user', 'package', 'action', 'outcome', 'since', 'until', 'before', 'limit'] as const) {
       const value = request.query[key];

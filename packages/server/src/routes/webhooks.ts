@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import { ProtocolError } from '@pkg/protocol';
-import type { ServerDeps } from '../deps.js';
 import type { Services } from '../services/services.js';
 import { isObject } from '../services/json-shapes.js';
 import { noteChange } from '../plugins/change-recording.js';
@@ -16,15 +15,15 @@ const WHAT = 'manage webhooks';
  */
 export async function webhookRoutes(
   app: FastifyInstance,
-  { deps, services }: { deps: ServerDeps; services: Services },
+  { services }: { services: Services },
 ): Promise<void> {
   app.get('/-/pkg/v1/webhooks', async (request) => {
-    await requireAdministrator(deps, request, WHAT);
+    await requireAdministrator(services, request, WHAT);
     return { webhooks: await services.webhooks.list(request.ctx.tenant) };
   });
 
   app.post<{ Body: unknown }>('/-/pkg/v1/webhooks', async (request, reply) => {
-    const caller = await requireAdministrator(deps, request, WHAT);
+    const caller = await requireAdministrator(services, request, WHAT);
     const body = request.body;
     if (
       !isObject(body) ||
@@ -51,7 +50,7 @@ export async function webhookRoutes(
   });
 
   app.delete<{ Params: { id: string } }>('/-/pkg/v1/webhooks/:id', async (request) => {
-    await requireAdministrator(deps, request, WHAT);
+    await requireAdministrator(services, request, WHAT);
     const id = checkPathParameter('webhook id', request.params.id, 64);
     await services.webhooks.remove(request.ctx.tenant, id);
     noteChange(request, { action: 'webhook.remove', target: `webhook ${id}` });
@@ -59,7 +58,7 @@ export async function webhookRoutes(
   });
 
   app.post<{ Params: { id: string }; Body: unknown }>('/-/pkg/v1/webhooks/:id/rotate-secret', async (request) => {
-    await requireAdministrator(deps, request, WHAT);
+    await requireAdministrator(services, request, WHAT);
     const id = checkPathParameter('webhook id', request.params.id, 64);
     const body = isObject(request.body) ? request.body : {};
     if (body.secret !== undefined && typeof body.secret !== 'string')
@@ -76,14 +75,14 @@ export async function webhookRoutes(
   });
 
   app.get<{ Params: { id: string } }>('/-/pkg/v1/webhooks/:id/deliveries', async (request) => {
-    await requireAdministrator(deps, request, WHAT);
+    await requireAdministrator(services, request, WHAT);
     const id = checkPathParameter('webhook id', request.params.id, 64);
     const deliveries = await services.webhooks.deliveries(request.ctx.tenant, id);
     return { deliveries: deliveries.map(({ payload: _payload, ...rest }) => rest) };
   });
 
   app.post<{ Params: { id: string } }>('/-/pkg/v1/webhooks/deliveries/:id/redeliver', async (request) => {
-    await requireAdministrator(deps, request, WHAT);
+    await requireAdministrator(services, request, WHAT);
     const id = checkPathParameter('delivery id', request.params.id, 64);
     await services.webhooks.redeliver(request.ctx.tenant, id);
     services.webhookDispatcher.poke();

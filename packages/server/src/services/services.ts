@@ -24,6 +24,7 @@ import { UplinkService } from './uplinks/uplink-service.js';
 import { HttpUpstreamClient, type UpstreamClient } from './uplinks/upstream-client.js';
 import { UpstreamKeys } from './uplinks/upstream-keys.js';
 import { AuditTrail } from './audit-trail.js';
+import { Administrators } from './audit-access.js';
 import { AuditRetention } from './audit-retention.js';
 import { WebhookAdmin } from './webhook-admin.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
@@ -69,6 +70,8 @@ export interface Services {
   audit: AuditTrail;
   /** Keeps the audit log to its retention (started with the background work). */
   auditRetention: AuditRetention;
+  /** Who administers each registry (reads its audit log, manages its webhooks over HTTP). */
+  administrators: Administrators;
   /** Managing webhooks (the HTTP API; the command line builds its own). */
   webhooks: WebhookAdmin;
   /** Sends webhook deliveries from the shared outbox. */
@@ -129,6 +132,7 @@ export function createServices(deps: ServerDeps, options: ServicesOptions = {}):
     tenants,
     audit,
     auditRetention,
+    administrators: new Administrators(deps.registry),
     webhooks: new WebhookAdmin(deps),
     webhookDispatcher,
     start() {
