@@ -75,7 +75,7 @@ function row(entry: AuditEntry): string[] {
     entry.user !== null
       ? `${entry.user}${entry.tokenId ? ` (token ${entry.tokenId})` : ''}`
       : entry.via === 'cli'
-        ? `operator ${String(entry.details.operator ?? '')}`.trim()
+        ? `operator ${typeof entry.details.operator === 'string' ? entry.details.operator : ''}`.trim()
         : entry.via === 'server'
           ? 'the server'
           : '-';

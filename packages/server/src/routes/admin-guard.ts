@@ -5,7 +5,11 @@ import type { Services } from '../services/services.js';
 import { requireCaller } from './guards.js';
 
 /** The caller, when it administers this registry; 401 without credentials, 403 otherwise. */
-export async function requireAdministrator(services: Pick<Services, 'administrators'>, request: FastifyRequest, what: string): Promise<Caller> {
+export async function requireAdministrator(
+  services: Pick<Services, 'administrators'>,
+  request: FastifyRequest,
+  what: string,
+): Promise<Caller> {
   const caller = requireCaller(request);
   if (!(await services.administrators.is(request.ctx.tenant, caller))) {
     throw new ProtocolError(

@@ -8,10 +8,7 @@ import { requireAdministrator } from './admin-guard.js';
  * Filters as `pkg-registry audit`'s: user, package, action, outcome, since, until; `before` and
  * `limit` page (the answer's `next` is the query of the next page).
  */
-export async function auditRoutes(
-  app: FastifyInstance,
-  { services }: { services: Services },
-): Promise<void> {
+export async function auditRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
   app.get<{ Querystring: Record<string, unknown> }>('/-/pkg/v1/audit', async (request) => {
     await requireAdministrator(services, request, 'read the audit log');
     const filters: AuditFilters = {};

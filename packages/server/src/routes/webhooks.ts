@@ -13,10 +13,7 @@ const WHAT = 'manage webhooks';
  * answer holds the secret, shown this once), remove, rotate the secret, read deliveries and
  * redeliver one. The same as `pkg-registry webhook …`.
  */
-export async function webhookRoutes(
-  app: FastifyInstance,
-  { services }: { services: Services },
-): Promise<void> {
+export async function webhookRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
   app.get('/-/pkg/v1/webhooks', async (request) => {
     await requireAdministrator(services, request, WHAT);
     return { webhooks: await services.webhooks.list(request.ctx.tenant) };
@@ -37,7 +34,7 @@ export async function webhookRoutes(
       throw new ProtocolError('VALIDATION_ERROR', "'secret' must be a string");
     const added = await services.webhooks.add(request.ctx.tenant, {
       url: body.url,
-      events: body.events as string[],
+      events: body.events,
       secret: body.secret,
       createdBy: caller.user,
     });

@@ -27,8 +27,8 @@ export class AuditRetention {
 
   start(): void {
     if (this.#timer) return;
-    this.run();
-    this.#timer = setInterval(() => this.run(), HOUR_MS);
+    void this.run();
+    this.#timer = setInterval(() => void this.run(), HOUR_MS);
     this.#timer.unref();
   }
 

@@ -166,9 +166,9 @@ export function changeLogContract(driver: string, freshDatabase: () => Promise<C
         delivery('later', 'h1', '2026-01-01T01:00:00.000Z'),
       ]);
       const [a, b] = await Promise.all([webhooks.claimDeliveries(T0, 60_000, 10), other.claimDeliveries(T0, 60_000, 10)]);
-      const ids = [...a!, ...b!].map((c) => c.delivery.id).sort();
+      const ids = [...a, ...b].map((c) => c.delivery.id).sort();
       expect(ids).toEqual(['d1', 'd2']);
-      const claimed = [...a!, ...b!].find((c) => c.delivery.id === 'd1')!;
+      const claimed = [...a, ...b].find((c) => c.delivery.id === 'd1')!;
       expect(claimed).toMatchObject({
         tenant: '',
         url: 'http://127.0.0.1:9/h1',

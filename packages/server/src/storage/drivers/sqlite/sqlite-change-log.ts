@@ -103,15 +103,18 @@ export class SqliteChangeLog implements AuditLogStore, WebhookStore {
   async query(tenant: TenantId, query: AuditQuery): Promise<AuditEntry[]> {
     const where = ['tenant = ?'];
     const args: unknown[] = [tenant];
-    if (query.before !== undefined) (where.push('id < ?'), args.push(Number(query.before)));
-    if (query.user !== undefined) (where.push('user = ?'), args.push(query.user));
-    if (query.package !== undefined) (where.push('package = ?'), args.push(query.package));
+    const add = (condition: string, ...values: unknown[]) => {
+      where.push(condition);
+      args.push(...values);
+    };
+    if (query.before !== undefined) add('id < ?', Number(query.before));
+    if (query.user !== undefined) add('user = ?', query.user);
+    if (query.package !== undefined) add('package = ?', query.package);
     if (query.action !== undefined)
-      (where.push("(action = ? OR substr(action, 1, ?) = ? || '.')"),
-        args.push(query.action, query.action.length + 1, query.action));
-    if (query.outcome !== undefined) (where.push('outcome = ?'), args.push(query.outcome));
-    if (query.since !== undefined) (where.push('at >= ?'), args.push(query.since));
-    if (query.until !== undefined) (where.push('at <= ?'), args.push(query.until));
+      add("(action = ? OR substr(action, 1, ?) = ? || '.')", query.action, query.action.length + 1, query.action);
+    if (query.outcome !== undefined) add('outcome = ?', query.outcome);
+    if (query.since !== undefined) add('at >= ?', query.since);
+    if (query.until !== undefined) add('at <= ?', query.until);
     const rows = this.#db
       .require()
       .prepare(`SELECT id, record FROM audit_log WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT ?`)
