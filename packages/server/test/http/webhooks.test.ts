@@ -2,7 +2,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loginUser, publishVersion, startRegistry, type TestRegistry } from '@pkg/testkit';
 import { webhookCommand } from '../../src/admin/webhook-command.js';
 import type { AdminIo } from '../../src/admin/admin-io.js';
@@ -67,6 +67,23 @@ async function node(): Promise<TestRegistry> {
   return registry;
 }
 
+/**
+ * The node the single-node tests share (a scale-out backing per test would cost seconds each);
+ * each test's hooks are removed after it, so no test sees another's deliveries.
+ */
+let shared: TestRegistry | undefined;
+async function sharedNode(): Promise<TestRegistry> {
+  shared ??= await startRegistry({ now });
+  return shared;
+}
+afterEach(async () => {
+  if (!shared) return;
+  for (const hook of await shared.storage.webhooks.listWebhooks('')) await shared.storage.webhooks.removeWebhook('', hook.id);
+});
+afterAll(async () => {
+  await shared?.close();
+});
+
 /** `pkg-registry webhook …` in-process, on the registry's storage. */
 async function webhook(registry: TestRegistry, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';
@@ -96,7 +113,7 @@ async function deliveries(registry: TestRegistry, id: string): Promise<Record<st
 
 describe('webhooks', () => {
   it('a publish is POSTed to the hook, signed with HMAC-SHA256 of the raw body, and logged as delivered', async () => {
-    const registry = await node();
+    const registry = await sharedNode();
     const hook = await addHook(registry);
     const token = await loginUser(registry.url, 'alice');
     expect((await publishVersion(registry.url, token, 'com.acme.hooked', '1.0.0')).status).toBe(201);
@@ -187,7 +204,7 @@ describe('webhooks', () => {
   });
 
   it('gives up after a day of failures; redeliver sends it again', async () => {
-    const registry = await node();
+    const registry = await sharedNode();
     const hook = await addHook(registry);
     const token = await loginUser(registry.url, 'alice');
     receiver.answer = 500;
@@ -218,7 +235,7 @@ describe('webhooks', () => {
   });
 
   it('never follows a redirect: only the configured URL is ever posted to', async () => {
-    const registry = await node();
+    const registry = await sharedNode();
     const hook = await addHook(registry);
     receiver.answer = 307;
     const token = await loginUser(registry.url, 'alice');
@@ -229,7 +246,7 @@ describe('webhooks', () => {
   });
 
   it('rotates the secret without a gap: both sign during the overlap, then the new one alone', async () => {
-    const registry = await node();
+    const registry = await sharedNode();
     const hook = await addHook(registry);
     const token = await loginUser(registry.url, 'alice');
     const rotated = await webhook(registry, ['rotate-secret', hook.id, '--overlap-hours', '2', '--json']);
@@ -278,7 +295,7 @@ describe('webhooks', () => {
   });
 
   it('refuses a bad hook with a reason and changes nothing', async () => {
-    const registry = await node();
+    const registry = await sharedNode();
     const badUrl = await webhook(registry, ['add', 'ftp://example.com/x', '--events', 'package']);
     expect(badUrl).toMatchObject({
       code: 1,
