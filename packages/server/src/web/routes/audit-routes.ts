@@ -1,0 +1,44 @@
+import type { FastifyInstance } from 'fastify';
+import { ProtocolError } from '@pkg/protocol';
+import { parseAuditQuery, type AuditFilters } from '../../services/audit-query.js';
+import { sendPage } from '../html-responses.js';
+import { AUDIT_FILTERS, AUDIT_PAGE, auditPage, type AuditView } from '../pages/audit-page.js';
+import { messagePage } from '../pages/message-page.js';
+import { pageContext } from '../viewer.js';
+import type { WebServices } from '../web-services.js';
+
+/**
+ * The audit log's page, for the registry's administrators (services/audit-access.ts decides who
+ * they are). Anyone else signed in gets 403 saying who may; nobody signed in is sent to sign in.
+ */
+export async function auditPageRoutes(app: FastifyInstance, { web }: { web: WebServices }): Promise<void> {
+  app.get<{ Querystring: Record<string, unknown> }>(AUDIT_PAGE, async (request, reply) => {
+    const ctx = await pageContext(request, reply, web);
+    if (!ctx.viewer) return reply.redirect(`/-/web/signin?next=${encodeURIComponent(AUDIT_PAGE)}`, 303);
+    if (!(await web.registry.administrators.is(request.ctx.tenant, { user: ctx.viewer, readonly: false }))) {
+      const message =
+        'Only an administrator of this registry may read its audit log; the server’s operator can with pkg-registry audit.';
+      return sendPage(reply, messagePage(ctx, 'Audit log', message, 'error', 'Audit log: not allowed'), 403, 'no-store');
+    }
+    const filters: AuditView['filters'] = {};
+    for (const name of AUDIT_FILTERS) {
+      const value = request.query[name];
+      if (typeof value === 'string' && value !== '') filters[name] = value;
+    }
+    const before = typeof request.query.before === 'string' ? request.query.before : undefined;
+    try {
+      const query = parseAuditQuery({ ...(filters as AuditFilters), ...(before ? { before } : {}) });
+      const entries = await web.registry.audit.query(request.ctx.tenant, query);
+      const next = entries.length === query.limit ? (entries.at(-1)?.id ?? null) : null;
+      return sendPage(reply, auditPage(ctx, { entries, filters, next }), 200, 'no-store');
+    } catch (err) {
+      if (!(err instanceof ProtocolError) || err.status >= 500) throw err;
+      return sendPage(
+        reply,
+        auditPage(ctx, { entries: [], filters, next: null, error: err.details || err.message }),
+        err.status,
+        'no-store',
+      );
+    }
+  });
+}
