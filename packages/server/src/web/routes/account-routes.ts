@@ -11,6 +11,7 @@ import { signInPage } from '../pages/sign-in-page.js';
 import { checkSignIn, localPath, startBrowserSession } from '../sign-in.js';
 import { pageContext } from '../viewer.js';
 import type { WebServices } from '../web-services.js';
+import { noteChange, noteTokenCreated } from '../../plugins/change-recording.js';
 
 const ACCOUNT = '/-/web/account';
 
@@ -71,6 +72,7 @@ export async function accountRoutes(app: FastifyInstance, { web }: { web: WebSer
         { user: ctx.viewer, readonly: false },
         input,
       );
+      noteTokenCreated(request, summary, ctx.viewer);
       const page = await account(request, ctx, { created: { token, id: summary.id }, notice: 'Token created.' });
       return sendPage(reply, page, 201, 'no-store');
     } catch (err) {
@@ -99,6 +101,7 @@ export async function accountRoutes(app: FastifyInstance, { web }: { web: WebSer
     if (!(await web.registry.auth.revokeToken(request.ctx.tenant, user, form.id ?? ''))) {
       throw new ProtocolError('NOT_FOUND', 'You have no token with that id (it may be revoked already)');
     }
+    noteChange(request, { action: 'token.revoke', target: `token ${form.id ?? ''}`, user });
     return reply.redirect(`${ACCOUNT}?revoked=1`, 303);
   });
 }
