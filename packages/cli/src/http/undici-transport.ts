@@ -40,7 +40,9 @@ export function createUndiciTransport(
   env: Readonly<Record<string, string | undefined>>,
   options: TransportOptions,
 ): HttpTransport {
-  const connect = { lookup: loopbackAwareLookup, timeout: options.timeoutMs, rejectUnauthorized: true };
+  // No TCP keep-alive: the timeouts below find a silent registry sooner, and Wine (the Windows pkg
+  // run on Linux or macOS, as CrossOver does) fails every connect that sets it before connecting.
+  const connect = { lookup: loopbackAwareLookup, timeout: options.timeoutMs, rejectUnauthorized: true, keepAlive: false };
   const dispatcher = new EnvHttpProxyAgent({
     httpProxy: env.http_proxy ?? env.HTTP_PROXY,
     httpsProxy: env.https_proxy ?? env.HTTPS_PROXY,
