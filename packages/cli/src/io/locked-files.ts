@@ -4,10 +4,12 @@
  * written, a file preview. Such a hold usually lasts moments, so a rename or remove that meets
  * one is tried again for about a second and a half; a hold that outlasts it is FILE_IN_USE, which
  * names the file. EBUSY means the same everywhere; EPERM and EACCES are how Windows reports it,
- * while elsewhere they mean a real lack of permission and are not retried.
+ * while elsewhere they mean a real lack of permission and are not retried. Windows also answers
+ * EPERM for a file with the read-only attribute: that one is no hold and is reported at once.
  */
 import type { FileSystem } from '../deps.js';
 import { ClientError } from '../errors/client-errors.js';
+import { isReadOnlyMode } from './read-only.js';
 
 /** The waits between tries, in milliseconds. */
 export const LOCKED_FILE_RETRY_MS: readonly number[] = [50, 100, 200, 400, 800];
@@ -27,12 +29,18 @@ export function retryingLockedFiles(fs: FileSystem, platform: NodeJS.Platform, s
         return await attempt();
       } catch (err) {
         if (!isLockedFileError(err, platform)) throw err;
+        if (tries === 0 && (await isReadOnly(file))) throw err;
         const wait = LOCKED_FILE_RETRY_MS[tries];
         if (wait === undefined) throw new ClientError('FILE_IN_USE', { file, action }, { cause: err });
         await sleep(wait);
       }
     }
   }
+  const isReadOnly = (file: string) =>
+    fs.stat(file).then(
+      (stat) => isReadOnlyMode(stat.mode),
+      () => false,
+    );
   return {
     ...fs,
     rename: (from, to) => patiently('replace', String(to), () => fs.rename(from, to)),

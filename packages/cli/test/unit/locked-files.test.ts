@@ -88,6 +88,27 @@ describe('files held open by another program', () => {
     expect(waits).toEqual([]);
   });
 
+  it("a file with Windows' read-only attribute is no hold: its EPERM is reported at once", async () => {
+    const file = path.join(dir, 'Game.uproject');
+    await writeFile(file, '{}');
+    await realFs.chmod(file, 0o444);
+    let removes = 0;
+    const fs = retryingLockedFiles(
+      {
+        ...realFs,
+        rm: async () => {
+          removes++;
+          throw errno('EPERM');
+        },
+      },
+      'win32',
+      sleep,
+    );
+    await expect(fs.rm(file, { force: true })).rejects.toMatchObject({ code: 'EPERM' });
+    expect(removes).toBe(1);
+    expect(waits).toEqual([]);
+  });
+
   it('a folder held while it is removed is waited for too', async () => {
     const folder = path.join(dir, 'Packages', 'com.a');
     await realFs.mkdir(folder, { recursive: true });
