@@ -554,6 +554,12 @@ export const CLIENT_ERRORS = {
     message: 'The checkoutCommand setting failed ({status}): {command}',
     hint: 'Nothing was changed. {output}',
   },
+  // Windows: a file another program holds open cannot be renamed or removed (io/locked-files.ts).
+  FILE_IN_USE: {
+    exit: EXIT.FAILED,
+    message: 'Another program keeps {file} open: pkg could not {action} it',
+    hint: 'Close what holds it (the Unity editor, an IDE, a file preview, a virus scan), then run the command again.',
+  },
   // `pkg publish`.
   NO_PACKAGE_JSON: {
     code: 'PACKAGE_INVALID',
