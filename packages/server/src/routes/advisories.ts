@@ -60,11 +60,26 @@ export async function advisoryRoutes(app: FastifyInstance, { services }: { servi
     return shown(advisory, advisoryUrl(request)(advisory));
   });
 
-  app.post('/-/npm/v1/security/advisories/bulk', async (request) =>
-    services.advisories.bulk(request.ctx.tenant, request.body, advisoryUrl(request)),
-  );
+  // An upstream that could not be asked is said in `npm-notice`, which npm prints as a notice.
+  app.post('/-/npm/v1/security/advisories/bulk', async (request, reply) => {
+    const { answer, notes } = await services.advisories.bulk(
+      request.ctx.tenant,
+      request.body,
+      advisoryUrl(request),
+      request.ctx.settings.uplinks,
+    );
+    if (notes.length > 0) reply.header('npm-notice', notes.join(' '));
+    return answer;
+  });
 
-  app.post('/-/npm/v1/security/audits/quick', async (request) =>
-    services.advisories.quick(request.ctx.tenant, request.body, advisoryUrl(request)),
-  );
+  app.post('/-/npm/v1/security/audits/quick', async (request, reply) => {
+    const { answer, notes } = await services.advisories.quick(
+      request.ctx.tenant,
+      request.body,
+      advisoryUrl(request),
+      request.ctx.settings.uplinks,
+    );
+    if (notes.length > 0) reply.header('npm-notice', notes.join(' '));
+    return answer;
+  });
 }

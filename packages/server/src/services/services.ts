@@ -23,6 +23,7 @@ import { createMemoryCounterStore } from '../storage/create-storage.js';
 import { UplinkService } from './uplinks/uplink-service.js';
 import { HttpUpstreamClient, type UpstreamClient } from './uplinks/upstream-client.js';
 import { UpstreamKeys } from './uplinks/upstream-keys.js';
+import { UpstreamAdvisories } from './uplinks/upstream-advisories.js';
 
 /** With other nodes writing to the same database, no cached document or search response is older than this. */
 const SHARED_MAX_AGE_MS = 1000;
@@ -113,7 +114,9 @@ export function createServices(deps: ServerDeps, options: ServicesOptions = {}):
     uplinks,
     publish: new PublishService(deps),
     signatures: new RegistrySignatures(deps),
-    advisories: new AdvisoryService(deps),
+    advisories: new AdvisoryService(deps, {
+      upstream: new UpstreamAdvisories((...args) => uplinks.ask(...args), deps.nowMs ?? (() => deps.now().getTime())),
+    }),
     attestations: new AttestationService(deps),
     upstreamKeys: new UpstreamKeys(upstream, deps.nowMs ?? (() => deps.now().getTime())),
     packageUpdates: new PackageUpdateService(deps),
