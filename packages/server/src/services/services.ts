@@ -23,7 +23,8 @@ import { createMemoryCounterStore } from '../storage/create-storage.js';
 import { UplinkService } from './uplinks/uplink-service.js';
 import { HttpUpstreamClient, type UpstreamClient } from './uplinks/upstream-client.js';
 import { UpstreamKeys } from './uplinks/upstream-keys.js';
-import { UpstreamAdvisories } from './uplinks/upstream-advisories.js';
+import { UpstreamAdvisories, type AskUplink } from './uplinks/upstream-advisories.js';
+import { UpstreamAttestations } from './uplinks/upstream-attestations.js';
 
 /** With other nodes writing to the same database, no cached document or search response is older than this. */
 const SHARED_MAX_AGE_MS = 1000;
@@ -103,6 +104,8 @@ export function createServices(deps: ServerDeps, options: ServicesOptions = {}):
     scopeOf,
     ...(options.onUplinkFailure ? { onFailure: options.onUplinkFailure } : {}),
   });
+  const askUplink: AskUplink = (...args) => uplinks.ask(...args);
+  const nowMs = deps.nowMs ?? (() => deps.now().getTime());
   return {
     tenants,
     auth,
@@ -114,11 +117,9 @@ export function createServices(deps: ServerDeps, options: ServicesOptions = {}):
     uplinks,
     publish: new PublishService(deps),
     signatures: new RegistrySignatures(deps),
-    advisories: new AdvisoryService(deps, {
-      upstream: new UpstreamAdvisories((...args) => uplinks.ask(...args), deps.nowMs ?? (() => deps.now().getTime())),
-    }),
-    attestations: new AttestationService(deps),
-    upstreamKeys: new UpstreamKeys(upstream, deps.nowMs ?? (() => deps.now().getTime())),
+    advisories: new AdvisoryService(deps, { upstream: new UpstreamAdvisories(askUplink, nowMs) }),
+    attestations: new AttestationService(deps, new UpstreamAttestations(askUplink, nowMs)),
+    upstreamKeys: new UpstreamKeys(upstream, nowMs),
     packageUpdates: new PackageUpdateService(deps),
     distTags: new DistTagService(deps),
     health: new HealthService(deps, uplinks),
