@@ -130,3 +130,59 @@ describe('pkg update', () => {
     ]);
   });
 });
+
+describe('pkg audit of packages a registry serves from its uplink', () => {
+  const PROXIED = 'com.upstream.loader';
+  let upstream: TestRegistry;
+  let downstream: TestRegistry;
+  let upstreamClosed = false;
+
+  beforeAll(async () => {
+    upstream = await startRegistry();
+    const token = await loginUser(upstream.url, 'vendor');
+    for (const version of ['1.0.0', '1.0.1', '1.1.0'])
+      expect((await publishVersion(upstream.url, token, PROXIED, version, { manifest: { unity: '2021.3' } })).status).toBe(201);
+    const res = await request(`${upstream.url}/-/pkg/v1/advisories/${PROXIED}`, { method: 'POST', token, body: crash });
+    expect(res.status).toBe(201);
+    downstream = await startRegistry({
+      settings: {
+        uplinks: JSON.stringify([{ name: 'vendor', url: upstream.url, packages: ['com.upstream.*'], maxAge: 3600, timeout: 5 }]),
+      },
+    });
+  });
+  afterAll(async () => {
+    await downstream?.close();
+    if (!upstreamClosed) await upstream?.close();
+  });
+
+  const project = (version: string) =>
+    projectWith(downstream, {
+      'Packages/manifest.json': {
+        dependencies: { [PROXIED]: version },
+        scopedRegistries: [{ name: 'studio', url: downstream.url, scopes: ['com.upstream'] }],
+      },
+    });
+
+  it("reports the upstream's advisories; with the upstream down, what was cached, and a warning for the rest", async () => {
+    const { deps } = await project('1.0.0');
+    const found = await run(deps, ['audit', '--json']);
+    expect(found.stderr).toBe('');
+    expect(found.code).toBe(1);
+    expect(JSON.parse(found.stdout).vulnerabilities).toMatchObject([
+      { package: PROXIED, version: '1.0.0', fix: '1.1.0', advisories: [{ id: 'CVE-2026-7', severity: 'high' }] },
+    ]);
+
+    await upstream.close();
+    upstreamClosed = true;
+    const cached = await run(deps, ['audit', '--json']);
+    expect(cached.code).toBe(1);
+    expect(JSON.parse(cached.stdout).vulnerabilities).toMatchObject([{ package: PROXIED, advisories: [{ id: 'CVE-2026-7' }] }]);
+
+    const other = await project('1.0.1');
+    const unknown = await run(other.deps, ['audit']);
+    expect(unknown.code).toBe(0);
+    expect(unknown.stderr).toMatch(
+      new RegExp(`^Warning: ${downstream.url.replace(/[.:/]/g, '\\$&')}: The upstream registry 'vendor' could not be asked for advisories`),
+    );
+  });
+});
