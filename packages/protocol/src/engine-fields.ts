@@ -122,7 +122,8 @@ export interface UnitySignature {
 export function unitySignatureOf(record: Record<string, unknown>): UnitySignature | null | undefined {
   const dist = record.dist as { unitySignature?: { signer?: unknown } } | undefined;
   const signature = dist?.unitySignature;
-  if (signature && typeof signature === 'object') return { signer: typeof signature.signer === 'string' ? signature.signer : null };
+  if (signature && typeof signature === 'object')
+    return { signer: typeof signature.signer === 'string' ? signature.signer : null };
   return supportedEngines(record).some((e) => e.engine === 'unity') ? null : undefined;
 }
 

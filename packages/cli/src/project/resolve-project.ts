@@ -2,6 +2,7 @@
  * Resolving a project: the engine's rules for the resolver, taken from the open project and its
  * registries, and the documents the resolver asks for fetched from the registry of each package.
  */
+import type { PackageDocument } from '@pkg/protocol';
 import { readLock } from '../install/lock-file.js';
 import { resolve, type EngineRules, type Intent, type Resolution } from '../resolve/resolver.js';
 import type { Conflict } from '../resolve/raise-dependencies.js';
@@ -49,7 +50,7 @@ export async function resolveProject(
 ): Promise<ProjectResolution> {
   const rules = await engineRules(open, registries);
   const dependencies = open.manifest.manifest.dependencies;
-  const documents: DocumentMap = options.documents ?? new Map();
+  const documents: DocumentMap = options.documents ?? new Map<string, PackageDocument | null>();
   const { isAffected } = options;
   const contextOf = (docs: DocumentMap) => ({ ...registries.context(docs), ...(isAffected ? { isAffected } : {}) });
   const run = (asked: Intent) =>

@@ -13,6 +13,7 @@ export interface AdvisoryMark {
 
 /** One line of an advisory: `HIGH  CVE-2026-7  Crash on load (affects <1.1.0, fixed in >=1.1.0)`. */
 export function advisoryText(a: AdvisoryMark): string {
-  const fixed = a.patched_versions !== null && a.patched_versions !== '<0.0.0-0' ? `fixed in ${a.patched_versions}` : 'no fix named';
+  const fixed =
+    a.patched_versions !== null && a.patched_versions !== '<0.0.0-0' ? `fixed in ${a.patched_versions}` : 'no fix named';
   return `${a.severity.toUpperCase()}  ${a.id}  ${a.title} (affects ${a.vulnerable_versions}, ${fixed})`;
 }

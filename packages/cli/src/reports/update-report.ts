@@ -122,7 +122,7 @@ export function updateReport(input: UpdateReportInput, scopedBefore: readonly Sc
         ...(u.requiredBy ? { required_by: u.requiredBy } : {}),
         ...(before.length > 0 ? { advisories: before } : {}),
         ...(after.length > 0 ? { new_version_advisories: after } : {}),
-      ...(u.needsNewerEngine
+        ...(u.needsNewerEngine
           ? { needs_newer_engine: { version: u.needsNewerEngine.version, requires: u.needsNewerEngine.requires } }
           : {}),
       };

@@ -72,9 +72,7 @@ describe('pkg list', () => {
     const json = await run(deps, ['list', '--json']);
     expect(json.stderr).toBe('');
     expect(json.code).toBe(0);
-    const byName = Object.fromEntries(
-      (JSON.parse(json.stdout).packages as { package: string }[]).map((p) => [p.package, p]),
-    );
+    const byName = Object.fromEntries((JSON.parse(json.stdout).packages as { package: string }[]).map((p) => [p.package, p]));
     expect(byName[LIB]).toMatchObject({ unity_signature: null, advisories: [mark(crash)] });
     expect(byName[SIGNED]).toEqual(expect.objectContaining({ unity_signature: { signer: 'Acme Games Ltd' } }));
     expect(byName[SIGNED]).not.toHaveProperty('advisories');
@@ -182,7 +180,9 @@ describe('pkg audit of packages a registry serves from its uplink', () => {
     const unknown = await run(other.deps, ['audit']);
     expect(unknown.code).toBe(0);
     expect(unknown.stderr).toMatch(
-      new RegExp(`^Warning: ${downstream.url.replace(/[.:/]/g, '\\$&')}: The upstream registry 'vendor' could not be asked for advisories`),
+      new RegExp(
+        `^Warning: ${downstream.url.replace(/[.:/]/g, '\\$&')}: The upstream registry 'vendor' could not be asked for advisories`,
+      ),
     );
   });
 });

@@ -41,10 +41,7 @@ export class AdvisoryService {
   readonly #isAdministrator: IsAdministrator;
   readonly #upstream: UpstreamAdvisories | undefined;
 
-  constructor(
-    deps: AdvisoryServiceDeps,
-    options: { isAdministrator?: IsAdministrator; upstream?: UpstreamAdvisories } = {},
-  ) {
+  constructor(deps: AdvisoryServiceDeps, options: { isAdministrator?: IsAdministrator; upstream?: UpstreamAdvisories } = {}) {
     this.#deps = deps;
     this.#isAdministrator = options.isAdministrator ?? administratorsOf(deps);
     this.#upstream = options.upstream;
@@ -140,7 +137,9 @@ export class AdvisoryService {
         const entry = 'record' in found ? bulkAdvisory(found.record, advisoryUrl(found.record)) : found.upstream;
         const range = entry.vulnerable_versions;
         const versions = (asked.get(name) ?? []).filter(
-          (v) => semver.validRange(range) === null || (semver.valid(v) !== null && semver.satisfies(v, range, { includePrerelease: true })),
+          (v) =>
+            semver.validRange(range) === null ||
+            (semver.valid(v) !== null && semver.satisfies(v, range, { includePrerelease: true })),
         );
         vulnerabilities[entry.severity as AdvisorySeverity] += versions.length;
         const upstream = 'upstream' in found ? found.upstream : undefined;
@@ -153,7 +152,8 @@ export class AdvisoryService {
               : typeof upstream?.patched_versions === 'string'
                 ? upstream.patched_versions
                 : '<0.0.0-0',
-          overview: 'record' in found ? found.record.description : typeof upstream?.overview === 'string' ? upstream.overview : '',
+          overview:
+            'record' in found ? found.record.description : typeof upstream?.overview === 'string' ? upstream.overview : '',
           findings: versions.map((version) => ({ version, paths: [name] })),
         };
       }
@@ -186,7 +186,11 @@ export class AdvisoryService {
     for (const [name, advisories] of local) {
       const versions = asked.get(name) ?? [];
       const affecting = advisories.filter((a) => versions.some((v) => affects(a, v)));
-      if (affecting.length > 0) found.set(name, affecting.map((record) => ({ record })));
+      if (affecting.length > 0)
+        found.set(
+          name,
+          affecting.map((record) => ({ record })),
+        );
     }
     for (const [name, advisories] of upstream.advisories) {
       const mine = found.get(name) ?? [];
@@ -204,7 +208,10 @@ export class AdvisoryService {
    */
   async #requireOwnPackage(tenant: TenantId, caller: Caller, name: string): Promise<void> {
     if (caller.readonly) {
-      throw new ProtocolError('FORBIDDEN', 'This token is read-only: publishing or withdrawing an advisory needs a token that can write');
+      throw new ProtocolError(
+        'FORBIDDEN',
+        'This token is read-only: publishing or withdrawing an advisory needs a token that can write',
+      );
     }
     const stored = await this.#deps.packages.package(tenant, name).read();
     if (!stored || stored.unpublished) throw new ProtocolError('NOT_FOUND', `Package '${name}' is not published here`);

@@ -64,7 +64,10 @@ export function advisoryStoreContract(driver: string, freshDatabase: () => Promi
       await store.put('', advisory('com.acme.tool', 'B', '2025-03-01T00:00:00.000Z'));
       await store.put('', advisory('com.acme.other', 'C'));
       await store.put('', advisory('com.acme.unasked', 'D'));
-      const withdrawn = { ...advisory('com.acme.tool', 'B', '2025-03-01T00:00:00.000Z'), withdrawnAt: '2025-04-01T00:00:00.000Z' };
+      const withdrawn = {
+        ...advisory('com.acme.tool', 'B', '2025-03-01T00:00:00.000Z'),
+        withdrawnAt: '2025-04-01T00:00:00.000Z',
+      };
       await store.put('', withdrawn);
       const found = await store.inForce('', ['com.acme.tool', 'com.acme.other', 'com.acme.none']);
       expect([...found.keys()].sort()).toEqual(['com.acme.other', 'com.acme.tool']);

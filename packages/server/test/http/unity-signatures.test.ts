@@ -52,7 +52,9 @@ describe('Unity package signatures', () => {
       const object = res.body.objects.find((o: { package: { name: string } }) => o.package.name === name);
       return object.package.engines;
     };
-    expect(await engines('com.acme.signed-tool')).toEqual([{ engine: 'unity', min: '6000.3', signature: { signer: 'Acme Games Ltd' } }]);
+    expect(await engines('com.acme.signed-tool')).toEqual([
+      { engine: 'unity', min: '6000.3', signature: { signer: 'Acme Games Ltd' } },
+    ]);
     expect(await engines('com.acme.odd-signature')).toEqual([{ engine: 'unity', min: '6000.3', signature: { signer: null } }]);
     expect(await engines('com.acme.unsigned-tool')).toEqual([{ engine: 'unity', min: '6000.3', signature: null }]);
   });

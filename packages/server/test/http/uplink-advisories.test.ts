@@ -20,8 +20,7 @@ const flaw = {
   patched_versions: '>=1.0.2',
   title: 'Remote code execution in the level loader',
 };
-const bulk = (body: unknown) =>
-  request(`${downstream.url}/-/npm/v1/security/advisories/bulk`, { method: 'POST', body });
+const bulk = (body: unknown) => request(`${downstream.url}/-/npm/v1/security/advisories/bulk`, { method: 'POST', body });
 
 beforeAll(async () => {
   upstream = await startRegistry();
@@ -76,7 +75,7 @@ describe('advisories asked of uplinks', () => {
     expect((await bulk({ [PROXIED]: ['1.0.2'] })).body).toEqual({});
   });
 
-  it('answers the quick audit (npm\'s fallback) with them too', async () => {
+  it("answers the quick audit (npm's fallback) with them too", async () => {
     const res = await request(`${downstream.url}/-/npm/v1/security/audits/quick`, {
       method: 'POST',
       body: { name: 'game', lockfileVersion: 3, packages: { '': {}, [`node_modules/${PROXIED}`]: { version: '1.0.0' } } },

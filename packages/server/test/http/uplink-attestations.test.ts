@@ -59,7 +59,7 @@ describe('attestations of proxied packages', () => {
     expect(JSON.stringify(dist.attestations)).toBe(JSON.stringify(upstreamDist.attestations));
   });
 
-  it("answers 404 for a version the upstream has no attestations of, and for one that is not a version", async () => {
+  it('answers 404 for a version the upstream has no attestations of, and for one that is not a version', async () => {
     const unknown = await request(`${downstream.url}/-/npm/v1/attestations/${NAME}@9.9.9`);
     expect(unknown.status).toBe(404);
     expect(unknown.body.details).toMatch(/no attestations/);
@@ -75,7 +75,11 @@ describe('attestations of proxied packages', () => {
     expect(cached.text).toBe(before);
     const never = await request(`${downstream.url}/-/npm/v1/attestations/${NAME}@1.1.0`);
     expect(never.status).toBe(503);
-    expect(never.body).toEqual({ error: expect.any(String), code: 'UPSTREAM_UNAVAILABLE', details: expect.stringMatching(/'upstream' cannot be reached/) });
+    expect(never.body).toEqual({
+      error: expect.any(String),
+      code: 'UPSTREAM_UNAVAILABLE',
+      details: expect.stringMatching(/'upstream' cannot be reached/),
+    });
     expect(never.text).not.toContain(upstream.url);
   });
 });

@@ -43,7 +43,9 @@ describe('who manages advisories', () => {
     };
     await expect(service.publish('', caller('eve'), NAME, advisory)).rejects.toMatchObject(refusal);
     await expect(service.withdraw('', caller('eve'), NAME, 'A-1')).rejects.toMatchObject(refusal);
-    await expect(service.publish('', { ...caller('ada'), readonly: true }, NAME, advisory)).rejects.toMatchObject({ status: 403 });
+    await expect(service.publish('', { ...caller('ada'), readonly: true }, NAME, advisory)).rejects.toMatchObject({
+      status: 403,
+    });
     expect(await storage.advisories.list('', NAME)).toEqual(before);
   });
 

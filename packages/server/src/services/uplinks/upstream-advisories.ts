@@ -55,13 +55,17 @@ export class UpstreamAdvisories {
     this.#now = now;
   }
 
-  async bulk(tenant: TenantId, rules: UplinkRules, asked: ReadonlyMap<string, readonly string[]>): Promise<UpstreamAdvisoryAnswer> {
+  async bulk(
+    tenant: TenantId,
+    rules: UplinkRules,
+    asked: ReadonlyMap<string, readonly string[]>,
+  ): Promise<UpstreamAdvisoryAnswer> {
     const byUplink = new Map<Uplink, Map<string, readonly string[]>>();
     for (const [name, versions] of asked) {
       const uplink = rules.match(name);
       if (uplink === undefined || versions.length === 0) continue;
       let names = byUplink.get(uplink);
-      if (names === undefined) byUplink.set(uplink, (names = new Map()));
+      if (names === undefined) byUplink.set(uplink, (names = new Map<string, readonly string[]>()));
       names.set(name, versions);
     }
     const answer: UpstreamAdvisoryAnswer = { advisories: new Map(), notes: [] };
