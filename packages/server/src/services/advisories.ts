@@ -133,8 +133,8 @@ export class AdvisoryService {
     const advisories: QuickAuditReport['advisories'] = {};
     const vulnerabilities: Record<AdvisorySeverity, number> = { info: 0, low: 0, moderate: 0, high: 0, critical: 0 };
     for (const [name, list] of found) {
-      for (const found of list) {
-        const entry = 'record' in found ? bulkAdvisory(found.record, advisoryUrl(found.record)) : found.upstream;
+      for (const item of list) {
+        const entry = 'record' in item ? bulkAdvisory(item.record, advisoryUrl(item.record)) : item.upstream;
         const range = entry.vulnerable_versions;
         const versions = (asked.get(name) ?? []).filter(
           (v) =>
@@ -142,18 +142,17 @@ export class AdvisoryService {
             (semver.valid(v) !== null && semver.satisfies(v, range, { includePrerelease: true })),
         );
         vulnerabilities[entry.severity as AdvisorySeverity] += versions.length;
-        const upstream = 'upstream' in found ? found.upstream : undefined;
+        const upstream = 'upstream' in item ? item.upstream : undefined;
         advisories[`${name}:${String(entry.id)}`] = {
           ...entry,
           module_name: name,
           patched_versions:
-            'record' in found
-              ? found.record.patchedVersions
+            'record' in item
+              ? item.record.patchedVersions
               : typeof upstream?.patched_versions === 'string'
                 ? upstream.patched_versions
                 : '<0.0.0-0',
-          overview:
-            'record' in found ? found.record.description : typeof upstream?.overview === 'string' ? upstream.overview : '',
+          overview: 'record' in item ? item.record.description : typeof upstream?.overview === 'string' ? upstream.overview : '',
           findings: versions.map((version) => ({ version, paths: [name] })),
         };
       }
