@@ -1,16 +1,13 @@
-import type { ServerDeps } from '../deps.js';
-import type { TenantId } from '../storage/ports.js';
-
-/** Whether `user` administers registry `tenant` (the global registry's or a tenant's administrators). */
-export type IsAdministrator = (tenant: TenantId, user: string) => Promise<boolean>;
+import type { RegistryStore, TenantId } from '../storage/ports.js';
 
 /**
- * The one place that answers "is this user an administrator of this registry?" for the rules
- * that let administrators act on any package (advisories). There is no administrator role in
- * the account store yet, so nobody is one: the accounts work that adds the role answers here,
- * and every rule that asks starts to honour it without another change.
+ * Whether `user` administers the registry `tenant` (the global one, or a tenant): administrators
+ * may claim any free namespace for any team and publish new packages in every namespace.
+ *
+ * The one place that answers it. This release has no administrator role on accounts yet, so no
+ * account is an administrator here: the server's operator administers through the command line
+ * (`pkg-registry team …`), which never asks. When accounts get a role, this reads it.
  */
-export function administratorsOf(deps: Pick<ServerDeps, 'registry'>): IsAdministrator {
-  void deps;
-  return async () => false;
+export async function isAdministrator(_registry: RegistryStore, _tenant: TenantId, _user: string): Promise<boolean> {
+  return false;
 }

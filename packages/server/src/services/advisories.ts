@@ -8,7 +8,7 @@ import { isCachedCopy } from './uplinks/upstream-document.js';
 import type { UpstreamAdvisories, UpstreamAdvisory } from './uplinks/upstream-advisories.js';
 import type { UplinkRules } from '../config/uplink-config.js';
 import { isObject } from './json-shapes.js';
-import { administratorsOf, type IsAdministrator } from './administrators.js';
+import { isAdministrator } from './administrators.js';
 
 /** One advisory as npm's bulk endpoint answers it. */
 export interface BulkAdvisory {
@@ -31,6 +31,9 @@ const MAX_AUDIT_NAMES = 10_000;
 
 export type AdvisoryServiceDeps = Pick<ServerDeps, 'advisories' | 'packages' | 'registry' | 'now'>;
 
+/** Whether `user` administers registry `tenant` (administrators.ts answers it in the server). */
+export type IsAdministrator = (tenant: TenantId, user: string) => Promise<boolean>;
+
 /**
  * Security advisories: a package's maintainers and the registry's administrators publish and
  * withdraw them; `npm audit` (the bulk and the older quick-audit endpoint) and `pkg audit` read
@@ -43,7 +46,7 @@ export class AdvisoryService {
 
   constructor(deps: AdvisoryServiceDeps, options: { isAdministrator?: IsAdministrator; upstream?: UpstreamAdvisories } = {}) {
     this.#deps = deps;
-    this.#isAdministrator = options.isAdministrator ?? administratorsOf(deps);
+    this.#isAdministrator = options.isAdministrator ?? ((tenant, user) => isAdministrator(deps.registry, tenant, user));
     this.#upstream = options.upstream;
   }
 

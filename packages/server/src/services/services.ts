@@ -18,6 +18,7 @@ import { TenantService } from './tenant-service.js';
 import { TokenUseRecorder } from './token-uses.js';
 import { TokenService } from './token-service.js';
 import { SecondFactorService } from './second-factor.js';
+import { TeamService } from './team-service.js';
 import { RateLimitService } from './rate-limits.js';
 import { createMemoryCounterStore } from '../storage/create-storage.js';
 import { UplinkService } from './uplinks/uplink-service.js';
@@ -61,6 +62,8 @@ export interface Services {
   tokens: TokenService;
   /** When and from where each token was last used, written in batches. */
   tokenUses: TokenUseRecorder;
+  /** Teams, their members and the namespaces they own. */
+  teams: TeamService;
   /** Package documents kept in memory (its hit counts feed /-/metrics). */
   documentCache: DocumentCache;
   /** Stops background work and writes buffered download counts (the app's onClose). */
@@ -99,6 +102,7 @@ export function createServices(deps: ServerDeps, options: ServicesOptions = {}):
   const search = new SearchService(deps, { scopeOf, ...(shared ? { sharedMaxAgeMs: SHARED_MAX_AGE_MS } : {}) });
   const packageReads = new PackageReadService(deps, documents, scopeOf);
   const upstream = options.upstreamClient ?? new HttpUpstreamClient();
+  const teams = new TeamService(deps);
   const uplinks = new UplinkService(deps, packageReads, {
     client: upstream,
     scopeOf,
@@ -115,7 +119,7 @@ export function createServices(deps: ServerDeps, options: ServicesOptions = {}):
     downloads,
     packageReads,
     uplinks,
-    publish: new PublishService(deps),
+    publish: new PublishService(deps, teams),
     signatures: new RegistrySignatures(deps),
     advisories: new AdvisoryService(deps, { upstream: new UpstreamAdvisories(askUplink, nowMs) }),
     attestations: new AttestationService(deps, new UpstreamAttestations(askUplink, nowMs)),
@@ -128,6 +132,7 @@ export function createServices(deps: ServerDeps, options: ServicesOptions = {}):
     tokenUses,
     tokens: new TokenService(auth, deps.now),
     secondFactors: new SecondFactorService(deps),
+    teams,
     async close() {
       await tokenUses.flush();
       await scores.close();

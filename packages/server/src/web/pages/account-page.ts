@@ -1,4 +1,6 @@
 import type { TokenSummary } from '../../services/auth-service.js';
+import type { TeamRecord } from '../../storage/team-store.js';
+import { teamsSection } from './account-teams.js';
 import { CSRF_FIELD } from '../csrf.js';
 import { html, type SafeHtml } from '../html.js';
 import { isoDate } from '../package-facts.js';
@@ -12,6 +14,8 @@ export interface AccountView {
   user: string;
   email: string;
   tokens: TokenRow[];
+  /** The teams the user is a member of. */
+  teams: TeamRecord[];
   notice?: string;
   /** A token just created: shown on this page only, once. */
   created?: { token: string; id: string };
@@ -31,7 +35,7 @@ export function accountPage(ctx: PageContext, view: AccountView): string {
     </p>
     ${view.created ? createdToken(view.created) : ''}
     ${view.tokens.length === 0 ? html`<p class="muted">You have no tokens.</p>` : tokenTable(ctx, view.tokens)}
-    ${tokenForm(ctx, view)}`;
+    ${tokenForm(ctx, view)} ${teamsSection(view.user, view.teams)}`;
   return layout(ctx, { title: 'Your account', body });
 }
 
