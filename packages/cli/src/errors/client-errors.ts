@@ -599,7 +599,7 @@ export const CLIENT_ERRORS = {
   ADVISORY_REFUSED: {
     exit: EXIT.FAILED,
     message: 'The registry refused the advisory of {name}: {details}',
-    hint: 'Only a maintainer of a package published on this registry may publish or withdraw its advisories; `pkg advisory add --help` shows the fields.',
+    hint: 'Only a maintainer of a package published on this registry, or an administrator of the registry, may publish or withdraw its advisories; `pkg advisory add --help` shows the fields.',
   },
   CHANGE_REFUSED: { exit: EXIT.FAILED, message: 'The registry refused to change {name}: {details}', hint: '{advice}' },
   DIST_TAG_USAGE: {

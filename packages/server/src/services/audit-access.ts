@@ -1,13 +1,10 @@
 import type { Caller } from '../context.js';
 import type { RegistryStore, TenantId } from '../storage/ports.js';
+import { isAdministrator } from './administrators.js';
 
 /**
- * Who administers a registry: who may read its audit log and manage its webhooks over HTTP and
- * on the web. The one place that decides it.
- *
- * The server has no administrator role yet (issue 26 item 2): until it does, nobody does over
- * HTTP, and the operator uses `pkg-registry audit` and `pkg-registry webhook` on the server.
- * When the role lands, `is` asks the registry store for it.
+ * Who may read a registry's audit log and manage its webhooks over HTTP and on the web: its
+ * administrators, as services/administrators.ts (the one place that decides it) answers.
  */
 export class Administrators {
   readonly #registry: RegistryStore;
@@ -17,9 +14,6 @@ export class Administrators {
   }
 
   async is(tenant: TenantId, caller: Caller | null): Promise<boolean> {
-    void this.#registry;
-    void tenant;
-    void caller;
-    return false;
+    return caller !== null && (await isAdministrator(this.#registry, tenant, caller.user));
   }
 }
