@@ -15,6 +15,7 @@ import { ConfigError, loadConfig } from '../../src/config/config.js';
 import { collectOrphanBlobs, createStorage } from '../../src/storage/create-storage.js';
 import { blobKeyFor } from '../../src/storage/blob-keys.js';
 import { FsBlobStore } from '../../src/storage/drivers/fs/fs-blob-store.js';
+import { POSTGRES_CHANGE_LOG_MIGRATIONS } from '../../src/storage/drivers/postgres/postgres-change-log.js';
 import { POSTGRES_MIGRATIONS } from '../../src/storage/drivers/postgres/migrations.js';
 import { POSTGRES_ADVISORY_MIGRATIONS } from '../../src/storage/drivers/postgres/postgres-advisories.js';
 import { POSTGRES_DOWNLOAD_MIGRATIONS } from '../../src/storage/drivers/postgres/postgres-download-counts.js';
@@ -124,6 +125,7 @@ describe.skipIf(!testPostgresUrl || !testRedisUrl)('createStorage with PostgreSQ
       );
       expect(versions.rows).toEqual([
         { scope: 'advisories', n: String(POSTGRES_ADVISORY_MIGRATIONS.length) },
+        { scope: 'change-log', n: String(POSTGRES_CHANGE_LOG_MIGRATIONS.length) },
         { scope: 'core', n: String(POSTGRES_MIGRATIONS.length) },
         { scope: 'downloads', n: String(POSTGRES_DOWNLOAD_MIGRATIONS.length) },
         { scope: 'search', n: String(POSTGRES_SEARCH_MIGRATIONS.length) },
