@@ -11,6 +11,7 @@ import type {
   SearchIndex,
   SharedConnection,
   SigningKeyStore,
+  StorageUsageStore,
   UplinkCacheStore,
 } from './storage/ports.js';
 
@@ -43,6 +44,8 @@ export interface ServerDeps {
   signingKeys: SigningKeyStore;
   /** Security advisories of the registries' packages. */
   advisories: AdvisoryStore;
+  /** Bytes and packages of each registry (quotas, metrics) and the last collection. */
+  usage: StorageUsageStore;
   /** Where uplink tokens (`tokenEnv`) are read; process.env when not given. */
   env?: NodeJS.ProcessEnv;
   /** Injectable clock: tests move time instead of sleeping. */
@@ -69,11 +72,12 @@ export function serverDeps(
     | 'uplinkCache'
     | 'signingKeys'
     | 'advisories'
+    | 'usage'
   >,
   now?: () => Date,
 ): ServerDeps {
   const { registry, packages, database, search, downloadCounts, blobs, bus, counters, redis, shared } = storage;
-  const { uplinkCache, signingKeys, advisories } = storage;
+  const { uplinkCache, signingKeys, advisories, usage } = storage;
   return {
     config,
     registry,
@@ -89,6 +93,7 @@ export function serverDeps(
     uplinkCache,
     signingKeys,
     advisories,
+    usage,
     now: now ?? (() => new Date()),
     nowMs: now ? () => now().getTime() : Date.now,
   };

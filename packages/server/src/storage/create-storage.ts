@@ -10,6 +10,7 @@ import { SqliteSearchIndex } from './drivers/sqlite/sqlite-search-index.js';
 import { SqliteUplinkCache } from './drivers/sqlite/sqlite-uplink-cache.js';
 import { SqliteSigningKeys } from './drivers/sqlite/sqlite-signing-keys.js';
 import { SqliteAdvisories } from './drivers/sqlite/sqlite-advisories.js';
+import { SqliteStorageUsage } from './drivers/sqlite/sqlite-storage-usage.js';
 import { MemoryBlobStore } from './drivers/memory/memory-blob-store.js';
 import { MemoryDownloadCounts } from './drivers/memory/memory-download-counts.js';
 import { MemoryDatabase, MemoryMetadataStore } from './drivers/memory/memory-metadata-store.js';
@@ -17,11 +18,13 @@ import { MemorySearchIndex } from './drivers/memory/memory-search-index.js';
 import { MemoryUplinkCache } from './drivers/memory/memory-uplink-cache.js';
 import { MemorySigningKeys } from './drivers/memory/memory-signing-keys.js';
 import { MemoryAdvisories } from './drivers/memory/memory-advisories.js';
+import { MemoryStorageUsage } from './drivers/memory/memory-storage-usage.js';
 import { LocalInvalidationBus } from './drivers/memory/memory-invalidation-bus.js';
 import { blobKeysOfVersion, packageOfBlobKey } from './blob-keys.js';
 import type {
   AdvisoryStore,
   BlobStore,
+  CollectResult,
   DownloadCountStore,
   InvalidationBus,
   MetadataLifecycle,
@@ -31,6 +34,7 @@ import type {
   SearchIndex,
   SharedConnection,
   SigningKeyStore,
+  StorageUsageStore,
   TenantId,
   UplinkCacheStore,
 } from './ports.js';
@@ -53,6 +57,8 @@ export interface Storage {
   signingKeys: SigningKeyStore;
   /** Security advisories of the registries' packages, in the metadata database. */
   advisories: AdvisoryStore;
+  /** Bytes and packages of each registry, kept in each package's write transaction; the last collection. */
+  usage: StorageUsageStore;
   blobs: BlobStore;
   bus: InvalidationBus;
   /** The shared Redis connection, when one is configured (rate limits use it too). */
@@ -83,6 +89,7 @@ export async function createStorage(config: Config, options: CreateStorageOption
     let uplinkCache: UplinkCacheStore;
     let signingKeys: SigningKeyStore;
     let advisories: AdvisoryStore;
+    let usage: StorageUsageStore;
     let postgres: PostgresMetadataStore | undefined;
     const clock = options.now ? { now: options.now } : {};
     if (config.database.startsWith('sqlite:')) {
@@ -91,11 +98,15 @@ export async function createStorage(config: Config, options: CreateStorageOption
       const uplinks = new SqliteUplinkCache();
       const keys = new SqliteSigningKeys();
       const advisoryStore = new SqliteAdvisories();
+      const usageStore = new SqliteStorageUsage();
       const store = new SqliteMetadataStore(
         config.database.slice('sqlite:'.length),
-        [searchIndex.writeHook, counts.writeHook, uplinks.writeHook, keys.writeHook, advisoryStore.writeHook],
+        // The usage hook last: its migration reads the uplink cache's table.
+        [searchIndex.writeHook, counts.writeHook, uplinks.writeHook, keys.writeHook, advisoryStore.writeHook, usageStore.writeHook],
         { cacheBytes: config.databaseCache },
       );
+      usageStore.attach(store.db);
+      usage = usageStore;
       searchIndex.attach(store.db);
       counts.attach(store.db);
       uplinks.attach(store.db);
@@ -117,18 +128,24 @@ export async function createStorage(config: Config, options: CreateStorageOption
       const { PostgresUplinkCache } = await import('./drivers/postgres/postgres-uplink-cache.js');
       const { PostgresSigningKeys } = await import('./drivers/postgres/postgres-signing-keys.js');
       const { PostgresAdvisories } = await import('./drivers/postgres/postgres-advisories.js');
+      const { PostgresStorageUsage } = await import('./drivers/postgres/postgres-storage-usage.js');
       const searchIndex = new PostgresSearchIndex(clock);
       const counts = new PostgresDownloadCounts();
       const uplinks = new PostgresUplinkCache();
       const keys = new PostgresSigningKeys();
       const advisoryStore = new PostgresAdvisories();
+      const usageStore = new PostgresStorageUsage();
       postgres = new PostgresMetadataStore(parsePostgresUrl(config.database), [
         searchIndex.writeHook,
         counts.writeHook,
         uplinks.writeHook,
         keys.writeHook,
         advisoryStore.writeHook,
+        // Last: its migration reads the uplink cache's table.
+        usageStore.writeHook,
       ]);
+      usageStore.attach(postgres.pool);
+      usage = usageStore;
       searchIndex.attach(postgres.pool);
       counts.attach(postgres.pool);
       uplinks.attach(postgres.pool);
@@ -184,6 +201,7 @@ export async function createStorage(config: Config, options: CreateStorageOption
       uplinkCache,
       signingKeys,
       advisories,
+      usage,
       blobs,
       bus,
       counters,
@@ -263,12 +281,14 @@ export function createMemoryStorage(options: { now?: () => Date } = {}): Storage
   const uplinkCache = new MemoryUplinkCache(new Map(), tenantExists);
   const signingKeys = new MemorySigningKeys(tenantExists);
   const advisories = new MemoryAdvisories(tenantExists);
+  const usage = new MemoryStorageUsage();
   const metadata = new MemoryMetadataStore(database, [
     search.writeHook,
     counts.writeHook,
     uplinkCache.writeHook,
     signingKeys.writeHook,
     advisories.writeHook,
+    usage.writeHook,
   ]);
   const blobs = new MemoryBlobStore();
   const bus = new LocalInvalidationBus();
@@ -285,6 +305,7 @@ export function createMemoryStorage(options: { now?: () => Date } = {}): Storage
     uplinkCache,
     signingKeys,
     advisories,
+    usage,
     async close() {
       await counters.close();
     },
@@ -296,14 +317,24 @@ function parts(metadata: MetadataStore): Pick<Storage, 'registry' | 'packages' |
   return { registry: metadata, packages: metadata, database: metadata };
 }
 
-/** Removes tarballs no package references (a crash between blob write and metadata commit). */
+/** What one collection removed (the `at` of a CollectResult is the caller's). */
+export type Collected = Omit<CollectResult, 'at'>;
+
+/**
+ * Removes tarballs no package references (a crash between blob write and metadata commit), and
+ * what interrupted uploads left (temporary files, incomplete S3 multipart uploads), each only
+ * when older than `olderThanMs`.
+ */
 export async function collectOrphanBlobs(
   storage: Pick<Storage, 'blobs' | 'packages'>,
   olderThanMs: number,
   now = new Date(),
   signal?: AbortSignal,
-): Promise<number> {
-  if (storage.blobs instanceof FsBlobStore) await storage.blobs.cleanTemporary(olderThanMs, now);
+): Promise<Collected> {
+  const leftovers = (await storage.blobs.cleanIncompleteUploads?.(olderThanMs, now)) ?? {
+    temporaryFiles: 0,
+    incompleteUploads: 0,
+  };
   // Blob stores list a package's blobs together (a directory, a key prefix): the keys of one
   // package are held at a time, not every key of the registry (millions of strings at scale).
   // Only the candidates need their time: list keys alone where the store can.
@@ -314,7 +345,7 @@ export async function collectOrphanBlobs(
       })()
     : blobs.list();
   let current: { dir: string | undefined; keys: Set<string> } | undefined;
-  let removed = 0;
+  let orphans = 0;
   for await (const blob of listed) {
     if (signal?.aborted) break;
     const owner = packageOfBlobKey(blob.key);
@@ -325,9 +356,9 @@ export async function collectOrphanBlobs(
     const modified = blob.modified ?? (await blobs.stat(blob.key))?.modified;
     if (modified === undefined || now.getTime() - modified.getTime() < olderThanMs) continue;
     await blobs.delete(blob.key);
-    removed++;
+    orphans++;
   }
-  return removed;
+  return { orphans, ...leftovers };
 }
 
 async function referencedKeysOf(packages: PackageStore, tenant: TenantId, name: string): Promise<Set<string>> {

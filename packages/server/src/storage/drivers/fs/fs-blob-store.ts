@@ -52,6 +52,10 @@ export class FsBlobStore implements BlobStore {
     return removed;
   }
 
+  async cleanIncompleteUploads(olderThanMs: number, now: Date): Promise<{ temporaryFiles: number; incompleteUploads: number }> {
+    return { temporaryFiles: await this.cleanTemporary(olderThanMs, now), incompleteUploads: 0 };
+  }
+
   async put(key: string, data: Buffer): Promise<void> {
     const target = this.#pathOf(key);
     const temp = path.join(this.root, TEMP_DIR, `${randomBytes(12).toString('hex')}.tmp`);
