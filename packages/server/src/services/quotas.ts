@@ -29,7 +29,7 @@ export class Quotas {
     const before = await this.#usage.usage(tenant);
     const adds = limit.packages && (await newPackage()) ? 1 : 0;
     // One byte stands for the tarball: a full registry refuses any.
-    const problem = quotaProblem(tenant, before, { bytes: before.bytes + 1, packages: before.packages + adds }, limit);
+    const problem = quotaProblem(tenant, before, { bytes: before.bytes + 1, packages: before.packages + adds }, limit, true);
     if (problem) throw problem;
     if (!limit.bytes) return undefined;
     return {

@@ -19,6 +19,8 @@ export function quotaProblem(
   before: RegistryUsage,
   after: Pick<RegistryUsage, 'bytes' | 'packages'>,
   limit: UsageLimit | undefined,
+  /** The size of what is published is not known yet (checked before its tarball). */
+  sizeUnknown = false,
 ): QuotaExceededError | undefined {
   const where = tenant === '' ? 'This registry' : `The registry '${tenant}'`;
   // Only growth is refused: an administrator may lower a quota below the usage, and the
@@ -29,8 +31,9 @@ export function quotaProblem(
     );
   }
   if (limit?.bytes && after.bytes > before.bytes && after.bytes > limit.bytes) {
+    const adds = sizeUnknown ? 'nothing is left for another tarball' : `this publish adds ${after.bytes - before.bytes}`;
     return new QuotaExceededError(
-      `${where} has a storage quota of ${limit.bytes} bytes (${bytesText(limit.bytes)}); ${before.bytes} bytes (${bytesText(before.bytes)}) are in use and this publish adds ${after.bytes - before.bytes}: remove old versions, or ask the administrator to raise quotaBytes`,
+      `${where} has a storage quota of ${limit.bytes} bytes (${bytesText(limit.bytes)}); ${before.bytes} bytes (${bytesText(before.bytes)}) are in use and ${adds}: remove old versions, or ask the administrator to raise quotaBytes`,
     );
   }
   return undefined;
