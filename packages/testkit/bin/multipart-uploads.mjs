@@ -10,7 +10,9 @@ import path from 'node:path';
 /** Answers the request when it is one of the two calls (true), else leaves it to s3rver (false). */
 export async function answerMultipartUploads(req, res, directory) {
   const url = new URL(req.url, 'http://s3');
-  const [, bucket, ...keyParts] = url.pathname.split('/');
+  // The SDK asks bucket-level calls as `/<bucket>/`: an empty key is none.
+  const [, bucket, ...rest] = url.pathname.split('/');
+  const keyParts = rest.join('/') === '' ? [] : rest;
   if (!bucket) return false;
   const uploads = path.join(directory, bucket, '._S3rver_uploads');
   if (req.method === 'GET' && keyParts.length === 0 && url.searchParams.has('uploads')) {

@@ -1,4 +1,5 @@
-import { mkdtemp, rm, utimes } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,7 +15,7 @@ import {
 import { ConfigError, loadConfig } from '../../src/config/config.js';
 import { collectOrphanBlobs, createStorage } from '../../src/storage/create-storage.js';
 import { blobKeyFor } from '../../src/storage/blob-keys.js';
-import { FsBlobStore } from '../../src/storage/drivers/fs/fs-blob-store.js';
+import { FsBlobStore, TEMP_DIR } from '../../src/storage/drivers/fs/fs-blob-store.js';
 import { POSTGRES_MIGRATIONS } from '../../src/storage/drivers/postgres/migrations.js';
 import { POSTGRES_ADVISORY_MIGRATIONS } from '../../src/storage/drivers/postgres/postgres-advisories.js';
 import { POSTGRES_DOWNLOAD_MIGRATIONS } from '../../src/storage/drivers/postgres/postgres-download-counts.js';
@@ -202,7 +203,20 @@ describe('collectOrphanBlobs', () => {
       await utimes(fs.filePath(old), new Date('2030-01-01T10:00:00Z'), new Date('2030-01-01T10:00:00Z'));
       await utimes(fs.filePath(referenced), new Date('2030-01-01T10:00:00Z'), new Date('2030-01-01T10:00:00Z'));
       await utimes(fs.filePath(young), new Date('2030-01-01T11:30:00Z'), new Date('2030-01-01T11:30:00Z'));
-      expect(await collectOrphanBlobs(storage, 60 * 60 * 1000, now)).toBe(1);
+      // Temporary files of interrupted uploads, old and young.
+      const oldTemp = path.join(fs.root, TEMP_DIR, 'crashed.tmp');
+      const youngTemp = path.join(fs.root, TEMP_DIR, 'in-flight.tmp');
+      await writeFile(oldTemp, 'half a tarball');
+      await writeFile(youngTemp, 'a tarball arriving');
+      await utimes(oldTemp, new Date('2030-01-01T10:00:00Z'), new Date('2030-01-01T10:00:00Z'));
+      await utimes(youngTemp, new Date('2030-01-01T11:30:00Z'), new Date('2030-01-01T11:30:00Z'));
+      expect(await collectOrphanBlobs(storage, 60 * 60 * 1000, now)).toEqual({
+        orphans: 1,
+        temporaryFiles: 1,
+        incompleteUploads: 0,
+      });
+      expect(existsSync(oldTemp)).toBe(false);
+      expect(existsSync(youngTemp)).toBe(true);
       expect(await storage.blobs.stat(old)).toBeUndefined();
       expect(await storage.blobs.stat(referenced)).toBeDefined();
       expect(await storage.blobs.stat(young)).toBeDefined();

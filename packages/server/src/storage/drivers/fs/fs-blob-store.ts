@@ -6,7 +6,7 @@ import { assertValidBlobKey } from '../../blob-keys.js';
 import type { BlobInfo, BlobStore, BlobUpload, ByteRange } from '../../ports.js';
 import { OpenFileCache } from './open-files.js';
 
-const TEMP_DIR = '.incoming';
+export const TEMP_DIR = '.incoming';
 /** Bytes of a streamed upload gathered into one write. */
 const WRITE_BATCH = 1024 * 1024;
 /** Files kept open for repeated downloads (well under the usual limit of 1024 descriptors). */
