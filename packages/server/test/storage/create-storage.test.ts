@@ -24,6 +24,7 @@ import { POSTGRES_SEARCH_MIGRATIONS } from '../../src/storage/drivers/postgres/p
 import { POSTGRES_SIGNING_KEY_MIGRATIONS } from '../../src/storage/drivers/postgres/postgres-signing-keys.js';
 import { PostgresMetadataStore } from '../../src/storage/drivers/postgres/postgres-metadata-store.js';
 import { POSTGRES_UPLINK_CACHE_MIGRATIONS } from '../../src/storage/drivers/postgres/postgres-uplink-cache.js';
+import { POSTGRES_STORAGE_USAGE_MIGRATIONS } from '../../src/storage/drivers/postgres/postgres-storage-usage.js';
 import { RedisInvalidationBus } from '../../src/storage/drivers/redis/redis-invalidation-bus.js';
 import { S3BlobStore } from '../../src/storage/drivers/s3/s3-blob-store.js';
 import { SqliteMetadataStore } from '../../src/storage/drivers/sqlite/sqlite-metadata-store.js';
@@ -128,6 +129,7 @@ describe.skipIf(!testPostgresUrl || !testRedisUrl)('createStorage with PostgreSQ
         { scope: 'downloads', n: String(POSTGRES_DOWNLOAD_MIGRATIONS.length) },
         { scope: 'search', n: String(POSTGRES_SEARCH_MIGRATIONS.length) },
         { scope: 'signing-keys', n: String(POSTGRES_SIGNING_KEY_MIGRATIONS.length) },
+        { scope: 'storage-usage', n: String(POSTGRES_STORAGE_USAGE_MIGRATIONS.length) },
         { scope: 'uplink-cache', n: String(POSTGRES_UPLINK_CACHE_MIGRATIONS.length) },
       ]);
       await nodes[1]!.packages.package('', 'com.acme.tool').update(() => ({
