@@ -169,8 +169,8 @@ export class RegistryMetrics {
     scalar('pkg_registry_storage_registries', 'Registries holding at least one version (the global one and tenants).', (f) => f.registryCount);
     scalar(
       'pkg_registry_storage_collect_last_timestamp_seconds',
-      'When the last storage collection finished (pkg-registry storage collect, or the start-up sweep); absent before the first.',
-      (f) => (f.lastCollect ? Date.parse(f.lastCollect.at) / 1000 : undefined),
+      'When the last storage collection finished (pkg-registry storage collect, or the start-up sweep), in seconds since the epoch; 0 before the first.',
+      (f) => (f.lastCollect ? Date.parse(f.lastCollect.at) / 1000 : 0),
     );
     new Gauge({
       name: 'pkg_registry_storage_collect_last_removed',
