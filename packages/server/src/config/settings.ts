@@ -193,7 +193,7 @@ export const SETTINGS = [
     min: 0,
     flag: '--quota-bytes',
     description:
-      "Most bytes of tarballs (and provenance bundles) a registry may hold: a publish past it is refused with `QUOTA_EXCEEDED`. Applies to the global registry and to each tenant without its own (`pkg-registry tenant set <name> --quota-bytes`). 0: no quota.",
+      'Most bytes of tarballs (and provenance bundles) a registry may hold: a publish past it is refused with `QUOTA_EXCEEDED`. Applies to the global registry and to each tenant without its own (`pkg-registry tenant set <name> --quota-bytes`). 0: no quota.',
   },
   {
     key: 'quotaPackages',

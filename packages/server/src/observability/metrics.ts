@@ -165,8 +165,16 @@ export class RegistryMetrics {
           if (v !== undefined) this.set(v);
         },
       });
-    scalar('pkg_registry_storage_blobs', 'Blobs (tarballs and provenance bundles) the versions of every registry hold.', (f) => f.total.files);
-    scalar('pkg_registry_storage_registries', 'Registries holding at least one version (the global one and tenants).', (f) => f.registryCount);
+    scalar(
+      'pkg_registry_storage_blobs',
+      'Blobs (tarballs and provenance bundles) the versions of every registry hold.',
+      (f) => f.total.files,
+    );
+    scalar(
+      'pkg_registry_storage_registries',
+      'Registries holding at least one version (the global one and tenants).',
+      (f) => f.registryCount,
+    );
     scalar(
       'pkg_registry_storage_collect_last_timestamp_seconds',
       'When the last storage collection finished (pkg-registry storage collect, or the start-up sweep), in seconds since the epoch; 0 before the first.',

@@ -24,7 +24,11 @@ export class Quotas {
   }
 
   /** Before a tarball's first byte: refuses (throws) or tells what is left of the byte quota. */
-  async admit(tenant: TenantId, limit: UsageLimit | undefined, newPackage: () => Promise<boolean>): Promise<IntakeQuota | undefined> {
+  async admit(
+    tenant: TenantId,
+    limit: UsageLimit | undefined,
+    newPackage: () => Promise<boolean>,
+  ): Promise<IntakeQuota | undefined> {
     if (!limit) return undefined;
     const before = await this.#usage.usage(tenant);
     const adds = limit.packages && (await newPackage()) ? 1 : 0;

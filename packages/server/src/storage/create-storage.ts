@@ -99,19 +99,15 @@ export async function createStorage(config: Config, options: CreateStorageOption
       const keys = new SqliteSigningKeys();
       const advisoryStore = new SqliteAdvisories();
       const usageStore = new SqliteStorageUsage();
+      // Stores beside the documents, in the order of their migrations: the usage's reads the uplink cache's table.
+      const beside = [searchIndex, counts, uplinks, keys, advisoryStore, usageStore];
       const store = new SqliteMetadataStore(
         config.database.slice('sqlite:'.length),
-        // The usage hook last: its migration reads the uplink cache's table.
-        [searchIndex.writeHook, counts.writeHook, uplinks.writeHook, keys.writeHook, advisoryStore.writeHook, usageStore.writeHook],
+        beside.map((part) => part.writeHook),
         { cacheBytes: config.databaseCache },
       );
-      usageStore.attach(store.db);
+      for (const part of beside) part.attach(store.db);
       usage = usageStore;
-      searchIndex.attach(store.db);
-      counts.attach(store.db);
-      uplinks.attach(store.db);
-      keys.attach(store.db);
-      advisoryStore.attach(store.db);
       uplinkCache = uplinks;
       signingKeys = keys;
       advisories = advisoryStore;
@@ -135,22 +131,14 @@ export async function createStorage(config: Config, options: CreateStorageOption
       const keys = new PostgresSigningKeys();
       const advisoryStore = new PostgresAdvisories();
       const usageStore = new PostgresStorageUsage();
-      postgres = new PostgresMetadataStore(parsePostgresUrl(config.database), [
-        searchIndex.writeHook,
-        counts.writeHook,
-        uplinks.writeHook,
-        keys.writeHook,
-        advisoryStore.writeHook,
-        // Last: its migration reads the uplink cache's table.
-        usageStore.writeHook,
-      ]);
-      usageStore.attach(postgres.pool);
+      // As for SQLite: in the order of their migrations.
+      const beside = [searchIndex, counts, uplinks, keys, advisoryStore, usageStore];
+      postgres = new PostgresMetadataStore(
+        parsePostgresUrl(config.database),
+        beside.map((part) => part.writeHook),
+      );
+      for (const part of beside) part.attach(postgres.pool);
       usage = usageStore;
-      searchIndex.attach(postgres.pool);
-      counts.attach(postgres.pool);
-      uplinks.attach(postgres.pool);
-      keys.attach(postgres.pool);
-      advisoryStore.attach(postgres.pool);
       uplinkCache = uplinks;
       signingKeys = keys;
       advisories = advisoryStore;

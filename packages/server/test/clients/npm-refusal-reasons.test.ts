@@ -28,7 +28,9 @@ beforeAll(async () => {
   open = await startRegistry();
   closed = await startRegistry({ settings: { signup: false, readAccess: 'token' } });
   full = await startRegistry({ settings: { quotaPackages: 1 } });
-  await publishFixtures(full.url, await loginUser(full.url, 'ada', 'ada: the password'), { 'com.acme.only': [{ version: '1.0.0' }] });
+  await publishFixtures(full.url, await loginUser(full.url, 'ada', 'ada: the password'), {
+    'com.acme.only': [{ version: '1.0.0' }],
+  });
   await loginUser(open.url, 'ada', 'ada: the password');
   const token = await loginUser(open.url, 'ada', 'ada: the password');
   await publishFixtures(open.url, token, { 'com.acme.reasons': [{ version: '1.0.0' }] });

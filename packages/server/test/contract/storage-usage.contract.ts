@@ -61,8 +61,12 @@ export function storageUsageContract(driver: string, freshDatabase: () => Promis
       }));
       expect(await node.usage.usage('acme')).toEqual({ bytes: 50, files: 1, packages: 1 });
       // A write that measures nothing (a dist-tag, an uplink's cached document) changes nothing.
-      await node.packages.package('acme', 'com.a.one').update((current) => ({ next: structuredClone(current!), result: undefined }));
-      await node.packages.package('acme', 'com.a.cached').update(() => ({ next: stored('com.a.cached', ['1.0.0']), result: undefined }));
+      await node.packages
+        .package('acme', 'com.a.one')
+        .update((current) => ({ next: structuredClone(current!), result: undefined }));
+      await node.packages
+        .package('acme', 'com.a.cached')
+        .update(() => ({ next: stored('com.a.cached', ['1.0.0']), result: undefined }));
       expect(await node.usage.usage('acme')).toEqual({ bytes: 50, files: 1, packages: 1 });
     });
 

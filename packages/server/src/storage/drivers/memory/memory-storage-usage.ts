@@ -17,7 +17,9 @@ export class MemoryStorageUsage implements StorageUsageStore {
       const write = packageUsageWrite(pkg, [...rows.keys()]);
       if (write.removed.length === 0 && write.added.length === 0) return;
       if (pkg.usage?.limit) {
-        const old = new Map([...rows].map(([version, row]): [string, VersionUsage] => [version, { bytes: row.bytes ?? 0, files: row.files }]));
+        const old = new Map(
+          [...rows].map(([version, row]): [string, VersionUsage] => [version, { bytes: row.bytes ?? 0, files: row.files }]),
+        );
         const before = this.#usage(tenant);
         const problem = quotaProblem(tenant, before, usageAfter(before, old, rowsAfter(old, write)), pkg.usage.limit);
         if (problem) throw problem;

@@ -69,7 +69,9 @@ export class PostgresStorageUsage implements StorageUsageStore {
           LOCK_NAMESPACE,
           `\nusage\n${tenant}`,
         ]);
-        const old = new Map(rows.map((row): [string, VersionUsage] => [row.version, { bytes: Number(row.bytes ?? 0), files: row.files }]));
+        const old = new Map(
+          rows.map((row): [string, VersionUsage] => [row.version, { bytes: Number(row.bytes ?? 0), files: row.files }]),
+        );
         const before = (await client.query<RegistryUsage>(USAGE_SQL, [tenant])).rows[0]!;
         const problem = quotaProblem(tenant, before, usageAfter(before, old, rowsAfter(old, write)), limit);
         if (problem) throw problem;

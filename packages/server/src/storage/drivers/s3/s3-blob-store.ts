@@ -151,7 +151,9 @@ export class S3BlobStore implements BlobStore {
         if (upload.Key === undefined || upload.UploadId === undefined) continue;
         if (upload.Initiated === undefined || now.getTime() - upload.Initiated.getTime() < olderThanMs) continue;
         try {
-          await this.#client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: upload.Key, UploadId: upload.UploadId }));
+          await this.#client.send(
+            new AbortMultipartUploadCommand({ Bucket: bucket, Key: upload.Key, UploadId: upload.UploadId }),
+          );
           aborted++;
         } catch (err) {
           // Completed or aborted meanwhile by its own upload: nothing left to remove.

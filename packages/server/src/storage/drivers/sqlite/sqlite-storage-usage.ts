@@ -63,7 +63,9 @@ export class SqliteStorageUsage implements StorageUsageStore {
       if (write.removed.length === 0 && write.added.length === 0) return;
       const limit = pkg.usage?.limit;
       if (limit) {
-        const old = new Map(rows.map((row): [string, VersionUsage] => [row.version, { bytes: row.bytes ?? 0, files: row.files }]));
+        const old = new Map(
+          rows.map((row): [string, VersionUsage] => [row.version, { bytes: row.bytes ?? 0, files: row.files }]),
+        );
         const before = this.#usage(tenant);
         const problem = quotaProblem(tenant, before, usageAfter(before, old, rowsAfter(old, write)), limit);
         if (problem) throw problem;
