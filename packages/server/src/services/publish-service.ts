@@ -97,15 +97,17 @@ export class PublishService {
       maxRestBytes: MAX_DOCUMENT_REST,
       limits: { maxTarballSize: config.maxTarballSize, maxUnpackedSize: config.maxTarballSize * MAX_UNPACK_RATIO },
       uploadFor: async (file) => {
-        const prefix = `${name}-`;
-        const version = file.startsWith(prefix) && file.endsWith('.tgz') ? file.slice(prefix.length, -'.tgz'.length) : '';
+        const version = versionOfFile(name, file);
         return isSemver(version) ? blobs.upload(blobKeyFor(tenant, name, version)) : undefined;
       },
-      quotaFor: () =>
-        this.#quotas.admit(tenant, limits.quota, async () => {
-          const current = await packages.package(tenant, name).read();
-          return !current || current.unpublished;
-        }),
+      quotaFor: async (file) => {
+        if (!limits.quota) return undefined;
+        const current = await packages.package(tenant, name).read();
+        // A version published already (npm's retry after a 5xx, or a conflict) adds nothing:
+        // the publish itself answers it.
+        if (current?.publishedVersions.includes(versionOfFile(name, file))) return undefined;
+        return this.#quotas.admit(tenant, limits.quota, !current || current.unpublished);
+      },
     });
   }
 
@@ -244,6 +246,12 @@ export class PublishService {
       unpublished: false,
     };
   }
+}
+
+/** The version a tarball attachment's file name gives (`<name>-<version>.tgz`), or ''. */
+function versionOfFile(name: string, file: string): string {
+  const prefix = `${name}-`;
+  return file.startsWith(prefix) && file.endsWith('.tgz') ? file.slice(prefix.length, -'.tgz'.length) : '';
 }
 
 /** A publish, checked: the body, the tarball's facts, who publishes, the registry's signature, the provenance. */

@@ -24,14 +24,10 @@ export class Quotas {
   }
 
   /** Before a tarball's first byte: refuses (throws) or tells what is left of the byte quota. */
-  async admit(
-    tenant: TenantId,
-    limit: UsageLimit | undefined,
-    newPackage: () => Promise<boolean>,
-  ): Promise<IntakeQuota | undefined> {
+  async admit(tenant: TenantId, limit: UsageLimit | undefined, newPackage: boolean): Promise<IntakeQuota | undefined> {
     if (!limit) return undefined;
     const before = await this.#usage.usage(tenant);
-    const adds = limit.packages && (await newPackage()) ? 1 : 0;
+    const adds = newPackage ? 1 : 0;
     // One byte stands for the tarball: a full registry refuses any.
     const problem = quotaProblem(tenant, before, { bytes: before.bytes + 1, packages: before.packages + adds }, limit, true);
     if (problem) throw problem;

@@ -172,6 +172,8 @@ describe('byte quota', () => {
       `The registry 'full' has a storage quota of ${filling.length} bytes (${kib}); ${filling.length} bytes (${kib}) are in use and nothing is left for another tarball: remove old versions, or ask the administrator to raise quotaBytes`,
     );
     expect(await blobsOf('full', 'com.f.tiny')).toEqual([]);
+    // npm's retry of a version already there adds nothing: answered as ever, not refused.
+    expect((await put(nodeB, 'com.f.fill', filling)).status).toBe(200);
 
     // The usage falls as versions go: with the package unpublished, the registry takes one again.
     await unpublish(on(nodeB, 'full'), fullToken, 'com.f.fill');
