@@ -77,10 +77,11 @@ describe('engines in search and on the web', () => {
     expect(engines).toEqual({
       'com.acme.godotonly': [{ engine: 'godot', min: '4.2' }],
       'com.acme.unrealonly': [{ engine: 'unreal', min: '5.3', max: '5.3' }],
-      'com.acme.unityonly': [{ engine: 'unity', min: '2022.3.10f1' }],
-      'com.acme.noengine': [{ engine: 'unity' }],
+      // Unity's entry names the package's Unity signature (none here).
+      'com.acme.unityonly': [{ engine: 'unity', min: '2022.3.10f1', signature: null }],
+      'com.acme.noengine': [{ engine: 'unity', signature: null }],
       'com.acme.both': [
-        { engine: 'unity', min: '2021.3' },
+        { engine: 'unity', min: '2021.3', signature: null },
         { engine: 'godot', min: '4.1', max: '4.3' },
       ],
     });
