@@ -16,7 +16,8 @@ const SCALE_OUT_FOLDERS = ['packages/server/test/http', 'packages/server/test/we
  * The real-client suites that also run on the scale-out profile (with npm 11 only there:
  * testkit's `npmLines`): the ones whose server side reads or writes what the backings keep
  * (accounts, tokens, second factors, advisories, packages). pnpm, yarn, `_auth` and the uplink
- * installs drive the same HTTP answers on both profiles and run on the embedded one only.
+ * installs drive the same HTTP answers on both profiles and run on the embedded one only, as
+ * does `pkg login` (the accounts and tokens it makes are proved on both by test/http/user-auth*).
  */
 const SCALE_OUT_CLIENT_SUITES = [
   'packages/server/test/clients/npm.test.ts',
@@ -24,7 +25,6 @@ const SCALE_OUT_CLIENT_SUITES = [
   'packages/server/test/clients/npm-refusal-reasons.test.ts',
   'packages/server/test/clients/npm-tokens.test.ts',
   'packages/server/test/clients/npm-two-factor.test.ts',
-  'packages/cli/test/e2e/login.test.ts',
 ];
 /**
  * Spawned-process suites that choose their profile from PKG_TEST_PROFILE themselves: the short
