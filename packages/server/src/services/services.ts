@@ -18,6 +18,8 @@ import { TenantService } from './tenant-service.js';
 import { TokenUseRecorder } from './token-uses.js';
 import { TokenService } from './token-service.js';
 import { SecondFactorService } from './second-factor.js';
+import { UserAdmin } from './user-admin.js';
+import { Invitations } from './invitations.js';
 import { RateLimitService } from './rate-limits.js';
 import { createMemoryCounterStore } from '../storage/create-storage.js';
 import { UplinkService } from './uplinks/uplink-service.js';
@@ -59,6 +61,10 @@ export interface Services {
   tokens: TokenService;
   /** When and from where each token was last used, written in batches. */
   tokenUses: TokenUseRecorder;
+  /** Accounts as administrators manage them (the admin HTTP API; the command line has its own). */
+  users: UserAdmin;
+  /** One-time invitations to create an account. */
+  invitations: Invitations;
   /** Package documents kept in memory (its hit counts feed /-/metrics). */
   documentCache: DocumentCache;
   /** Stops background work and writes buffered download counts (the app's onClose). */
@@ -124,6 +130,12 @@ export function createServices(deps: ServerDeps, options: ServicesOptions = {}):
     tokenUses,
     tokens: new TokenService(auth, deps.now),
     secondFactors: new SecondFactorService(deps),
+    users: new UserAdmin(deps.registry, { passwordMinLength: deps.config.passwordMinLength, now: deps.now }),
+    invitations: new Invitations(deps.registry, {
+      ttlSeconds: deps.config.invitationTtl,
+      passwordMinLength: deps.config.passwordMinLength,
+      now: deps.now,
+    }),
     async close() {
       await tokenUses.flush();
       await scores.close();

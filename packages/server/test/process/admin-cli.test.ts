@@ -177,12 +177,19 @@ describe('pkg-registry user', () => {
     await loginOn(acme, 'acme-dev', 'acme-password');
 
     const globalList = await admin(['user', 'list']);
-    expect(globalList.stdout).toMatch(/^NAME\s+EMAIL\s+CREATED\s+STATUS\n/);
-    expect(globalList.stdout).toMatch(/\nlisted\s+listed@example\.com\s+\S+\s+active\n/);
+    expect(globalList.stdout).toMatch(/^NAME\s+EMAIL\s+CREATED\s+STATUS\s+ROLE\n/);
+    expect(globalList.stdout).toMatch(/\nlisted\s+listed@example\.com\s+\S+\s+active\s+user\n/);
     expect(globalList.stdout).not.toContain('acme-dev');
     const acmeList = JSON.parse((await admin(['user', 'list', '--tenant', 'acme', '--json'])).stdout);
     expect(acmeList).toEqual([
-      { name: 'acme-dev', email: 'acme-dev@example.com', createdAt: expect.any(String), disabled: false },
+      {
+        name: 'acme-dev',
+        email: 'acme-dev@example.com',
+        createdAt: expect.any(String),
+        disabled: false,
+        admin: false,
+        twoFactor: null,
+      },
     ]);
     expect(JSON.stringify(acmeList)).not.toContain('scrypt');
   });
@@ -244,7 +251,7 @@ describe('pkg-registry user', () => {
     [['user', 'disable', 'ghost', '--tenant', 'nowhere'], 1, /tenant 'nowhere' does not exist/],
     [['user', 'enable'], 2, /'user enable' needs a user name/],
     [['user', 'reset-password', 'listed', '--password-stdin'], 2, /stdin holds no password/],
-    [['user', 'list', '--password-stdin'], 2, /--password-stdin only goes with reset-password/],
+    [['user', 'list', '--password-stdin'], 2, /--password-stdin only goes with create and reset-password/],
     [['user', 'promote', 'listed'], 2, /unknown user command 'promote'/],
   ])('%j exits %i', async (args, code, message) => {
     const run = await admin(args);

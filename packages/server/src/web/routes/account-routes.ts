@@ -53,7 +53,12 @@ export async function accountRoutes(app: FastifyInstance, { web }: { web: WebSer
   app.get<{ Querystring: Record<string, unknown> }>(ACCOUNT, async (request, reply) => {
     const ctx = await pageContext(request, reply, web);
     if (!ctx.viewer) return reply.redirect(`/-/web/signin?next=${encodeURIComponent(ACCOUNT)}`, 303);
-    const notice = request.query.revoked === '1' ? 'The token was revoked.' : undefined;
+    const notice =
+      request.query.revoked === '1'
+        ? 'The token was revoked.'
+        : request.query.welcome === '1'
+          ? 'Welcome: your account is ready.'
+          : undefined;
     return sendPage(reply, await account(request, ctx, { ...(notice ? { notice } : {}) }), 200, 'no-store');
   });
 

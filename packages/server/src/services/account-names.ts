@@ -1,0 +1,7 @@
+/** A user name: what npm and `pkg` accept, and what fits a URL path segment as it is. */
+export const USER_NAME = /^[a-z0-9][a-z0-9._-]{0,127}$/i;
+
+/** An e-mail address as far as the registry checks one: something@something, of a sane length. */
+export function isEmail(value: string): boolean {
+  return value.length <= 254 && /^[^\s@]+@[^\s@]+$/.test(value);
+}
