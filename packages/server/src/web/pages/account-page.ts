@@ -3,6 +3,7 @@ import { CSRF_FIELD } from '../csrf.js';
 import { html, type SafeHtml } from '../html.js';
 import { isoDate } from '../package-facts.js';
 import { layout } from './layout.js';
+import { twoFactorSection, type TwoFactorView } from './two-factor-section.js';
 import type { PageContext } from './page-context.js';
 
 /** A token as the account page lists it: never the token itself; the revoke form sends its id. */
@@ -18,6 +19,9 @@ export interface AccountView {
   /** Why the token form was refused, and what it held (never the password). */
   formError?: string;
   form?: Record<string, string>;
+  /** The viewer's two-factor sign-in, and why its last form was refused. */
+  twoFactor: TwoFactorView;
+  twoFactorError?: string;
 }
 
 export function accountPage(ctx: PageContext, view: AccountView): string {
@@ -31,7 +35,7 @@ export function accountPage(ctx: PageContext, view: AccountView): string {
     </p>
     ${view.created ? createdToken(view.created) : ''}
     ${view.tokens.length === 0 ? html`<p class="muted">You have no tokens.</p>` : tokenTable(ctx, view.tokens)}
-    ${tokenForm(ctx, view)}`;
+    ${tokenForm(ctx, view)} ${twoFactorSection(view.twoFactor, { csrf: ctx.csrf, error: view.twoFactorError })}`;
   return layout(ctx, { title: 'Your account', body });
 }
 

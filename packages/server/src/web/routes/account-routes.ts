@@ -10,6 +10,7 @@ import { parseTokenBody } from '../../routes/token-body.js';
 import { signInPage } from '../pages/sign-in-page.js';
 import { checkSignIn, localPath, startBrowserSession } from '../sign-in.js';
 import { pageContext } from '../viewer.js';
+import { twoFactorRoutes, twoFactorViewOf } from './two-factor-routes.js';
 import type { WebServices } from '../web-services.js';
 
 const ACCOUNT = '/-/web/account';
@@ -85,15 +86,18 @@ export async function accountRoutes(app: FastifyInstance, { web }: { web: WebSer
     }
   });
 
-  /** The account page of the signed-in viewer, with its tokens as they are now. */
+  /** The account page of the signed-in viewer, with its tokens and second factor as they are now. */
   async function account(request: FastifyRequest, ctx: PageContext, extra: Partial<AccountView>): Promise<string> {
     const viewer = ctx.viewer!;
     const [user, tokens] = await Promise.all([
       web.registry.auth.getUser(request.ctx.tenant, viewer),
       web.registry.auth.listTokens(request.ctx.tenant, viewer),
     ]);
-    return accountPage(ctx, { user: viewer, email: user?.email ?? '', tokens, ...extra });
+    const twoFactor = extra.twoFactor ?? twoFactorViewOf(web, user, new URL(request.ctx.baseUrl).host);
+    return accountPage(ctx, { user: viewer, email: user?.email ?? '', tokens, ...extra, twoFactor });
   }
+
+  await app.register(twoFactorRoutes, { web, account });
 
   app.post<{ Body: Form }>(`${ACCOUNT}/tokens/revoke`, async (request, reply) => {
     const form = formOf(request.body);
