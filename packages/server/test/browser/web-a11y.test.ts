@@ -21,6 +21,7 @@ let limited: TestRegistry;
 let browser: Browser;
 let axeSource: string;
 let loginUrl: string;
+let invitationUrl: string;
 /** Visits of the budget-limited registry so far. */
 let visitors = 0;
 
@@ -91,6 +92,8 @@ beforeAll(async () => {
     body: '{}',
   });
   loginUrl = ((await login.json()) as { loginUrl: string }).loginUrl;
+  const invitation = await registry.services.invitations.create('', { invitedBy: 'alice', email: 'new@example.com' });
+  invitationUrl = `${registry.url}/-/web/invitation/${invitation.secret}`;
 }, 180_000);
 
 afterAll(async () => {
@@ -167,6 +170,20 @@ const PAGES: { name: string; open: (page: Page) => Promise<unknown> }[] = [
     name: 'account',
     open: (page) => signIn(page),
   },
+  {
+    // The first run sets enrolment up; later ones find it waiting for its first code, QR code shown.
+    name: 'two-factor enrolment',
+    open: async (page) => {
+      await signIn(page);
+      const password = page.locator('#two-factor-password');
+      if (await password.isVisible()) {
+        await password.fill('pw-alice');
+        await page.getByRole('button', { name: 'Set up two-factor sign-in' }).click();
+      }
+      await page.locator('.qr-code svg').waitFor();
+    },
+  },
+  { name: 'invitation', open: (page) => page.goto(invitationUrl) },
   { name: 'npm login', open: (page) => page.goto(loginUrl) },
   { name: 'not found', open: (page) => page.goto(`${registry.url}/-/web/package/com.studio.missing`) },
   {
