@@ -83,7 +83,12 @@ export function userCommand(argv: string[], io: AdminIo): Promise<number> {
       const registry = registryName(tenant);
       switch (action) {
         case 'create': {
-          const user = await users.create(tenant, { name: name!, email: values.email, password: password!.value, admin: values.admin });
+          const user = await users.create(tenant, {
+            name: name!,
+            email: values.email,
+            password: password!.value,
+            admin: values.admin,
+          });
           const role = user.admin ? 'administrator' : 'user';
           if (password!.generated) {
             io.stdout.write(`${password!.value}\n`);
@@ -107,7 +112,11 @@ export function userCommand(argv: string[], io: AdminIo): Promise<number> {
             passwordMinLength: config.passwordMinLength,
             now: () => new Date(),
           });
-          const invitation = await invitations.create(tenant, { invitedBy: 'the operator', email: values.email, admin: values.admin });
+          const invitation = await invitations.create(tenant, {
+            invitedBy: 'the operator',
+            email: values.email,
+            admin: values.admin,
+          });
           // Only the link on stdout, so that a script can capture it.
           io.stdout.write(`${base.replace(/\/+$/, '')}${INVITATION_PATH}${invitation.secret}\n`);
           io.stderr.write(`Invitation to ${registry}, good once until ${invitation.expiresAt}: send the link above.\n`);
@@ -124,7 +133,9 @@ export function userCommand(argv: string[], io: AdminIo): Promise<number> {
         case 'revoke-admin': {
           const admin = action === 'grant-admin';
           await users.setAdmin(tenant, name!, admin);
-          io.stdout.write(`User '${name}' ${admin ? 'is now an administrator' : 'is no longer an administrator'} of ${registry}.\n`);
+          io.stdout.write(
+            `User '${name}' ${admin ? 'is now an administrator' : 'is no longer an administrator'} of ${registry}.\n`,
+          );
           return 0;
         }
         case 'disable': {

@@ -237,7 +237,8 @@ export const SETTINGS = [
     default: 7 * 24 * 3600,
     min: 60,
     flag: '--invitation-ttl',
-    description: 'Seconds an invitation link (`pkg-registry user invite`, `POST /-/pkg/admin/invitations`) stays usable; it is good once.',
+    description:
+      'Seconds an invitation link (`pkg-registry user invite`, `POST /-/pkg/admin/invitations`) stays usable; it is good once.',
   },
   {
     key: 'searchCache',

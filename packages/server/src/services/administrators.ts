@@ -6,7 +6,11 @@ import type { RegistryStore, TenantId } from '../storage/ports.js';
  * (`pkg-registry user create --admin`, `user grant-admin`); a disabled account has none. The
  * server's operator, on the command line, needs no role: the admin commands act directly.
  */
-export async function isAdministrator(registry: Pick<RegistryStore, 'getUser'>, tenant: TenantId, user: string): Promise<boolean> {
+export async function isAdministrator(
+  registry: Pick<RegistryStore, 'getUser'>,
+  tenant: TenantId,
+  user: string,
+): Promise<boolean> {
   const record = await registry.getUser(tenant, user);
   return record?.admin === true && !record.disabled;
 }

@@ -23,7 +23,11 @@ export interface WebServices {
   passwordMinLength: number;
 }
 
-export function createWebServices(services: Services, deps: Pick<ServerDeps, 'now' | 'packages' | 'config'>, assets: Assets): WebServices {
+export function createWebServices(
+  services: Services,
+  deps: Pick<ServerDeps, 'now' | 'packages' | 'config'>,
+  assets: Assets,
+): WebServices {
   return {
     assets,
     catalog: new SearchCatalog(services.search, deps.now),

@@ -212,7 +212,7 @@ describe('pkg-registry user', () => {
       body: { name: 'suspect', password: 'suspect-password' },
     });
     expect(login.status).toBe(401);
-    expect((await admin(['user', 'list'])).stdout).toMatch(/\nsuspect\s+\S+\s+\S+\s+disabled\n/);
+    expect((await admin(['user', 'list'])).stdout).toMatch(/\nsuspect\s+\S+\s+\S+\s+disabled\s+user\n/);
 
     expect((await admin(['user', 'enable', 'suspect'])).code).toBe(0);
     expect(await loginOn(global, 'suspect', 'suspect-password')).toBeTruthy();

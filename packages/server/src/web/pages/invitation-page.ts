@@ -25,8 +25,8 @@ export function invitationPage(ctx: PageContext, view: InvitationView): string {
   const body = html`<div class="card">
     <h1>Create your account</h1>
     <p>
-      ${view.invitedBy} invited you to ${ctx.host}${view.admin ? ' as an administrator' : ''}. The invitation can be used
-      once, until <time datetime="${view.expiresAt}">${view.expiresAt.slice(0, 16).replace('T', ' ')} UTC</time>.
+      ${view.invitedBy} invited you to ${ctx.host}${view.admin ? ' as an administrator' : ''}. The invitation can be used once,
+      until <time datetime="${view.expiresAt}">${view.expiresAt.slice(0, 16).replace('T', ' ')} UTC</time>.
     </p>
     ${failed ? html`<div id="invitation-error" class="error" role="alert">${view.error}</div>` : ''}
     <form method="post" action="${view.action}">

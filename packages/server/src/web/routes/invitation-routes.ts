@@ -48,7 +48,12 @@ export async function invitationRoutes(app: FastifyInstance, { web }: { web: Web
       const ctx = await pageContext(request, reply, web);
       const terms = await web.registry.invitations.find(tenant, secret);
       if (!terms) return sendPage(reply, messagePage(ctx, 'Invitation not valid', GONE, 'error'), 404, 'no-store');
-      const view = { ...viewOf(secret, terms), name: name.slice(0, 128), email: email.slice(0, 254), error: sentence(err.details) };
+      const view = {
+        ...viewOf(secret, terms),
+        name: name.slice(0, 128),
+        email: email.slice(0, 254),
+        error: sentence(err.details),
+      };
       return sendPage(reply, invitationPage(ctx, view), err.status, 'no-store');
     }
   });
