@@ -15,7 +15,8 @@ const USERS = '/-/pkg/v1/admin/users';
 /**
  * The administrators' account API, per registry (the global one or a tenant): list, create,
  * change (disable, enable, administrator role) and delete users, and invite people. What
- * `pkg-registry user …` does on the server's shell, for an administrator who has none.
+ * `pkg-registry user …` does on the server's shell, for an administrator who has none (a new
+ * password too, which revokes the user's tokens as `user reset-password` does).
  */
 export async function adminUserRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
   app.get(USERS, async (request) => {
@@ -46,13 +47,16 @@ export async function adminUserRoutes(app: FastifyInstance, { services }: { serv
     const caller = await requireAdministrator(services, request, 'change');
     const { tenant } = request.ctx;
     const name = request.params.name;
-    const body = fields(request.body, ['disabled', 'admin']);
+    const body = fields(request.body, ['disabled', 'admin', 'password']);
     const disabled = flag(body, 'disabled');
     const admin = flag(body, 'admin');
+    const password = text(body, 'password', false);
     if (name === caller.user && (disabled === true || admin === false)) throw notOnYourself();
     await services.users.require(tenant, name);
     await requireWriteCode(services, request, caller, 'Changing a user');
-    const revokedTokens = disabled === undefined ? 0 : await services.users.setDisabled(tenant, name, disabled);
+    // The password first: the policy may refuse it, and then nothing else changes either.
+    let revokedTokens = password === undefined ? 0 : await services.users.resetPassword(tenant, name, password);
+    if (disabled !== undefined) revokedTokens += await services.users.setDisabled(tenant, name, disabled);
     if (admin !== undefined) await services.users.setAdmin(tenant, name, admin);
     return { ...summaryOfUser(await services.users.require(tenant, name)), revokedTokens };
   });

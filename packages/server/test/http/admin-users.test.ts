@@ -89,11 +89,17 @@ describe('administrators manage users over HTTP', () => {
     expect(disabled.body).toMatchObject({ name: 'frank', disabled: true, revokedTokens: 1 });
     expect((await request(`${registry.url}/-/whoami`, { token })).status).toBe(401);
     await api(`${USERS}/frank`, { method: 'PATCH', body: { disabled: false } });
+    const weak = await api(`${USERS}/frank`, { method: 'PATCH', body: { password: 'frank', disabled: true } });
+    expect(weak.status).toBe(422);
+    expect((await api(USERS)).body.users.find((u: { name: string }) => u.name === 'frank').disabled).toBe(false);
+    const reset = await api(`${USERS}/frank`, { method: 'PATCH', body: { password: 'frank has a new one' } });
+    expect(reset.status, reset.text).toBe(200);
+    expect(await loginUser(registry.url, 'frank', 'frank has a new one')).toBeTruthy();
 
-    const again = await loginUser(registry.url, 'frank', 'frank is careful');
+    const again = await loginUser(registry.url, 'frank', 'frank has a new one');
     const deleted = await api(`${USERS}/frank`, { method: 'DELETE' });
     expect(deleted.status).toBe(200);
-    expect(deleted.body).toEqual({ name: 'frank', deleted: true, revokedTokens: 1 });
+    expect(deleted.body).toEqual({ name: 'frank', deleted: true, revokedTokens: 2 });
     expect((await request(`${registry.url}/-/whoami`, { token: again })).status).toBe(401);
     const document = await request(`${registry.url}/com.frank.tool`);
     expect(document.status).toBe(200);

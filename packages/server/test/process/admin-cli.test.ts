@@ -276,6 +276,21 @@ describe('pkg-registry user', () => {
     expect(again.stderr).toBe("Error: user 'boss' exists already in the global registry\n");
   });
 
+  it("a tenant's administrators are its own: the global registry's know nothing of them", async () => {
+    const acme = registryHost(registry.url, `acme.${DOMAIN}`);
+    const made = await admin(
+      ['user', 'create', 'acme-boss', '--admin', '--tenant', 'acme', '--password-stdin'],
+      'acme boss passphrase\n',
+    );
+    expect(made.code, made.stderr).toBe(0);
+    expect(made.stdout).toBe("Created administrator 'acme-boss' of tenant 'acme'.\n");
+    const token = await loginOn(acme, 'acme-boss', 'acme boss passphrase');
+    const listed = await acme.request('/-/pkg/v1/admin/users', { token });
+    expect(listed.status).toBe(200);
+    expect(listed.body.users.map((u: { name: string }) => u.name)).not.toContain('boss');
+    expect((await global.request('/-/pkg/v1/admin/users', { token })).status).toBe(401);
+  });
+
   it('invite prints a one-time link of the registry (--url) that opens the account form', async () => {
     const invited = await admin(['user', 'invite', '--email', 'new@example.com', '--url', `${registry.url}/`]);
     expect(invited.code, invited.stderr).toBe(0);
