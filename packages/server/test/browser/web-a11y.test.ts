@@ -57,6 +57,7 @@ beforeAll(async () => {
     launchChromium(),
   ]);
   const token = await loginUser(registry.url, 'alice', 'pw-alice');
+  await loginUser(registry.url, 'erin', 'pw-erin');
   const publish = async (name: string, version: string, manifest: Record<string, unknown>, readme?: string) => {
     const res = await publishVersion(registry.url, token, name, version, { manifest, ...(readme ? { readme } : {}) });
     if (res.status !== 201) throw new Error(`publish ${name}@${version}: ${res.status} ${res.text}`);
@@ -171,14 +172,19 @@ const PAGES: { name: string; open: (page: Page) => Promise<unknown> }[] = [
     open: (page) => signIn(page),
   },
   {
-    // Signed in by the step before. The first run sets enrolment up; later ones find it waiting
-    // for its first code, its QR code shown.
+    // Another account, so that alice's account page stays as it is. The first run sets
+    // enrolment up; later ones find it waiting for its first code, its QR code shown.
     name: 'two-factor enrolment',
     open: async (page) => {
-      await page.goto(`${registry.url}/-/web/account`);
+      await page.context().clearCookies();
+      await page.goto(`${registry.url}/-/web/signin`);
+      await page.getByLabel('User name').fill('erin');
+      await page.getByLabel('Password', { exact: true }).fill('pw-erin');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.waitForURL(/\/-\/web\/account$/);
       const password = page.locator('#two-factor-password');
       if (await password.isVisible()) {
-        await password.fill('pw-alice');
+        await password.fill('pw-erin');
         await page.getByRole('button', { name: 'Set up two-factor sign-in' }).click();
       }
       await page.locator('.qr-code svg').waitFor();

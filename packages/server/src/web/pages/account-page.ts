@@ -36,7 +36,11 @@ export function accountPage(ctx: PageContext, view: AccountView): string {
     ${view.created ? createdToken(view.created) : ''}
     ${view.tokens.length === 0 ? html`<p class="muted">You have no tokens.</p>` : tokenTable(ctx, view.tokens)}
     ${tokenForm(ctx, view)} ${twoFactorSection(view.twoFactor, { csrf: ctx.csrf, error: view.twoFactorError })}`;
-  return layout(ctx, { title: 'Your account', body });
+  // A title of its own while enrolment waits for its first code, and for the recovery codes.
+  const state = view.twoFactor.state;
+  const title =
+    state === 'pending' ? 'Set up two-factor sign-in' : state === 'confirmed' ? 'Two-factor sign-in is on' : 'Your account';
+  return layout(ctx, { title, body });
 }
 
 function tokenTable(ctx: PageContext, tokens: TokenRow[]): SafeHtml {
