@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loginUser, publishVersion, request, startRegistry, type TestRegistry } from '@pkg/testkit';
+import { Invitations } from '../../src/services/invitations.js';
 import { hashPassword } from '../../src/services/passwords.js';
 
 /**
@@ -209,6 +210,19 @@ describe('invitations', () => {
     expect(ivan).toMatchObject({ admin: true });
     const madeUp = await fetch(`${registry.url}/-/web/invitation/not-a-real-secret`);
     expect(madeUp.status).toBe(404);
+    // Made two hours ago with a lifetime of one: in the store, but past its expiry.
+    const stale = await new Invitations(registry.storage.registry, {
+      ttlSeconds: 3600,
+      passwordMinLength: 8,
+      now: () => new Date(Date.now() - 2 * 3600_000),
+    }).create('', { invitedBy: 'root' });
+    const expired = await accept(`${registry.url}/-/web/invitation/${stale.secret}`, {
+      name: 'late',
+      password: 'late has a passphrase',
+    });
+    expect(expired.page.status).toBe(404);
+    expect(expired.sent.status).toBe(404);
+    expect((await api(USERS)).body.users.map((u: { name: string }) => u.name)).not.toContain('late');
   });
 
   it('users who are not administrators cannot invite', async () => {
