@@ -238,7 +238,7 @@ export const SETTINGS = [
     min: 60,
     flag: '--invitation-ttl',
     description:
-      'Seconds an invitation link (`pkg-registry user invite`, `POST /-/pkg/admin/invitations`) stays usable; it is good once.',
+      'Seconds an invitation link (`pkg-registry user invite`, `POST /-/pkg/v1/admin/invitations`) stays usable; it is good once.',
   },
   {
     key: 'searchCache',
