@@ -3,7 +3,7 @@ import { ProtocolError, type LoginResponse } from '@pkg/protocol';
 import type { Caller } from '../context.js';
 import type { ServerDeps } from '../deps.js';
 import type { TenantId, TokenRecord, TokenScope, UserRecord } from '../storage/ports.js';
-import { isEmail, USER_NAME } from './account-names.js';
+import { checkEmail, USER_NAME } from './account-names.js';
 import { dummyPasswordHash, hashPassword, verifyPassword } from './passwords.js';
 import { checkNewPassword } from './password-policy.js';
 import { hashToken, newToken } from './tokens.js';
@@ -190,9 +190,7 @@ export class AuthService {
       throw invalidCredentials(CLOSED_SIGNUP);
     }
     // `npm login` sends no e-mail (only `npm adduser` does); one given must be valid.
-    if (input.email !== undefined && input.email !== '' && !isEmail(input.email)) {
-      throw new ProtocolError('VALIDATION_ERROR', `'${truncate(input.email, 60)}' is not a valid e-mail address`);
-    }
+    checkEmail(input.email);
     // A new account's password meets the policy; an existing one keeps working as it is.
     checkNewPassword(input.password, this.#deps.config.passwordMinLength, input.name);
     const candidate: UserRecord = {
@@ -423,8 +421,4 @@ function summaryOf(t: TokenRecord): TokenSummary {
     lastUsedAt: t.lastUsedAt,
     lastAddress: t.lastAddress,
   };
-}
-
-function truncate(value: string, max: number): string {
-  return value.length > max ? `${value.slice(0, max)}…` : value;
 }

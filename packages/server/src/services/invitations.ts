@@ -1,7 +1,8 @@
 import { ProtocolError } from '@pkg/protocol';
 import type { RegistryStore, SessionRecord, TenantId, UserRecord } from '../storage/ports.js';
 import { hashToken, newToken } from './tokens.js';
-import { UserAdmin, checkNewUser } from './user-admin.js';
+import { checkEmail } from './account-names.js';
+import { UserAdmin } from './user-admin.js';
 
 const KIND = 'invitation';
 
@@ -44,7 +45,7 @@ export class Invitations {
   }
 
   async create(tenant: TenantId, terms: InvitationTerms): Promise<Invitation> {
-    checkNewUser('invited', terms.email);
+    checkEmail(terms.email);
     const now = this.#now();
     const secret = newToken();
     const expiresAt = new Date(now.getTime() + this.#ttlSeconds * 1000).toISOString();

@@ -1,6 +1,6 @@
 import { ProtocolError } from '@pkg/protocol';
 import type { RegistryStore, TenantId, UserRecord } from '../storage/ports.js';
-import { isEmail, USER_NAME } from './account-names.js';
+import { checkEmail, USER_NAME } from './account-names.js';
 import { hashPassword } from './passwords.js';
 import { checkNewPassword } from './password-policy.js';
 
@@ -102,6 +102,7 @@ export class UserAdmin {
   async delete(tenant: TenantId, name: string): Promise<number> {
     await this.require(tenant, name);
     const tokens = (await this.#registry.listUserTokens(tenant, name)).length;
+    // Deleted meanwhile by another administrator: the same answer as an unknown user.
     if (!(await this.#registry.deleteUser(tenant, name))) await this.require(tenant, name);
     return tokens;
   }
@@ -118,9 +119,7 @@ export function checkNewUser(name: string, email: string | undefined): void {
   if (!USER_NAME.test(name)) {
     throw new ProtocolError('VALIDATION_ERROR', 'user name must be 1-128 characters of letters, digits, ".", "_" and "-"');
   }
-  if (email !== undefined && email !== '' && !isEmail(email)) {
-    throw new ProtocolError('VALIDATION_ERROR', `'${email.slice(0, 60)}' is not a valid e-mail address`);
-  }
+  checkEmail(email);
 }
 
 export function registryName(tenant: TenantId): string {
