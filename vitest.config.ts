@@ -11,9 +11,21 @@ const src = (pkg: string) => fileURLToPath(new URL(`./packages/${pkg}/src/index.
  * drivers itself (contract/, storage/) or spawns processes (process/) goes elsewhere.
  * Only when scripts/test.js found PostgreSQL and Redis.
  */
-const SCALE_OUT_FOLDERS = ['packages/server/test/http', 'packages/server/test/web', 'packages/server/test/clients'];
-/** The client's one end-to-end suite that signs in against both profiles. */
-const SCALE_OUT_CLIENT_SUITES = ['packages/cli/test/e2e/login.test.ts'];
+const SCALE_OUT_FOLDERS = ['packages/server/test/http', 'packages/server/test/web'];
+/**
+ * The real-client suites that also run on the scale-out profile (with npm 11 only there:
+ * testkit's `npmLines`): the ones whose server side reads or writes what the backings keep
+ * (accounts, tokens, second factors, advisories, packages). pnpm, yarn, `_auth` and the uplink
+ * installs drive the same HTTP answers on both profiles and run on the embedded one only.
+ */
+const SCALE_OUT_CLIENT_SUITES = [
+  'packages/server/test/clients/npm.test.ts',
+  'packages/server/test/clients/npm-audit.test.ts',
+  'packages/server/test/clients/npm-refusal-reasons.test.ts',
+  'packages/server/test/clients/npm-tokens.test.ts',
+  'packages/server/test/clients/npm-two-factor.test.ts',
+  'packages/cli/test/e2e/login.test.ts',
+];
 /**
  * Spawned-process suites that choose their profile from PKG_TEST_PROFILE themselves: the short
  * form of the reliability suite (docs/reliability.md), run on both profiles.

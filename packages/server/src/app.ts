@@ -27,6 +27,7 @@ import { signingKeyRoutes } from './routes/signing-keys.js';
 import { advisoryRoutes } from './routes/advisories.js';
 import { attestationRoutes } from './routes/attestations.js';
 import { adminUserRoutes } from './routes/admin-users.js';
+import { teamRoutes } from './routes/teams.js';
 import { webRoutes } from './web/index.js';
 import { ClientAddressing, proxyTrustOf } from './http/client-address.js';
 import { createHttpServer } from './http/http-server.js';
@@ -143,6 +144,7 @@ export async function buildApp(deps: ServerDeps, options: BuildOptions = {}): Pr
   await app.register(advisoryRoutes, { services });
   await app.register(attestationRoutes, { services });
   await app.register(adminUserRoutes, { services });
+  await app.register(teamRoutes, { services });
   await app.register(webRoutes, { deps, services });
   await app.register(healthRoutes, { services, metrics });
   const hotPath = new HotPath({ services, pipeline, addressing, log: app.log, nextRequestId, drain, staticPaths });

@@ -1,5 +1,6 @@
 import type { Config } from './config/config.js';
 import type { CounterStore } from './storage/counter-store.js';
+import type { TeamStore } from './storage/team-store.js';
 import type {
   AdvisoryStore,
   BlobStore,
@@ -43,6 +44,8 @@ export interface ServerDeps {
   signingKeys: SigningKeyStore;
   /** Security advisories of the registries' packages. */
   advisories: AdvisoryStore;
+  /** Teams and the namespaces they own (who may publish a new package). */
+  teams: TeamStore;
   /** Where uplink tokens (`tokenEnv`) are read; process.env when not given. */
   env?: NodeJS.ProcessEnv;
   /** Injectable clock: tests move time instead of sleeping. */
@@ -69,11 +72,12 @@ export function serverDeps(
     | 'uplinkCache'
     | 'signingKeys'
     | 'advisories'
+    | 'teams'
   >,
   now?: () => Date,
 ): ServerDeps {
   const { registry, packages, database, search, downloadCounts, blobs, bus, counters, redis, shared } = storage;
-  const { uplinkCache, signingKeys, advisories } = storage;
+  const { uplinkCache, signingKeys, advisories, teams } = storage;
   return {
     config,
     registry,
@@ -89,6 +93,7 @@ export function serverDeps(
     uplinkCache,
     signingKeys,
     advisories,
+    teams,
     now: now ?? (() => new Date()),
     nowMs: now ? () => now().getTime() : Date.now,
   };

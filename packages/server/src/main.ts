@@ -9,6 +9,7 @@ Commands:
   migrate        Copy a whole registry to another database/storage (migrate --help)
   tenant         Create, list, configure and delete tenant registries ('pkg-registry tenant help')
   user           List, disable, enable users and reset passwords ('pkg-registry user help')
+  team           Teams of users that own namespaces ('pkg-registry team help')
   keys           List and rotate the signing keys, verify stored versions ('pkg-registry keys help')
   backup         Take a consistent copy of the registry while it serves ('pkg-registry backup --help')
   restore        Bring a backup back into an empty registry and verify it
@@ -52,6 +53,10 @@ export async function main(argv: string[]): Promise<number> {
     case 'user': {
       const { USER_USAGE, userCommand } = await import('./admin/user-command.js');
       return HELP.has(rest[0] ?? 'help') ? help(USER_USAGE, rest[0]) : userCommand(rest, await adminIo());
+    }
+    case 'team': {
+      const { TEAM_USAGE, teamCommand } = await import('./admin/team-command.js');
+      return HELP.has(rest[0] ?? 'help') ? help(TEAM_USAGE, rest[0]) : teamCommand(rest, await adminIo());
     }
     case 'keys': {
       const { KEYS_USAGE, keysCommand } = await import('./admin/keys-command.js');

@@ -9,7 +9,8 @@
 // with S3's error codes. s3rver's own check stays loose because it computes another canonical
 // path than AWS SDK v3 for bucket-level requests (`/bucket` instead of `/bucket/`).
 // `GET /-/sigv4-stats` (not an S3 path: bucket names cannot start with '-') answers how many
-// requests were verified and refused.
+// requests were verified and refused; `PUT /-/buckets/<name>` makes one more bucket, so that one
+// server process can serve the registries of a whole test worker, a bucket each.
 import http from 'node:http';
 import S3rver from '@20minutes/s3rver';
 import { verifySigV4 } from './sigv4.mjs';
@@ -40,6 +41,14 @@ const front = http.createServer((req, res) => {
   req.on('end', () => {
     if (req.method === 'GET' && req.url === '/-/sigv4-stats') {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(stats));
+      return;
+    }
+    const made = req.method === 'PUT' ? /^\/-\/buckets\/([a-z0-9-]{3,63})$/.exec(req.url ?? '') : null;
+    if (made) {
+      s3rver.store.putBucket(made[1]).then(
+        () => res.writeHead(201).end(),
+        (err) => res.writeHead(500).end(String(err)),
+      );
       return;
     }
     const body = Buffer.concat(chunks);

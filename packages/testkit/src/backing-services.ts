@@ -118,6 +118,8 @@ export interface TestS3 {
   env: Record<string, string>;
   /** Requests whose SigV4 signature the server verified, and those it refused (with why). */
   signatureStats(): Promise<{ verified: number; refused: number; refusals: Record<string, string>[] }>;
+  /** Where the server keeps its buckets, one folder each. */
+  directory: string;
   close(): Promise<void>;
 }
 
@@ -158,6 +160,7 @@ export async function startS3Server(): Promise<TestS3> {
     url: `s3://${bucket}?endpoint=${encodeURIComponent(endpoint)}&region=us-east-1`,
     endpoint,
     bucket,
+    directory,
     env: { ...S3_CREDENTIALS, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
     async signatureStats() {
       const res = await fetch(`${endpoint}/-/sigv4-stats`);
@@ -167,6 +170,48 @@ export async function startS3Server(): Promise<TestS3> {
       child.stdin.end();
       await exited;
       await rm(directory, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface TestS3Bucket {
+  /** `s3://<bucket>?endpoint=…&region=…`, as the `storage` setting takes it. */
+  url: string;
+  /** AWS variables a spawned server needs to reach it. */
+  env: Record<string, string>;
+  /** Removes the bucket and everything in it. */
+  drop(): Promise<void>;
+}
+
+/** The S3 server this test process shares between its registries (started on first use). */
+let sharedS3: Promise<{ endpoint: string; directory: string }> | undefined;
+
+/**
+ * A fresh, empty bucket on an S3 server that this process starts once and shares: a registry
+ * per test then costs a bucket, not a server process. A test that counts the server's
+ * signature checks starts a server of its own with `startS3Server`.
+ */
+export async function freshS3Bucket(): Promise<TestS3Bucket> {
+  sharedS3 ??= startS3Server().then((server) => {
+    // Stops with this process: the server exits when its stdin closes.
+    return { endpoint: server.endpoint, directory: server.directory };
+  });
+  let server: { endpoint: string; directory: string };
+  try {
+    server = await sharedS3;
+  } catch (err) {
+    sharedS3 = undefined;
+    throw err;
+  }
+  const bucket = uniqueName('pkg-').replace(/_/g, '-');
+  const made = await fetch(`${server.endpoint}/-/buckets/${bucket}`, { method: 'PUT' });
+  if (made.status !== 201)
+    throw new Error(`the S3 test server did not make bucket ${bucket}: ${made.status} ${await made.text()}`);
+  return {
+    url: `s3://${bucket}?endpoint=${encodeURIComponent(server.endpoint)}&region=us-east-1`,
+    env: { ...S3_CREDENTIALS, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    async drop() {
+      await rm(path.join(server.directory, bucket), { recursive: true, force: true });
     },
   };
 }

@@ -65,6 +65,26 @@ export function systemNpmCli(): string {
 }
 
 export const NPM10_CLI = (): string => installedFile('npm10', 'bin/npm-cli.js');
+
+export interface NpmLine {
+  label: string;
+  major: number;
+  cli: () => string;
+}
+
+/**
+ * The npm releases a real-client suite drives: npm 11 (the machine's) and npm 10. On the
+ * scale-out profile, npm 11 only: what these suites prove of npm's side is the same whatever
+ * the registry's backing, and the backings answering alike is what the HTTP suites prove on
+ * both profiles; a second npm there doubled the suite's time and proved nothing new.
+ */
+export function npmLines(): NpmLine[] {
+  const lines = [
+    { label: 'npm 11', major: 11, cli: systemNpmCli },
+    { label: 'npm 10', major: 10, cli: NPM10_CLI },
+  ];
+  return process.env.PKG_TEST_PROFILE === 'scale-out' ? lines.slice(0, 1) : lines;
+}
 export const PNPM_CLI = (): string => installedFile('pnpm', 'bin/pnpm.cjs');
 export const YARN_CLI = (): string => installedFile('@yarnpkg/cli-dist', 'bin/yarn.js');
 

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { dropAbandonedSchemas, freshPostgresSchema, freshRedisPrefix, startS3Server } from './backing-services.js';
+import { dropAbandonedSchemas, freshPostgresSchema, freshRedisPrefix, freshS3Bucket } from './backing-services.js';
 import { leakedTokens } from './issued-tokens.js';
 import {
   buildApp,
@@ -69,12 +69,12 @@ export async function startScaleOutBacking(options: { redis?: boolean } = {}): P
   await dropAbandonedSchemas();
   const postgres = freshPostgresSchema();
   const redis = freshRedisPrefix();
-  const s3 = await startS3Server();
+  const s3 = await freshS3Bucket();
   return {
     settings: { database: postgres.url, storage: s3.url, ...(options.redis === false ? {} : { redis: redis.url }) },
     env: s3.env,
     async close() {
-      await s3.close();
+      await s3.drop();
       await postgres.drop();
       await redis.drop();
     },

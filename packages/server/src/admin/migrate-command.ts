@@ -73,7 +73,7 @@ export async function migrateCommand(argv: string[], io: CommandIo): Promise<num
     const report = await copyRegistry(source, target, (line) => io.stdout.write(`  ${line}\n`));
     await target.database.afterBulkImport?.();
     io.stdout.write(
-      `Copied ${report.tenants} tenants, ${report.users} users, ${report.tokens} tokens, ${report.signingKeys} signing keys, ` +
+      `Copied ${report.tenants} tenants, ${report.users} users, ${report.tokens} tokens, ${report.signingKeys} signing keys, ${report.teams} teams, ` +
         `${report.packages} packages, ` +
         `${report.downloadCounts} download counts; ` +
         `${report.tarballsCopied} tarballs copied, ${report.tarballsPresent} already there (all verified)\n`,

@@ -12,6 +12,7 @@ import {
   type TenantId,
 } from '../storage/ports.js';
 import { DistCheck, streamMatchesDist } from '../services/integrity.js';
+import type { TeamStore } from '../storage/team-store.js';
 
 export interface RegistryStorage {
   registry: RegistryStore;
@@ -20,6 +21,7 @@ export interface RegistryStorage {
   downloadCounts: DownloadCountStore;
   search: SearchIndex;
   signingKeys: SigningKeyStore;
+  teams: TeamStore;
 }
 
 export interface CopyReport {
@@ -28,6 +30,8 @@ export interface CopyReport {
   tokens: number;
   /** Signing keys (a copied signature must verify with the same key). */
   signingKeys: number;
+  /** Teams, with their members and namespaces. */
+  teams: number;
   packages: number;
   /** Download counts (one per package, version and day), set to the source's values. */
   downloadCounts: number;
@@ -40,7 +44,7 @@ export interface CopyReport {
 
 /**
  * Copies a whole registry between storages of any kind (SQLite/PostgreSQL, files/S3): tenants,
- * users, tokens, packages (unpublished ones too: their versions must stay unusable), every
+ * users, tokens, signing keys, teams, packages (unpublished ones too: their versions must stay unusable), every
  * provenance bundle, every tarball and the download counts, each checked against its version's integrity before and after the copy. Tarballs
  * are written before the package that references them, as publish does. Re-running brings the
  * target up to date and copies only tarballs it lacks.
@@ -56,6 +60,7 @@ export async function copyRegistry(
     users: 0,
     tokens: 0,
     signingKeys: 0,
+    teams: 0,
     packages: 0,
     downloadCounts: 0,
     tarballsCopied: 0,
@@ -85,6 +90,13 @@ export async function copyRegistry(
       if (await to.signingKeys.copy(tenant, key)) report.signingKeys++;
     }
     if (await from.signingKeys.backfilled(tenant)) await to.signingKeys.markBackfilled(tenant, now.toISOString());
+    for (const team of await from.teams.list(tenant)) {
+      // A re-run adds what the target lacks; a namespace the target gave another team stays there.
+      await to.teams.create(tenant, team.name, team.createdAt, team.members);
+      for (const member of team.members) await to.teams.addMember(tenant, team.name, member);
+      for (const namespace of team.namespaces) await to.teams.claim(tenant, team.name, namespace);
+      report.teams++;
+    }
     const names = await from.packages.listPackageNames(tenant, { includeUnpublished: true });
     for (const name of names) {
       const pkg = await from.packages.package(tenant, name).read();

@@ -79,7 +79,7 @@ export function userCommand(argv: string[], io: AdminIo): Promise<number> {
     try {
       const tenant = values.tenant ?? GLOBAL_TENANT;
       if (values.tenant !== undefined) await new TenantAdmin(storage).require(values.tenant);
-      const users = new UserAdmin(storage.registry, config);
+      const users = new UserAdmin(storage.registry, { ...config, teams: storage.teams });
       const registry = registryName(tenant);
       switch (action) {
         case 'create': {

@@ -1,3 +1,5 @@
+import { enclosingPrefixes, parsePackageRule } from './package-rules.js';
+
 /**
  * The `uplinks` setting: which package names this registry serves from which upstream npm
  * registry. Parsed and checked once (start-up, `tenant set`), then compiled into rules that a
@@ -29,8 +31,6 @@ export class UplinkConfigError extends Error {
 
 const UPLINK_FIELDS = new Set(['name', 'url', 'packages', 'maxAge', 'timeout', 'tokenEnv', 'search']);
 const NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
-/** A reverse-DNS name or its start, the way package names are written (protocol/names.ts). */
-const PACKAGE = /^[a-z0-9][a-z0-9_-]*(\.[a-z0-9][a-z0-9_-]*)*$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** The uplinks of a JSON value (or a string of JSON, as the environment holds it). */
@@ -77,8 +77,7 @@ function parseUplink(entry: unknown, index: number): UplinkConfig {
     throw new UplinkConfigError(`${named}: 'packages' must be a non-empty array of names or '<prefix>.*' namespaces`);
   }
   const packages = (raw.packages as unknown[]).map((rule) => {
-    const prefix = typeof rule === 'string' && rule.endsWith('.*') ? rule.slice(0, -2) : rule;
-    if (typeof prefix !== 'string' || !PACKAGE.test(prefix) || prefix.length > 214) {
+    if (parsePackageRule(rule) === undefined) {
       throw new UplinkConfigError(`${named}: '${String(rule)}' is neither a package name nor a '<prefix>.*' namespace`);
     }
     return rule as string;
@@ -196,9 +195,8 @@ export class UplinkRules {
   #find(name: string): Uplink | undefined {
     const exact = this.#exact.get(name);
     if (exact !== undefined || this.#namespaces.size === 0) return exact;
-    // Longest namespace first: cut the name back one segment at a time.
-    for (let end = name.lastIndexOf('.'); end > 0; end = name.lastIndexOf('.', end - 1)) {
-      const found = this.#namespaces.get(name.slice(0, end));
+    for (const prefix of enclosingPrefixes(name)) {
+      const found = this.#namespaces.get(prefix);
       if (found !== undefined) return found;
     }
     return undefined;

@@ -13,6 +13,7 @@ import type { TarballFacts } from './tarball-validation.js';
 import { RegistrySignatures, type RegistrySignature } from './registry-signatures.js';
 import { checkProvenance, type ProvenanceFacts } from './provenance.js';
 import { unitySignatureFacts } from './unity-signature.js';
+import type { TeamService } from './team-service.js';
 
 export interface PublishResult {
   /** False when the same version with the same bytes was already there (an idempotent retry). */
@@ -58,10 +59,13 @@ const EARLY_CHECK_BYTES = 1024 * 1024;
 export class PublishService {
   readonly #deps: PublishServiceDeps;
   readonly #signatures: RegistrySignatures;
+  /** Who may publish a new package in a namespace a team owns. */
+  readonly #teams: Pick<TeamService, 'requireMayCreate'>;
 
-  constructor(deps: PublishServiceDeps) {
+  constructor(deps: PublishServiceDeps, teams: Pick<TeamService, 'requireMayCreate'>) {
     this.#deps = deps;
     this.#signatures = new RegistrySignatures(deps);
+    this.#teams = teams;
   }
 
   /**
@@ -82,7 +86,9 @@ export class PublishService {
     // Checked again under the lock; here it spares reading a large body the answer will refuse.
     // A small one is cheaper to read than the document is to load twice.
     if (declaredLength === undefined || declaredLength > EARLY_CHECK_BYTES) {
-      requireMaintainer(await packages.package(tenant, name).read(), caller.user, name);
+      const stored = await packages.package(tenant, name).read();
+      requireMaintainer(stored, caller.user, name);
+      if (stored === undefined) await this.#teams.requireMayCreate(tenant, caller.user, name);
     }
     return receivePublishBody(body, {
       bodyLimit,
@@ -110,6 +116,8 @@ export class PublishService {
     try {
       result = await packages.package(tenant, name).update<PublishResult>(async (current) => {
         requireMaintainer(current, caller.user, name);
+        // A new package only: one that exists keeps its own maintainers, inside a team's namespace too.
+        if (current === undefined) await this.#teams.requireMayCreate(tenant, caller.user, name);
         checked ??= await this.#check(tenant, caller, name, received, config.maxTarballSize);
         const { request } = checked;
         if (current?.publishedVersions.includes(request.version)) {

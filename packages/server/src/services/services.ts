@@ -20,6 +20,7 @@ import { TokenService } from './token-service.js';
 import { SecondFactorService } from './second-factor.js';
 import { UserAdmin } from './user-admin.js';
 import { Invitations } from './invitations.js';
+import { TeamService } from './team-service.js';
 import { RateLimitService } from './rate-limits.js';
 import { createMemoryCounterStore } from '../storage/create-storage.js';
 import { UplinkService } from './uplinks/uplink-service.js';
@@ -65,6 +66,8 @@ export interface Services {
   users: UserAdmin;
   /** One-time invitations to create an account. */
   invitations: Invitations;
+  /** Teams, their members and the namespaces they own. */
+  teams: TeamService;
   /** Package documents kept in memory (its hit counts feed /-/metrics). */
   documentCache: DocumentCache;
   /** Stops background work and writes buffered download counts (the app's onClose). */
@@ -103,6 +106,7 @@ export function createServices(deps: ServerDeps, options: ServicesOptions = {}):
   const search = new SearchService(deps, { scopeOf, ...(shared ? { sharedMaxAgeMs: SHARED_MAX_AGE_MS } : {}) });
   const packageReads = new PackageReadService(deps, documents, scopeOf);
   const upstream = options.upstreamClient ?? new HttpUpstreamClient();
+  const teams = new TeamService(deps);
   const uplinks = new UplinkService(deps, packageReads, {
     client: upstream,
     scopeOf,
@@ -117,7 +121,7 @@ export function createServices(deps: ServerDeps, options: ServicesOptions = {}):
     downloads,
     packageReads,
     uplinks,
-    publish: new PublishService(deps),
+    publish: new PublishService(deps, teams),
     signatures: new RegistrySignatures(deps),
     advisories: new AdvisoryService(deps),
     attestations: new AttestationService(deps),
@@ -130,12 +134,13 @@ export function createServices(deps: ServerDeps, options: ServicesOptions = {}):
     tokenUses,
     tokens: new TokenService(auth, deps.now),
     secondFactors: new SecondFactorService(deps),
-    users: new UserAdmin(deps.registry, { passwordMinLength: deps.config.passwordMinLength, now: deps.now }),
+    users: new UserAdmin(deps.registry, { passwordMinLength: deps.config.passwordMinLength, now: deps.now, teams: deps.teams }),
     invitations: new Invitations(deps.registry, {
       ttlSeconds: deps.config.invitationTtl,
       passwordMinLength: deps.config.passwordMinLength,
       now: deps.now,
     }),
+    teams,
     async close() {
       await tokenUses.flush();
       await scores.close();

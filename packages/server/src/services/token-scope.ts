@@ -1,6 +1,7 @@
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
 import { ProtocolError } from '@pkg/protocol';
 import type { TokenScope } from '../storage/ports.js';
+import { parsePackageRule, ruleCovers } from '../config/package-rules.js';
 
 /**
  * The limits of a scoped token: checked when it is created, asked on every request it makes.
@@ -8,7 +9,6 @@ import type { TokenScope } from '../storage/ports.js';
  * holds `com.studio.tool` and `com.studio.tool.extra`, not `com.studio`).
  */
 
-const PACKAGE_RULE = /^[a-z0-9][a-z0-9_-]*(\.[a-z0-9][a-z0-9_-]*)*$/;
 const MAX_RULES = 100;
 const MAX_NAME = 128;
 
@@ -19,10 +19,7 @@ const compiled = new WeakMap<TokenScope, BlockList>();
 export function packageAllowed(scope: TokenScope | undefined, name: string): boolean {
   const rules = scope?.packages;
   if (rules === undefined) return true;
-  for (const rule of rules) {
-    if (rule.endsWith('.*') ? name.startsWith(rule.slice(0, -1)) : name === rule) return true;
-  }
-  return false;
+  return rules.some((rule) => ruleCovers(rule, name));
 }
 
 /** Whether a token of this scope may be used from `address` (the client's, as trustProxy sees it). */
@@ -119,8 +116,7 @@ function checkCidr(cidr: string): string {
 }
 
 function checkPackageRule(rule: string): string {
-  const prefix = rule.endsWith('.*') ? rule.slice(0, -2) : rule;
-  if (!PACKAGE_RULE.test(prefix) || prefix.length > 214) {
+  if (parsePackageRule(rule) === undefined) {
     throw new ProtocolError('VALIDATION_ERROR', `'${rule.slice(0, 80)}' is neither a package name nor a '<prefix>.*' namespace`);
   }
   return rule;

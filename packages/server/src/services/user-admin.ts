@@ -1,5 +1,6 @@
 import { ProtocolError } from '@pkg/protocol';
 import type { RegistryStore, TenantId, UserRecord } from '../storage/ports.js';
+import type { TeamStore } from '../storage/team-store.js';
 import { checkEmail, USER_NAME } from './account-names.js';
 import { hashPassword } from './passwords.js';
 import { checkNewPassword } from './password-policy.js';
@@ -44,11 +45,16 @@ export class UserAdmin {
   readonly #registry: RegistryStore;
   readonly #passwordMinLength: number;
   readonly #now: () => Date;
+  readonly #teams: Pick<TeamStore, 'forgetUser'> | undefined;
 
-  constructor(registry: RegistryStore, options: { passwordMinLength: number; now?: () => Date }) {
+  constructor(
+    registry: RegistryStore,
+    options: { passwordMinLength: number; now?: () => Date; teams?: Pick<TeamStore, 'forgetUser'> },
+  ) {
     this.#registry = registry;
     this.#passwordMinLength = options.passwordMinLength;
     this.#now = options.now ?? (() => new Date());
+    this.#teams = options.teams;
   }
 
   list(tenant: TenantId): Promise<UserRecord[]> {
@@ -94,9 +100,10 @@ export class UserAdmin {
   }
 
   /**
-   * Deletes the account: its tokens are revoked and its web sessions end with it. Its packages
-   * stay, and so do the maintainers lists that name it (a new account of that name is not
-   * given them by the registry, but a maintainers list names it until an owner changes it).
+   * Deletes the account: its tokens are revoked, its web sessions and team memberships end with
+   * it. Its packages stay, and so do the maintainers lists that name it (a new account of that
+   * name is not given them by the registry, but a maintainers list names it until an owner
+   * changes it).
    * Returns how many tokens were revoked.
    */
   async delete(tenant: TenantId, name: string): Promise<number> {
@@ -104,6 +111,8 @@ export class UserAdmin {
     const tokens = (await this.#registry.listUserTokens(tenant, name)).length;
     // Deleted meanwhile by another administrator: the same answer as an unknown user.
     if (!(await this.#registry.deleteUser(tenant, name))) await this.require(tenant, name);
+    // Its team memberships end too (a team store of its own: after the account, not with it).
+    await this.#teams?.forgetUser(tenant, name);
     return tokens;
   }
 

@@ -10,6 +10,7 @@ import { SqliteSearchIndex } from './drivers/sqlite/sqlite-search-index.js';
 import { SqliteUplinkCache } from './drivers/sqlite/sqlite-uplink-cache.js';
 import { SqliteSigningKeys } from './drivers/sqlite/sqlite-signing-keys.js';
 import { SqliteAdvisories } from './drivers/sqlite/sqlite-advisories.js';
+import { SqliteTeams } from './drivers/sqlite/sqlite-teams.js';
 import { MemoryBlobStore } from './drivers/memory/memory-blob-store.js';
 import { MemoryDownloadCounts } from './drivers/memory/memory-download-counts.js';
 import { MemoryDatabase, MemoryMetadataStore } from './drivers/memory/memory-metadata-store.js';
@@ -17,6 +18,7 @@ import { MemorySearchIndex } from './drivers/memory/memory-search-index.js';
 import { MemoryUplinkCache } from './drivers/memory/memory-uplink-cache.js';
 import { MemorySigningKeys } from './drivers/memory/memory-signing-keys.js';
 import { MemoryAdvisories } from './drivers/memory/memory-advisories.js';
+import { MemoryTeams } from './drivers/memory/memory-teams.js';
 import { LocalInvalidationBus } from './drivers/memory/memory-invalidation-bus.js';
 import { blobKeysOfVersion, packageOfBlobKey } from './blob-keys.js';
 import type {
@@ -35,6 +37,7 @@ import type {
   UplinkCacheStore,
 } from './ports.js';
 import type { CounterStore } from './counter-store.js';
+import type { TeamStore } from './team-store.js';
 import { MemoryCounterStore } from './drivers/memory/memory-counter-store.js';
 
 export interface Storage {
@@ -53,6 +56,8 @@ export interface Storage {
   signingKeys: SigningKeyStore;
   /** Security advisories of the registries' packages, in the metadata database. */
   advisories: AdvisoryStore;
+  /** Teams, their members and the namespaces they own, in the metadata database. */
+  teams: TeamStore;
   blobs: BlobStore;
   bus: InvalidationBus;
   /** The shared Redis connection, when one is configured (rate limits use it too). */
@@ -83,6 +88,7 @@ export async function createStorage(config: Config, options: CreateStorageOption
     let uplinkCache: UplinkCacheStore;
     let signingKeys: SigningKeyStore;
     let advisories: AdvisoryStore;
+    let teams: TeamStore;
     let postgres: PostgresMetadataStore | undefined;
     const clock = options.now ? { now: options.now } : {};
     if (config.database.startsWith('sqlite:')) {
@@ -91,9 +97,17 @@ export async function createStorage(config: Config, options: CreateStorageOption
       const uplinks = new SqliteUplinkCache();
       const keys = new SqliteSigningKeys();
       const advisoryStore = new SqliteAdvisories();
+      const teamStore = new SqliteTeams();
       const store = new SqliteMetadataStore(
         config.database.slice('sqlite:'.length),
-        [searchIndex.writeHook, counts.writeHook, uplinks.writeHook, keys.writeHook, advisoryStore.writeHook],
+        [
+          searchIndex.writeHook,
+          counts.writeHook,
+          uplinks.writeHook,
+          keys.writeHook,
+          advisoryStore.writeHook,
+          teamStore.writeHook,
+        ],
         { cacheBytes: config.databaseCache },
       );
       searchIndex.attach(store.db);
@@ -101,9 +115,11 @@ export async function createStorage(config: Config, options: CreateStorageOption
       uplinks.attach(store.db);
       keys.attach(store.db);
       advisoryStore.attach(store.db);
+      teamStore.attach(store.db);
       uplinkCache = uplinks;
       signingKeys = keys;
       advisories = advisoryStore;
+      teams = teamStore;
       metadata = store;
       search = searchIndex;
       downloadCounts = counts;
@@ -117,26 +133,31 @@ export async function createStorage(config: Config, options: CreateStorageOption
       const { PostgresUplinkCache } = await import('./drivers/postgres/postgres-uplink-cache.js');
       const { PostgresSigningKeys } = await import('./drivers/postgres/postgres-signing-keys.js');
       const { PostgresAdvisories } = await import('./drivers/postgres/postgres-advisories.js');
+      const { PostgresTeams } = await import('./drivers/postgres/postgres-teams.js');
       const searchIndex = new PostgresSearchIndex(clock);
       const counts = new PostgresDownloadCounts();
       const uplinks = new PostgresUplinkCache();
       const keys = new PostgresSigningKeys();
       const advisoryStore = new PostgresAdvisories();
+      const teamStore = new PostgresTeams();
       postgres = new PostgresMetadataStore(parsePostgresUrl(config.database), [
         searchIndex.writeHook,
         counts.writeHook,
         uplinks.writeHook,
         keys.writeHook,
         advisoryStore.writeHook,
+        teamStore.writeHook,
       ]);
       searchIndex.attach(postgres.pool);
       counts.attach(postgres.pool);
       uplinks.attach(postgres.pool);
       keys.attach(postgres.pool);
       advisoryStore.attach(postgres.pool);
+      teamStore.attach(postgres.pool);
       uplinkCache = uplinks;
       signingKeys = keys;
       advisories = advisoryStore;
+      teams = teamStore;
       metadata = postgres;
       search = searchIndex;
       downloadCounts = counts;
@@ -184,6 +205,7 @@ export async function createStorage(config: Config, options: CreateStorageOption
       uplinkCache,
       signingKeys,
       advisories,
+      teams,
       blobs,
       bus,
       counters,
@@ -209,6 +231,7 @@ export interface MetadataSnapshot {
   packages: PackageStore;
   downloadCounts: DownloadCountStore;
   signingKeys: SigningKeyStore;
+  teams: TeamStore;
   /** False when the session holding the snapshot was lost and reads may have left it. */
   stillConsistent(): boolean;
   close(): Promise<void>;
@@ -224,6 +247,7 @@ export async function openPostgresSnapshot(config: Pick<Config, 'database'>): Pr
   const { PostgresMetadataStore } = await import('./drivers/postgres/postgres-metadata-store.js');
   const { PostgresDownloadCounts } = await import('./drivers/postgres/postgres-download-counts.js');
   const { PostgresSigningKeys } = await import('./drivers/postgres/postgres-signing-keys.js');
+  const { PostgresTeams } = await import('./drivers/postgres/postgres-teams.js');
   const store = new PostgresMetadataStore(parsePostgresUrl(config.database), [], { snapshot: true });
   try {
     const stillConsistent = await beginSnapshot(store.pool);
@@ -231,7 +255,9 @@ export async function openPostgresSnapshot(config: Pick<Config, 'database'>): Pr
     downloadCounts.attach(store.pool);
     const signingKeys = new PostgresSigningKeys();
     signingKeys.attach(store.pool);
-    return { registry: store, packages: store, downloadCounts, signingKeys, stillConsistent, close: () => store.close() };
+    const teams = new PostgresTeams();
+    teams.attach(store.pool);
+    return { registry: store, packages: store, downloadCounts, signingKeys, teams, stillConsistent, close: () => store.close() };
   } catch (err) {
     await store.close();
     throw err;
@@ -263,12 +289,14 @@ export function createMemoryStorage(options: { now?: () => Date } = {}): Storage
   const uplinkCache = new MemoryUplinkCache(new Map(), tenantExists);
   const signingKeys = new MemorySigningKeys(tenantExists);
   const advisories = new MemoryAdvisories(tenantExists);
+  const teams = new MemoryTeams(tenantExists);
   const metadata = new MemoryMetadataStore(database, [
     search.writeHook,
     counts.writeHook,
     uplinkCache.writeHook,
     signingKeys.writeHook,
     advisories.writeHook,
+    teams.writeHook,
   ]);
   const blobs = new MemoryBlobStore();
   const bus = new LocalInvalidationBus();
@@ -285,6 +313,7 @@ export function createMemoryStorage(options: { now?: () => Date } = {}): Storage
     uplinkCache,
     signingKeys,
     advisories,
+    teams,
     async close() {
       await counters.close();
     },

@@ -84,6 +84,11 @@ beforeAll(async () => {
     README,
   );
   await publish('com.studio.bare', '0.1.0', { description: 'No readme at all', godot: '4.2' });
+  // The account page shows alice's teams and their namespaces.
+  await loginUser(registry.url, 'bob', 'pw-bob');
+  await registry.storage.teams.create('', 'studio', new Date().toISOString(), ['alice', 'bob']);
+  await registry.storage.teams.claim('', 'studio', 'com.studio.*');
+  await registry.storage.teams.claim('', 'studio', 'com.studio-labs.*');
   for (let i = 0; i < 3; i++)
     await (await fetch(`${registry.url}/com.studio.questlog/-/com.studio.questlog-1.1.0.tgz`)).arrayBuffer();
   await registry.services.downloads.flush();

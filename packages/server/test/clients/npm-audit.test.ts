@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  NPM10_CLI,
+  npmLines,
   NpmClient,
   cliVersion,
   expectSuccess,
@@ -47,10 +47,7 @@ afterAll(async () => {
   await registry.close();
 });
 
-const clients = [
-  { label: 'npm 11', major: 11, cli: systemNpmCli },
-  { label: 'npm 10', major: 10, cli: NPM10_CLI },
-];
+const clients = npmLines();
 
 describe.each(clients)('$label', ({ label, major, cli }) => {
   let npm: NpmClient;

@@ -2,14 +2,13 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  NPM10_CLI,
+  npmLines,
   NpmClient,
   cliVersion,
   loginUser,
   publishFixtures,
   request,
   startRegistry,
-  systemNpmCli,
   type RunResult,
   type TestRegistry,
 } from '@pkg/testkit';
@@ -41,10 +40,7 @@ afterAll(async () => {
   await closed?.close();
 });
 
-const clients = [
-  { label: 'npm 11', major: 11, cli: systemNpmCli },
-  { label: 'npm 10', major: 10, cli: NPM10_CLI },
-];
+const clients = npmLines();
 
 /** What npm printed as its error, lines joined. */
 function printed(result: RunResult): string {

@@ -2,14 +2,13 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  NPM10_CLI,
+  npmLines,
   NpmClient,
   cliVersion,
   expectSuccess,
   publishFixtures,
   request,
   startRegistry,
-  systemNpmCli,
   type TestRegistry,
 } from '@pkg/testkit';
 
@@ -27,10 +26,11 @@ afterAll(async () => {
   await registry?.close();
 });
 
-const clients = [
-  { label: 'npm 11', major: 11, cli: systemNpmCli, readOnly: ['--packages-and-scopes-permission=read-only'] },
-  { label: 'npm 10', major: 10, cli: NPM10_CLI, readOnly: ['--read-only'] },
-];
+// npm 11 asks for a read-only token with its own flag; npm 10 sends `readonly`.
+const clients = npmLines().map((line) => ({
+  ...line,
+  readOnly: line.major === 11 ? ['--packages-and-scopes-permission=read-only'] : ['--read-only'],
+}));
 
 describe.each(clients)('$label token', ({ label, major, cli, readOnly }) => {
   const user = `tokens${major}`;

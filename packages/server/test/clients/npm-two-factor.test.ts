@@ -1,15 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Secret, TOTP } from 'otpauth';
-import {
-  NPM10_CLI,
-  NpmClient,
-  cliVersion,
-  expectSuccess,
-  request,
-  startRegistry,
-  systemNpmCli,
-  type TestRegistry,
-} from '@pkg/testkit';
+import { npmLines, NpmClient, cliVersion, expectSuccess, request, startRegistry, type TestRegistry } from '@pkg/testkit';
 
 /**
  * Two-factor sign-in as npm 11 and npm 10 drive it, unchanged: `npm profile enable-2fa
@@ -33,10 +24,7 @@ function nextCode(secret: string): string {
   return new TOTP({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30 }).generate({ timestamp: clock });
 }
 
-const clients = [
-  { label: 'npm 11', major: 11, cli: systemNpmCli },
-  { label: 'npm 10', major: 10, cli: NPM10_CLI },
-];
+const clients = npmLines();
 
 describe.each(clients)('$label with two-factor sign-in', ({ label, major, cli }) => {
   const user = `tfa${major}`;

@@ -2,14 +2,13 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  NPM10_CLI,
+  npmLines,
   NpmClient,
   cliVersion,
   expectSuccess,
   loginUser,
   request,
   startRegistry,
-  systemNpmCli,
   type TestRegistry,
 } from '@pkg/testkit';
 
@@ -26,10 +25,7 @@ afterAll(async () => {
   await registry.close();
 });
 
-const clients = [
-  { label: 'npm 11', major: 11, cli: systemNpmCli },
-  { label: 'npm 10', major: 10, cli: NPM10_CLI },
-];
+const clients = npmLines();
 
 describe.each(clients)('$label', ({ label, major, cli }) => {
   const tag = `npm${major}`;

@@ -80,7 +80,7 @@ describe('administrators manage users over HTTP', () => {
     expect((await api(USERS)).body).toEqual(before.body);
   });
 
-  it('disable revokes the tokens; delete revokes them and keeps the packages', async () => {
+  it('disable revokes the tokens; delete revokes them, ends team memberships and keeps the packages', async () => {
     await api(USERS, { method: 'POST', body: { name: 'frank', password: 'frank is careful' } });
     const token = await loginUser(registry.url, 'frank', 'frank is careful');
     expect((await publishVersion(registry.url, token, 'com.frank.tool', '1.0.0')).status).toBe(201);
@@ -98,6 +98,8 @@ describe('administrators manage users over HTTP', () => {
     expect(await loginUser(registry.url, 'frank', 'frank has a new one')).toBeTruthy();
 
     const again = await loginUser(registry.url, 'frank', 'frank has a new one');
+    const team = await request(`${registry.url}/-/pkg/v1/teams`, { method: 'POST', token: again, body: { name: 'franks' } });
+    expect(team.status, team.text).toBe(201);
     const deleted = await api(`${USERS}/frank`, { method: 'DELETE' });
     expect(deleted.status).toBe(200);
     expect(deleted.body).toEqual({ name: 'frank', deleted: true, revokedTokens: 2 });
@@ -105,6 +107,7 @@ describe('administrators manage users over HTTP', () => {
     const document = await request(`${registry.url}/com.frank.tool`);
     expect(document.status).toBe(200);
     expect(document.body.maintainers).toContainEqual(expect.objectContaining({ name: 'frank' }));
+    expect((await api('/-/pkg/v1/teams/franks')).body.members).toEqual([]);
     expect((await api(`${USERS}/frank`, { method: 'DELETE' })).status).toBe(404);
   });
 

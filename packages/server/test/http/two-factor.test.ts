@@ -101,4 +101,16 @@ describe('two-factor sign-in', () => {
       "The account 'ada' signs in with two factors: use a token (npm login, pkg login), not its password",
     );
   });
+
+  it('changing a team is a write: it needs a code too', async () => {
+    const token = await loginUser(registry.url, 'teamer', PASSWORD);
+    const { secret } = await enrol(token);
+    const create = (headers: Record<string, string> = {}) =>
+      request(`${registry.url}/-/pkg/v1/teams`, { method: 'POST', token, body: { name: 'coded' }, headers });
+    const without = await create();
+    expect(without.status).toBe(401);
+    expect(without.headers.get('www-authenticate')).toBe('OTP');
+    expect(await registry.storage.teams.get('', 'coded')).toBeUndefined();
+    expect((await create({ 'npm-otp': code(secret) })).status).toBe(201);
+  });
 });

@@ -88,6 +88,8 @@ describe.each(profiles)('backup under write load and restore (%s)', (profile, av
       let restored: TestRegistry | undefined;
       try {
         const token = await loginUser(registry.url, 'alice');
+        await registry.storage.teams.create('', 'studio', '2025-01-01T00:00:00.000Z', ['alice']);
+        await registry.storage.teams.claim('', 'studio', 'com.studio.*');
         const source =
           profile === 'embedded'
             ? ['--data', registry.dataDir]
@@ -158,6 +160,7 @@ describe.each(profiles)('backup under write load and restore (%s)', (profile, av
           expect(restoredVerify.code).toBe(0);
           expect(JSON.parse(restoredVerify.stdout).problems).toEqual([]);
         }
+        expect(await restored.storage.teams.list('')).toEqual(await registry.storage.teams.list(''));
         const whoami = await request(`${restored.url}/-/whoami`, { token });
         expect(whoami).toMatchObject({ status: 200, body: { username: 'alice' } });
         expect((await publishVersion(restored.url, token, 'com.example.after', '1.0.0')).status).toBe(201);

@@ -21,6 +21,7 @@ import { POSTGRES_DOWNLOAD_MIGRATIONS } from '../../src/storage/drivers/postgres
 import { PostgresInvalidationBus } from '../../src/storage/drivers/postgres/postgres-invalidation-bus.js';
 import { POSTGRES_SEARCH_MIGRATIONS } from '../../src/storage/drivers/postgres/postgres-search-index.js';
 import { POSTGRES_SIGNING_KEY_MIGRATIONS } from '../../src/storage/drivers/postgres/postgres-signing-keys.js';
+import { POSTGRES_TEAM_MIGRATIONS } from '../../src/storage/drivers/postgres/postgres-teams.js';
 import { PostgresMetadataStore } from '../../src/storage/drivers/postgres/postgres-metadata-store.js';
 import { POSTGRES_UPLINK_CACHE_MIGRATIONS } from '../../src/storage/drivers/postgres/postgres-uplink-cache.js';
 import { RedisInvalidationBus } from '../../src/storage/drivers/redis/redis-invalidation-bus.js';
@@ -127,6 +128,7 @@ describe.skipIf(!testPostgresUrl || !testRedisUrl)('createStorage with PostgreSQ
         { scope: 'downloads', n: String(POSTGRES_DOWNLOAD_MIGRATIONS.length) },
         { scope: 'search', n: String(POSTGRES_SEARCH_MIGRATIONS.length) },
         { scope: 'signing-keys', n: String(POSTGRES_SIGNING_KEY_MIGRATIONS.length) },
+        { scope: 'teams', n: String(POSTGRES_TEAM_MIGRATIONS.length) },
         { scope: 'uplink-cache', n: String(POSTGRES_UPLINK_CACHE_MIGRATIONS.length) },
       ]);
       await nodes[1]!.packages.package('', 'com.acme.tool').update(() => ({

@@ -64,6 +64,7 @@ async function snapshot(storage: Storage) {
       users: await storage.registry.listUsers(t),
       tokens: await storage.registry.listTokens(t),
       signingKeys: await storage.signingKeys.list(t),
+      teams: await storage.teams.list(t),
       packages,
     };
   }
@@ -91,6 +92,9 @@ beforeAll(async () => {
       const signatures = new RegistrySignatures({ signingKeys: source.signingKeys, now: () => new Date() });
       await signatures.signingKey(t);
       await signatures.rotate(t);
+      await source.teams.create(t, 'studio', '2025-01-01T00:00:00.000Z', ['ada', 'eve']);
+      await source.teams.claim(t, 'studio', 'com.acme.*');
+      await source.teams.create(t, 'empty', '2025-01-02T00:00:00.000Z', []);
     }
     // An unpublished package: its tombstone must travel, so its versions stay unusable.
     await source.packages.package('', 'com.acme.gone').update(() => ({
@@ -140,7 +144,7 @@ describe('pkg-registry migrate between two embedded registries', () => {
       expect(first.stderr).toBe('');
       expect(first.code).toBe(0);
       expect(first.stdout).toContain(
-        '1 tenants, 4 users, 4 tokens, 4 signing keys, 5 packages, 3 download counts; 6 tarballs copied, 0 already there',
+        '1 tenants, 4 users, 4 tokens, 4 signing keys, 4 teams, 5 packages, 3 download counts; 6 tarballs copied, 0 already there',
       );
       const target = await openEmbedded(targetDir);
       expect(await snapshot(target)).toEqual(expected);

@@ -183,6 +183,20 @@ describe('the account page', () => {
     expect(page.html).toContain('alice@example.com');
   });
 
+  it("shows the user's teams with their namespaces and other members, and no other team", async () => {
+    const client = await signedIn('bob', 'pw-bob');
+    expect(squash((await client.get('/-/web/account')).html)).toContain('You are in no team.');
+    await registry.storage.teams.create('', 'studio', '2025-01-01T00:00:00.000Z', ['alice', 'bob']);
+    await registry.storage.teams.claim('', 'studio', 'com.studio.*');
+    await registry.storage.teams.claim('', 'studio', 'com.studio-labs.*');
+    await registry.storage.teams.create('', 'secret-team', '2025-01-01T00:00:00.000Z', ['alice']);
+    const html = squash((await client.get('/-/web/account')).html);
+    expect(html).toContain(
+      '<tr><td>studio</td><td><code>com.studio-labs.*</code>,<code>com.studio.*</code></td><td>alice</td></tr>',
+    );
+    expect(html).not.toContain('secret-team');
+  });
+
   it('revokes one token: it stops working, the others keep working', async () => {
     const victim = await loginUser(registry.url, 'alice', 'pw-alice');
     const client = await signedIn('alice', 'pw-alice');

@@ -1,4 +1,6 @@
 import type { TokenSummary } from '../../services/auth-service.js';
+import type { TeamRecord } from '../../storage/team-store.js';
+import { teamsSection } from './account-teams.js';
 import { CSRF_FIELD } from '../csrf.js';
 import { html, type SafeHtml } from '../html.js';
 import { isoDate } from '../package-facts.js';
@@ -13,6 +15,8 @@ export interface AccountView {
   user: string;
   email: string;
   tokens: TokenRow[];
+  /** The teams the user is a member of. */
+  teams: TeamRecord[];
   notice?: string;
   /** A token just created: shown on this page only, once. */
   created?: { token: string; id: string };
@@ -35,7 +39,8 @@ export function accountPage(ctx: PageContext, view: AccountView): string {
     </p>
     ${view.created ? createdToken(view.created) : ''}
     ${view.tokens.length === 0 ? html`<p class="muted">You have no tokens.</p>` : tokenTable(ctx, view.tokens)}
-    ${tokenForm(ctx, view)} ${twoFactorSection(view.twoFactor, { csrf: ctx.csrf, error: view.twoFactorError })}`;
+    ${tokenForm(ctx, view)} ${teamsSection(view.user, view.teams)}
+    ${twoFactorSection(view.twoFactor, { csrf: ctx.csrf, error: view.twoFactorError })}`;
   // A title of its own while enrolment waits for its first code, and for the recovery codes.
   const state = view.twoFactor.state;
   const title =

@@ -89,12 +89,13 @@ export async function accountRoutes(app: FastifyInstance, { web }: { web: WebSer
   /** The account page of the signed-in viewer, with its tokens and second factor as they are now. */
   async function account(request: FastifyRequest, ctx: PageContext, extra: Partial<AccountView>): Promise<string> {
     const viewer = ctx.viewer!;
-    const [user, tokens] = await Promise.all([
+    const [user, tokens, teams] = await Promise.all([
       web.registry.auth.getUser(request.ctx.tenant, viewer),
       web.registry.auth.listTokens(request.ctx.tenant, viewer),
+      web.registry.teams.teamsOf(request.ctx.tenant, viewer),
     ]);
     const twoFactor = extra.twoFactor ?? twoFactorViewOf(web, user, new URL(request.ctx.baseUrl).host);
-    return accountPage(ctx, { user: viewer, email: user?.email ?? '', tokens, ...extra, twoFactor });
+    return accountPage(ctx, { user: viewer, email: user?.email ?? '', tokens, teams, ...extra, twoFactor });
   }
 
   await app.register(twoFactorRoutes, { web, account });

@@ -1,0 +1,85 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ProtocolError } from '@pkg/protocol';
+import type { Caller } from '../context.js';
+import type { Services } from '../services/services.js';
+import { shownTeam as shown, type TeamActor } from '../services/team-service.js';
+import { requireCaller, requireWriter } from './guards.js';
+import { requireWriteCode } from './second-factor-guard.js';
+
+type TeamParams = { team: string };
+type MemberParams = { team: string; user: string };
+type NamespaceParams = { team: string; namespace: string };
+
+/**
+ * Teams that own namespaces, `/-/pkg/v1/teams`: any signed-in user reads them and creates one
+ * (becoming its first member); members and administrators change a team. Each change is a write:
+ * a read-only, publish-only or package-limited token is refused, and a user whose two factors
+ * guard writes is asked for a code.
+ */
+export async function teamRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
+  /** The caller as the actor of a change of teams, after every check of its token. */
+  const changer = async (request: FastifyRequest, why: string): Promise<TeamActor> => {
+    const caller = unlimited(requireWriter(request));
+    await requireWriteCode(services, request, caller, why);
+    return services.teams.actor(request.ctx.tenant, caller.user);
+  };
+
+  app.get('/-/pkg/v1/teams', async (request) => {
+    requireCaller(request);
+    return { teams: (await services.teams.list(request.ctx.tenant)).map(shown) };
+  });
+
+  app.get<{ Params: TeamParams }>('/-/pkg/v1/teams/:team', async (request) => {
+    requireCaller(request);
+    return shown(await services.teams.get(request.ctx.tenant, request.params.team));
+  });
+
+  app.post('/-/pkg/v1/teams', async (request, reply) => {
+    const actor = await changer(request, 'Creating a team');
+    const body = request.body as { name?: unknown } | undefined;
+    if (typeof body?.name !== 'string') throw new ProtocolError('BAD_REQUEST', "The body must be JSON with the team's 'name'");
+    const team = await services.teams.create(request.ctx.tenant, actor, body.name);
+    reply.code(201);
+    return shown(team);
+  });
+
+  app.delete<{ Params: TeamParams }>('/-/pkg/v1/teams/:team', async (request) => {
+    const actor = await changer(request, 'Deleting a team');
+    return shown(await services.teams.delete(request.ctx.tenant, actor, request.params.team));
+  });
+
+  app.put<{ Params: MemberParams }>('/-/pkg/v1/teams/:team/members/:user', async (request) => {
+    const actor = await changer(request, 'Changing a team');
+    const { team, user } = request.params;
+    return shown(await services.teams.addMember(request.ctx.tenant, actor, team, user));
+  });
+
+  app.delete<{ Params: MemberParams }>('/-/pkg/v1/teams/:team/members/:user', async (request) => {
+    const actor = await changer(request, 'Changing a team');
+    const { team, user } = request.params;
+    return shown(await services.teams.removeMember(request.ctx.tenant, actor, team, user));
+  });
+
+  app.put<{ Params: NamespaceParams }>('/-/pkg/v1/teams/:team/namespaces/:namespace', async (request) => {
+    const actor = await changer(request, 'Claiming a namespace');
+    const { team, namespace } = request.params;
+    return shown(await services.teams.claim(request.ctx.tenant, actor, team, namespace));
+  });
+
+  app.delete<{ Params: NamespaceParams }>('/-/pkg/v1/teams/:team/namespaces/:namespace', async (request) => {
+    const actor = await changer(request, 'Releasing a namespace');
+    const { team, namespace } = request.params;
+    return shown(await services.teams.release(request.ctx.tenant, actor, team, namespace));
+  });
+}
+
+/** A token limited to some packages acts on those packages only: teams need another token. */
+function unlimited(caller: Caller): Caller {
+  if (caller.scope?.packages !== undefined) {
+    throw new ProtocolError(
+      'FORBIDDEN',
+      `This token is limited to ${caller.scope.packages.join(', ')}: changing teams needs a token without a package limit`,
+    );
+  }
+  return caller;
+}
