@@ -36,6 +36,9 @@ import { requestIdGenerator } from './http/request-ids.js';
 import { HotPath } from './hot-path/hot-path.js';
 import { installUplinkGuard } from './services/uplinks/uplink-guard.js';
 import type { RequestPipeline } from './http/request-steps.js';
+import { installChangeRecording } from './plugins/change-recording.js';
+import { auditRoutes } from './routes/audit.js';
+import { webhookRoutes } from './routes/webhooks.js';
 
 export interface BuiltApp {
   app: FastifyInstance;
@@ -91,7 +94,9 @@ export async function buildApp(deps: ServerDeps, options: BuildOptions = {}): Pr
   const services = createServices(deps, {
     onError: (err, task) => app.log.error({ err }, `background task failed: ${task}`),
     onUplinkFailure: (uplink, what, why) => app.log.warn({ uplink, package: what, reason: why }, 'upstream request failed'),
+    log: app.log,
   });
+  app.addHook('onReady', async () => services.start());
   // Buffered download counts are written before the storage closes (main and tests close the app first).
   app.addHook('onClose', async () => {
     requestLog.flush();
@@ -122,6 +127,7 @@ export async function buildApp(deps: ServerDeps, options: BuildOptions = {}): Pr
   installRequestPipeline(app, pipeline);
   installUplinkGuard(app);
   installPublishRateLimit(app, services.rateLimits);
+  installChangeRecording(app, services.audit, (err) => app.log.error({ err }, 'recording a change in the audit log failed'));
   const staticPaths = new Set<string>();
   app.addHook('onRoute', (route) => {
     if (!route.url.includes(':') && !route.url.includes('*')) staticPaths.add(route.url);
@@ -145,6 +151,8 @@ export async function buildApp(deps: ServerDeps, options: BuildOptions = {}): Pr
   await app.register(attestationRoutes, { services });
   await app.register(adminUserRoutes, { services });
   await app.register(teamRoutes, { services });
+  await app.register(auditRoutes, { services });
+  await app.register(webhookRoutes, { services });
   await app.register(webRoutes, { deps, services });
   await app.register(healthRoutes, { services, metrics });
   const hotPath = new HotPath({ services, pipeline, addressing, log: app.log, nextRequestId, drain, staticPaths });

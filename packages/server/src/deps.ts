@@ -3,6 +3,7 @@ import type { CounterStore } from './storage/counter-store.js';
 import type { TeamStore } from './storage/team-store.js';
 import type {
   AdvisoryStore,
+  AuditLogStore,
   BlobStore,
   DownloadCountStore,
   InvalidationBus,
@@ -13,6 +14,7 @@ import type {
   SharedConnection,
   SigningKeyStore,
   UplinkCacheStore,
+  WebhookStore,
 } from './storage/ports.js';
 
 /** Everything the server does IO through, built by main.ts (or by a test) and passed in. */
@@ -46,6 +48,10 @@ export interface ServerDeps {
   advisories: AdvisoryStore;
   /** Teams and the namespaces they own (who may publish a new package). */
   teams: TeamStore;
+  /** The audit log (every change, and refused attempts at one). */
+  audit: AuditLogStore;
+  /** Webhook subscriptions and their outbox. */
+  webhooks: WebhookStore;
   /** Where uplink tokens (`tokenEnv`) are read; process.env when not given. */
   env?: NodeJS.ProcessEnv;
   /** Injectable clock: tests move time instead of sleeping. */
@@ -73,11 +79,13 @@ export function serverDeps(
     | 'signingKeys'
     | 'advisories'
     | 'teams'
+    | 'audit'
+    | 'webhooks'
   >,
   now?: () => Date,
 ): ServerDeps {
   const { registry, packages, database, search, downloadCounts, blobs, bus, counters, redis, shared } = storage;
-  const { uplinkCache, signingKeys, advisories, teams } = storage;
+  const { uplinkCache, signingKeys, advisories, teams, audit, webhooks } = storage;
   return {
     config,
     registry,
@@ -94,6 +102,8 @@ export function serverDeps(
     signingKeys,
     advisories,
     teams,
+    audit,
+    webhooks,
     now: now ?? (() => new Date()),
     nowMs: now ? () => now().getTime() : Date.now,
   };

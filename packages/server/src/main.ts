@@ -15,6 +15,8 @@ Commands:
   restore        Bring a backup back into an empty registry and verify it
   verify         Check every version's tarball is present and matches its integrity
   storage        Bytes and counts per tenant and package; collect orphan tarballs ('pkg-registry storage help')
+  audit          Read the audit log: every change and refused attempt ('pkg-registry audit help')
+  webhook        Add, list, remove webhooks; deliveries, redeliver, rotate-secret ('pkg-registry webhook help')
   help           Show this help (serve --help: every option of serve)
   version        Print the version (also --version, -v)
 
@@ -65,6 +67,14 @@ export async function main(argv: string[]): Promise<number> {
     case 'storage': {
       const { STORAGE_USAGE, storageCommand } = await import('./admin/storage-command.js');
       return HELP.has(rest[0] ?? '') ? help(STORAGE_USAGE, rest[0]) : storageCommand(rest, await adminIo());
+    }
+    case 'audit': {
+      const { AUDIT_USAGE, auditCommand } = await import('./admin/audit-command.js');
+      return HELP.has(rest[0] ?? '') ? help(AUDIT_USAGE, rest[0]) : auditCommand(rest, await adminIo());
+    }
+    case 'webhook': {
+      const { WEBHOOK_USAGE, webhookCommand } = await import('./admin/webhook-command.js');
+      return HELP.has(rest[0] ?? 'help') ? help(WEBHOOK_USAGE, rest[0]) : webhookCommand(rest, await adminIo());
     }
     case 'backup':
     case 'restore':

@@ -14,6 +14,7 @@ import { readableLog } from './plugins/readable-log.js';
 import { collectOrphanBlobs, createStorage, type Storage } from './storage/create-storage.js';
 import { signVersionsPublishedBefore } from './services/signature-backfill.js';
 import { DeferredLog } from './storage/deferred-log.js';
+import { recordRetentionRemovals } from './services/retention-changes.js';
 
 const SHARED_ORPHAN_GRACE_MS = 60 * 60 * 1000;
 
@@ -113,6 +114,7 @@ export async function serve(argv: string[], io: ServeIo = processServeIo): Promi
         storage.registry,
         config.retention,
         app.log,
+        (removals) => recordRetentionRemovals(built.services.audit, removals, { via: 'server' }),
       )
     : undefined;
 

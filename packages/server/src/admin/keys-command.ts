@@ -4,6 +4,7 @@ import { AdminUsageError, TenantAdmin } from '../services/tenant-admin.js';
 import { verifyStoredVersions } from '../services/version-verification.js';
 import { GLOBAL_TENANT } from '../storage/ports.js';
 import { STORAGE_OPTIONS, formatTable, openStorage, runAdmin, type AdminIo } from './admin-io.js';
+import { recordOperatorChange } from './operator-changes.js';
 
 export const KEYS_USAGE = `Usage: pkg-registry keys <command> [options]
 
@@ -43,6 +44,11 @@ export function keysCommand(argv: string[], io: AdminIo): Promise<number> {
       const signatures = new RegistrySignatures({ signingKeys: storage.signingKeys, now: () => new Date() });
       if (action === 'rotate') {
         const { expired, current } = await signatures.rotate(tenant);
+        await recordOperatorChange(storage, tenant, {
+          action: 'keys.rotate',
+          target: `signing key ${current}`,
+          details: { expired },
+        });
         io.stdout.write(
           `${registry[0]!.toUpperCase()}${registry.slice(1)} now signs with ${current}` +
             `${expired ? `; ${expired} expired now and verifies only versions published before` : ''}.\n`,

@@ -5,6 +5,9 @@ import { GLOBAL_TENANT } from '../storage/ports.js';
 import { STORAGE_OPTIONS, formatTable, openStorage, runAdmin, type AdminIo } from './admin-io.js';
 import { storageReport } from './storage-report.js';
 import { RetentionService, type RetentionRemoval } from '../services/retention.js';
+import { AuditTrail } from '../services/audit-trail.js';
+import { recordRetentionRemovals } from '../services/retention-changes.js';
+import { operatorName } from './operator-changes.js';
 
 /** A publish writes its tarball seconds before it commits: younger unreferenced blobs are left alone. */
 const MIN_GRACE_SECONDS = 60;
@@ -93,7 +96,15 @@ export function storageCommand(argv: string[], io: AdminIo): Promise<number> {
         }
         const removals: RetentionRemoval[] = [];
         for (const tenant of tenants) {
-          removals.push(...(values['dry-run'] ? await service.plan(tenant, rules) : await service.apply(tenant, rules)));
+          if (values['dry-run']) removals.push(...(await service.plan(tenant, rules)));
+          else {
+            const removed = await service.apply(tenant, rules);
+            await recordRetentionRemovals(new AuditTrail({ ...storage, now: () => new Date() }), removed, {
+              via: 'cli',
+              details: { operator: operatorName() },
+            });
+            removals.push(...removed);
+          }
         }
         if (values.json) io.stdout.write(`${JSON.stringify({ dryRun: values['dry-run'] === true, removals })}\n`);
         else {

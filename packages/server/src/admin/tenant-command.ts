@@ -3,6 +3,8 @@ import { coerceSetting } from '../config/config.js';
 import { AdminUsageError, TenantAdmin } from '../services/tenant-admin.js';
 import type { TenantRecord, TenantSettings } from '../storage/ports.js';
 import { STORAGE_OPTIONS, formatTable, openStorage, runAdmin, type AdminIo } from './admin-io.js';
+import { recordOperatorChange } from './operator-changes.js';
+import { GLOBAL_TENANT } from '../storage/ports.js';
 
 export const TENANT_USAGE = `Usage: pkg-registry tenant <command> [options]
 
@@ -73,17 +75,33 @@ export function tenantCommand(argv: string[], io: AdminIo): Promise<number> {
       switch (action) {
         case 'create': {
           const tenant = await admin.create(name!, settings);
+          await recordOperatorChange(storage, GLOBAL_TENANT, {
+            action: 'tenant.create',
+            target: `tenant ${tenant.name}`,
+            details: { settings },
+          });
           io.stdout.write(`Created tenant '${tenant.name}' (${describeSettings(tenant.settings)}), ${where(tenant.name)}.\n`);
           return 0;
         }
         case 'set': {
           if (Object.keys(settings).length === 0) throw new AdminUsageError(`'tenant set' needs at least one setting flag`);
           const tenant = await admin.configure(name!, settings);
+          await recordOperatorChange(storage, GLOBAL_TENANT, {
+            action: 'tenant.settings',
+            target: `tenant ${tenant.name}`,
+            details: { settings },
+          });
           io.stdout.write(`Tenant '${tenant.name}' now has ${describeSettings(tenant.settings)}.\n`);
           return 0;
         }
         case 'delete': {
           const removed = await admin.delete(name!);
+          // In the global registry's log: the tenant's own log goes with it.
+          await recordOperatorChange(storage, GLOBAL_TENANT, {
+            action: 'tenant.delete',
+            target: `tenant ${name}`,
+            details: removed,
+          });
           io.stdout.write(
             `Deleted tenant '${name}' with ${count(removed.users, 'user')}, ${count(removed.packages, 'package')} and ${count(removed.tarballs, 'tarball')}.\n`,
           );

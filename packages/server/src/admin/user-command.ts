@@ -6,6 +6,7 @@ import { INVITATION_PATH, Invitations } from '../services/invitations.js';
 import { UserAdmin, registryName, summaryOfUser } from '../services/user-admin.js';
 import { GLOBAL_TENANT } from '../storage/ports.js';
 import { STORAGE_OPTIONS, formatTable, openStorage, runAdmin, type AdminIo } from './admin-io.js';
+import { recordOperatorChange } from './operator-changes.js';
 
 export const USER_USAGE = `Usage: pkg-registry user <command> [options]
 
@@ -140,16 +141,27 @@ export function userCommand(argv: string[], io: AdminIo): Promise<number> {
         }
         case 'disable': {
           const revoked = await users.setDisabled(tenant, name!, true);
+          await recordOperatorChange(storage, tenant, {
+            action: 'user.disable',
+            target: `user ${name}`,
+            details: { tokensRevoked: revoked },
+          });
           io.stdout.write(`Disabled user '${name}' of ${registry} and revoked ${revoked} tokens.\n`);
           return 0;
         }
         case 'enable': {
           await users.setDisabled(tenant, name!, false);
+          await recordOperatorChange(storage, tenant, { action: 'user.enable', target: `user ${name}` });
           io.stdout.write(`Enabled user '${name}' of ${registry}.\n`);
           return 0;
         }
         case 'reset-password': {
           const revoked = await users.resetPassword(tenant, name!, password!.value);
+          await recordOperatorChange(storage, tenant, {
+            action: 'user.password',
+            target: `user ${name}`,
+            details: { tokensRevoked: revoked },
+          });
           if (password!.generated) {
             // Only the password on stdout, so that a script can capture it.
             io.stdout.write(`${password!.value}\n`);

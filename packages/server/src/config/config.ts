@@ -52,6 +52,8 @@ export interface Config {
   uplinks: UplinkConfig[];
   /** Unset: the server removes nothing by itself. */
   retention: RetentionSchedule | undefined;
+  /** Days the audit log keeps an entry. */
+  auditRetentionDays: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   shutdownTimeout: number;
 }

@@ -304,6 +304,15 @@ export const SETTINGS = [
       'Pre-release retention the server applies by itself: a JSON object `{keepPrereleases, prereleaseMaxAgeDays, everyHours}` (see operations.md). Unset: nothing is removed unless `pkg-registry storage retain` is run.',
   },
   {
+    key: 'auditRetentionDays',
+    type: 'integer',
+    default: 365,
+    min: 1,
+    flag: '--audit-retention-days',
+    description:
+      'Days the audit log keeps each entry (and finished webhook deliveries); older ones are removed every hour (see security.md).',
+  },
+  {
     key: 'logLevel',
     type: 'enum',
     default: 'info',

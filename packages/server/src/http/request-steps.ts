@@ -73,6 +73,8 @@ export const FRAMEWORK_ONLY_HOOKS: Readonly<Record<string, string>> = {
   refundRefusedPublish: 'takes a refused publish back from the publish limit; the hot path takes no publish',
   uplinkWriteGuard: 'refuses writes to names an uplink covers; the hot path takes only GET',
   htmlResponses: "the web pages' security headers; the hot path serves no web page",
+  recordChange: 'writes a change (or a refused attempt) to the audit log; the hot path takes only reads',
+  noteRefusal: 'keeps the reason of a refused change for the audit log; the hot path takes only reads',
   // Fastify's own, on the HEAD route it adds beside each GET; the hot path leaves HEAD to fastify.
   headRouteOnSendHandler: 'drops the body of a HEAD answer; the hot path takes only GET',
 };

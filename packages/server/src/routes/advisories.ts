@@ -3,6 +3,7 @@ import { ProtocolError } from '@pkg/protocol';
 import type { Services } from '../services/services.js';
 import type { AdvisoryRecord } from '../storage/ports.js';
 import { packageNameParam, requireWriter, truncate } from './guards.js';
+import { noteChange } from '../plugins/change-recording.js';
 
 /** Where an advisory without a link of its own points: its package's web page. */
 function advisoryUrl(request: FastifyRequest): (advisory: AdvisoryRecord) => string {
@@ -47,6 +48,12 @@ export async function advisoryRoutes(app: FastifyInstance, { services }: { servi
     const caller = requireWriter(request);
     const name = packageNameParam(request.params.name);
     const { advisory, created } = await services.advisories.publish(request.ctx.tenant, caller, name, request.body);
+    noteChange(request, {
+      action: 'advisory.publish',
+      package: name,
+      target: `${name} advisory ${advisory.id}`,
+      details: { id: advisory.id, severity: advisory.severity, vulnerableVersions: advisory.vulnerableVersions, created },
+    });
     reply.code(created ? 201 : 200);
     return shown(advisory, advisoryUrl(request)(advisory));
   });
@@ -57,6 +64,12 @@ export async function advisoryRoutes(app: FastifyInstance, { services }: { servi
     if (request.params.id.length > 64)
       throw new ProtocolError('NOT_FOUND', `'${name}' has no advisory '${truncate(request.params.id)}'`);
     const advisory = await services.advisories.withdraw(request.ctx.tenant, caller, name, request.params.id);
+    noteChange(request, {
+      action: 'advisory.withdraw',
+      package: name,
+      target: `${name} advisory ${advisory.id}`,
+      details: { id: advisory.id },
+    });
     return shown(advisory, advisoryUrl(request)(advisory));
   });
 

@@ -5,6 +5,7 @@ import type { Services } from '../services/services.js';
 import { packageNameParam, requireWriter } from './guards.js';
 import { requireWriteCode } from './second-factor-guard.js';
 import { sendRepresentation } from './send-representation.js';
+import { noteChange } from '../plugins/change-recording.js';
 
 /** `GET /-/package/<name>/dist-tags`, `PUT` and `DELETE /-/package/<name>/dist-tags/<tag>`. */
 export async function distTagRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
@@ -21,6 +22,13 @@ export async function distTagRoutes(app: FastifyInstance, { services }: { servic
     const caller = requireWriter(request);
     await requireWriteCode(services, request, caller, 'Changing a dist-tag');
     await services.distTags.set(request.ctx.tenant, caller, name, request.params.tag, request.body);
+    const { tag } = request.params;
+    noteChange(request, {
+      action: 'dist-tag.set',
+      package: name,
+      target: `${name} tag ${tag}`,
+      details: { tag, version: request.body },
+    });
     return { ok: true };
   });
 
@@ -29,6 +37,12 @@ export async function distTagRoutes(app: FastifyInstance, { services }: { servic
     const caller = requireWriter(request);
     await requireWriteCode(services, request, caller, 'Changing a dist-tag');
     await services.distTags.remove(request.ctx.tenant, caller, name, request.params.tag);
+    noteChange(request, {
+      action: 'dist-tag.remove',
+      package: name,
+      target: `${name} tag ${request.params.tag}`,
+      details: { tag: request.params.tag },
+    });
     return { ok: true };
   });
 }

@@ -4,6 +4,8 @@ import type { Services } from '../services/services.js';
 import { packageNameParam, requireWriter } from './guards.js';
 import { MAX_DOCUMENT_REST } from '../services/publish-service.js';
 import { requireWriteCode } from './second-factor-guard.js';
+import { noteChange } from '../plugins/change-recording.js';
+import { notePackageChanges } from './package-change-notes.js';
 
 /**
  * The revision-addressed writes npm uses to unpublish and change owners:
@@ -23,10 +25,11 @@ export async function packageChangeRoutes(
       const name = packageNameParam(request.params.name);
       const caller = requireWriter(request);
       await requireWriteCode(services, request, caller, 'Changing this package');
-      const { rev } = await services.packageUpdates.update(request.ctx.tenant, caller, name, request.body, {
+      const { rev, changes } = await services.packageUpdates.update(request.ctx.tenant, caller, name, request.body, {
         rev: request.params.rev,
         allowRemoval: true,
       });
+      notePackageChanges(request, name, changes);
       return { ok: true, id: name, rev };
     },
   );
@@ -35,7 +38,8 @@ export async function packageChangeRoutes(
     const name = packageNameParam(request.params.name);
     const caller = requireWriter(request);
     await requireWriteCode(services, request, caller, 'Unpublishing');
-    await services.packageUpdates.unpublishPackage(request.ctx.tenant, caller, name, request.params.rev);
+    const versions = await services.packageUpdates.unpublishPackage(request.ctx.tenant, caller, name, request.params.rev);
+    noteChange(request, { action: 'package.unpublish', package: name, target: name, details: { versions } });
     return { ok: true };
   });
 

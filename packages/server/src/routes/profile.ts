@@ -7,6 +7,7 @@ import type { Services } from '../services/services.js';
 import type { UserRecord } from '../storage/ports.js';
 import { requireCaller } from './guards.js';
 import { otpOf } from './second-factor-guard.js';
+import { noteChange } from '../plugins/change-recording.js';
 
 const MODES = ['auth-only', 'auth-and-writes'] as const;
 
@@ -37,7 +38,9 @@ export async function profileRoutes(app: FastifyInstance, { services }: { servic
     const user = await userOf(services, request, caller);
     if (Array.isArray(tfa)) {
       if (tfa.length !== 1) throw new ProtocolError('BAD_REQUEST', "'tfa' must hold one code");
-      return { ...profileOf(user), tfa: await services.secondFactors.confirm(tenant, user, tfa[0]) };
+      const confirmed = await services.secondFactors.confirm(tenant, user, tfa[0]);
+      noteChange(request, { action: 'user.two-factor', target: `user ${user.name}`, details: { enabled: true } });
+      return { ...profileOf(user), tfa: confirmed };
     }
     if (!isObject(tfa) || typeof tfa.password !== 'string' || typeof tfa.mode !== 'string') {
       throw new ProtocolError('BAD_REQUEST', "'tfa' must be {mode, password} or [code]");
@@ -47,6 +50,7 @@ export async function profileRoutes(app: FastifyInstance, { services }: { servic
     if (tfa.mode === 'disable') {
       if (active) await services.secondFactors.check(tenant, user, otpOf(request), 'Switching two-factor sign-in off');
       await services.secondFactors.disable(tenant, user.name);
+      noteChange(request, { action: 'user.two-factor', target: `user ${user.name}`, details: { enabled: false } });
       return { ...profileOf(user), tfa: false };
     }
     const mode = MODES.find((m) => m === tfa.mode);
@@ -59,6 +63,7 @@ export async function profileRoutes(app: FastifyInstance, { services }: { servic
       if (!otpOf(request)) throw otpRequired('Changing the two-factor mode');
       await services.secondFactors.check(tenant, user, otpOf(request), 'Changing the two-factor mode');
       await services.secondFactors.setMode(tenant, user, mode);
+      noteChange(request, { action: 'user.two-factor', target: `user ${user.name}`, details: { mode } });
       return { ...profileOf(user), tfa: { mode, pending: false } };
     }
     return { tfa: await services.secondFactors.begin(tenant, user, mode, new URL(request.ctx.baseUrl).host) };

@@ -7,6 +7,8 @@ import { isPublishBody } from '../services/publish-request.js';
 import type { Services } from '../services/services.js';
 import { packageNameParam, refusePublishOnly, requirePublisher } from './guards.js';
 import { requireWriteCode } from './second-factor-guard.js';
+import { noteChange } from '../plugins/change-recording.js';
+import { notePackageChanges, versionsOf } from './package-change-notes.js';
 
 const MiB = 1024 * 1024;
 
@@ -66,13 +68,22 @@ export async function publishRoutes(
         }
         await countPublish(request, reply, services.rateLimits);
         const { created, rev } = await services.publish.publish(tenant, caller, name, received);
+        for (const version of versionsOf(received.document)) {
+          noteChange(request, {
+            action: 'package.publish',
+            package: name,
+            target: `${name}@${version}`,
+            details: { version },
+          });
+        }
         return reply.code(created ? 201 : 200).send({ ok: true, id: name, rev });
       }
       refusePublishOnly(caller);
-      const { rev } = await services.packageUpdates.update(tenant, caller, name, received.document, {
+      const { rev, changes } = await services.packageUpdates.update(tenant, caller, name, received.document, {
         rev: undefined,
         allowRemoval: false,
       });
+      notePackageChanges(request, name, changes);
       return reply.code(200).send({ ok: true, id: name, rev });
     } finally {
       await received.discard();

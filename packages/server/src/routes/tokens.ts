@@ -6,6 +6,7 @@ import { requireCaller } from './guards.js';
 import { checkPathParameter } from './login-body.js';
 import { parseTokenBody } from './token-body.js';
 import { requireWriteCode } from './second-factor-guard.js';
+import { noteChange, noteTokenCreated } from '../plugins/change-recording.js';
 
 const PER_PAGE = 50;
 const MAX_PER_PAGE = 100;
@@ -39,6 +40,7 @@ export async function tokenRoutes(app: FastifyInstance, { services }: { services
     const caller = requireCaller(request);
     await requireWriteCode(services, request, caller, 'Creating a token');
     const { token, summary } = await services.tokens.create(request.ctx.tenant, caller, input);
+    noteTokenCreated(request, summary);
     return reply.code(201).send({ ...npmToken(summary), token });
   });
 
@@ -49,6 +51,7 @@ export async function tokenRoutes(app: FastifyInstance, { services }: { services
     if (!(await services.tokens.revoke(request.ctx.tenant, caller, key))) {
       throw new ProtocolError('NOT_FOUND', 'You have no token with that key: `npm token list` shows their keys');
     }
+    noteChange(request, { action: 'token.revoke', target: `token ${key.slice(0, 16)}` });
     return reply.code(204).send();
   });
 }

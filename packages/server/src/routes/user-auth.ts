@@ -6,6 +6,8 @@ import type { Services } from '../services/services.js';
 import { callerOf } from './guards.js';
 import { checkPathParameter, parseLoginBody } from './login-body.js';
 import { otpOf } from './second-factor-guard.js';
+import { noteChange } from '../plugins/change-recording.js';
+import { hashToken } from '../services/tokens.js';
 
 const MAX_USER_ID = 200;
 const MAX_TOKEN = 512;
@@ -26,6 +28,13 @@ export async function userAuthRoutes(app: FastifyInstance, { services }: { servi
       { name, password: body.password, email: body.email, clientIp: request.ip, otp: otpOf(request) },
       settings,
     );
+    if (created) noteChange(request, { action: 'user.create', target: `user ${name}`, user: name, details: { via: 'sign-up' } });
+    noteChange(request, {
+      action: 'token.create',
+      target: `token ${hashToken(response.token).slice(0, 16)}`,
+      user: name,
+      details: { login: true },
+    });
     return reply.code(201).send({ ...response, created });
   });
 
@@ -41,7 +50,14 @@ export async function userAuthRoutes(app: FastifyInstance, { services }: { servi
   });
 
   app.delete<{ Params: { token: string } }>('/-/user/token/:token', { config: { openAccess: true } }, async (request) => {
-    await services.auth.logout(request.ctx.tenant, checkPathParameter('token', request.params.token, MAX_TOKEN));
+    const token = checkPathParameter('token', request.params.token, MAX_TOKEN);
+    if (await services.auth.logout(request.ctx.tenant, token)) {
+      noteChange(request, {
+        action: 'token.revoke',
+        target: `token ${hashToken(token).slice(0, 16)}`,
+        details: { logout: true },
+      });
+    }
     return { ok: true };
   });
 

@@ -32,6 +32,23 @@ export interface UpdateOptions {
 
 export interface UpdateResult {
   rev: string;
+  /** What the edit changed (the audit log and webhooks record each). */
+  changes: PackageChanges;
+}
+
+/** What one edit of a package document changed. */
+export interface PackageChanges {
+  ownersAdded: string[];
+  ownersRemoved: string[];
+  deprecated: string[];
+  undeprecated: string[];
+  /** Versions unpublished; every version when `wholePackage`. */
+  unpublished: string[];
+  wholePackage: boolean;
+}
+
+function noChanges(): PackageChanges {
+  return { ownersAdded: [], ownersRemoved: [], deprecated: [], undeprecated: [], unpublished: [], wholePackage: false };
 }
 
 const MAX_DEPRECATION_LENGTH = 1024;
@@ -60,10 +77,15 @@ export class PackageUpdateService {
       requireMaintainer(stored, caller.user, name);
       let doc = stored.document;
       let changed = false;
+      const changes = noChanges();
 
       if (plan.maintainers) {
         const maintainers = await this.#nextMaintainers(tenant, doc.maintainers, plan.maintainers);
         if (maintainers) {
+          const before = new Set(doc.maintainers.map((m) => m.name));
+          const after = new Set(maintainers.map((m) => m.name));
+          changes.ownersAdded = [...after].filter((n) => !before.has(n));
+          changes.ownersRemoved = [...before].filter((n) => !after.has(n));
           doc = { ...doc, maintainers };
           changed = true;
         }
@@ -71,6 +93,13 @@ export class PackageUpdateService {
 
       const deprecated = applyDeprecations(doc, plan.deprecations);
       if (deprecated) {
+        for (const version of Object.keys(deprecated.versions)) {
+          const was = doc.versions[version]?.deprecated;
+          const now = deprecated.versions[version]?.deprecated;
+          if (was === now) continue;
+          if (now === undefined) changes.undeprecated.push(version);
+          else changes.deprecated.push(version);
+        }
         doc = deprecated;
         changed = true;
       }
@@ -81,9 +110,10 @@ export class PackageUpdateService {
         removed = Object.keys(doc.versions).filter((v) => !listed.has(v));
         if (removed.length > 0) {
           if (options.rev !== doc._rev) throw staleRevision(name);
+          changes.unpublished = removed;
           if (removed.length === Object.keys(doc.versions).length) {
             const next = tombstone(stored, this.#now());
-            return { next, result: { rev: next.document._rev } };
+            return { next, result: { rev: next.document._rev, changes: { ...changes, wholePackage: true } } };
           }
           const versions = { ...doc.versions };
           for (const version of removed) delete versions[version];
@@ -94,17 +124,17 @@ export class PackageUpdateService {
         }
       }
 
-      if (!changed) return { next: null, result: { rev: doc._rev } };
+      if (!changed) return { next: null, result: { rev: doc._rev, changes } };
       doc = { ...doc, time: { ...doc.time, modified: this.#now() } };
       doc._rev = nextRevision(stored.document._rev, doc);
-      return { next: { ...stored, document: doc }, result: { rev: doc._rev } };
+      return { next: { ...stored, document: doc }, result: { rev: doc._rev, changes } };
     });
     await this.#afterWrite(tenant, name, removed);
     return result;
   }
 
-  /** `DELETE /<name>/-rev/<rev>`: unpublishes every version and leaves a tombstone. */
-  async unpublishPackage(tenant: TenantId, caller: Caller, name: string, rev: string): Promise<void> {
+  /** `DELETE /<name>/-rev/<rev>`: unpublishes every version and leaves a tombstone; returns the versions removed. */
+  async unpublishPackage(tenant: TenantId, caller: Caller, name: string, rev: string): Promise<string[]> {
     let removed: string[] = [];
     await this.#deps.packages.package(tenant, name).update((current) => {
       const stored = existing(current, name);
@@ -114,6 +144,7 @@ export class PackageUpdateService {
       return { next: tombstone(stored, this.#now()), result: undefined };
     });
     await this.#afterWrite(tenant, name, removed);
+    return removed;
   }
 
   /**

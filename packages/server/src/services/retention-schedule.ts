@@ -22,7 +22,17 @@ export class RetentionScheduler {
   #running: Promise<void> = Promise.resolve();
   #stopped = false;
 
-  constructor(service: RetentionService, registry: RegistryStore, schedule: RetentionSchedule, log: RetentionLog) {
+  readonly #record: (removals: RetentionRemoval[]) => Promise<void>;
+
+  /** `record` writes each run's removals to the audit log. */
+  constructor(
+    service: RetentionService,
+    registry: RegistryStore,
+    schedule: RetentionSchedule,
+    log: RetentionLog,
+    record: (removals: RetentionRemoval[]) => Promise<void> = async () => undefined,
+  ) {
+    this.#record = record;
     this.#service = service;
     this.#registry = registry;
     this.#schedule = schedule;
@@ -56,6 +66,7 @@ export class RetentionScheduler {
             );
           });
         }
+        await this.#record(removed);
         this.#log.info({ removed: removed.length }, 'retention run finished');
       } catch (err) {
         this.#log.error({ err }, 'retention run failed');

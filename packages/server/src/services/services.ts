@@ -26,6 +26,11 @@ import { createMemoryCounterStore } from '../storage/create-storage.js';
 import { UplinkService } from './uplinks/uplink-service.js';
 import { HttpUpstreamClient, type UpstreamClient } from './uplinks/upstream-client.js';
 import { UpstreamKeys } from './uplinks/upstream-keys.js';
+import { AuditTrail } from './audit-trail.js';
+import { Administrators } from './audit-access.js';
+import { AuditRetention } from './audit-retention.js';
+import { WebhookAdmin } from './webhook-admin.js';
+import { WebhookDispatcher } from './webhook-dispatcher.js';
 
 /** With other nodes writing to the same database, no cached document or search response is older than this. */
 const SHARED_MAX_AGE_MS = 1000;
@@ -70,6 +75,18 @@ export interface Services {
   teams: TeamService;
   /** Package documents kept in memory (its hit counts feed /-/metrics). */
   documentCache: DocumentCache;
+  /** The audit log: every change and refused attempt, recorded once (and webhook deliveries made from it). */
+  audit: AuditTrail;
+  /** Keeps the audit log to its retention (started with the background work). */
+  auditRetention: AuditRetention;
+  /** Who administers each registry (reads its audit log, manages its webhooks over HTTP). */
+  administrators: Administrators;
+  /** Managing webhooks (the HTTP API; the command line builds its own). */
+  webhooks: WebhookAdmin;
+  /** Sends webhook deliveries from the shared outbox. */
+  webhookDispatcher: WebhookDispatcher;
+  /** Starts background work that needs no request: webhook deliveries, audit retention (the app's onReady). */
+  start(): void;
   /** Stops background work and writes buffered download counts (the app's onClose). */
   close(): Promise<void>;
 }
@@ -81,6 +98,8 @@ export interface ServicesOptions {
   onUplinkFailure?: (uplink: string, what: string, why: string) => void;
   /** How uplinks are reached; undici over HTTP(S) when not given. */
   upstreamClient?: UpstreamClient;
+  /** Where audit retention reports; nowhere when not given. */
+  log?: { info(details: object, message: string): void; error(details: object, message: string): void };
 }
 
 export function createServices(deps: ServerDeps, options: ServicesOptions = {}): Services {
@@ -112,8 +131,24 @@ export function createServices(deps: ServerDeps, options: ServicesOptions = {}):
     scopeOf,
     ...(options.onUplinkFailure ? { onFailure: options.onUplinkFailure } : {}),
   });
+  const webhookDispatcher = new WebhookDispatcher(deps, { onError: (err) => onError(err, 'sending webhooks') });
+  const audit = new AuditTrail(deps, () => webhookDispatcher.poke());
+  const auditRetention = new AuditRetention(
+    audit,
+    deps.config.auditRetentionDays,
+    options.log ?? { info: () => undefined, error: () => undefined },
+  );
   return {
     tenants,
+    audit,
+    auditRetention,
+    administrators: new Administrators(deps.registry),
+    webhooks: new WebhookAdmin(deps),
+    webhookDispatcher,
+    start() {
+      webhookDispatcher.start();
+      auditRetention.start();
+    },
     auth,
     browserSessions: new BrowserSessions(deps.registry, deps.now),
     npmLogin: new NpmWebLogin(deps.registry, auth, deps.now),
@@ -142,6 +177,8 @@ export function createServices(deps: ServerDeps, options: ServicesOptions = {}):
     }),
     teams,
     async close() {
+      await webhookDispatcher.stop();
+      await auditRetention.stop();
       await tokenUses.flush();
       await scores.close();
       await downloads.close();

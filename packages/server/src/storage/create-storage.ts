@@ -11,6 +11,7 @@ import { SqliteUplinkCache } from './drivers/sqlite/sqlite-uplink-cache.js';
 import { SqliteSigningKeys } from './drivers/sqlite/sqlite-signing-keys.js';
 import { SqliteAdvisories } from './drivers/sqlite/sqlite-advisories.js';
 import { SqliteTeams } from './drivers/sqlite/sqlite-teams.js';
+import { SqliteChangeLog } from './drivers/sqlite/sqlite-change-log.js';
 import { MemoryBlobStore } from './drivers/memory/memory-blob-store.js';
 import { MemoryDownloadCounts } from './drivers/memory/memory-download-counts.js';
 import { MemoryDatabase, MemoryMetadataStore } from './drivers/memory/memory-metadata-store.js';
@@ -19,10 +20,12 @@ import { MemoryUplinkCache } from './drivers/memory/memory-uplink-cache.js';
 import { MemorySigningKeys } from './drivers/memory/memory-signing-keys.js';
 import { MemoryAdvisories } from './drivers/memory/memory-advisories.js';
 import { MemoryTeams } from './drivers/memory/memory-teams.js';
+import { MemoryChangeLog } from './drivers/memory/memory-change-log.js';
 import { LocalInvalidationBus } from './drivers/memory/memory-invalidation-bus.js';
 import { blobKeysOfVersion, packageOfBlobKey } from './blob-keys.js';
 import type {
   AdvisoryStore,
+  AuditLogStore,
   BlobStore,
   DownloadCountStore,
   InvalidationBus,
@@ -35,6 +38,7 @@ import type {
   SigningKeyStore,
   TenantId,
   UplinkCacheStore,
+  WebhookStore,
 } from './ports.js';
 import type { CounterStore } from './counter-store.js';
 import type { TeamStore } from './team-store.js';
@@ -58,6 +62,10 @@ export interface Storage {
   advisories: AdvisoryStore;
   /** Teams, their members and the namespaces they own, in the metadata database. */
   teams: TeamStore;
+  /** The audit log of every registry, in the metadata database. */
+  audit: AuditLogStore;
+  /** Webhooks and their outbox, in the metadata database (the same driver object as `audit`). */
+  webhooks: WebhookStore;
   blobs: BlobStore;
   bus: InvalidationBus;
   /** The shared Redis connection, when one is configured (rate limits use it too). */
@@ -89,6 +97,7 @@ export async function createStorage(config: Config, options: CreateStorageOption
     let signingKeys: SigningKeyStore;
     let advisories: AdvisoryStore;
     let teams: TeamStore;
+    let changeLog: AuditLogStore & WebhookStore;
     let postgres: PostgresMetadataStore | undefined;
     const clock = options.now ? { now: options.now } : {};
     if (config.database.startsWith('sqlite:')) {
@@ -98,6 +107,7 @@ export async function createStorage(config: Config, options: CreateStorageOption
       const keys = new SqliteSigningKeys();
       const advisoryStore = new SqliteAdvisories();
       const teamStore = new SqliteTeams();
+      const changes = new SqliteChangeLog();
       const store = new SqliteMetadataStore(
         config.database.slice('sqlite:'.length),
         [
@@ -107,6 +117,7 @@ export async function createStorage(config: Config, options: CreateStorageOption
           keys.writeHook,
           advisoryStore.writeHook,
           teamStore.writeHook,
+          changes.writeHook,
         ],
         { cacheBytes: config.databaseCache },
       );
@@ -116,6 +127,8 @@ export async function createStorage(config: Config, options: CreateStorageOption
       keys.attach(store.db);
       advisoryStore.attach(store.db);
       teamStore.attach(store.db);
+      changes.attach(store.db);
+      changeLog = changes;
       uplinkCache = uplinks;
       signingKeys = keys;
       advisories = advisoryStore;
@@ -134,12 +147,14 @@ export async function createStorage(config: Config, options: CreateStorageOption
       const { PostgresSigningKeys } = await import('./drivers/postgres/postgres-signing-keys.js');
       const { PostgresAdvisories } = await import('./drivers/postgres/postgres-advisories.js');
       const { PostgresTeams } = await import('./drivers/postgres/postgres-teams.js');
+      const { PostgresChangeLog } = await import('./drivers/postgres/postgres-change-log.js');
       const searchIndex = new PostgresSearchIndex(clock);
       const counts = new PostgresDownloadCounts();
       const uplinks = new PostgresUplinkCache();
       const keys = new PostgresSigningKeys();
       const advisoryStore = new PostgresAdvisories();
       const teamStore = new PostgresTeams();
+      const changes = new PostgresChangeLog();
       postgres = new PostgresMetadataStore(parsePostgresUrl(config.database), [
         searchIndex.writeHook,
         counts.writeHook,
@@ -147,6 +162,7 @@ export async function createStorage(config: Config, options: CreateStorageOption
         keys.writeHook,
         advisoryStore.writeHook,
         teamStore.writeHook,
+        changes.writeHook,
       ]);
       searchIndex.attach(postgres.pool);
       counts.attach(postgres.pool);
@@ -154,6 +170,8 @@ export async function createStorage(config: Config, options: CreateStorageOption
       keys.attach(postgres.pool);
       advisoryStore.attach(postgres.pool);
       teamStore.attach(postgres.pool);
+      changes.attach(postgres.pool);
+      changeLog = changes;
       uplinkCache = uplinks;
       signingKeys = keys;
       advisories = advisoryStore;
@@ -206,6 +224,8 @@ export async function createStorage(config: Config, options: CreateStorageOption
       signingKeys,
       advisories,
       teams,
+      audit: changeLog,
+      webhooks: changeLog,
       blobs,
       bus,
       counters,
@@ -290,6 +310,7 @@ export function createMemoryStorage(options: { now?: () => Date } = {}): Storage
   const signingKeys = new MemorySigningKeys(tenantExists);
   const advisories = new MemoryAdvisories(tenantExists);
   const teams = new MemoryTeams(tenantExists);
+  const changeLog = new MemoryChangeLog(tenantExists);
   const metadata = new MemoryMetadataStore(database, [
     search.writeHook,
     counts.writeHook,
@@ -297,6 +318,7 @@ export function createMemoryStorage(options: { now?: () => Date } = {}): Storage
     signingKeys.writeHook,
     advisories.writeHook,
     teams.writeHook,
+    changeLog.writeHook,
   ]);
   const blobs = new MemoryBlobStore();
   const bus = new LocalInvalidationBus();
@@ -314,6 +336,8 @@ export function createMemoryStorage(options: { now?: () => Date } = {}): Storage
     signingKeys,
     advisories,
     teams,
+    audit: changeLog,
+    webhooks: changeLog,
     async close() {
       await counters.close();
     },

@@ -531,3 +531,153 @@ export interface AdvisoryStore {
   /** Creates or replaces the advisory of its (name, id); nothing for a tenant that does not exist. */
   put(tenant: TenantId, advisory: AdvisoryRecord): Promise<void>;
 }
+
+/** How a recorded change ended: done, refused (the caller's mistake or lack of right), or failed (ours). */
+export type ChangeOutcome = 'success' | 'refused' | 'failed';
+
+/**
+ * One change the server made, or was asked to make and did not: who (user, token id), from
+ * where, when, on what, and the outcome. Kept per registry; what a tenant did is never listed
+ * in another's log.
+ */
+export interface AuditEntry {
+  /** Given by the store, increasing in the order entries were appended. */
+  id: string;
+  at: string;
+  /** `package.publish`, `dist-tag.set`, `token.revoke`, … (docs/security.md lists them). */
+  action: string;
+  outcome: ChangeOutcome;
+  /** The user who asked, when known (a refused anonymous request has none). */
+  user: string | null;
+  /** The public id of the token used (a token list's key); null for a password or no credentials. */
+  tokenId: string | null;
+  /** The client address; null for the operator's command line and the server's own work. */
+  address: string | null;
+  /** How the change was asked for: over HTTP, by the operator's command line, by the server itself (retention). */
+  via: 'http' | 'cli' | 'server';
+  /** The package it is about, when it is about one. */
+  package: string | null;
+  /** What it was done to, in words (`com.acme.tool@1.2.0`, `token 0123abcd…`, `tenant acme`). */
+  target: string;
+  /** Why it was refused or failed; null on success. */
+  reason: string | null;
+  /** Small facts of the change (version, tag, owners added). */
+  details: Record<string, unknown>;
+}
+
+/** Which entries a reader wants; every field narrows, none: the newest entries. */
+export interface AuditQuery {
+  user?: string;
+  package?: string;
+  /** An action (`owner.add`) or its group (`owner`). */
+  action?: string;
+  outcome?: ChangeOutcome;
+  /** ISO times, inclusive. */
+  since?: string;
+  until?: string;
+  /** Only entries older than this id (the next page). */
+  before?: string;
+  limit: number;
+}
+
+/** A webhook delivery made when a change is recorded (the outbox row). */
+export interface NewWebhookDelivery {
+  id: string;
+  hook: string;
+  event: string;
+  /** The JSON body exactly as it will be signed and sent. */
+  payload: string;
+  createdAt: string;
+  /** After this the delivery is given up (a day after it was made or redelivered). */
+  giveUpAt: string;
+}
+
+/**
+ * The audit log: every change of every registry, shared by every node. Appending an entry and
+ * the webhook deliveries it causes is one transaction, so an event is either in both the log
+ * and the outbox or in neither.
+ */
+export interface AuditLogStore {
+  /** Appends the entry (its id is given by the store) and the deliveries; nothing for a tenant that does not exist. */
+  append(tenant: TenantId, entry: Omit<AuditEntry, 'id'>, deliveries: readonly NewWebhookDelivery[]): Promise<void>;
+  /** Entries of the registry matching the query, newest first. */
+  query(tenant: TenantId, query: AuditQuery): Promise<AuditEntry[]>;
+  /** Removes entries older than `before` in every registry, and finished deliveries made before it; returns the entries removed. */
+  prune(before: string): Promise<number>;
+}
+
+/** A secret a webhook's payloads are signed with; during a rotation the old one signs too, until it expires. */
+export interface WebhookSecret {
+  secret: string;
+  createdAt: string;
+  /** Null while it is the current secret. */
+  expiresAt: string | null;
+}
+
+export interface WebhookRecord {
+  id: string;
+  /** The only address the sender ever posts to. */
+  url: string;
+  /** Events (`package.publish`) or groups of them (`package`), or `*` for every event. */
+  events: string[];
+  /** Newest first. */
+  secrets: WebhookSecret[];
+  createdAt: string;
+  createdBy: string;
+}
+
+export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+export interface WebhookDelivery extends NewWebhookDelivery {
+  status: WebhookDeliveryStatus;
+  attempts: number;
+  /** When the next attempt is due (while pending). */
+  nextAttemptAt: string;
+  lastAttemptAt: string | null;
+  /** The receiver's HTTP status of the last attempt; null when none answered. */
+  lastStatus: number | null;
+  /** Why the last attempt failed, in words; null when it succeeded or none was made. */
+  lastError: string | null;
+}
+
+/** A delivery a node claimed for sending, with what it needs to send it. */
+export interface ClaimedDelivery {
+  delivery: WebhookDelivery;
+  tenant: TenantId;
+  url: string;
+  secrets: WebhookSecret[];
+  /** Names this claim: only its holder can finish the delivery. */
+  claim: string;
+}
+
+/** The result of one attempt, written by the node that claimed it. */
+export interface DeliveryAttempt {
+  at: string;
+  status: WebhookDeliveryStatus;
+  /** When the next attempt is due (pending only). */
+  nextAttemptAt: string;
+  lastStatus: number | null;
+  lastError: string | null;
+}
+
+/** Webhook subscriptions and their outbox, in the shared metadata database. */
+export interface WebhookStore {
+  /** Adds the hook; false for a tenant that does not exist. */
+  addWebhook(tenant: TenantId, hook: WebhookRecord): Promise<boolean>;
+  listWebhooks(tenant: TenantId): Promise<WebhookRecord[]>;
+  /** Removes the hook and its deliveries; false when there was none. */
+  removeWebhook(tenant: TenantId, id: string): Promise<boolean>;
+  /** Replaces the hook's secrets; false when there is no such hook. */
+  setWebhookSecrets(tenant: TenantId, id: string, secrets: readonly WebhookSecret[]): Promise<boolean>;
+  /** The hook's deliveries, newest first. */
+  listDeliveries(tenant: TenantId, hook: string, limit: number): Promise<WebhookDelivery[]>;
+  /**
+   * Claims up to `limit` pending deliveries due at `now`, of any registry, for `leaseMs`: no
+   * other caller (node) claims them until the lease ends unfinished (its holder died).
+   */
+  claimDeliveries(now: string, leaseMs: number, limit: number): Promise<ClaimedDelivery[]>;
+  /** Records an attempt of a claimed delivery; false when the claim is no longer held. */
+  finishDelivery(id: string, claim: string, attempt: DeliveryAttempt): Promise<boolean>;
+  /** Makes a delivery of the registry pending again, due now, for another day; false when there is none. */
+  redeliver(tenant: TenantId, id: string, now: string, giveUpAt: string): Promise<boolean>;
+}

@@ -5,6 +5,7 @@ import type { Services } from '../services/services.js';
 import { loadAssets } from './assets.js';
 import { installHtmlResponses } from './html-responses.js';
 import { accountRoutes } from './routes/account-routes.js';
+import { auditPageRoutes } from './routes/audit-routes.js';
 import { assetRoutes } from './routes/asset-routes.js';
 import { browseRoutes } from './routes/browse-routes.js';
 import { invitationRoutes } from './routes/invitation-routes.js';
@@ -38,6 +39,7 @@ export async function webRoutes(
     await pages.register(browseRoutes, { web });
     await pages.register(accountRoutes, { web });
     await pages.register(invitationRoutes, { web });
+    await pages.register(auditPageRoutes, { web });
     await pages.register(npmLoginPageRoutes, { web });
     // Any other path under /-/web/ is a web page that does not exist: an HTML 404.
     pages.get('/-/web/*', async () => {

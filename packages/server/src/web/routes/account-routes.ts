@@ -12,6 +12,7 @@ import { checkSignIn, localPath, startBrowserSession } from '../sign-in.js';
 import { pageContext } from '../viewer.js';
 import { twoFactorRoutes, twoFactorViewOf } from './two-factor-routes.js';
 import type { WebServices } from '../web-services.js';
+import { noteChange, noteTokenCreated } from '../../plugins/change-recording.js';
 
 const ACCOUNT = '/-/web/account';
 
@@ -77,6 +78,7 @@ export async function accountRoutes(app: FastifyInstance, { web }: { web: WebSer
         { user: ctx.viewer, readonly: false },
         input,
       );
+      noteTokenCreated(request, summary, ctx.viewer);
       const page = await account(request, ctx, { created: { token, id: summary.id }, notice: 'Token created.' });
       return sendPage(reply, page, 201, 'no-store');
     } catch (err) {
@@ -108,6 +110,7 @@ export async function accountRoutes(app: FastifyInstance, { web }: { web: WebSer
     if (!(await web.registry.auth.revokeToken(request.ctx.tenant, user, form.id ?? ''))) {
       throw new ProtocolError('NOT_FOUND', 'You have no token with that id (it may be revoked already)');
     }
+    noteChange(request, { action: 'token.revoke', target: `token ${form.id ?? ''}`, user });
     return reply.redirect(`${ACCOUNT}?revoked=1`, 303);
   });
 }

@@ -1,0 +1,36 @@
+/**
+ * The routes that change something, each with the action a refused or failed attempt at it is
+ * recorded as (http/../plugins/change-recording.ts). A successful one records what its handler
+ * noted (routes call `noteChange`): one PUT of a package document may publish, deprecate or
+ * change owners, and only the handler knows which.
+ */
+export interface RecordedRoute {
+  /** The action of a refused or failed request. */
+  action: string;
+  /** The route parameter naming the package it is about, if any. */
+  packageParam?: string;
+}
+
+export const WEB_ACCOUNT_TOKENS = '/-/web/account/tokens';
+
+export const RECORDED_ROUTES: Readonly<Record<string, RecordedRoute>> = {
+  'PUT /:name': { action: 'package.publish', packageParam: 'name' },
+  'PUT /:name/-rev/:rev': { action: 'package.change', packageParam: 'name' },
+  'DELETE /:name/-rev/:rev': { action: 'package.unpublish', packageParam: 'name' },
+  'DELETE /:name/-/:file/-rev/:rev': { action: 'package.unpublish', packageParam: 'name' },
+  'PUT /-/package/:name/dist-tags/:tag': { action: 'dist-tag.set', packageParam: 'name' },
+  'DELETE /-/package/:name/dist-tags/:tag': { action: 'dist-tag.remove', packageParam: 'name' },
+  'POST /-/npm/v1/tokens': { action: 'token.create' },
+  'DELETE /-/npm/v1/tokens/token/:key': { action: 'token.revoke' },
+  'PUT /-/user/:id': { action: 'user.login' },
+  'DELETE /-/user/token/:token': { action: 'token.revoke' },
+  'POST /-/npm/v1/user': { action: 'user.two-factor' },
+  'POST /-/pkg/v1/advisories/:name': { action: 'advisory.publish', packageParam: 'name' },
+  'DELETE /-/pkg/v1/advisories/:name/:id': { action: 'advisory.withdraw', packageParam: 'name' },
+  [`POST ${WEB_ACCOUNT_TOKENS}`]: { action: 'token.create' },
+  [`POST ${WEB_ACCOUNT_TOKENS}/revoke`]: { action: 'token.revoke' },
+  'POST /-/pkg/v1/webhooks': { action: 'webhook.add' },
+  'DELETE /-/pkg/v1/webhooks/:id': { action: 'webhook.remove' },
+  'POST /-/pkg/v1/webhooks/:id/rotate-secret': { action: 'webhook.rotate-secret' },
+  'POST /-/pkg/v1/webhooks/deliveries/:id/redeliver': { action: 'webhook.redeliver' },
+};

@@ -1,0 +1,132 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { RECORDED_ROUTES, type RecordedRoute } from '../http/recorded-routes.js';
+import type { AuditTrail, ChangeRecord } from '../services/audit-trail.js';
+import type { TokenScope } from '../storage/ports.js';
+
+/** A change a handler made, as it notes it for the audit log; the request gives who and from where. */
+export type NotedChange = Pick<ChangeRecord, 'action' | 'target'> & Partial<Pick<ChangeRecord, 'package' | 'details' | 'user'>>;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Changes the handler made (noteChange), recorded when the answer is sent. */
+    notedChanges?: NotedChange[];
+    /** Why the request was refused, as the error handler was given it. */
+    refusal?: string;
+  }
+}
+
+/** Notes a token made by the request (never the token: its public id). */
+export function noteTokenCreated(
+  request: FastifyRequest,
+  token: { id: string; readonly: boolean; expiresAt: string | null; scope?: TokenScope | undefined },
+  user?: string,
+): void {
+  const scope = token.scope;
+  noteChange(request, {
+    action: 'token.create',
+    target: `token ${token.id}`,
+    ...(user !== undefined ? { user } : {}),
+    details: {
+      readonly: token.readonly,
+      expiresAt: token.expiresAt,
+      ...(scope?.packages ? { packages: scope.packages } : {}),
+      ...(scope?.publishOnly ? { publishOnly: true } : {}),
+      ...(scope?.automation ? { automation: true } : {}),
+      ...(scope?.cidrWhitelist?.length ? { cidrWhitelist: scope.cidrWhitelist } : {}),
+    },
+  });
+}
+
+/** Notes a change the request made: recorded once, with who, from where and when, as the answer goes out. */
+export function noteChange(request: FastifyRequest, change: NotedChange): void {
+  (request.notedChanges ??= []).push(change);
+}
+
+const MAX_FIELD = 214;
+
+/**
+ * Records every request of a changing route (http/recorded-routes.ts) in the audit log: what a
+ * successful one noted, and a refused or failed one as its route's action with the reason.
+ * Only those routes get the hooks, so reads pay nothing. The entry is written before the answer
+ * leaves: a client that sees its change done finds it in the log.
+ */
+export function installChangeRecording(app: FastifyInstance, trail: AuditTrail, onFailure: (err: unknown) => void): void {
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const recorded = methods.map((method) => RECORDED_ROUTES[`${method} ${route.url}`]).find((r) => r !== undefined);
+    if (!recorded) return;
+    // Methods of an object keep their names, which the request-pipeline test reads.
+    const hooks = {
+      async noteRefusal(request: FastifyRequest, _reply: FastifyReply, err: Error) {
+        request.refusal = err.message;
+      },
+      async recordChange(request: FastifyRequest, reply: FastifyReply, payload: unknown) {
+        await record(trail, recorded, request, reply.statusCode, payload).catch(onFailure);
+        return payload;
+      },
+    };
+    route.onError = [...asArray(route.onError), hooks.noteRefusal];
+    route.onSend = [...asArray(route.onSend), hooks.recordChange];
+  });
+}
+
+function asArray<T>(value: T | T[] | undefined): T[] {
+  return value === undefined ? [] : Array.isArray(value) ? value : [value];
+}
+
+async function record(
+  trail: AuditTrail,
+  route: RecordedRoute,
+  request: FastifyRequest,
+  status: number,
+  payload: unknown,
+): Promise<void> {
+  const ctx = request.ctx as FastifyRequest['ctx'] | undefined;
+  if (!ctx) return;
+  const caller = ctx.caller;
+  const who = {
+    user: caller?.user ?? null,
+    tokenId: caller?.tokenHash?.slice(0, 16) ?? null,
+    address: request.ip,
+    via: 'http' as const,
+  };
+  if (status < 400) {
+    for (const change of request.notedChanges ?? []) {
+      await trail.record(ctx.tenant, { ...who, outcome: 'success', package: null, ...change, user: change.user ?? who.user });
+    }
+    return;
+  }
+  const params = (request.params ?? {}) as Record<string, unknown>;
+  const name = route.packageParam ? params[route.packageParam] : undefined;
+  const pkg = typeof name === 'string' ? name.slice(0, MAX_FIELD) : null;
+  await trail.record(ctx.tenant, {
+    ...who,
+    user: who.user ?? loginName(request),
+    action: route.action,
+    outcome: status >= 500 ? 'failed' : 'refused',
+    package: pkg,
+    target: pkg ?? `${request.method} ${request.routeOptions.url ?? ''}`,
+    reason: (request.refusal ?? reasonIn(payload) ?? `HTTP ${status}`).slice(0, 500),
+    details: { status },
+  });
+}
+
+/** The user a refused login named (`PUT /-/user/org.couchdb.user:<name>`): who tried. */
+function loginName(request: FastifyRequest): string | null {
+  const id = (request.params as { id?: unknown } | undefined)?.id;
+  if (typeof id !== 'string') return null;
+  const colon = id.indexOf(':');
+  return colon >= 0 ? id.slice(colon + 1, colon + 1 + MAX_FIELD) || null : null;
+}
+
+/** The `details`/`error` of a JSON error body sent without throwing. */
+function reasonIn(payload: unknown): string | undefined {
+  if (typeof payload !== 'string') return undefined;
+  try {
+    const body = JSON.parse(payload) as { details?: unknown; error?: unknown };
+    const reason = body.details ?? body.error;
+    return typeof reason === 'string' ? reason : undefined;
+  } catch {
+    return undefined;
+  }
+}
