@@ -91,6 +91,11 @@ export function userCommand(argv: string[], io: AdminIo): Promise<number> {
             admin: values.admin,
           });
           const role = user.admin ? 'administrator' : 'user';
+          await recordOperatorChange(storage, tenant, {
+            action: 'user.create',
+            target: `user ${name}`,
+            details: { admin: user.admin === true },
+          });
           if (password!.generated) {
             io.stdout.write(`${password!.value}\n`);
             io.stderr.write(`Created ${role} '${name}' of ${registry}; its password is printed above.\n`);
@@ -118,6 +123,11 @@ export function userCommand(argv: string[], io: AdminIo): Promise<number> {
             email: values.email,
             admin: values.admin,
           });
+          await recordOperatorChange(storage, tenant, {
+            action: 'user.invite',
+            target: 'invitation',
+            details: { admin: values.admin === true, expiresAt: invitation.expiresAt },
+          });
           // Only the link on stdout, so that a script can capture it.
           io.stdout.write(`${base.replace(/\/+$/, '')}${INVITATION_PATH}${invitation.secret}\n`);
           io.stderr.write(`Invitation to ${registry}, good once until ${invitation.expiresAt}: send the link above.\n`);
@@ -125,6 +135,11 @@ export function userCommand(argv: string[], io: AdminIo): Promise<number> {
         }
         case 'delete': {
           const revoked = await users.delete(tenant, name!);
+          await recordOperatorChange(storage, tenant, {
+            action: 'user.delete',
+            target: `user ${name}`,
+            details: { tokensRevoked: revoked },
+          });
           io.stdout.write(
             `Deleted user '${name}' of ${registry} and revoked ${revoked} tokens; its packages stay (maintainers lists still name it).\n`,
           );
@@ -134,6 +149,7 @@ export function userCommand(argv: string[], io: AdminIo): Promise<number> {
         case 'revoke-admin': {
           const admin = action === 'grant-admin';
           await users.setAdmin(tenant, name!, admin);
+          await recordOperatorChange(storage, tenant, { action: `user.${action}`, target: `user ${name}` });
           io.stdout.write(
             `User '${name}' ${admin ? 'is now an administrator' : 'is no longer an administrator'} of ${registry}.\n`,
           );

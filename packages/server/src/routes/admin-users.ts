@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ProtocolError } from '@pkg/protocol';
 import type { Caller } from '../context.js';
+import { noteChange } from '../plugins/change-recording.js';
 import { isAdministrator } from '../services/administrators.js';
 import { INVITATION_PATH } from '../services/invitations.js';
 import { isObject } from '../services/json-shapes.js';
@@ -38,6 +39,7 @@ export async function adminUserRoutes(app: FastifyInstance, { services }: { serv
       password,
       admin: flag(body, 'admin'),
     });
+    noteChange(request, { action: 'user.create', target: `user ${user.name}`, details: { admin: user.admin === true } });
     reply.code(201);
     // A generated password is shown once, here; one the administrator chose is not sent back.
     return { ...summaryOfUser(user), ...(given === undefined ? { password } : {}) };
@@ -58,6 +60,12 @@ export async function adminUserRoutes(app: FastifyInstance, { services }: { serv
     let revokedTokens = password === undefined ? 0 : await services.users.resetPassword(tenant, name, password);
     if (disabled !== undefined) revokedTokens += await services.users.setDisabled(tenant, name, disabled);
     if (admin !== undefined) await services.users.setAdmin(tenant, name, admin);
+    const changed = { ...(disabled !== undefined ? { disabled } : {}), ...(admin !== undefined ? { admin } : {}) };
+    noteChange(request, {
+      action: 'user.change',
+      target: `user ${name}`,
+      details: { ...changed, password: password !== undefined, tokensRevoked: revokedTokens },
+    });
     return { ...summaryOfUser(await services.users.require(tenant, name)), revokedTokens };
   });
 
@@ -68,6 +76,7 @@ export async function adminUserRoutes(app: FastifyInstance, { services }: { serv
     await services.users.require(request.ctx.tenant, name);
     await requireWriteCode(services, request, caller, 'Deleting a user');
     const revokedTokens = await services.users.delete(request.ctx.tenant, name);
+    noteChange(request, { action: 'user.delete', target: `user ${name}`, details: { tokensRevoked: revokedTokens } });
     return { name, deleted: true, revokedTokens };
   });
 
@@ -79,6 +88,11 @@ export async function adminUserRoutes(app: FastifyInstance, { services }: { serv
       invitedBy: caller.user,
       email: text(body, 'email', false),
       admin: flag(body, 'admin'),
+    });
+    noteChange(request, {
+      action: 'user.invite',
+      target: 'invitation',
+      details: { admin: body.admin === true, expiresAt: invitation.expiresAt },
     });
     reply.code(201);
     return { url: `${request.ctx.baseUrl}${INVITATION_PATH}${invitation.secret}`, expires: invitation.expiresAt };

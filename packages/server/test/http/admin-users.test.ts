@@ -60,6 +60,14 @@ describe('administrators manage users over HTTP', () => {
       ['root', true],
     ]);
     expect(list.text).not.toContain('scrypt');
+
+    // The administrator reads the audit log, which names who made the accounts.
+    const audit = await api('/-/pkg/v1/audit?action=user.create');
+    expect(audit.status, audit.text).toBe(200);
+    expect(audit.text).not.toContain(created.body.password);
+    const entries = JSON.stringify(audit.body);
+    expect(entries).toContain('"user":"root"');
+    expect(entries).toContain('user carol');
   });
 
   it('refuses passwords the policy refuses, and names that exist, changing nothing', async () => {

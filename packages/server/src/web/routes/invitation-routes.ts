@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { ProtocolError } from '@pkg/protocol';
+import { noteChange } from '../../plugins/change-recording.js';
 import { INVITATION_PATH, type InvitationTerms } from '../../services/invitations.js';
 import { checkCsrf } from '../csrf.js';
 import { formOf, type Form } from '../forms.js';
@@ -41,6 +42,7 @@ export async function invitationRoutes(app: FastifyInstance, { web }: { web: Web
     const email = (form.email ?? '').trim();
     try {
       const user = await web.registry.invitations.accept(tenant, secret, { name, email, password: form.password ?? '' });
+      noteChange(request, { action: 'user.accept-invitation', target: `user ${user.name}`, user: user.name });
       await startBrowserSession(request, reply, web, user.name);
       return reply.redirect('/-/web/account?welcome=1', 303);
     } catch (err) {

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ProtocolError } from '@pkg/protocol';
+import { noteChange } from '../../plugins/change-recording.js';
 import { SecondFactorService } from '../../services/second-factor.js';
 import type { UserRecord } from '../../storage/ports.js';
 import { checkCsrf } from '../csrf.js';
@@ -51,6 +52,7 @@ export async function twoFactorRoutes(
       if (!user) return reply.redirect(`/-/web/signin?next=${encodeURIComponent(ACCOUNT)}`, 303);
       try {
         const twoFactor = await change(request, user, fields);
+        noteChange(request, { action: 'user.two-factor', target: `user ${user.name}`, user: user.name, details: { step: path } });
         // A change shows the page at its section; a refresh of it then shows the state as stored.
         const page = await account(request, ctx, twoFactor ? { twoFactor } : {});
         return sendPage(reply, page, 200, 'no-store');
