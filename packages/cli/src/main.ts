@@ -4,6 +4,7 @@ import { homedir, tmpdir } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Deps } from './deps.js';
 import { runCli } from './cli.js';
+import { retryingLockedFiles } from './io/locked-files.js';
 
 // Set by the release bundler (scripts/release.js) in the single executable; absent otherwise.
 declare const __PKG_VERSION__: string | undefined;
@@ -32,7 +33,8 @@ export async function main(argv: string[]): Promise<number> {
     stdin: process.stdin,
     stdout: process.stdout,
     stderr: process.stderr,
-    fs,
+    // Windows: a file another program holds open for a moment is waited for (io/locked-files.ts).
+    fs: retryingLockedFiles(fs, process.platform, (ms) => sleep(ms)),
     now: () => new Date(),
     sleep: (ms) => sleep(ms),
     createTransport: async (options) => {

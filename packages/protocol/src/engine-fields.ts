@@ -105,6 +105,26 @@ export interface SupportedEngine {
   min?: string;
   /** The newest supported minor, for Godot and Unreal. */
   max?: string;
+  /** Search objects, Unity only: Unity's package signature of the version (see unitySignatureOf). */
+  signature?: UnitySignature | null;
+}
+
+/** Unity's package signature of a version (`dist.unitySignature`): who signed it, when readable. */
+export interface UnitySignature {
+  signer: string | null;
+}
+
+/**
+ * Unity's package signature of a version: `{signer}` when its tarball holds
+ * `package/.attestation.p7m` (the registry records it at publish), null for an unsigned Unity
+ * package (Unity 6.3+ shows it as unsigned), undefined for a version that is not a Unity package.
+ */
+export function unitySignatureOf(record: Record<string, unknown>): UnitySignature | null | undefined {
+  const dist = record.dist as { unitySignature?: { signer?: unknown } } | undefined;
+  const signature = dist?.unitySignature;
+  if (signature && typeof signature === 'object')
+    return { signer: typeof signature.signer === 'string' ? signature.signer : null };
+  return supportedEngines(record).some((e) => e.engine === 'unity') ? null : undefined;
 }
 
 /**

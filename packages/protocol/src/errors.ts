@@ -7,6 +7,7 @@ export const ERROR_CATALOGUE = {
   BAD_REQUEST: { status: 400, error: 'Bad request' },
   UNAUTHORIZED: { status: 401, error: 'Authentication required' },
   FORBIDDEN: { status: 403, error: 'Forbidden' },
+  QUOTA_EXCEEDED: { status: 403, error: 'Quota exceeded' },
   NOT_FOUND: { status: 404, error: 'Package not found' },
   METHOD_NOT_ALLOWED: { status: 405, error: 'Method not allowed' },
   CONFLICT: { status: 409, error: 'Conflict' },

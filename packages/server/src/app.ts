@@ -8,6 +8,7 @@ import { installConnectionDraining } from './plugins/connection-draining.js';
 import { installJsonDepthLimit } from './plugins/json-depth.js';
 import { RequestLog, loggerOptions, type LogStream } from './plugins/logging.js';
 import { RegistryMetrics } from './observability/metrics.js';
+import { StorageFigureSource } from './observability/storage-figures.js';
 import { createServices, type Services } from './services/services.js';
 import { healthRoutes } from './routes/health.js';
 import { pingRoutes } from './routes/ping.js';
@@ -108,11 +109,14 @@ export async function buildApp(deps: ServerDeps, options: BuildOptions = {}): Pr
   installJsonDepthLimit(app);
   const contexts = new RequestContextResolver(config, services);
   const metrics = new RegistryMetrics();
+  const storageFigures = new StorageFigureSource(deps.usage);
   metrics.setSources({
     busConnected: () => deps.bus.connected,
     redisReady: () => deps.redis?.ready,
     cacheStats: () => services.documentCache.stats,
     uplinkStats: () => services.uplinks.stats(),
+    // While the database is unreachable the other metrics still answer (health says why).
+    storageFigures: () => storageFigures.read().catch(() => undefined),
   });
   // The steps every request takes, on fastify's path and on the hot path alike.
   const pipeline = createRequestPipeline({

@@ -10,6 +10,9 @@ export interface EffectiveSettings {
   rateLimitAnonymous: number;
   rateLimitAuthenticated: number;
   rateLimitPublish: number;
+  /** The registry's quotas (0: none). */
+  quotaBytes: number;
+  quotaPackages: number;
   /** Web pages per hour per client IP (the server's setting: tenants share it). */
   rateLimitWeb: number;
   /** Which package names come from an upstream registry; undefined: every name is local. */

@@ -13,6 +13,7 @@ import type {
   SearchIndex,
   SharedConnection,
   SigningKeyStore,
+  StorageUsageStore,
   UplinkCacheStore,
   WebhookStore,
 } from './storage/ports.js';
@@ -52,6 +53,8 @@ export interface ServerDeps {
   audit: AuditLogStore;
   /** Webhook subscriptions and their outbox. */
   webhooks: WebhookStore;
+  /** Bytes and packages of each registry (quotas, metrics) and the last collection. */
+  usage: StorageUsageStore;
   /** Where uplink tokens (`tokenEnv`) are read; process.env when not given. */
   env?: NodeJS.ProcessEnv;
   /** Injectable clock: tests move time instead of sleeping. */
@@ -81,11 +84,12 @@ export function serverDeps(
     | 'teams'
     | 'audit'
     | 'webhooks'
+    | 'usage'
   >,
   now?: () => Date,
 ): ServerDeps {
   const { registry, packages, database, search, downloadCounts, blobs, bus, counters, redis, shared } = storage;
-  const { uplinkCache, signingKeys, advisories, teams, audit, webhooks } = storage;
+  const { uplinkCache, signingKeys, advisories, teams, audit, webhooks, usage } = storage;
   return {
     config,
     registry,
@@ -104,6 +108,7 @@ export function serverDeps(
     teams,
     audit,
     webhooks,
+    usage,
     now: now ?? (() => new Date()),
     nowMs: now ? () => now().getTime() : Date.now,
   };

@@ -13,6 +13,7 @@ import { RetentionScheduler } from './services/retention-schedule.js';
 import { readableLog } from './plugins/readable-log.js';
 import { collectOrphanBlobs, createStorage, type Storage } from './storage/create-storage.js';
 import { signVersionsPublishedBefore } from './services/signature-backfill.js';
+import { measureUnmeasuredVersions } from './services/usage-backfill.js';
 import { DeferredLog } from './storage/deferred-log.js';
 import { recordRetentionRemovals } from './services/retention-changes.js';
 
@@ -158,8 +159,13 @@ export async function serve(argv: string[], io: ServeIo = processServeIo): Promi
     // tarball older than this start is a crash leftover (newer ones may be publishes in flight);
     // sharing storage with other nodes, a young one may be another node's uncommitted publish.
     sweeping = collectOrphanBlobs(storage, storage.shared ? SHARED_ORPHAN_GRACE_MS : 0, startedAt, sweep.signal).then(
-      (removed) => {
-        if (removed > 0) app.log.info({ removed }, 'removed orphan tarballs left by an interrupted publish');
+      async (collected) => {
+        const { orphans, temporaryFiles, incompleteUploads } = collected;
+        if (orphans > 0) app.log.info({ removed: orphans }, 'removed orphan tarballs left by an interrupted publish');
+        if (temporaryFiles + incompleteUploads > 0)
+          app.log.info({ temporaryFiles, incompleteUploads }, 'removed what interrupted uploads left');
+        // A sweep cut short by the shutdown is not a result (`/-/metrics` shows the last one).
+        if (!sweep.signal.aborted) await storage.usage.recordCollect({ at: new Date().toISOString(), ...collected });
       },
       (err: unknown) => {
         if (!sweep.signal.aborted) app.log.error({ err }, 'collecting orphan tarballs failed');
@@ -175,6 +181,17 @@ export async function serve(argv: string[], io: ServeIo = processServeIo): Promi
         },
         (err: unknown) => {
           if (!sweep.signal.aborted) app.log.error({ err }, 'signing versions published before registry signatures failed');
+        },
+      );
+    // Versions published before sizes were recorded are measured once, for quotas and metrics.
+    sweeping = sweeping
+      .then(() => measureUnmeasuredVersions(storage, sweep.signal))
+      .then(
+        (measured) => {
+          if (measured > 0) app.log.info({ measured }, 'measured versions published before storage usage was recorded');
+        },
+        (err: unknown) => {
+          if (!sweep.signal.aborted) app.log.error({ err }, 'measuring versions published before storage usage failed');
         },
       );
   } catch (err) {

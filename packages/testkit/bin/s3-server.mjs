@@ -11,9 +11,12 @@
 // `GET /-/sigv4-stats` (not an S3 path: bucket names cannot start with '-') answers how many
 // requests were verified and refused; `PUT /-/buckets/<name>` makes one more bucket, so that one
 // server process can serve the registries of a whole test worker, a bucket each.
+// ListMultipartUploads and AbortMultipartUpload, which s3rver lacks, are answered by
+// multipart-uploads.mjs.
 import http from 'node:http';
 import S3rver from '@20minutes/s3rver';
 import { verifySigV4 } from './sigv4.mjs';
+import { answerMultipartUploads } from './multipart-uploads.mjs';
 
 const [directory, bucket] = process.argv.slice(2);
 if (!directory || !bucket) {
@@ -61,17 +64,26 @@ const front = http.createServer((req, res) => {
       return;
     }
     stats.verified++;
-    const forward = http.request(
-      { host: '127.0.0.1', port: backend.port, method: req.method, path: req.url, headers: req.headers, agent },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
+    answerMultipartUploads(req, res, directory).then(
+      (answered) => {
+        if (!answered) forwardToS3rver(req, res, body);
       },
+      () => res.destroy(),
     );
-    forward.on('error', () => res.destroy());
-    forward.end(body);
   });
 });
+
+function forwardToS3rver(req, res, body) {
+  const forward = http.request(
+    { host: '127.0.0.1', port: backend.port, method: req.method, path: req.url, headers: req.headers, agent },
+    (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    },
+  );
+  forward.on('error', () => res.destroy());
+  forward.end(body);
+}
 await new Promise((resolve) => front.listen(0, '127.0.0.1', resolve));
 process.stdout.write(`${JSON.stringify({ port: front.address().port })}\n`);
 

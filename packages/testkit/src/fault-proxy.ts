@@ -75,8 +75,12 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
       held = true;
       if (!stall) {
         // Once what was written has left, the connection goes, as a network drop would take it.
-        res.write(piece, () => res.destroy());
-        answer.destroy();
+        // The target's answer goes only then: its closing destroys the client's connection (below),
+        // which would drop what a slow client has not yet taken from this proxy's buffers.
+        res.write(piece, () => {
+          res.destroy();
+          answer.destroy();
+        });
         return;
       }
       res.write(piece, () => {
@@ -88,9 +92,10 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     answer.on('end', () => {
       if (!held) res.end();
     });
-    // The target went away (killed): the client's connection goes with it, as it would.
+    // The target went away (killed): the client's connection goes with it, as it would, once the
+    // bytes the target sent before have left (on a real network they are on their way already).
     answer.socket.on('close', () => {
-      if (!res.writableEnded) res.destroy();
+      if (!res.writableEnded && !res.destroyed) res.write(Buffer.alloc(0), () => res.destroy());
     });
     answer.on('error', () => res.destroy());
   };

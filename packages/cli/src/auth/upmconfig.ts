@@ -19,28 +19,34 @@ export function upmConfigPath(
 type Table = Record<string, unknown>;
 
 async function readToml(fs: FileSystem, file: string): Promise<Table> {
-  const text = await readTextIfExists(fs, file);
-  if (text === null || text.trim() === '') return {};
-  const { parse } = await import('smol-toml');
-  return parse(text);
+  return (await readTomlText(fs, file)).doc;
 }
 
-async function writeToml(fs: FileSystem, file: string, doc: Table): Promise<void> {
+/** The file's tables, and its line ending (a file written on Windows keeps CRLF when rewritten). */
+async function readTomlText(fs: FileSystem, file: string): Promise<{ doc: Table; eol: '\n' | '\r\n' }> {
+  const text = await readTextIfExists(fs, file);
+  const eol = text?.includes('\r\n') ? '\r\n' : '\n';
+  if (text === null || text.trim() === '') return { doc: {}, eol };
+  const { parse } = await import('smol-toml');
+  return { doc: parse(text), eol };
+}
+
+async function writeToml(fs: FileSystem, file: string, doc: Table, eol: '\n' | '\r\n'): Promise<void> {
   const { stringify } = await import('smol-toml');
   // The file holds tokens: readable by its owner only.
-  await writeFileAtomic(fs, file, `${stringify(doc)}\n`, { mode: 0o600 });
+  await writeFileAtomic(fs, file, `${stringify(doc)}\n`.replace(/\r?\n/g, eol), { mode: 0o600 });
 }
 
 const sameRegistry = (a: string, b: string) => a.replace(/\/+$/, '') === b.replace(/\/+$/, '');
 
 /** Sets `[npmAuth."<registry>"] token` (and `alwaysAuth = true`), replacing any entry for that URL. */
 export async function writeUpmToken(fs: FileSystem, file: string, registry: string, token: string): Promise<void> {
-  const doc = await readToml(fs, file);
+  const { doc, eol } = await readTomlText(fs, file);
   const npmAuth = (typeof doc.npmAuth === 'object' && doc.npmAuth !== null ? doc.npmAuth : {}) as Table;
   for (const key of Object.keys(npmAuth)) if (sameRegistry(key, registry)) delete npmAuth[key];
   npmAuth[registry] = { token, alwaysAuth: true };
   doc.npmAuth = npmAuth;
-  await writeToml(fs, file, doc);
+  await writeToml(fs, file, doc, eol);
 }
 
 /**
@@ -48,7 +54,7 @@ export async function writeUpmToken(fs: FileSystem, file: string, registry: stri
  * an entry holding another token was put there by someone else and stays. True when removed.
  */
 export async function removeUpmToken(fs: FileSystem, file: string, registry: string, token: string): Promise<boolean> {
-  const doc = await readToml(fs, file);
+  const { doc, eol } = await readTomlText(fs, file);
   const npmAuth = doc.npmAuth as Table | undefined;
   if (typeof npmAuth !== 'object' || npmAuth === null) return false;
   let removed = false;
@@ -60,7 +66,7 @@ export async function removeUpmToken(fs: FileSystem, file: string, registry: str
   }
   if (!removed) return false;
   if (Object.keys(npmAuth).length === 0) delete doc.npmAuth;
-  await writeToml(fs, file, doc);
+  await writeToml(fs, file, doc, eol);
   return true;
 }
 

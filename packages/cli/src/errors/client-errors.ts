@@ -564,6 +564,12 @@ export const CLIENT_ERRORS = {
     message: 'The checkoutCommand setting failed ({status}): {command}',
     hint: 'Nothing was changed. {output}',
   },
+  // Windows: a file another program holds open cannot be renamed or removed (io/locked-files.ts).
+  FILE_IN_USE: {
+    exit: EXIT.FAILED,
+    message: 'Another program keeps {file} open: pkg could not {action} it',
+    hint: 'Close what holds it (the Unity editor, an IDE, a file preview, a virus scan), then run the command again.',
+  },
   // `pkg publish`.
   NO_PACKAGE_JSON: {
     code: 'PACKAGE_INVALID',
@@ -603,7 +609,7 @@ export const CLIENT_ERRORS = {
   ADVISORY_REFUSED: {
     exit: EXIT.FAILED,
     message: 'The registry refused the advisory of {name}: {details}',
-    hint: 'Only a maintainer of a package published on this registry may publish or withdraw its advisories; `pkg advisory add --help` shows the fields.',
+    hint: 'Only a maintainer of a package published on this registry, or an administrator of the registry, may publish or withdraw its advisories; `pkg advisory add --help` shows the fields.',
   },
   CHANGE_REFUSED: { exit: EXIT.FAILED, message: 'The registry refused to change {name}: {details}', hint: '{advice}' },
   DIST_TAG_USAGE: {

@@ -4,6 +4,11 @@
  * `..`, no drive letter or backslash, and no link or device. One bad entry refuses the whole
  * tarball before anything is written: a first pass reads only the headers, a second streams each
  * file to disk, so a tarball of any size is never held in memory.
+ *
+ * Names Windows cannot hold are refused on every system: a project is shared by a team through
+ * Perforce or git, usually with Windows machines among them, and a package that installs on a Mac
+ * but not beside it on Windows breaks the team's project. On Windows they are worse than
+ * unreadable: `a.cs:x` writes a hidden stream of `a.cs`, `nul.cs` writes nothing, `a.` is `a`.
  */
 import path from 'node:path';
 import type { FileSystem } from '../deps.js';
@@ -11,6 +16,21 @@ import { ClientError } from '../errors/client-errors.js';
 import { forEachTarEntry, type TarballSource, type TarEntryType } from './tar-entries.js';
 
 const FILE_TYPES = new Set<TarEntryType>(['File', 'OldFile', 'ContiguousFile']);
+
+/** Device names Windows reserves in every folder, with any extension (`con.txt` is the console). */
+const WINDOWS_DEVICE = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]|conin\$|conout\$)(\..*)?$/i;
+/** Characters Windows refuses in a name (`:` would name an alternate data stream instead). */
+// eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
+const WINDOWS_FORBIDDEN = /[<>:"|?*\x00-\x1f]/;
+
+/** Why Windows cannot hold a file or folder of this name; null when it can. */
+export function windowsNameProblem(segment: string): string | null {
+  // The name itself is not repeated: it may hold control characters.
+  if (WINDOWS_FORBIDDEN.test(segment)) return 'a character Windows refuses in a name (< > : " | ? * or a control character)';
+  if (WINDOWS_DEVICE.test(segment)) return `'${segment}', a device name on Windows`;
+  if (/[. ]$/.test(segment)) return `'${segment}' ends with a dot or a space, which Windows drops`;
+  return null;
+}
 
 /** The entry's path inside the package (top folder removed), or why it is refused. */
 export function packageRelativePath(entryPath: string): { ok: true; path: string | null } | { ok: false; reason: string } {
@@ -21,7 +41,23 @@ export function packageRelativePath(entryPath: string): { ok: true; path: string
   if (segments.includes('..')) return { ok: false, reason: "a '..' segment" };
   // npm tarballs keep everything under one top folder (`package/`); it is dropped on extraction.
   const inside = segments.slice(1);
+  for (const segment of inside) {
+    const problem = windowsNameProblem(segment);
+    if (problem) return { ok: false, reason: problem };
+  }
   return { ok: true, path: inside.length === 0 ? null : inside.join('/') };
+}
+
+/**
+ * Where `relative` (with `/`) lands below `root`, or null when it would land outside it. `paths`
+ * is the platform's path module (`path.win32` in tests of Windows paths: drive letters, `\\`).
+ */
+export function targetBelow(root: string, relative: string, paths: path.PlatformPath = path): string | null {
+  const base = paths.resolve(root);
+  const target = paths.resolve(base, ...relative.split('/'));
+  const inside = paths.relative(base, target);
+  if (inside === '' || inside.startsWith('..') || paths.isAbsolute(inside)) return null;
+  return target;
 }
 
 /** Extracts `tarball` (a file's path, or bytes) into `destination`; returns how many files it wrote. */
@@ -43,8 +79,8 @@ export async function extractPackage(
       targets.push(null);
       return;
     }
-    const target = path.resolve(root, ...relative.path.split('/'));
-    if (!target.startsWith(root + path.sep)) throw refuse('a path outside the package');
+    const target = targetBelow(root, relative.path);
+    if (target === null) throw refuse('a path outside the package');
     targets.push({ target, folder: entry.type === 'Directory' });
   });
   await fs.mkdir(root, { recursive: true });

@@ -86,6 +86,8 @@ export interface BulkAdvisory {
   title: string;
   severity: string;
   vulnerable_versions: string;
+  /** pkg-registry's addition: the versions that fix it (absent from npm's and other registries' answers). */
+  patched_versions?: string;
 }
 
 /** One advisory as `/-/pkg/v1/advisories/<name>` lists it. */
@@ -287,16 +289,24 @@ export class RegistryClient {
 
   /**
    * npm's bulk advisory request, `{<name>: [<version>, …]}`: the advisories in force that
-   * affect one of the versions, by name.
+   * affect one of the versions, by name, and the registry's `npm-notice` when it sent one (a
+   * pkg-registry says so when an upstream it asks for advisories could not be asked).
    */
-  async advisoriesFor(versions: Record<string, string[]>): Promise<Record<string, BulkAdvisory[]>> {
+  async advisoriesFor(
+    versions: Record<string, string[]>,
+  ): Promise<{ advisories: Record<string, BulkAdvisory[]>; notice: string | null }> {
+    const pathname = '/-/npm/v1/security/advisories/bulk';
     try {
-      const body = await this.#json<Record<string, BulkAdvisory[]>>('POST', '/-/npm/v1/security/advisories/bulk', {
-        idempotent: true,
-        body: versions,
-      });
+      const response = await this.#send('POST', registryEndpoint(this.registry, pathname), { idempotent: true, body: versions });
+      if (response.status < 200 || response.status >= 300) throw httpError(response);
+      let body: unknown;
+      try {
+        body = JSON.parse(response.body.toString('utf8'));
+      } catch {
+        body = undefined;
+      }
       if (typeof body !== 'object' || body === null) throw new ClientError('UNREADABLE_ANSWER', { what: 'an advisory answer' });
-      return body;
+      return { advisories: body as Record<string, BulkAdvisory[]>, notice: response.headers['npm-notice'] ?? null };
     } catch (err) {
       throw this.#statusError(err, 'advisories');
     }

@@ -1,6 +1,9 @@
 import dns, { type LookupAddress, type LookupOptions } from 'node:dns';
-import { EnvHttpProxyAgent, request } from 'undici';
+import type { IncomingHttpHeaders } from 'node:http';
+import { Readable } from 'node:stream';
+import { EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
 import type { HttpRequest, HttpResponse, HttpStreamResponse, HttpTransport, TransportOptions } from '../deps.js';
+import { BodyQueue } from './body-queue.js';
 import { specialUseAddress } from './loopback.js';
 import { assertSecureUrl } from './registry-url.js';
 
@@ -37,7 +40,9 @@ export function createUndiciTransport(
   env: Readonly<Record<string, string | undefined>>,
   options: TransportOptions,
 ): HttpTransport {
-  const connect = { lookup: loopbackAwareLookup, timeout: options.timeoutMs, rejectUnauthorized: true };
+  // No TCP keep-alive: the timeouts below find a silent registry sooner, and Wine (the Windows pkg
+  // run on Linux or macOS, as CrossOver does) fails every connect that sets it before connecting.
+  const connect = { lookup: loopbackAwareLookup, timeout: options.timeoutMs, rejectUnauthorized: true, keepAlive: false };
   const dispatcher = new EnvHttpProxyAgent({
     httpProxy: env.http_proxy ?? env.HTTP_PROXY,
     httpsProxy: env.https_proxy ?? env.HTTPS_PROXY,
@@ -57,11 +62,7 @@ export function createUndiciTransport(
       body: req.body,
       dispatcher,
     } as Parameters<typeof request>[1]);
-    const headers: Record<string, string | undefined> = {};
-    for (const [name, value] of Object.entries(response.headers)) {
-      headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
-    }
-    return { status: response.statusCode, headers, body: response.body };
+    return { status: response.statusCode, headers: flatHeaders(response.headers), body: response.body };
   };
 
   return {
@@ -69,9 +70,58 @@ export function createUndiciTransport(
       const response = await open(req);
       return { ...response, body: Buffer.from(await response.body.arrayBuffer()) };
     },
-    // undici's body is a Readable: iterating it applies backpressure to the socket, and leaving
-    // the loop early destroys it, which frees the connection.
-    stream: (req: HttpRequest): Promise<HttpStreamResponse> => open(req),
+    // Downloads read every byte that arrived, also when the connection then breaks (body-queue.ts).
+    stream: (req: HttpRequest): Promise<HttpStreamResponse> => {
+      assertSecureUrl(req.url);
+      return streamed(dispatcher, req);
+    },
     close: () => dispatcher.close(),
   };
+}
+
+function flatHeaders(raw: IncomingHttpHeaders): Record<string, string | undefined> {
+  const headers: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(raw)) {
+    headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return headers;
+}
+
+/** One request through undici's dispatcher, its body handed over as a BodyQueue. */
+function streamed(dispatcher: Dispatcher, req: HttpRequest): Promise<HttpStreamResponse> {
+  return new Promise((resolve, reject) => {
+    let body: BodyQueue | null = null;
+    const handler: Dispatcher.DispatchHandler = {
+      // Its presence tells undici that this handler speaks the controller API.
+      onRequestStart() {},
+      onResponseStart(controller, statusCode, headers) {
+        // 1xx answers are interim: the real one follows.
+        if (statusCode < 200) return;
+        body = new BodyQueue(controller);
+        resolve({ status: statusCode, headers: flatHeaders(headers), body });
+      },
+      onResponseData(_controller, chunk) {
+        body?.push(chunk);
+      },
+      onResponseEnd() {
+        body?.end();
+      },
+      onResponseError(_controller, error) {
+        if (body) body.fail(error);
+        else reject(error);
+      },
+    };
+    const options: Dispatcher.DispatchOptions = {
+      origin: req.url.origin,
+      path: `${req.url.pathname}${req.url.search}`,
+      method: req.method,
+      headers: req.headers,
+      body: typeof req.body === 'string' || Buffer.isBuffer(req.body) || !req.body ? (req.body ?? null) : Readable.from(req.body),
+    };
+    try {
+      dispatcher.dispatch(options, handler);
+    } catch (err) {
+      reject(err instanceof Error ? err : new Error(String(err)));
+    }
+  });
 }

@@ -1,4 +1,4 @@
-import { supportedEngines, type PackageDocument, type VersionRecord } from '@pkg/protocol';
+import { supportedEngines, unitySignatureOf, type PackageDocument, type VersionRecord } from '@pkg/protocol';
 import { heading, muted, type CommandResult, type TextLine } from './reporter.js';
 import { personText, SEPARATOR } from './format.js';
 
@@ -68,14 +68,6 @@ export function infoReport(doc: PackageDocument, record: VersionRecord, versions
     ...unitySignatureLines(record),
   ];
   return { json, text };
-}
-
-/** `{signer}` when the version holds Unity's package signature; null for an unsigned Unity package; undefined otherwise. */
-function unitySignatureOf(record: VersionRecord): { signer: string | null } | null | undefined {
-  const signature = (record.dist as { unitySignature?: { signer?: unknown } } | undefined)?.unitySignature;
-  if (signature && typeof signature === 'object')
-    return { signer: typeof signature.signer === 'string' ? signature.signer : null };
-  return supportedEngines(record).some((e) => e.engine === 'unity') ? null : undefined;
 }
 
 function unitySignatureLines(record: VersionRecord): string[] {

@@ -1,9 +1,9 @@
 import semver from 'semver';
 import type { CommandContext } from '../context.js';
-import type { BulkAdvisory } from '../http/registry-client.js';
 import { auditReport, type AuditFinding } from '../reports/audit-report.js';
 import type { CommandResult } from '../output/reporter.js';
 import { installsFiles } from './installed-files.js';
+import { askAdvisories } from './installed-advisories.js';
 import { pickNewest } from '../resolve/pick-version.js';
 import { headerOf, registryDependencies, type ProjectOptions } from './project-actions.js';
 import { openProject } from './open-project.js';
@@ -28,18 +28,8 @@ export async function projectAudit(ctx: CommandContext, options: ProjectOptions)
   const asked = [...installed].filter(
     ([name, version]) => registries.inRun(name) && !registries.set.isUnqueried(name) && semver.valid(version),
   );
-
-  const byRegistry = new Map<string, Record<string, string[]>>();
-  for (const [name, version] of asked) {
-    const url = registries.set.registryOf(name);
-    byRegistry.set(url, { ...(byRegistry.get(url) ?? {}), [name]: [version] });
-  }
-  const found = new Map<string, BulkAdvisory[]>();
-  for (const [url, versions] of byRegistry) {
-    const answer = await (await registries.set.client(url)).advisoriesFor(versions);
-    for (const [name, advisories] of Object.entries(answer))
-      if (installed.has(name) && Array.isArray(advisories)) found.set(name, advisories);
-  }
+  const { found, notices } = await askAdvisories(registries, new Map(asked.map(([name, version]) => [name, [version]])), false);
+  for (const notice of notices) ctx.reporter.warn(notice);
 
   const documents: DocumentMap = new Map();
   if (found.size > 0) await registries.set.fetch(found.keys(), documents);

@@ -8,6 +8,9 @@ import { listReport, type ListedPackage } from '../reports/project-reports.js';
 import { outdatedReport, whyReport, type OutdatedPackage, type WhyChain } from '../reports/studio-reports.js';
 import type { ProjectOptions } from './project-actions.js';
 import { currentVersion, projectView } from './project-packages.js';
+import { askAdvisories } from './installed-advisories.js';
+import { recordOf } from '../resolve/plan-context.js';
+import { unitySignatureOf } from '@pkg/protocol';
 
 export async function projectList(
   ctx: CommandContext,
@@ -16,10 +19,21 @@ export async function projectList(
 ): Promise<CommandResult> {
   const view = await projectView(ctx, options, options.all ?? false, true);
   const { registries } = view;
+  const installed = new Map<string, string[]>();
+  for (const p of view.packages) {
+    const current = currentVersion(p);
+    if (!p.status && current !== null) installed.set(p.name, [current]);
+  }
+  // A registry that cannot say which advisories apply costs only the marks of its packages.
+  const advisories = await askAdvisories(registries, installed, true);
+  const unity = view.open.engine.id === 'unity';
   const packages: ListedPackage[] = view.packages.map((p) => {
     const latest = p.status ? null : pickNewest(view.context, p.name);
     const current = currentVersion(p);
     const registry = p.status === 'built-in' || p.status === 'external' ? null : view.registries.set.registryOf(p.name);
+    const affecting = current !== null && !p.status ? advisories.affecting(p.name, current) : [];
+    const record = current !== null && !p.status ? recordOf(view.context, p.name, current) : undefined;
+    const signature = unity && record ? unitySignatureOf(record) : undefined;
     return {
       package: p.name,
       requested: p.requested,
@@ -30,8 +44,14 @@ export async function projectList(
       outdated: p.requested !== null && latest !== null && current !== null && semver.gt(latest, current),
       registry,
       ...(options.all ? { required_by: p.requiredBy } : {}),
+      ...(signature !== undefined ? { unity_signature: signature } : {}),
+      ...(affecting.length > 0 ? { advisories: affecting } : {}),
     };
   });
+  for (const [url, err] of advisories.failed) {
+    ctx.reporter.warn(`${url} could not say which advisories apply, its packages are shown without them: ${err.message}`);
+  }
+  for (const notice of advisories.notices) ctx.reporter.warn(notice);
   // One registry down, or refused, costs only its own packages: they are listed as such, and said.
   for (const [url, err] of registries.set.unreachable) {
     ctx.reporter.warn(

@@ -13,8 +13,11 @@ import { resolveProject } from './resolve-project.js';
 import { applyWithInstall, installsFiles } from './installed-files.js';
 import { applyManifestChange, applyOptionsOf } from './apply-change.js';
 import { conflictLines, throwOnConflicts } from './conflicts.js';
-import { openProject } from './open-project.js';
-import { projectRegistries } from './project-registries.js';
+import { openProject, type OpenProject } from './open-project.js';
+import { projectRegistries, type ProjectRegistries } from './project-registries.js';
+import { askAdvisories, type KnownAdvisories } from './installed-advisories.js';
+import { registryDependencies } from './project-actions.js';
+import type { DocumentMap } from './registry-documents.js';
 import { downloadProgress, progressBar } from './progress.js';
 
 export interface ProjectUpdateOptions {
@@ -40,12 +43,14 @@ export async function projectUpdate(ctx: CommandContext, names: string[], option
   const registries = await projectRegistries(ctx, open, options.registry !== undefined ? { flag: options.registry } : {});
   registries.refuseOutsideRun(names);
   const only = options.registry !== undefined ? new Set(Object.keys(dependencies).filter(registries.inRun)) : undefined;
-  const { resolution, documents, latestRetry } = await resolveProject(open, registries, {
-    kind: 'update',
-    names,
-    latest: options.latest ?? false,
-    ...(only ? { only } : {}),
-  });
+  const { documents, advisories } = await updateCandidates(ctx, open, registries, names);
+  const isAffected = (name: string, version: string) => advisories.affecting(name, version).length > 0;
+  const { resolution, latestRetry } = await resolveProject(
+    open,
+    registries,
+    { kind: 'update', names, latest: options.latest ?? false, ...(only ? { only } : {}) },
+    { documents, isAffected },
+  );
   const plan: UpdatePlan = { ...resolution.update!, conflicts: resolution.conflicts };
   const base = {
     plan,
@@ -56,6 +61,7 @@ export async function projectUpdate(ctx: CommandContext, names: string[], option
     registry: registries.inEffect,
     ...(registries.set.registriesAsked.length > 0 ? { registries: registries.set.registriesAsked } : {}),
     manifestName: engine.manifestRelativePath,
+    advisories: (name: string, version: string) => advisories.affecting(name, version),
   };
   const scopedBefore = manifest.manifest.scopedRegistries;
   // A dry run shows the conflicts with the rest of the plan (and exits 1: it cannot be applied).
@@ -83,6 +89,32 @@ export async function projectUpdate(ctx: CommandContext, names: string[], option
   const diff = diffResolution({ dependencies, held: {} }, resolution);
   const applied = await applyManifestChange(open, diff.manifest, await applyOptionsOf(ctx));
   return updateReport({ ...base, mode: 'saved', backupPath: applied.backupPath }, scopedBefore);
+}
+
+/**
+ * The documents of the packages the update may move, and the advisories of all their published
+ * versions, so that the plan can prefer versions no advisory affects and the report can mark
+ * those that are. A registry that cannot say which advisories apply is warned about, not fatal.
+ */
+async function updateCandidates(
+  ctx: CommandContext,
+  open: OpenProject,
+  registries: ProjectRegistries,
+  names: readonly string[],
+): Promise<{ documents: DocumentMap; advisories: KnownAdvisories }> {
+  const selected = new Set(names);
+  const candidates = registryDependencies(open)
+    .map(([name]) => name)
+    .filter((name) => registries.inRun(name) && !registries.set.isUnqueried(name) && (selected.size === 0 || selected.has(name)));
+  const documents: DocumentMap = new Map();
+  await registries.set.fetch(candidates, documents);
+  const versions = new Map(candidates.map((name) => [name, Object.keys(documents.get(name)?.versions ?? {})]));
+  const advisories = await askAdvisories(registries, versions, true);
+  for (const [url, err] of advisories.failed) {
+    ctx.reporter.warn(`${url} could not say which advisories apply, the update does not take them into account: ${err.message}`);
+  }
+  for (const notice of advisories.notices) ctx.reporter.warn(notice);
+  return { documents, advisories };
 }
 
 /** Downloads and verifies the planned versions into the local cache, each from its registry. */

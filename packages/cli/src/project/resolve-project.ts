@@ -2,6 +2,7 @@
  * Resolving a project: the engine's rules for the resolver, taken from the open project and its
  * registries, and the documents the resolver asks for fetched from the registry of each package.
  */
+import type { PackageDocument } from '@pkg/protocol';
 import { readLock } from '../install/lock-file.js';
 import { resolve, type EngineRules, type Intent, type Resolution } from '../resolve/resolver.js';
 import type { Conflict } from '../resolve/raise-dependencies.js';
@@ -34,16 +35,26 @@ export async function engineRules(open: OpenProject, registries: ProjectRegistri
   };
 }
 
+export interface ResolveOptions {
+  /** Documents fetched already (they are not fetched again). */
+  documents?: DocumentMap;
+  /** Versions known advisories affect: an update prefers others (PlanContext.isAffected). */
+  isAffected?: (name: string, version: string) => boolean;
+}
+
 export async function resolveProject(
   open: OpenProject,
   registries: ProjectRegistries,
   intent: Intent,
+  options: ResolveOptions = {},
 ): Promise<ProjectResolution> {
   const rules = await engineRules(open, registries);
   const dependencies = open.manifest.manifest.dependencies;
-  const documents: DocumentMap = new Map();
+  const documents: DocumentMap = options.documents ?? new Map<string, PackageDocument | null>();
+  const { isAffected } = options;
+  const contextOf = (docs: DocumentMap) => ({ ...registries.context(docs), ...(isAffected ? { isAffected } : {}) });
   const run = (asked: Intent) =>
-    planWithDocuments(registries.set, documents, (docs) => resolve(dependencies, asked, registries.context(docs), rules));
+    planWithDocuments(registries.set, documents, (docs) => resolve(dependencies, asked, contextOf(docs), rules));
   const resolution = await named(await run(intent), open, registries);
   const liftable = resolution.conflicts.some((c) => c.reason === 'crosses-major');
   if (!liftable || intent.kind === 'install' || intent.latest) return { resolution, documents };

@@ -7,6 +7,8 @@ import { dependencyJson, dependencyLines } from './dependency-report.js';
 import { plural, SEPARATOR, statusText, type PackageStatus } from '../output/format.js';
 import { heading, muted, success, type CommandResult, type TextLine } from '../output/reporter.js';
 import { registriesLine } from './update-report.js';
+import type { UnitySignature } from '@pkg/protocol';
+import { advisoryText, type AdvisoryMark } from './advisory-marks.js';
 
 export interface ProjectHeader {
   engine: string;
@@ -160,18 +162,33 @@ export interface ListedPackage {
   registry: string | null;
   /** `list --all`: the packages (`name@version`) that need it. */
   required_by?: string[];
+  /** Unity projects: Unity's package signature of the installed version (null: unsigned). */
+  unity_signature?: UnitySignature | null;
+  /** The advisories that affect the installed version, most severe first; absent when none does. */
+  advisories?: AdvisoryMark[];
 }
 
 export function listReport(h: ProjectHeader, packages: ListedPackage[], outdatedOnly: boolean): CommandResult {
   const shown = outdatedOnly ? packages.filter((p) => p.outdated) : packages;
   const all = packages.some((p) => p.required_by !== undefined);
-  const rows = [['Package', 'Requested', 'Resolved', 'Latest compatible', ...(all ? ['Required by'] : [])]];
+  const signatures = shown.some((p) => p.unity_signature !== undefined);
+  const rows = [
+    [
+      'Package',
+      'Requested',
+      'Resolved',
+      'Latest compatible',
+      ...(signatures ? ['Unity signature'] : []),
+      ...(all ? ['Required by'] : []),
+    ],
+  ];
   for (const p of shown) {
     rows.push([
       p.package,
       p.requested ?? '(dependency)',
       p.resolved ?? '-',
       p.latest_compatible ?? `- (${statusText(p.status)})`,
+      ...(signatures ? [signatureText(p.unity_signature)] : []),
       ...(all ? [p.required_by!.length > 0 ? p.required_by!.join(', ') : '-'] : []),
     ]);
   }
@@ -184,5 +201,20 @@ export function listReport(h: ProjectHeader, packages: ListedPackage[], outdated
       const line = row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ');
       text.push(index === 0 ? heading(line) : line);
     });
+  const affected = shown.filter((p) => p.advisories !== undefined);
+  if (affected.length > 0) {
+    text.push('', { text: 'Affected by Advisories:', style: 'error' });
+    for (const p of affected) {
+      text.push(`  ${p.package}@${p.resolved ?? p.requested}`);
+      for (const a of p.advisories!) text.push(`    ${advisoryText(a)}`);
+    }
+    text.push('Run pkg audit for the versions that fix them.');
+  }
   return { json: { ...headerJson(h), packages: shown }, text };
+}
+
+function signatureText(signature: UnitySignature | null | undefined): string {
+  if (signature === undefined) return '-';
+  if (signature === null) return 'unsigned';
+  return signature.signer !== null ? `signed by ${signature.signer}` : 'signed';
 }

@@ -11,6 +11,7 @@ import type { DependencyChanges } from '../resolve/diff.js';
 import { dependencyJson, dependencyLines } from './dependency-report.js';
 import { plural, SEPARATOR, statusText } from '../output/format.js';
 import { heading, muted, success, type CommandResult, type TextLine } from '../output/reporter.js';
+import { advisoryText, type AdvisoryMark } from './advisory-marks.js';
 
 export interface UpdateReportInput {
   plan: UpdatePlan;
@@ -30,6 +31,8 @@ export interface UpdateReportInput {
   dependencies?: DependencyChanges;
   /** A dry run: each of the plan's conflicts with what to do about it. */
   conflictLines?: string[];
+  /** The known advisories that affect a version (none known: absent). */
+  advisories?: (name: string, version: string) => AdvisoryMark[];
 }
 
 /** `Registries: …` when the run asked others than the registry in effect. */
@@ -58,16 +61,38 @@ function unchangedText(u: UnchangedPackage): string {
   return reasons.length > 0 ? reasons.join('; ') : statusText(u.status);
 }
 
-function unchangedJson(u: UnchangedPackage) {
+function unchangedJson(u: UnchangedPackage, marks: (name: string, version: string) => AdvisoryMark[]) {
+  const advisories = marks(u.package, u.version);
   return {
     package: u.package,
     version: u.version,
     status: u.status,
+    ...(advisories.length > 0 ? { advisories } : {}),
     ...(u.newerMajor ? { newer_major: u.newerMajor } : {}),
     ...(u.needsNewerEngine
       ? { needs_newer_engine: { version: u.needsNewerEngine.version, requires: u.needsNewerEngine.requires } }
       : {}),
   };
+}
+
+/** Each package whose version a known advisory affects, its advisories, and what the update does about them. */
+function advisoryLines(plan: UpdatePlan, marks: (name: string, version: string) => AdvisoryMark[]): TextLine[] {
+  const lines: TextLine[] = [];
+  for (const u of plan.updated) {
+    const before = marks(u.package, u.from);
+    const after = marks(u.package, u.to);
+    if (before.length === 0 && after.length === 0) continue;
+    const outcome = after.length === 0 ? `${u.to} is not affected` : `${u.to} is affected too`;
+    lines.push(`  ${u.package}@${u.from} → ${u.to}: ${outcome}`);
+    for (const a of after.length > 0 ? after : before) lines.push(`    ${advisoryText(a)}`);
+  }
+  for (const u of plan.unchanged) {
+    const affecting = marks(u.package, u.version);
+    if (affecting.length === 0) continue;
+    lines.push(`  ${u.package}@${u.version}: not updated`);
+    for (const a of affecting) lines.push(`    ${advisoryText(a)}`);
+  }
+  return lines.length > 0 ? ['', { text: 'Advisories:', style: 'warning' }, ...lines] : [];
 }
 
 function scopesAdded(entry: ScopedRegistry, before: readonly ScopedRegistry[]): string[] {
@@ -80,22 +105,29 @@ export function updateReport(input: UpdateReportInput, scopedBefore: readonly Sc
   const perEntry = plan.registryEntries.map((entry) => ({ entry, added: scopesAdded(entry, scopedBefore) }));
   const added = perEntry.flatMap((e) => e.added);
   const message = updateMessage(plan.updated.length, mode, input.manifestName);
+  const marks = input.advisories ?? (() => []);
   const json = {
     engine: input.engine,
     engine_version: input.engineVersion,
     project: input.project,
     registry: input.registry,
     ...(input.registries ? { registries: input.registries } : {}),
-    updated: plan.updated.map((u) => ({
-      package: u.package,
-      old_version: u.from,
-      new_version: u.to,
-      ...(u.requiredBy ? { required_by: u.requiredBy } : {}),
-      ...(u.needsNewerEngine
-        ? { needs_newer_engine: { version: u.needsNewerEngine.version, requires: u.needsNewerEngine.requires } }
-        : {}),
-    })),
-    unchanged: plan.unchanged.map(unchangedJson),
+    updated: plan.updated.map((u) => {
+      const before = marks(u.package, u.from);
+      const after = marks(u.package, u.to);
+      return {
+        package: u.package,
+        old_version: u.from,
+        new_version: u.to,
+        ...(u.requiredBy ? { required_by: u.requiredBy } : {}),
+        ...(before.length > 0 ? { advisories: before } : {}),
+        ...(after.length > 0 ? { new_version_advisories: after } : {}),
+        ...(u.needsNewerEngine
+          ? { needs_newer_engine: { version: u.needsNewerEngine.version, requires: u.needsNewerEngine.requires } }
+          : {}),
+      };
+    }),
+    unchanged: plan.unchanged.map((u) => unchangedJson(u, marks)),
     scopes_added: added,
     ...dependencyJson(input.dependencies),
     backup_path: input.backupPath,
@@ -135,6 +167,7 @@ export function updateReport(input: UpdateReportInput, scopedBefore: readonly Sc
     text.push('', preview ? 'Would Not Update:' : 'No Updates Available:');
     for (const u of plan.unchanged) text.push(`  ${u.package}: ${u.version} (${unchangedText(u)})`);
   }
+  text.push(...advisoryLines(plan, marks));
   text.push(...dependencyLines(input.dependencies));
   for (const { entry, added: names } of perEntry) {
     if (names.length === 0) continue;

@@ -38,13 +38,17 @@ function updateRange(current: string, latest: boolean): string {
   return latest ? `>${current}` : `^${current}`;
 }
 
-/** The newest usable version newer than `current` within the update range; null when none. */
+/**
+ * The newest usable version newer than `current` within the update range; null when none. A
+ * version no known advisory affects is preferred over a newer one that one does.
+ */
 export function pickUpdate(context: PlanContext, name: string, current: string, latest: boolean): string | null {
   const range = updateRange(current, latest);
   const candidates = published(context, name).filter(
     (v) => semver.gt(v, current) && semver.satisfies(v, range) && isUsable(context, name, v),
   );
-  return candidates.at(-1) ?? null;
+  const unaffected = context.isAffected ? candidates.filter((v) => !context.isAffected!(name, v)) : candidates;
+  return unaffected.at(-1) ?? candidates.at(-1) ?? null;
 }
 
 /** The newest usable version outside the caret range, for "a new major is available" notes. */

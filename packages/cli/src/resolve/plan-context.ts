@@ -22,6 +22,11 @@ export interface PlanContext {
    * editor updates itself); their documents are null.
    */
   isUnqueried?(name: string): boolean;
+  /**
+   * True for a version a known security advisory affects (`pkg update` asks the registries
+   * first); an update then prefers a version outside the affected ranges. Absent: none known.
+   */
+  isAffected?(name: string, version: string): boolean;
 }
 
 /** A planner's answer when it needs more documents before it can decide. */

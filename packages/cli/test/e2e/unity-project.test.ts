@@ -153,6 +153,7 @@ describe('pkg add, list, install, uninstall (built binary)', () => {
         status: 'registry',
         outdated: false,
         registry: registry.url,
+        unity_signature: null,
       },
       {
         package: 'com.fixture.b',
@@ -162,6 +163,7 @@ describe('pkg add, list, install, uninstall (built binary)', () => {
         status: 'registry',
         outdated: false,
         registry: registry.url,
+        unity_signature: null,
       },
     ]);
 

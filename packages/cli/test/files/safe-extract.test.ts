@@ -6,7 +6,7 @@ import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { buildTarball, rawTar } from '@pkg/testkit';
 import { ClientError } from '../../src/errors/client-errors.js';
-import { extractPackage, packageRelativePath } from '../../src/files/safe-extract.js';
+import { extractPackage, packageRelativePath, targetBelow } from '../../src/files/safe-extract.js';
 
 /** A gzipped tar whose entry at `index` gets the given type flag (`2` symlink, `1` hard link). */
 function withType(entries: { path: string; content: string }[], index: number, flag: string): Buffer {
@@ -44,10 +44,48 @@ describe('packageRelativePath', () => {
     ['C:/Windows/x', 'absolute'],
     ['package\\..\\evil', 'backslash'],
     ['package/a\0b', 'NUL'],
+    // Names Windows cannot hold, refused on every system (a team's project is shared with Windows).
+    ['package/Runtime/A.cs:hidden', 'a character Windows refuses'],
+    ['package/Runtime/C:evil.cs', 'a character Windows refuses'],
+    ['package/Editor/what?.cs', 'a character Windows refuses'],
+    ['package/Runtime/a\u001b[2Jb.cs', 'a character Windows refuses'],
+    ['package/Runtime/nul.cs', 'a device name'],
+    ['package/CON', 'a device name'],
+    ['package/aux/x.cs', 'a device name'],
+    ['package/Plugins/com1.dll', 'a device name'],
+    ['package/Docs/readme.', 'ends with a dot or a space'],
+    ['package/Docs /a.md', 'ends with a dot or a space'],
   ])('refuses %j', (input, reason) => {
     const result = packageRelativePath(input);
     expect(result.ok).toBe(false);
     if (!result.ok) expect(result.reason).toContain(reason);
+  });
+});
+
+describe('targetBelow with Windows paths', () => {
+  const root = 'C:\\Users\\dev\\Game\\Packages\\.pkg-staging\\new-0';
+  it.each([
+    ['Runtime/A.cs', 'C:\\Users\\dev\\Game\\Packages\\.pkg-staging\\new-0\\Runtime\\A.cs'],
+    ['Editor/Sub/B.cs', 'C:\\Users\\dev\\Game\\Packages\\.pkg-staging\\new-0\\Editor\\Sub\\B.cs'],
+  ])('%j lands below the drive-letter root', (relative, expected) => {
+    expect(targetBelow(root, relative, path.win32)).toBe(expected);
+  });
+
+  it.each([
+    // What packageRelativePath refuses first; this is the last guard, with Windows' own rules.
+    ['D:/elsewhere/x.cs'],
+    ['D:x.cs'],
+    ['a\\..\\..\\..\\x.cs'],
+    ['../../Assets/x.cs'],
+    [''],
+  ])('%j does not', (relative) => {
+    expect(targetBelow(root, relative, path.win32)).toBeNull();
+  });
+
+  it('accepts a root given with forward slashes or a lower-case drive letter', () => {
+    expect(targetBelow('c:/Users/dev/Game', 'Packages/manifest.json', path.win32)).toBe(
+      'c:\\Users\\dev\\Game\\Packages\\manifest.json',
+    );
   });
 });
 

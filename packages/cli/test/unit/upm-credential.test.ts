@@ -1,9 +1,9 @@
 import * as fs from 'node:fs/promises';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readUpmCredential } from '../../src/auth/upmconfig.js';
+import { readUpmCredential, removeUpmToken, upmConfigPath, writeUpmToken } from '../../src/auth/upmconfig.js';
 
 async function file(text: string | null): Promise<string> {
   const dir = await mkdtemp(path.join(tmpdir(), 'pkg-upm-'));
@@ -46,5 +46,31 @@ describe('readUpmCredential', () => {
 
   it('fails on a file that is not TOML (Unity would not read it either)', async () => {
     await expect(readUpmCredential(fs, await file('[npmAuth\n'), 'https://acme.example')).rejects.toThrow();
+  });
+});
+
+describe('~/.upmconfig.toml on Windows', () => {
+  it('lives in the user profile, with a drive letter and backslashes', () => {
+    expect(upmConfigPath({}, 'C:\\Users\\dev', 'win32')).toBe('C:\\Users\\dev\\.upmconfig.toml');
+    expect(upmConfigPath({ UPM_USER_CONFIG_FILE: 'D:\\unity\\upm.toml' }, 'C:\\Users\\dev', 'win32')).toBe('D:\\unity\\upm.toml');
+  });
+
+  it('a file written with CRLF keeps CRLF when pkg adds and removes its token', async () => {
+    const target = await file('[npmAuth."https://other.example"]\r\ntoken = "theirs"\r\nalwaysAuth = true\r\n');
+    await writeUpmToken(fs, target, 'https://registry.example', 'ours');
+    const written = await readFile(target, 'utf8');
+    expect(written).toContain('token = "ours"');
+    expect(written.replace(/\r\n/g, '')).not.toContain('\n');
+    expect(await removeUpmToken(fs, target, 'https://registry.example', 'ours')).toBe(true);
+    const after = await readFile(target, 'utf8');
+    expect(after).toContain('token = "theirs"');
+    expect(after).not.toContain('ours');
+    expect(after.replace(/\r\n/g, '')).not.toContain('\n');
+  });
+
+  it('a file with LF, or none yet, is written with LF', async () => {
+    const target = await file(null);
+    await writeUpmToken(fs, target, 'https://registry.example', 'ours');
+    expect(await readFile(target, 'utf8')).not.toContain('\r');
   });
 });

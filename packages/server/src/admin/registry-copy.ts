@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import { blobKeyFor, sigstoreKeyFor } from '../storage/blob-keys.js';
+import { measureVersions } from '../storage/storage-usage.js';
 import {
   GLOBAL_TENANT,
   type BlobStore,
@@ -122,7 +123,9 @@ async function copyPackage(
   report: CopyReport,
 ): Promise<boolean> {
   if (!(await copyPackageBlobs(from.blobs, to.blobs, tenant, name, pkg, report))) return false;
-  await to.packages.package(tenant, name).update(() => ({ next: pkg, result: undefined }));
+  // The target's storage usage learns the sizes of the copied blobs with the document.
+  const added = await measureVersions(to.blobs, tenant, name, pkg, pkg.unpublished ? [] : Object.keys(pkg.document.versions));
+  await to.packages.package(tenant, name).update(() => ({ next: { ...pkg, usage: { added } }, result: undefined }));
   return true;
 }
 

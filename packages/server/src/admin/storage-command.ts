@@ -25,7 +25,9 @@ Commands:
   collect      Remove tarballs no version references (left by an interrupted publish), on the
                file system or S3, also while the registry serves and publishes go on: only those
                older than --older-than seconds (default ${DEFAULT_GRACE_SECONDS}, at least ${MIN_GRACE_SECONDS}) are removed,
-               so a publish in flight, whose tarball is written just before it commits, keeps it
+               so a publish in flight, whose tarball is written just before it commits, keeps it;
+               also the temporary files (file system) and incomplete multipart uploads (S3) of
+               interrupted uploads older than that
   retain       Remove the pre-releases the rules no longer keep, in every registry (or --tenant):
                beyond the newest <n> of each package, or published more than <days> ago; never
                a release, a version a dist-tag names, or a package cached from an uplink
@@ -118,9 +120,13 @@ export function storageCommand(argv: string[], io: AdminIo): Promise<number> {
         return 0;
       }
       if (action === 'collect') {
-        const removed = await collectOrphanBlobs(storage, grace * 1000);
+        const collected = await collectOrphanBlobs(storage, grace * 1000);
+        const { orphans, temporaryFiles, incompleteUploads } = collected;
+        await storage.usage.recordCollect({ at: new Date().toISOString(), ...collected });
         io.stdout.write(
-          values.json ? `${JSON.stringify({ removed })}\n` : `Removed ${removed} orphan files older than ${grace} s\n`,
+          values.json
+            ? `${JSON.stringify({ removed: orphans, temporaryFiles, incompleteUploads })}\n`
+            : `Removed ${orphans} orphan files, ${temporaryFiles} temporary files and ${incompleteUploads} incomplete multipart uploads older than ${grace} s\n`,
         );
         return 0;
       }

@@ -1,3 +1,5 @@
+import { recordOperatorChange } from './operator-changes.js';
+import { teamChange, type TeamChangeKind } from '../services/team-changes.js';
 import { parseArgs } from 'node:util';
 import { ProtocolError } from '@pkg/protocol';
 import { AdminError, AdminUsageError, TenantAdmin } from '../services/tenant-admin.js';
@@ -85,6 +87,7 @@ export function teamCommand(argv: string[], io: AdminIo): Promise<number> {
         release: () => teams.release(tenant, OPERATOR, team, other),
       };
       const result = await changes[action!]!().catch(asAdminError);
+      await recordOperatorChange(storage, tenant, teamChange(action as TeamChangeKind, team, other));
       if (values.json) io.stdout.write(`${JSON.stringify(shown(result), null, 2)}\n`);
       else io.stdout.write(`${done(action!, team, other, registry)}\n`);
       return 0;

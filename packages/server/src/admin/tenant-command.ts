@@ -21,6 +21,8 @@ Settings (unset ones follow the server's configuration):
   --rate-limit-anonymous <n>          Requests per hour per client IP without a token (0: no limit)
   --rate-limit-authenticated <n>      Requests per hour per user (0: no limit)
   --rate-limit-publish <n>            Publishes per hour per user (0: no limit)
+  --quota-bytes <n>                   Most bytes of tarballs the tenant may hold (0: no quota)
+  --quota-packages <n>                Most packages the tenant may hold (0: no quota)
   --uplinks '<json>'                  Upstream registries and the packages served from them (uplinks.md)
 
 Options:
@@ -38,6 +40,8 @@ const SETTING_FLAGS = {
   'rate-limit-anonymous': 'rateLimitAnonymous',
   'rate-limit-authenticated': 'rateLimitAuthenticated',
   'rate-limit-publish': 'rateLimitPublish',
+  'quota-bytes': 'quotaBytes',
+  'quota-packages': 'quotaPackages',
   uplinks: 'uplinks',
 } as const satisfies Record<string, keyof TenantSettings>;
 

@@ -35,6 +35,10 @@ export interface Config {
   rateLimitAnonymous: number;
   rateLimitAuthenticated: number;
   rateLimitPublish: number;
+  /** Most bytes of blobs a registry may hold; 0: no quota. */
+  quotaBytes: number;
+  /** Most packages a registry may hold; 0: no quota. */
+  quotaPackages: number;
   /** Web pages per hour per client IP; their assets get WEB_ASSET_FACTOR times as many. */
   rateLimitWeb: number;
   loginFailureLimit: number;

@@ -187,6 +187,24 @@ export const SETTINGS = [
     description: 'Publishes per hour per user; 0 disables the limit.',
   },
   {
+    key: 'quotaBytes',
+    type: 'integer',
+    default: 0,
+    min: 0,
+    flag: '--quota-bytes',
+    description:
+      'Most bytes of tarballs (and provenance bundles) a registry may hold: a publish past it is refused with `QUOTA_EXCEEDED`. Applies to the global registry and to each tenant without its own (`pkg-registry tenant set <name> --quota-bytes`). 0: no quota.',
+  },
+  {
+    key: 'quotaPackages',
+    type: 'integer',
+    default: 0,
+    min: 0,
+    flag: '--quota-packages',
+    description:
+      'Most packages a registry may hold: publishing a new package past it is refused with `QUOTA_EXCEEDED` (new versions of existing packages are not). Applies as quotaBytes does. 0: no quota.',
+  },
+  {
     key: 'rateLimitWeb',
     type: 'integer',
     default: 20_000,

@@ -1,6 +1,7 @@
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { UplinkStats } from '../services/uplinks/uplink-service.js';
 import { RequestSeries } from './request-series.js';
+import type { StorageFigures } from './storage-figures.js';
 
 /** Sources of figures kept elsewhere, read when Prometheus scrapes. */
 export interface MetricSources {
@@ -12,6 +13,8 @@ export interface MetricSources {
   redisReady?: () => boolean | undefined;
   /** Figures of each uplink used since start. */
   uplinkStats?: () => UplinkStats[];
+  /** Storage usage per registry and the last collection (observability/storage-figures.ts). */
+  storageFigures?: () => Promise<StorageFigures | undefined>;
 }
 
 /**
@@ -86,6 +89,7 @@ export class RegistryMetrics {
         if (ready !== undefined) this.set(ready ? 1 : 0);
       },
     });
+    this.#storageGauges();
     // Counted by the uplink service as plain numbers (a cache hit is on the hot path), read here.
     this.#uplinkCounter('pkg_registry_uplink_requests_total', 'Requests sent to upstream registries, by uplink.', 'requests');
     this.#uplinkCounter(
@@ -116,6 +120,78 @@ export class RegistryMetrics {
         this.reset();
         for (const stats of sources().uplinkStats?.() ?? [])
           this.inc({ tenant: stats.tenant, uplink: stats.uplink }, stats[field]);
+      },
+    });
+  }
+
+  /**
+   * Storage figures, read when scraped. Per registry for the largest ones only, the rest summed
+   * under `tenant="(other)"`, so thousands of tenants cost a bounded number of series.
+   */
+  #storageGauges(): void {
+    const sources = () => this.#sources;
+    const registers = [this.registry];
+    const perRegistry = (name: string, help: string, field: 'bytes' | 'packages') =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ['tenant'],
+        registers,
+        async collect() {
+          const figures = await sources().storageFigures?.();
+          this.reset();
+          for (const { tenant, usage } of figures?.registries ?? []) this.set({ tenant }, usage[field]);
+        },
+      });
+    perRegistry(
+      'pkg_registry_storage_bytes',
+      "Bytes of the versions' tarballs and provenance bundles, by registry (tenant '' is the global one; the registries beyond the 100 largest are summed under '(other)').",
+      'bytes',
+    );
+    perRegistry(
+      'pkg_registry_storage_packages',
+      'Packages with at least one version, by registry (as pkg_registry_storage_bytes).',
+      'packages',
+    );
+    const scalar = (name: string, help: string, value: (figures: StorageFigures) => number | undefined) =>
+      new Gauge({
+        name,
+        help,
+        registers,
+        async collect() {
+          const figures = await sources().storageFigures?.();
+          const v = figures && value(figures);
+          this.reset();
+          if (v !== undefined) this.set(v);
+        },
+      });
+    scalar(
+      'pkg_registry_storage_blobs',
+      'Blobs (tarballs and provenance bundles) the versions of every registry hold.',
+      (f) => f.total.files,
+    );
+    scalar(
+      'pkg_registry_storage_registries',
+      'Registries holding at least one version (the global one and tenants).',
+      (f) => f.registryCount,
+    );
+    scalar(
+      'pkg_registry_storage_collect_last_timestamp_seconds',
+      'When the last storage collection finished (pkg-registry storage collect, or the start-up sweep), in seconds since the epoch; 0 before the first.',
+      (f) => (f.lastCollect ? Date.parse(f.lastCollect.at) / 1000 : 0),
+    );
+    new Gauge({
+      name: 'pkg_registry_storage_collect_last_removed',
+      help: 'What the last storage collection removed, by kind: orphans (unreferenced blobs), temporary_files (file system), incomplete_uploads (S3 multipart).',
+      labelNames: ['kind'],
+      registers,
+      async collect() {
+        const last = (await sources().storageFigures?.())?.lastCollect;
+        this.reset();
+        if (!last) return;
+        this.set({ kind: 'orphans' }, last.orphans);
+        this.set({ kind: 'temporary_files' }, last.temporaryFiles);
+        this.set({ kind: 'incomplete_uploads' }, last.incompleteUploads);
       },
     });
   }

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ProtocolError } from '@pkg/protocol';
 import type { Services } from '../services/services.js';
 import type { AdvisoryRecord } from '../storage/ports.js';
@@ -73,11 +73,15 @@ export async function advisoryRoutes(app: FastifyInstance, { services }: { servi
     return shown(advisory, advisoryUrl(request)(advisory));
   });
 
-  app.post('/-/npm/v1/security/advisories/bulk', async (request) =>
-    services.advisories.bulk(request.ctx.tenant, request.body, advisoryUrl(request)),
-  );
-
-  app.post('/-/npm/v1/security/audits/quick', async (request) =>
-    services.advisories.quick(request.ctx.tenant, request.body, advisoryUrl(request)),
-  );
+  // An upstream that could not be asked is said in `npm-notice`, which npm prints as a notice.
+  const audit =
+    (kind: 'bulk' | 'quick') =>
+    async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
+      const { tenant, settings } = request.ctx;
+      const { answer, notes } = await services.advisories[kind](tenant, request.body, advisoryUrl(request), settings.uplinks);
+      if (notes.length > 0) reply.header('npm-notice', notes.join(' '));
+      return answer;
+    };
+  app.post('/-/npm/v1/security/advisories/bulk', audit('bulk'));
+  app.post('/-/npm/v1/security/audits/quick', audit('quick'));
 }

@@ -9,11 +9,20 @@ import { packageNameParam } from './guards.js';
  * a publish with provenance (provenance is only made for public packages).
  */
 export async function attestationRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
-  app.get<{ Params: { spec: string } }>('/-/npm/v1/attestations/:spec', async (request) => {
+  app.get<{ Params: { spec: string } }>('/-/npm/v1/attestations/:spec', async (request, reply) => {
     const spec = request.params.spec;
     const at = spec.lastIndexOf('@');
     const name = packageNameParam(at > 0 ? spec.slice(0, at) : spec);
-    return services.attestations.attestations(request.ctx.tenant, name, at > 0 ? spec.slice(at + 1) : '', request.ctx.baseUrl);
+    const answer = await services.attestations.attestations(
+      request.ctx.tenant,
+      name,
+      at > 0 ? spec.slice(at + 1) : '',
+      request.ctx.baseUrl,
+      request.ctx.settings.uplinks?.match(name),
+    );
+    // A proxied package's: the upstream's bytes as they came.
+    if (Buffer.isBuffer(answer)) reply.type('application/json');
+    return answer;
   });
 
   app.get<{ Params: { name: string } }>('/-/package/:name/visibility', async (request) => {

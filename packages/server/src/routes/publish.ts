@@ -4,6 +4,7 @@ import type { Config } from '../config/config.js';
 import { countPublish } from '../plugins/rate-limit.js';
 import { StreamedBody } from '../services/publish-body-receiver.js';
 import { isPublishBody } from '../services/publish-request.js';
+import { usageLimitOf } from '../services/quotas.js';
 import type { Services } from '../services/services.js';
 import { packageNameParam, refusePublishOnly, requirePublisher } from './guards.js';
 import { requireWriteCode } from './second-factor-guard.js';
@@ -38,6 +39,7 @@ export async function publishRoutes(
   app.put<{ Params: { name: string }; Body: StreamedBody | undefined }>('/:name', { bodyLimit }, async (request, reply) => {
     const body = request.body;
     const { tenant } = request.ctx;
+    const quota = usageLimitOf(request.ctx.settings);
     let name, caller, received;
     try {
       name = packageNameParam(request.params.name);
@@ -53,7 +55,7 @@ export async function publishRoutes(
       // Only the body tells a publish from npm's other writes here, but a caller over the publish
       // limit is refused before uploading it: while over the limit, these writes wait too.
       await services.rateLimits.refuseIfUsedUp('publish', tenant, caller.user, request.ctx.settings.rateLimitPublish);
-      received = await services.publish.receive(tenant, caller, name, body.stream, { bodyLimit, declaredLength });
+      received = await services.publish.receive(tenant, caller, name, body.stream, { bodyLimit, declaredLength, quota });
     } catch (err) {
       finishUnread(request, reply, body, err);
       throw err;
@@ -67,7 +69,7 @@ export async function publishRoutes(
           );
         }
         await countPublish(request, reply, services.rateLimits);
-        const { created, rev } = await services.publish.publish(tenant, caller, name, received);
+        const { created, rev } = await services.publish.publish(tenant, caller, name, received, quota);
         for (const version of versionsOf(received.document)) {
           noteChange(request, {
             action: 'package.publish',

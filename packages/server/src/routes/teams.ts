@@ -3,6 +3,8 @@ import { ProtocolError } from '@pkg/protocol';
 import type { Caller } from '../context.js';
 import type { Services } from '../services/services.js';
 import { shownTeam as shown, type TeamActor } from '../services/team-service.js';
+import { noteChange } from '../plugins/change-recording.js';
+import { teamChange } from '../services/team-changes.js';
 import { requireCaller, requireWriter } from './guards.js';
 import { requireWriteCode } from './second-factor-guard.js';
 
@@ -39,37 +41,48 @@ export async function teamRoutes(app: FastifyInstance, { services }: { services:
     const body = request.body as { name?: unknown } | undefined;
     if (typeof body?.name !== 'string') throw new ProtocolError('BAD_REQUEST', "The body must be JSON with the team's 'name'");
     const team = await services.teams.create(request.ctx.tenant, actor, body.name);
+    noteChange(request, teamChange('create', team.name));
     reply.code(201);
     return shown(team);
   });
 
   app.delete<{ Params: TeamParams }>('/-/pkg/v1/teams/:team', async (request) => {
     const actor = await changer(request, 'Deleting a team');
-    return shown(await services.teams.delete(request.ctx.tenant, actor, request.params.team));
+    const team = await services.teams.delete(request.ctx.tenant, actor, request.params.team);
+    noteChange(request, teamChange('delete', team.name));
+    return shown(team);
   });
 
   app.put<{ Params: MemberParams }>('/-/pkg/v1/teams/:team/members/:user', async (request) => {
     const actor = await changer(request, 'Changing a team');
     const { team, user } = request.params;
-    return shown(await services.teams.addMember(request.ctx.tenant, actor, team, user));
+    const changed = await services.teams.addMember(request.ctx.tenant, actor, team, user);
+    noteChange(request, teamChange('add', team, user));
+    return shown(changed);
   });
 
   app.delete<{ Params: MemberParams }>('/-/pkg/v1/teams/:team/members/:user', async (request) => {
     const actor = await changer(request, 'Changing a team');
     const { team, user } = request.params;
-    return shown(await services.teams.removeMember(request.ctx.tenant, actor, team, user));
+    const changed = await services.teams.removeMember(request.ctx.tenant, actor, team, user);
+    noteChange(request, teamChange('remove', team, user));
+    return shown(changed);
   });
 
   app.put<{ Params: NamespaceParams }>('/-/pkg/v1/teams/:team/namespaces/:namespace', async (request) => {
     const actor = await changer(request, 'Claiming a namespace');
     const { team, namespace } = request.params;
-    return shown(await services.teams.claim(request.ctx.tenant, actor, team, namespace));
+    const changed = await services.teams.claim(request.ctx.tenant, actor, team, namespace);
+    noteChange(request, teamChange('claim', team, namespace));
+    return shown(changed);
   });
 
   app.delete<{ Params: NamespaceParams }>('/-/pkg/v1/teams/:team/namespaces/:namespace', async (request) => {
     const actor = await changer(request, 'Releasing a namespace');
     const { team, namespace } = request.params;
-    return shown(await services.teams.release(request.ctx.tenant, actor, team, namespace));
+    const changed = await services.teams.release(request.ctx.tenant, actor, team, namespace);
+    noteChange(request, teamChange('release', team, namespace));
+    return shown(changed);
   });
 }
 

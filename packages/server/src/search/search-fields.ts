@@ -5,7 +5,7 @@
  */
 import semver from 'semver';
 import type { PackageDocument, Person, SearchPerson, SupportedEngine, VersionRecord } from '@pkg/protocol';
-import { sortVersions, supportedEngines } from '@pkg/protocol';
+import { sortVersions, supportedEngines, unitySignatureOf } from '@pkg/protocol';
 import { qualityScore } from './scoring.js';
 import type { IndexablePackage } from './search-types.js';
 
@@ -109,7 +109,7 @@ export function deriveSearchFields(stored: IndexablePackage): SearchFields | nul
     ...(deprecated !== undefined ? { deprecated } : {}),
     unstable: isUnstable(version),
     releaseTimes,
-    engines: supportedEngines(record),
+    engines: enginesOf(record),
     quality: qualityScore({
       description,
       name: doc.name,
@@ -131,6 +131,12 @@ export function deriveSearchFields(stored: IndexablePackage): SearchFields | nul
     },
   };
   return fields;
+}
+
+/** The engines a version supports; Unity's entry says whether Unity's package signature is in it, and whose. */
+function enginesOf(record: VersionRecord): SupportedEngine[] {
+  const signature = unitySignatureOf(record);
+  return supportedEngines(record).map((e) => (e.engine === 'unity' && signature !== undefined ? { ...e, signature } : e));
 }
 
 function pickShownVersion(doc: PackageDocument, versions: string[]): string {

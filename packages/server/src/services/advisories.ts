@@ -5,8 +5,10 @@ import type { Caller } from '../context.js';
 import type { ServerDeps } from '../deps.js';
 import { ADVISORY_SEVERITIES, type AdvisoryRecord, type AdvisorySeverity, type TenantId } from '../storage/ports.js';
 import { isCachedCopy } from './uplinks/upstream-document.js';
+import type { UpstreamAdvisories, UpstreamAdvisory } from './uplinks/upstream-advisories.js';
+import type { UplinkRules } from '../config/uplink-config.js';
 import { isObject } from './json-shapes.js';
-import { requireMaintainer } from './maintainers.js';
+import { isAdministrator } from './administrators.js';
 
 /** One advisory as npm's bulk endpoint answers it. */
 export interface BulkAdvisory {
@@ -15,6 +17,8 @@ export interface BulkAdvisory {
   title: string;
   severity: AdvisorySeverity;
   vulnerable_versions: string;
+  /** Beyond npm's fields (npm ignores it): the versions that fix it, for `pkg list` and `pkg update`. */
+  patched_versions: string;
   cwe: string[];
   cvss: { score: number; vectorString: string | null };
 }
@@ -25,16 +29,25 @@ const MAX_DESCRIPTION = 10_000;
 /** Most package names one audit request may ask about (npm sends one per installed package). */
 const MAX_AUDIT_NAMES = 10_000;
 
+export type AdvisoryServiceDeps = Pick<ServerDeps, 'advisories' | 'packages' | 'registry' | 'now'>;
+
+/** Whether `user` administers registry `tenant` (administrators.ts answers it in the server). */
+export type IsAdministrator = (tenant: TenantId, user: string) => Promise<boolean>;
+
 /**
- * Security advisories: a package's maintainers publish and withdraw them; `npm audit` (the bulk
- * and the older quick-audit endpoint) and `pkg audit` read the ones in force. A withdrawn
- * advisory is kept, so that its id names one thing forever.
+ * Security advisories: a package's maintainers and the registry's administrators publish and
+ * withdraw them; `npm audit` (the bulk and the older quick-audit endpoint) and `pkg audit` read
+ * the ones in force. A withdrawn advisory is kept, so that its id names one thing forever.
  */
 export class AdvisoryService {
-  readonly #deps: Pick<ServerDeps, 'advisories' | 'packages' | 'now'>;
+  readonly #deps: AdvisoryServiceDeps;
+  readonly #isAdministrator: IsAdministrator;
+  readonly #upstream: UpstreamAdvisories | undefined;
 
-  constructor(deps: Pick<ServerDeps, 'advisories' | 'packages' | 'now'>) {
+  constructor(deps: AdvisoryServiceDeps, options: { isAdministrator?: IsAdministrator; upstream?: UpstreamAdvisories } = {}) {
     this.#deps = deps;
+    this.#isAdministrator = options.isAdministrator ?? ((tenant, user) => isAdministrator(deps.registry, tenant, user));
+    this.#upstream = options.upstream;
   }
 
   /** The package's advisories in force (withdrawn ones too when asked), oldest first. */
@@ -88,22 +101,22 @@ export class AdvisoryService {
 
   /**
    * npm's bulk advisory request, `{<name>: [<version>, …]}`: for each name the advisories in
-   * force that affect at least one of the versions asked about.
+   * force that affect at least one of the versions asked about: this registry's, then, for names
+   * an uplink covers, the upstream's (see UpstreamAdvisories). `notes` say which upstreams could
+   * not be asked; the answer is complete otherwise.
    */
   async bulk(
     tenant: TenantId,
     body: unknown,
     advisoryUrl: (a: AdvisoryRecord) => string,
-  ): Promise<Record<string, BulkAdvisory[]>> {
-    const asked = parseBulkRequest(body);
-    const found = await this.#deps.advisories.inForce(tenant, [...asked.keys()]);
-    const answer: Record<string, BulkAdvisory[]> = {};
+    uplinks?: UplinkRules,
+  ): Promise<{ answer: Record<string, AuditedAdvisory[]>; notes: string[] }> {
+    const { found, notes } = await this.#affecting(tenant, parseBulkRequest(body), uplinks);
+    const answer: Record<string, AuditedAdvisory[]> = {};
     for (const [name, advisories] of found) {
-      const versions = asked.get(name) ?? [];
-      const affecting = advisories.filter((a) => versions.some((v) => affects(a, v)));
-      if (affecting.length > 0) answer[name] = affecting.map((a) => bulkAdvisory(a, advisoryUrl(a)));
+      answer[name] = advisories.map((a) => ('record' in a ? bulkAdvisory(a.record, advisoryUrl(a.record)) : a.upstream));
     }
-    return answer;
+    return { answer, notes };
   }
 
   /**
@@ -111,43 +124,108 @@ export class AdvisoryService {
    * `packages` of v2/v3), answered in its format: `{advisories: {<key>: {…, module_name,
    * findings}}, metadata}`. npm falls back to it when the bulk request fails.
    */
-  async quick(tenant: TenantId, body: unknown, advisoryUrl: (a: AdvisoryRecord) => string): Promise<QuickAuditReport> {
+  async quick(
+    tenant: TenantId,
+    body: unknown,
+    advisoryUrl: (a: AdvisoryRecord) => string,
+    uplinks?: UplinkRules,
+  ): Promise<{ answer: QuickAuditReport; notes: string[] }> {
     const installed = installedVersions(body);
-    const bulk = await this.bulk(tenant, Object.fromEntries([...installed].map(([n, v]) => [n, [...v]])), advisoryUrl);
-    const all = await this.#deps.advisories.inForce(tenant, Object.keys(bulk));
+    const asked = new Map([...installed].map(([name, versions]) => [name, [...versions]]));
+    const { found, notes } = await this.#affecting(tenant, asked, uplinks);
     const advisories: QuickAuditReport['advisories'] = {};
     const vulnerabilities: Record<AdvisorySeverity, number> = { info: 0, low: 0, moderate: 0, high: 0, critical: 0 };
-    for (const [name, found] of Object.entries(bulk)) {
-      for (const entry of found) {
-        const record = all.get(name)?.find((a) => a.id === entry.id);
-        const versions = [...(installed.get(name) ?? [])].filter((v) => record && affects(record, v));
-        vulnerabilities[entry.severity] += versions.length;
-        advisories[`${name}:${entry.id}`] = {
+    for (const [name, list] of found) {
+      for (const item of list) {
+        const entry = 'record' in item ? bulkAdvisory(item.record, advisoryUrl(item.record)) : item.upstream;
+        const range = entry.vulnerable_versions;
+        const versions = (asked.get(name) ?? []).filter(
+          (v) =>
+            semver.validRange(range) === null ||
+            (semver.valid(v) !== null && semver.satisfies(v, range, { includePrerelease: true })),
+        );
+        vulnerabilities[entry.severity as AdvisorySeverity] += versions.length;
+        const upstream = 'upstream' in item ? item.upstream : undefined;
+        advisories[`${name}:${String(entry.id)}`] = {
           ...entry,
           module_name: name,
-          patched_versions: record?.patchedVersions ?? '<0.0.0-0',
-          overview: record?.description ?? '',
+          patched_versions:
+            'record' in item
+              ? item.record.patchedVersions
+              : typeof upstream?.patched_versions === 'string'
+                ? upstream.patched_versions
+                : '<0.0.0-0',
+          overview: 'record' in item ? item.record.description : typeof upstream?.overview === 'string' ? upstream.overview : '',
           findings: versions.map((version) => ({ version, paths: [name] })),
         };
       }
     }
     const total = [...installed.values()].reduce((n, v) => n + v.size, 0);
     return {
-      actions: [],
-      advisories,
-      muted: [],
-      metadata: { vulnerabilities, dependencies: total, devDependencies: 0, optionalDependencies: 0, totalDependencies: total },
+      answer: {
+        actions: [],
+        advisories,
+        muted: [],
+        metadata: { vulnerabilities, dependencies: total, devDependencies: 0, optionalDependencies: 0, totalDependencies: total },
+      },
+      notes,
     };
   }
 
+  /** This registry's advisories that affect a version asked about, then the uplinks' (an id given here wins). */
+  async #affecting(
+    tenant: TenantId,
+    asked: ReadonlyMap<string, readonly string[]>,
+    uplinks: UplinkRules | undefined,
+  ): Promise<{ found: Map<string, Found[]>; notes: string[] }> {
+    const [local, upstream] = await Promise.all([
+      this.#deps.advisories.inForce(tenant, [...asked.keys()]),
+      uplinks !== undefined && this.#upstream !== undefined
+        ? this.#upstream.bulk(tenant, uplinks, asked)
+        : { advisories: new Map<string, UpstreamAdvisory[]>(), notes: [] },
+    ]);
+    const found = new Map<string, Found[]>();
+    for (const [name, advisories] of local) {
+      const versions = asked.get(name) ?? [];
+      const affecting = advisories.filter((a) => versions.some((v) => affects(a, v)));
+      if (affecting.length > 0)
+        found.set(
+          name,
+          affecting.map((record) => ({ record })),
+        );
+    }
+    for (const [name, advisories] of upstream.advisories) {
+      const mine = found.get(name) ?? [];
+      const ids = new Set(mine.map((a) => ('record' in a ? a.record.id : '')));
+      const theirs = advisories.filter((a) => !ids.has(String(a.id))).map((a) => ({ upstream: a }));
+      if (mine.length + theirs.length > 0) found.set(name, [...mine, ...theirs]);
+    }
+    return { found, notes: upstream.notes };
+  }
+
+  /**
+   * Who may publish and withdraw a package's advisories: its maintainers, who know its flaws
+   * first, and the registry's administrators, who must be able to warn about a package whose
+   * maintainers are gone or are the problem.
+   */
   async #requireOwnPackage(tenant: TenantId, caller: Caller, name: string): Promise<void> {
-    if (caller.readonly) throw new ProtocolError('FORBIDDEN', 'This token is read-only');
+    if (caller.readonly) {
+      throw new ProtocolError(
+        'FORBIDDEN',
+        'This token is read-only: publishing or withdrawing an advisory needs a token that can write',
+      );
+    }
     const stored = await this.#deps.packages.package(tenant, name).read();
     if (!stored || stored.unpublished) throw new ProtocolError('NOT_FOUND', `Package '${name}' is not published here`);
     if (isCachedCopy(stored.document)) {
       throw new ProtocolError('FORBIDDEN', `'${name}' comes from an upstream registry: its advisories are the upstream's`);
     }
-    requireMaintainer(stored, caller.user, name);
+    if (stored.document.maintainers.some((m) => m.name === caller.user)) return;
+    if (await this.#isAdministrator(tenant, caller.user)) return;
+    throw new ProtocolError(
+      'FORBIDDEN',
+      `Only the maintainers of '${name}' and this registry's administrators may publish or withdraw its advisories; '${caller.user}' is neither`,
+    );
   }
 }
 
@@ -163,16 +241,23 @@ export function bulkAdvisory(advisory: AdvisoryRecord, url: string): BulkAdvisor
     title: advisory.title,
     severity: advisory.severity,
     vulnerable_versions: advisory.vulnerableVersions,
+    patched_versions: advisory.patchedVersions,
     cwe: [],
     cvss: { score: 0, vectorString: null },
   };
 }
 
+/** An advisory of an audit's answer: this registry's, or an upstream's as the upstream wrote it. */
+export type AuditedAdvisory = BulkAdvisory | UpstreamAdvisory;
+
+/** An advisory found for an audit: this registry's record, or an upstream's entry. */
+type Found = { record: AdvisoryRecord } | { upstream: UpstreamAdvisory };
+
 export interface QuickAuditReport {
   actions: never[];
   advisories: Record<
     string,
-    BulkAdvisory & {
+    AuditedAdvisory & {
       module_name: string;
       patched_versions: string;
       overview: string;

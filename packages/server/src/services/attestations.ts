@@ -4,6 +4,8 @@ import type { ServerDeps } from '../deps.js';
 import { sigstoreKeyFor } from '../storage/blob-keys.js';
 import type { TenantId } from '../storage/ports.js';
 import { isCachedCopy } from './uplinks/upstream-document.js';
+import type { UpstreamAttestations } from './uplinks/upstream-attestations.js';
+import type { Uplink } from '../config/uplink-config.js';
 
 /** npm's predicate type of a registry's publish attestation. */
 export const PUBLISH_PREDICATE = 'https://github.com/npm/attestation/tree/main/specs/publish/v0.1';
@@ -19,24 +21,33 @@ export interface Attestation {
  * the publisher attached (byte for byte as stored), then the registry's own publish attestation:
  * a DSSE envelope of an in-toto statement (subject `pkg:npm/<name>@<version>` with the tarball's
  * sha512, predicate: name, version, registry) signed with the key that signed the version,
- * named by `keyid` (verifiable against `/-/npm/v1/keys`; no transparency-log entry).
+ * named by `keyid` (verifiable against `/-/npm/v1/keys`; no transparency-log entry). A package
+ * served from an uplink answers with the upstream's attestations instead, as the upstream
+ * wrote them (see UpstreamAttestations).
  */
 export class AttestationService {
   readonly #deps: Pick<ServerDeps, 'packages' | 'blobs' | 'signingKeys'>;
+  readonly #upstream: UpstreamAttestations | undefined;
 
-  constructor(deps: Pick<ServerDeps, 'packages' | 'blobs' | 'signingKeys'>) {
+  constructor(deps: Pick<ServerDeps, 'packages' | 'blobs' | 'signingKeys'>, upstream?: UpstreamAttestations) {
     this.#deps = deps;
+    this.#upstream = upstream;
   }
 
+  /** The attestations of a version published here, or the JSON bytes of the upstream's for a proxied one (`uplink` covers `name`). */
   async attestations(
     tenant: TenantId,
     name: string,
     version: string,
     registryUrl: string,
-  ): Promise<{ attestations: Attestation[] }> {
+    uplink?: Uplink,
+  ): Promise<{ attestations: Attestation[] } | Buffer> {
     const missing = () => new ProtocolError('NOT_FOUND', `${name}@${version} has no attestations here`);
     if (!isSemver(version)) throw missing();
     const stored = await this.#deps.packages.package(tenant, name).read();
+    // Covered by an uplink and not published here before the rule was: the upstream's package.
+    const proxied = stored === undefined || stored.unpublished || isCachedCopy(stored.document);
+    if (uplink !== undefined && this.#upstream !== undefined && proxied) return this.#upstream.of(tenant, uplink, name, version);
     const record =
       stored && !stored.unpublished && !isCachedCopy(stored.document) ? stored.document.versions[version] : undefined;
     const provenance = (record?.dist.attestations as { provenance?: { predicateType?: unknown } } | undefined)?.provenance;

@@ -3,10 +3,8 @@ import type { RegistryStore, TenantId } from '../storage/ports.js';
 import { isAdministrator } from './administrators.js';
 
 /**
- * Who administers a registry: who may read its audit log and manage its webhooks over HTTP and
- * on the web. The one place that decides it for them: a signed-in user with the registry's
- * administrator role (services/administrators.ts). The operator uses `pkg-registry audit` and
- * `pkg-registry webhook` on the server, which ask nobody.
+ * Who may read a registry's audit log and manage its webhooks over HTTP and on the web: its
+ * administrators, as services/administrators.ts (the one place that decides it) answers.
  */
 export class Administrators {
   readonly #registry: RegistryStore;

@@ -3,7 +3,13 @@ import secureJson from 'secure-json-parse';
 import { payloadTooLarge, ProtocolError } from '@pkg/protocol';
 import type { BlobUpload } from '../storage/ports.js';
 import { AttachmentScanner } from './attachment-scanner.js';
-import { TarballIntake, type DigestAlgorithm, type IntakeLimits, type ReceivedTarball } from './tarball-intake.js';
+import {
+  TarballIntake,
+  type DigestAlgorithm,
+  type IntakeLimits,
+  type IntakeQuota,
+  type ReceivedTarball,
+} from './tarball-intake.js';
 import { TarballInspector } from './tarball-validation.js';
 
 /**
@@ -40,6 +46,11 @@ export interface ReceiveOptions {
   limits: IntakeLimits;
   /** Where a tarball attachment's bytes go, or undefined when its file name names no version. */
   uploadFor(file: string): Promise<BlobUpload | undefined>;
+  /**
+   * Asked when a tarball attachment begins, before any of its bytes is stored (the body is a
+   * publish then): throws when the registry's quota refuses any publish, or tells what is left.
+   */
+  quotaFor?(file: string): Promise<IntakeQuota | undefined>;
 }
 
 /**
@@ -61,11 +72,12 @@ export async function receivePublishBody(
       maxRestBytes: options.maxRestBytes,
       divert: async (file) => {
         if (intakes.has(file)) throw new ProtocolError('BAD_REQUEST', `the attachment '${short(file)}' appears twice`);
+        const quota = await options.quotaFor?.(file);
         const intake = new TarballIntake(
           await TarballInspector.create({ maxUnpackedSize: options.limits.maxUnpackedSize }),
           await options.uploadFor(file),
           algorithmsFor(scanner.rest()),
-          options.limits,
+          { ...options.limits, quota },
         );
         intakes.set(file, intake);
         return intake;

@@ -2,7 +2,9 @@ import { ProtocolError, isSemver, type PackageDocument, type Person, type Versio
 import type { Caller } from '../context.js';
 import type { ServerDeps } from '../deps.js';
 import { blobKeyFor, sigstoreKeyFor } from '../storage/blob-keys.js';
-import { TenantGoneError, type StoredPackage, type TenantId } from '../storage/ports.js';
+import { TenantGoneError, type StoredPackage, type TenantId, type UsageLimit } from '../storage/ports.js';
+import { QuotaExceededError } from '../storage/storage-usage.js';
+import { Quotas } from './quotas.js';
 import { attestationsPath, tarballPath } from './package-document.js';
 import { requireMaintainer } from './maintainers.js';
 import { mirrorLatestFields } from './package-fields.js';
@@ -39,7 +41,10 @@ const SERVER_OWNED_FIELDS = [
 const MAX_UNPACK_RATIO = 10;
 
 /** What PublishService reaches of the server's deps. */
-export type PublishServiceDeps = Pick<ServerDeps, 'config' | 'packages' | 'registry' | 'blobs' | 'bus' | 'now' | 'signingKeys'>;
+export type PublishServiceDeps = Pick<
+  ServerDeps,
+  'config' | 'packages' | 'registry' | 'blobs' | 'bus' | 'now' | 'signingKeys' | 'usage'
+>;
 
 /**
  * Most bytes of a `PUT /<name>` document without its tarballs (readme, versions, a provenance
@@ -61,25 +66,28 @@ export class PublishService {
   readonly #signatures: RegistrySignatures;
   /** Who may publish a new package in a namespace a team owns. */
   readonly #teams: Pick<TeamService, 'requireMayCreate'>;
+  readonly #quotas: Quotas;
 
   constructor(deps: PublishServiceDeps, teams: Pick<TeamService, 'requireMayCreate'>) {
     this.#deps = deps;
     this.#signatures = new RegistrySignatures(deps);
     this.#teams = teams;
+    this.#quotas = new Quotas(deps.usage);
   }
 
   /**
    * Reads a `PUT /<name>` body as it arrives, its tarballs streamed into uncommitted uploads
    * under the keys their file names give: the caller publishes it (or hands an edit on) and then
    * discards it. A body over EARLY_CHECK_BYTES (or of unknown length) is read only for a
-   * maintainer (or anybody, for a new package).
+   * maintainer (or anybody, for a new package). A tarball past the registry's quota (`quota`)
+   * is refused before its first byte is stored, or as soon as its bytes pass what is left.
    */
   async receive(
     tenant: TenantId,
     caller: Caller,
     name: string,
     body: AsyncIterable<Buffer>,
-    limits: { bodyLimit: number; declaredLength: number | undefined },
+    limits: { bodyLimit: number; declaredLength: number | undefined; quota?: UsageLimit | undefined },
   ): Promise<ReceivedDocument> {
     const { config, packages, blobs } = this.#deps;
     const { bodyLimit, declaredLength } = limits;
@@ -95,15 +103,31 @@ export class PublishService {
       maxRestBytes: MAX_DOCUMENT_REST,
       limits: { maxTarballSize: config.maxTarballSize, maxUnpackedSize: config.maxTarballSize * MAX_UNPACK_RATIO },
       uploadFor: async (file) => {
-        const prefix = `${name}-`;
-        const version = file.startsWith(prefix) && file.endsWith('.tgz') ? file.slice(prefix.length, -'.tgz'.length) : '';
+        const version = versionOfFile(name, file);
         return isSemver(version) ? blobs.upload(blobKeyFor(tenant, name, version)) : undefined;
+      },
+      quotaFor: async (file) => {
+        if (!limits.quota) return undefined;
+        const current = await packages.package(tenant, name).read();
+        // A version published already (npm's retry after a 5xx, or a conflict) adds nothing:
+        // the publish itself answers it.
+        if (current?.publishedVersions.includes(versionOfFile(name, file))) return undefined;
+        return this.#quotas.admit(tenant, limits.quota, !current || current.unpublished);
       },
     });
   }
 
-  /** Publishes a received body that carries attachments (isPublishBody). */
-  async publish(tenant: TenantId, caller: Caller, name: string, received: ReceivedDocument): Promise<PublishResult> {
+  /**
+   * Publishes a received body that carries attachments (isPublishBody). With `quota`, the
+   * version is refused (QuotaExceededError, nothing kept) when it would take the registry past it.
+   */
+  async publish(
+    tenant: TenantId,
+    caller: Caller,
+    name: string,
+    received: ReceivedDocument,
+    quota?: UsageLimit,
+  ): Promise<PublishResult> {
     const { config, packages, blobs } = this.#deps;
     const blobKey = (version: string) => blobKeyFor(tenant, name, version);
     const sigstoreKey = (version: string) => sigstoreKeyFor(tenant, name, version);
@@ -133,21 +157,29 @@ export class PublishService {
           );
         }
         checkAgainstStored(request, new Set(current && !current.unpublished ? Object.keys(current.document.versions) : []));
+        const usage = { bytes: request.tarball.length + (request.sigstore?.length ?? 0), files: request.sigstore ? 2 : 1 };
         // Inside the lock: no other publish of this package can write the same key meanwhile.
         if (wroteBlobs === undefined) {
+          await this.#quotas.check(tenant, quota, usage.bytes, !current || current.unpublished);
           const upload = request.tarball.upload;
           if (!upload) throw new Error(`the upload of ${name}@${request.version} is gone`);
           await upload.commit();
           if (request.sigstore) await blobs.put(sigstoreKey(request.version), request.sigstore);
           wroteBlobs = request.version;
         }
-        const next = this.#withVersion(current, name, checked);
+        const next: StoredPackage = {
+          ...this.#withVersion(current, name, checked),
+          usage: { added: { [request.version]: usage }, ...(quota ? { limit: quota } : {}) },
+        };
         return { next, result: { created: true, rev: next.document._rev } };
       });
     } catch (err) {
-      if (wroteBlobs !== undefined && (!(err instanceof ProtocolError) || err instanceof TenantGoneError)) {
+      if (
+        wroteBlobs !== undefined &&
+        (!(err instanceof ProtocolError) || err instanceof TenantGoneError || err instanceof QuotaExceededError)
+      ) {
         // The version was not committed: its blobs are orphans (start-up would collect them).
-        // Of a tenant deleted meanwhile nothing may remain.
+        // Of a tenant deleted meanwhile, or a version past the quota, nothing may remain.
         await blobs.delete(blobKey(wroteBlobs)).catch(() => undefined);
         await blobs.delete(sigstoreKey(wroteBlobs)).catch(() => undefined);
       }
@@ -222,6 +254,12 @@ export class PublishService {
       unpublished: false,
     };
   }
+}
+
+/** The version a tarball attachment's file name gives (`<name>-<version>.tgz`), or ''. */
+function versionOfFile(name: string, file: string): string {
+  const prefix = `${name}-`;
+  return file.startsWith(prefix) && file.endsWith('.tgz') ? file.slice(prefix.length, -'.tgz'.length) : '';
 }
 
 /** A publish, checked: the body, the tarball's facts, who publishes, the registry's signature, the provenance. */

@@ -47,7 +47,9 @@ export class RetentionService {
 
   /**
    * Removes what the rules no longer keep. Each package is planned again inside its own write:
-   * a version tagged or published meanwhile is judged as it is then.
+   * a version tagged or published meanwhile is judged as it is then. The registry's storage
+   * usage (quotas, metrics) falls in the same write. `onRemoved` is told of each removal once
+   * it is committed: the one place where an audit log records retention removals.
    */
   async apply(
     tenant: TenantId,

@@ -31,6 +31,8 @@ import { Administrators } from './audit-access.js';
 import { AuditRetention } from './audit-retention.js';
 import { WebhookAdmin } from './webhook-admin.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
+import { UpstreamAdvisories, type AskUplink } from './uplinks/upstream-advisories.js';
+import { UpstreamAttestations } from './uplinks/upstream-attestations.js';
 
 /** With other nodes writing to the same database, no cached document or search response is older than this. */
 const SHARED_MAX_AGE_MS = 1000;
@@ -138,6 +140,8 @@ export function createServices(deps: ServerDeps, options: ServicesOptions = {}):
     deps.config.auditRetentionDays,
     options.log ?? { info: () => undefined, error: () => undefined },
   );
+  const askUplink: AskUplink = (...args) => uplinks.ask(...args);
+  const nowMs = deps.nowMs ?? (() => deps.now().getTime());
   return {
     tenants,
     audit,
@@ -158,9 +162,9 @@ export function createServices(deps: ServerDeps, options: ServicesOptions = {}):
     uplinks,
     publish: new PublishService(deps, teams),
     signatures: new RegistrySignatures(deps),
-    advisories: new AdvisoryService(deps),
-    attestations: new AttestationService(deps),
-    upstreamKeys: new UpstreamKeys(upstream, deps.nowMs ?? (() => deps.now().getTime())),
+    advisories: new AdvisoryService(deps, { upstream: new UpstreamAdvisories(askUplink, nowMs) }),
+    attestations: new AttestationService(deps, new UpstreamAttestations(askUplink, nowMs)),
+    upstreamKeys: new UpstreamKeys(upstream, nowMs),
     packageUpdates: new PackageUpdateService(deps),
     distTags: new DistTagService(deps),
     health: new HealthService(deps, uplinks),

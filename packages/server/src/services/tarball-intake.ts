@@ -24,6 +24,14 @@ export interface ReceivedTarball {
 export interface IntakeLimits {
   maxTarballSize: number;
   maxUnpackedSize: number;
+  /** The registry's storage quota: refused as soon as the bytes pass what is left of it. */
+  quota?: IntakeQuota | undefined;
+}
+
+/** What is left of a registry's storage quota for one tarball, and its refusal. */
+export interface IntakeQuota {
+  bytesLeft: number;
+  refuse(bytes: number): Error;
 }
 
 /**
@@ -93,6 +101,8 @@ export class TarballIntake implements StringSink {
     if (this.#length > this.#limits.maxTarballSize) {
       throw payloadTooLarge('tarball', this.#limits.maxTarballSize);
     }
+    const quota = this.#limits.quota;
+    if (quota && this.#length > quota.bytesLeft) throw quota.refuse(this.#length);
     for (const [, hash] of this.#hashes) hash.update(bytes);
     this.#inspector.write(bytes);
     if (this.#inspector.failure) await this.discard();

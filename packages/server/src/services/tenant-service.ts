@@ -134,6 +134,8 @@ export class TenantService {
       rateLimitAnonymous: own.rateLimitAnonymous ?? config.rateLimitAnonymous,
       rateLimitAuthenticated: own.rateLimitAuthenticated ?? config.rateLimitAuthenticated,
       rateLimitPublish: own.rateLimitPublish ?? config.rateLimitPublish,
+      quotaBytes: own.quotaBytes ?? config.quotaBytes,
+      quotaPackages: own.quotaPackages ?? config.quotaPackages,
       rateLimitWeb: config.rateLimitWeb,
       uplinks: this.#uplinksOf(own.uplinks ?? config.uplinks),
     };

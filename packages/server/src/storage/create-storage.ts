@@ -12,6 +12,7 @@ import { SqliteSigningKeys } from './drivers/sqlite/sqlite-signing-keys.js';
 import { SqliteAdvisories } from './drivers/sqlite/sqlite-advisories.js';
 import { SqliteTeams } from './drivers/sqlite/sqlite-teams.js';
 import { SqliteChangeLog } from './drivers/sqlite/sqlite-change-log.js';
+import { SqliteStorageUsage } from './drivers/sqlite/sqlite-storage-usage.js';
 import { MemoryBlobStore } from './drivers/memory/memory-blob-store.js';
 import { MemoryDownloadCounts } from './drivers/memory/memory-download-counts.js';
 import { MemoryDatabase, MemoryMetadataStore } from './drivers/memory/memory-metadata-store.js';
@@ -21,12 +22,14 @@ import { MemorySigningKeys } from './drivers/memory/memory-signing-keys.js';
 import { MemoryAdvisories } from './drivers/memory/memory-advisories.js';
 import { MemoryTeams } from './drivers/memory/memory-teams.js';
 import { MemoryChangeLog } from './drivers/memory/memory-change-log.js';
+import { MemoryStorageUsage } from './drivers/memory/memory-storage-usage.js';
 import { LocalInvalidationBus } from './drivers/memory/memory-invalidation-bus.js';
 import { blobKeysOfVersion, packageOfBlobKey } from './blob-keys.js';
 import type {
   AdvisoryStore,
   AuditLogStore,
   BlobStore,
+  CollectResult,
   DownloadCountStore,
   InvalidationBus,
   MetadataLifecycle,
@@ -36,6 +39,7 @@ import type {
   SearchIndex,
   SharedConnection,
   SigningKeyStore,
+  StorageUsageStore,
   TenantId,
   UplinkCacheStore,
   WebhookStore,
@@ -66,6 +70,8 @@ export interface Storage {
   audit: AuditLogStore;
   /** Webhooks and their outbox, in the metadata database (the same driver object as `audit`). */
   webhooks: WebhookStore;
+  /** Bytes and packages of each registry, kept in each package's write transaction; the last collection. */
+  usage: StorageUsageStore;
   blobs: BlobStore;
   bus: InvalidationBus;
   /** The shared Redis connection, when one is configured (rate limits use it too). */
@@ -98,6 +104,7 @@ export async function createStorage(config: Config, options: CreateStorageOption
     let advisories: AdvisoryStore;
     let teams: TeamStore;
     let changeLog: AuditLogStore & WebhookStore;
+    let usage: StorageUsageStore;
     let postgres: PostgresMetadataStore | undefined;
     const clock = options.now ? { now: options.now } : {};
     if (config.database.startsWith('sqlite:')) {
@@ -108,27 +115,17 @@ export async function createStorage(config: Config, options: CreateStorageOption
       const advisoryStore = new SqliteAdvisories();
       const teamStore = new SqliteTeams();
       const changes = new SqliteChangeLog();
+      const usageStore = new SqliteStorageUsage();
+      // Stores beside the documents, in the order of their migrations: the usage's reads the uplink cache's table.
+      const beside = [searchIndex, counts, uplinks, keys, advisoryStore, teamStore, changes, usageStore];
       const store = new SqliteMetadataStore(
         config.database.slice('sqlite:'.length),
-        [
-          searchIndex.writeHook,
-          counts.writeHook,
-          uplinks.writeHook,
-          keys.writeHook,
-          advisoryStore.writeHook,
-          teamStore.writeHook,
-          changes.writeHook,
-        ],
+        beside.map((part) => part.writeHook),
         { cacheBytes: config.databaseCache },
       );
-      searchIndex.attach(store.db);
-      counts.attach(store.db);
-      uplinks.attach(store.db);
-      keys.attach(store.db);
-      advisoryStore.attach(store.db);
-      teamStore.attach(store.db);
-      changes.attach(store.db);
+      for (const part of beside) part.attach(store.db);
       changeLog = changes;
+      usage = usageStore;
       uplinkCache = uplinks;
       signingKeys = keys;
       advisories = advisoryStore;
@@ -148,6 +145,7 @@ export async function createStorage(config: Config, options: CreateStorageOption
       const { PostgresAdvisories } = await import('./drivers/postgres/postgres-advisories.js');
       const { PostgresTeams } = await import('./drivers/postgres/postgres-teams.js');
       const { PostgresChangeLog } = await import('./drivers/postgres/postgres-change-log.js');
+      const { PostgresStorageUsage } = await import('./drivers/postgres/postgres-storage-usage.js');
       const searchIndex = new PostgresSearchIndex(clock);
       const counts = new PostgresDownloadCounts();
       const uplinks = new PostgresUplinkCache();
@@ -155,23 +153,16 @@ export async function createStorage(config: Config, options: CreateStorageOption
       const advisoryStore = new PostgresAdvisories();
       const teamStore = new PostgresTeams();
       const changes = new PostgresChangeLog();
-      postgres = new PostgresMetadataStore(parsePostgresUrl(config.database), [
-        searchIndex.writeHook,
-        counts.writeHook,
-        uplinks.writeHook,
-        keys.writeHook,
-        advisoryStore.writeHook,
-        teamStore.writeHook,
-        changes.writeHook,
-      ]);
-      searchIndex.attach(postgres.pool);
-      counts.attach(postgres.pool);
-      uplinks.attach(postgres.pool);
-      keys.attach(postgres.pool);
-      advisoryStore.attach(postgres.pool);
-      teamStore.attach(postgres.pool);
-      changes.attach(postgres.pool);
+      const usageStore = new PostgresStorageUsage();
+      // As for SQLite: in the order of their migrations.
+      const beside = [searchIndex, counts, uplinks, keys, advisoryStore, teamStore, changes, usageStore];
+      postgres = new PostgresMetadataStore(
+        parsePostgresUrl(config.database),
+        beside.map((part) => part.writeHook),
+      );
+      for (const part of beside) part.attach(postgres.pool);
       changeLog = changes;
+      usage = usageStore;
       uplinkCache = uplinks;
       signingKeys = keys;
       advisories = advisoryStore;
@@ -226,6 +217,7 @@ export async function createStorage(config: Config, options: CreateStorageOption
       teams,
       audit: changeLog,
       webhooks: changeLog,
+      usage,
       blobs,
       bus,
       counters,
@@ -311,6 +303,7 @@ export function createMemoryStorage(options: { now?: () => Date } = {}): Storage
   const advisories = new MemoryAdvisories(tenantExists);
   const teams = new MemoryTeams(tenantExists);
   const changeLog = new MemoryChangeLog(tenantExists);
+  const usage = new MemoryStorageUsage();
   const metadata = new MemoryMetadataStore(database, [
     search.writeHook,
     counts.writeHook,
@@ -319,6 +312,7 @@ export function createMemoryStorage(options: { now?: () => Date } = {}): Storage
     advisories.writeHook,
     teams.writeHook,
     changeLog.writeHook,
+    usage.writeHook,
   ]);
   const blobs = new MemoryBlobStore();
   const bus = new LocalInvalidationBus();
@@ -338,6 +332,7 @@ export function createMemoryStorage(options: { now?: () => Date } = {}): Storage
     teams,
     audit: changeLog,
     webhooks: changeLog,
+    usage,
     async close() {
       await counters.close();
     },
@@ -349,14 +344,24 @@ function parts(metadata: MetadataStore): Pick<Storage, 'registry' | 'packages' |
   return { registry: metadata, packages: metadata, database: metadata };
 }
 
-/** Removes tarballs no package references (a crash between blob write and metadata commit). */
+/** What one collection removed (the `at` of a CollectResult is the caller's). */
+export type Collected = Omit<CollectResult, 'at'>;
+
+/**
+ * Removes tarballs no package references (a crash between blob write and metadata commit), and
+ * what interrupted uploads left (temporary files, incomplete S3 multipart uploads), each only
+ * when older than `olderThanMs`.
+ */
 export async function collectOrphanBlobs(
   storage: Pick<Storage, 'blobs' | 'packages'>,
   olderThanMs: number,
   now = new Date(),
   signal?: AbortSignal,
-): Promise<number> {
-  if (storage.blobs instanceof FsBlobStore) await storage.blobs.cleanTemporary(olderThanMs, now);
+): Promise<Collected> {
+  const leftovers = (await storage.blobs.cleanIncompleteUploads?.(olderThanMs, now)) ?? {
+    temporaryFiles: 0,
+    incompleteUploads: 0,
+  };
   // Blob stores list a package's blobs together (a directory, a key prefix): the keys of one
   // package are held at a time, not every key of the registry (millions of strings at scale).
   // Only the candidates need their time: list keys alone where the store can.
@@ -367,7 +372,7 @@ export async function collectOrphanBlobs(
       })()
     : blobs.list();
   let current: { dir: string | undefined; keys: Set<string> } | undefined;
-  let removed = 0;
+  let orphans = 0;
   for await (const blob of listed) {
     if (signal?.aborted) break;
     const owner = packageOfBlobKey(blob.key);
@@ -378,9 +383,9 @@ export async function collectOrphanBlobs(
     const modified = blob.modified ?? (await blobs.stat(blob.key))?.modified;
     if (modified === undefined || now.getTime() - modified.getTime() < olderThanMs) continue;
     await blobs.delete(blob.key);
-    removed++;
+    orphans++;
   }
-  return removed;
+  return { orphans, ...leftovers };
 }
 
 async function referencedKeysOf(packages: PackageStore, tenant: TenantId, name: string): Promise<Set<string>> {

@@ -48,6 +48,8 @@ export interface TenantSettings {
   rateLimitAnonymous?: number;
   rateLimitAuthenticated?: number;
   rateLimitPublish?: number;
+  quotaBytes?: number;
+  quotaPackages?: number;
   uplinks?: UplinkConfig[];
 }
 
@@ -157,6 +159,71 @@ export interface StoredPackage {
   publishedVersions: string[];
   /** True when the whole package was unpublished (a tombstone: reads answer 404). */
   unpublished: boolean;
+  /**
+   * Only on a write, never read back: the sizes of the versions this write adds, for the
+   * storage usage the metadata database keeps in the same transaction (storage/storage-usage.ts).
+   */
+  usage?: UsageChange;
+}
+
+/** What a package write tells the storage usage table beside its document. */
+export interface UsageChange {
+  /** Bytes and blobs (tarball, provenance bundle) of each version the write adds. */
+  added: Readonly<Record<string, VersionUsage>>;
+  /**
+   * The registry's quotas: the write is refused (QuotaExceededError, nothing written) when it
+   * adds bytes past `bytes`, or a package past `packages`. Checked in the write's transaction,
+   * after every write committed before it, so concurrent publishes cannot pass a quota together.
+   */
+  limit?: UsageLimit;
+}
+
+export interface VersionUsage {
+  bytes: number;
+  files: number;
+}
+
+/** A registry's quotas; 0 or absent: no limit. */
+export interface UsageLimit {
+  bytes?: number;
+  packages?: number;
+}
+
+/** What one registry holds: the versions' blobs and the packages with at least one version. */
+export interface RegistryUsage {
+  bytes: number;
+  files: number;
+  packages: number;
+}
+
+/** The result of one `storage collect` (by the command or the server's start-up sweep). */
+export interface CollectResult {
+  /** When it finished (ISO time). */
+  at: string;
+  /** Blobs no version references. */
+  orphans: number;
+  /** Temporary files of interrupted uploads (file system). */
+  temporaryFiles: number;
+  /** Incomplete multipart uploads aborted (S3). */
+  incompleteUploads: number;
+}
+
+/**
+ * The storage usage of every registry, kept by the metadata database in each package's write
+ * transaction (publish, unpublish, retention, copies), so that every node sharing it reads the
+ * same figures; and the last collection's result.
+ */
+export interface StorageUsageStore {
+  usage(tenant: TenantId): Promise<RegistryUsage>;
+  /** Every registry holding anything. */
+  all(): Promise<Map<TenantId, RegistryUsage>>;
+  /**
+   * The versions of a registry whose size is not known yet (published before sizes were
+   * recorded): the server measures their blobs once it listens (services/usage-backfill.ts).
+   */
+  unmeasured(tenant: TenantId): Promise<{ name: string; version: string }[]>;
+  recordCollect(result: CollectResult): Promise<void>;
+  lastCollect(): Promise<CollectResult | undefined>;
 }
 
 /**
@@ -340,6 +407,12 @@ export interface BlobStore {
   list(): AsyncIterable<{ key: string } & BlobInfo>;
   /** Optional: every key without its size and time, when the driver can list that cheaper. */
   listKeys?(): AsyncIterable<string>;
+  /**
+   * Optional: removes what interrupted uploads left that is older than `olderThanMs` at `now`
+   * (temporary files, incomplete multipart uploads); returns how many. Younger ones may be
+   * uploads in progress, of this node or another.
+   */
+  cleanIncompleteUploads?(olderThanMs: number, now: Date): Promise<{ temporaryFiles: number; incompleteUploads: number }>;
   /** Readiness: resolves when the store can be reached (directory present, bucket answering). */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -127,3 +127,59 @@ describe('a withdrawn advisory', () => {
     }
   });
 });
+
+describe('a package that comes through an uplink (npm 11)', () => {
+  const PROXIED = 'com.upstream.loader';
+  let upstream: TestRegistry;
+  let downstream: TestRegistry;
+  let upstreamClosed = false;
+  let npm: NpmClient;
+
+  beforeAll(async () => {
+    upstream = await startRegistry();
+    const vendor = await loginUser(upstream.url, 'vendor');
+    for (const version of ['1.0.0', '1.0.1', '1.2.0'])
+      expect((await publishVersion(upstream.url, vendor, PROXIED, version)).status).toBe(201);
+    const published = await request(`${upstream.url}/-/pkg/v1/advisories/${PROXIED}`, {
+      method: 'POST',
+      token: vendor,
+      body: { id: 'CVE-2026-0100', severity: 'critical', vulnerable_versions: '<1.2.0', title: 'Level files run code' },
+    });
+    expect(published.status).toBe(201);
+    downstream = await startRegistry({
+      settings: {
+        uplinks: JSON.stringify([{ name: 'vendor', url: upstream.url, packages: ['com.upstream.*'], maxAge: 3600, timeout: 5 }]),
+      },
+    });
+    npm = await NpmClient.create(systemNpmCli(), downstream.url);
+  });
+  afterAll(async () => {
+    await npm?.cleanup();
+    await downstream?.close();
+    if (!upstreamClosed) await upstream?.close();
+  });
+
+  it("reports the upstream's advisory; while the upstream is down, what was cached, and a notice for the rest", async () => {
+    const first = await npm.dir('first', { name: 'first', version: '1.0.0', private: true });
+    expectSuccess(await npm.run(['install', `${PROXIED}@1.0.0`], { cwd: first }), 'npm install');
+    const second = await npm.dir('second', { name: 'second', version: '1.0.0', private: true });
+    expectSuccess(await npm.run(['install', `${PROXIED}@1.0.1`], { cwd: second }), 'npm install');
+
+    const audit = await npm.run(['audit', '--json'], { cwd: first });
+    expect(audit.code, audit.stderr).toBe(1);
+    expect(JSON.parse(audit.stdout).vulnerabilities[PROXIED]).toMatchObject({
+      severity: 'critical',
+      via: [{ source: 'CVE-2026-0100', title: 'Level files run code', range: '<1.2.0' }],
+    });
+
+    await upstream.close();
+    upstreamClosed = true;
+    const cached = await npm.run(['audit', '--json'], { cwd: first });
+    expect(cached.code, cached.stderr).toBe(1);
+    expect(JSON.parse(cached.stdout).metadata.vulnerabilities.critical).toBe(1);
+    // Never asked about before the upstream went down: audited locally, and npm prints the registry's notice.
+    const unknown = await npm.run(['audit'], { cwd: second });
+    expect(unknown.code, unknown.stderr).toBe(0);
+    expect(unknown.stderr).toContain("The upstream registry 'vendor' could not be asked for advisories");
+  });
+});

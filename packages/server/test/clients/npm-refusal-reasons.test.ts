@@ -20,11 +20,17 @@ import {
  */
 let open: TestRegistry;
 let closed: TestRegistry;
+/** Full: its package quota is one package, and it holds one. */
+let full: TestRegistry;
 
 beforeAll(async () => {
   // The password policy as shipped (the test kit lowers it for throwaway passwords elsewhere).
   open = await startRegistry({ settings: { passwordMinLength: 8 } });
   closed = await startRegistry({ settings: { signup: false, readAccess: 'token' } });
+  full = await startRegistry({ settings: { quotaPackages: 1 } });
+  await publishFixtures(full.url, await loginUser(full.url, 'ada', 'ada: the password'), {
+    'com.acme.only': [{ version: '1.0.0' }],
+  });
   await loginUser(open.url, 'ada', 'ada: the password');
   const token = await loginUser(open.url, 'ada', 'ada: the password');
   await publishFixtures(open.url, token, { 'com.acme.reasons': [{ version: '1.0.0' }] });
@@ -38,6 +44,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await open?.close();
   await closed?.close();
+  await full?.close();
 });
 
 const clients = npmLines();
@@ -121,5 +128,18 @@ describe.each(clients)('$label prints the reason of every refusal', ({ label, ma
     expect(out).toContain('This token is read-only');
     const stored = await open.storage.packages.package('', 'com.acme.reasons').read();
     expect(Object.keys(stored!.document.versions)).toEqual(['1.0.0']);
+  });
+
+  it('a publish past the registry quota', async () => {
+    const client = await NpmClient.create(cli(), full.url);
+    try {
+      await useToken(client, full.url, await loginUser(full.url, 'ada', 'ada: the password'));
+      const dir = await client.dir(`quota-${major}`, { name: `com.acme.more${major}`, version: '1.0.0' });
+      const out = printed(await client.run(['publish'], { cwd: dir }));
+      expect(out).toContain('This registry has reached its quota of 1 packages (1 in use)');
+      expect(await full.storage.packages.package('', `com.acme.more${major}`).read()).toBeUndefined();
+    } finally {
+      await client.cleanup();
+    }
   });
 });

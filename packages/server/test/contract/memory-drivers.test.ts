@@ -11,6 +11,8 @@ import { packageStoreContract } from './package-store.contract.js';
 import { registryStoreContract } from './registry-store.contract.js';
 import { sessionStoreContract } from './session-store.contract.js';
 import { uplinkCacheContract } from './uplink-cache.contract.js';
+import { storageUsageContract } from './storage-usage.contract.js';
+import { MemoryStorageUsage } from '../../src/storage/drivers/memory/memory-storage-usage.js';
 
 // Stores opened on one memory database share it, as processes share a database file.
 async function freshDatabase(): Promise<MetadataStoreDatabase> {
@@ -45,6 +47,18 @@ uplinkCacheContract('memory', async () => {
     open: async () => {
       const uplinkCache = new MemoryUplinkCache(records, (tenant) => db.tenantExists(tenant));
       return { uplinkCache, registry: new MemoryMetadataStore(db, [uplinkCache.writeHook]) };
+    },
+    destroy: async () => undefined,
+  };
+});
+
+storageUsageContract('memory', async () => {
+  const db = new MemoryDatabase();
+  const usage = new MemoryStorageUsage();
+  return {
+    open: async () => {
+      const store = new MemoryMetadataStore(db, [usage.writeHook]);
+      return { usage, registry: store, packages: store };
     },
     destroy: async () => undefined,
   };

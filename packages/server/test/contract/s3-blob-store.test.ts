@@ -1,4 +1,4 @@
-import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { ListMultipartUploadsCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/config.js';
 import { rawRequest, startS3Server, type TestS3 } from '@pkg/testkit';
@@ -29,6 +29,44 @@ blobStoreContract('S3 (s3rver)', async () => {
 });
 
 describe('S3 blob store', () => {
+  it('aborts the incomplete multipart uploads under its prefix begun before the threshold', async () => {
+    const store = new S3BlobStore(parseS3Url(`${server.url}&prefix=multipart/`));
+    const neighbour = new S3BlobStore(parseS3Url(`${server.url}&prefix=neighbour/`));
+    try {
+      // Uploads a crash left: more than one part's bytes (a multipart upload begins), never committed.
+      const crashed = await store.upload('_global/com.acme.big/com.acme.big-1.0.0.tgz');
+      await crashed.write(Buffer.alloc(9 * 1024 * 1024, 1));
+      const other = await neighbour.upload('_global/com.acme.big/com.acme.big-1.0.0.tgz');
+      await other.write(Buffer.alloc(9 * 1024 * 1024, 2));
+      const listUploads = async () => {
+        const client = new S3Client({ region: 'us-east-1', endpoint: server.endpoint, forcePathStyle: true });
+        try {
+          const page = await client.send(new ListMultipartUploadsCommand({ Bucket: server.bucket }));
+          return (page.Uploads ?? []).map((upload) => upload.Key).sort();
+        } finally {
+          client.destroy();
+        }
+      };
+      await expect
+        .poll(listUploads)
+        .toEqual([
+          'multipart/_global/com.acme.big/com.acme.big-1.0.0.tgz',
+          'neighbour/_global/com.acme.big/com.acme.big-1.0.0.tgz',
+        ]);
+
+      // Younger than the threshold: maybe a publish in progress on some node.
+      expect(await store.cleanIncompleteUploads(3600_000, new Date())).toEqual({ temporaryFiles: 0, incompleteUploads: 0 });
+      const later = new Date(Date.now() + 2 * 3600_000);
+      expect(await store.cleanIncompleteUploads(3600_000, later)).toEqual({ temporaryFiles: 0, incompleteUploads: 1 });
+      expect(await listUploads()).toEqual(['neighbour/_global/com.acme.big/com.acme.big-1.0.0.tgz']);
+      expect(await neighbour.cleanIncompleteUploads(3600_000, later)).toEqual({ temporaryFiles: 0, incompleteUploads: 1 });
+      expect(await listUploads()).toEqual([]);
+    } finally {
+      await store.close();
+      await neighbour.close();
+    }
+  });
+
   it('lists across pages', async () => {
     const store = new S3BlobStore(parseS3Url(`${server.url}&prefix=paged/`), { listPageSize: 3 });
     try {

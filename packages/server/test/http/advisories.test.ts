@@ -61,6 +61,7 @@ describe('/-/pkg/v1/advisories/<package>', () => {
           title: advisory.title,
           severity: 'high',
           vulnerable_versions: advisory.vulnerable_versions,
+          patched_versions: advisory.patched_versions,
           cwe: [],
           cvss: { score: 0, vectorString: null },
         },
@@ -108,6 +109,22 @@ describe('/-/pkg/v1/advisories/<package>', () => {
     expect(res.status).toBe(status);
     expect(res.body).toEqual({ error: expect.any(String), code: expect.any(String), details: expect.any(String) });
     expect(await list('?withdrawn=true')).toEqual(before);
+  });
+
+  it('tells a stranger and a read-only token why they are refused', async () => {
+    const refused = await post(advisory, stranger);
+    expect(refused.body.details).toBe(
+      `Only the maintainers of '${NAME}' and this registry's administrators may publish or withdraw its advisories; 'stranger' is neither`,
+    );
+    const readOnly = await request<{ token: string }>(`${registry.url}/-/npm/v1/tokens`, {
+      method: 'POST',
+      token: owner,
+      body: { password: 'secret-password', readonly: true },
+    });
+    expect(readOnly.status).toBe(201);
+    const res = await post(advisory, readOnly.body.token);
+    expect(res.status).toBe(403);
+    expect(res.body.details).toMatch(/read-only/);
   });
 
   it('answers withdrawing an unknown advisory with 404, and a stranger with 403', async () => {

@@ -160,6 +160,30 @@ describe('the audit log records each change once, with who, from where, when, on
     expect(withdrawn.map((e) => e.action)).toEqual(['advisory.withdraw']);
   });
 
+  it('teams: created, members and namespaces changed, and a refused claim', async () => {
+    const api = (method: string, path: string, token: string, body?: unknown) =>
+      request(`${registry.url}/-/pkg/v1/teams${path}`, { method, token, ...(body ? { body } : {}) });
+    const made = await entriesOf(async () => {
+      expect((await api('POST', '', alice, { name: 'audited' })).status).toBe(201);
+      expect((await api('PUT', '/audited/members/bob', alice)).status).toBe(200);
+      expect((await api('PUT', '/audited/namespaces/com.audited.*', alice)).status).toBe(200);
+      expect((await api('DELETE', '/audited/namespaces/com.audited.*', alice)).status).toBe(200);
+      expect((await api('DELETE', '/audited/members/bob', alice)).status).toBe(200);
+    });
+    expect(made.map((e) => [e.action, e.target, e.user, e.details])).toEqual([
+      ['team.create', 'team audited', 'alice', {}],
+      ['team.member-add', 'team audited', 'alice', { member: 'bob' }],
+      ['namespace.claim', 'namespace com.audited.*', 'alice', { team: 'audited' }],
+      ['namespace.release', 'namespace com.audited.*', 'alice', { team: 'audited' }],
+      ['team.member-remove', 'team audited', 'alice', { member: 'bob' }],
+    ]);
+    const refused = await entriesOf(async () => {
+      expect((await api('DELETE', '/audited', bob)).status).toBe(403);
+    });
+    expect(refused.map((e) => [e.action, e.outcome, e.user])).toEqual([['team.delete', 'refused', 'bob']]);
+    expect(refused[0]!.reason).toMatch(/member/);
+  });
+
   it('refused attempts: by whom, why, and nothing else recorded', async () => {
     const tag = await entriesOf(() =>
       request(`${registry.url}/-/package/${NAME}/dist-tags/latest`, {

@@ -61,7 +61,8 @@ describe('GET /-/v1/search response', () => {
       publisher: { username: 'alice', email: 'alice@example.com' },
       maintainers: [{ username: 'alice', email: 'alice@example.com' }],
       time: { modified: object.package.date },
-      engines: [{ engine: 'unity', min: '2021.3' }],
+      // Unity's entry says whether the version holds Unity's package signature: this one does not.
+      engines: [{ engine: 'unity', min: '2021.3', signature: null }],
     });
     expect(object.downloads).toEqual({ weekly: 0, monthly: 0 });
     expect(object.updated).toBe(object.package.date);

@@ -45,4 +45,17 @@ describe('Unity package signatures', () => {
     expect((await request(`${registry.url}/${plain}`, { method: 'PUT', token, body: unsigned.body })).status).toBe(201);
     expect((await request<VersionRecord>(`${registry.url}/${plain}/1.0.0`)).body.dist.unitySignature).toBeUndefined();
   });
+
+  it("shows in the search objects' engine facts: signed with the signer, signed unreadably, unsigned", async () => {
+    const engines = async (name: string) => {
+      const res = await request(`${registry.url}/-/v1/search?text=${name}`);
+      const object = res.body.objects.find((o: { package: { name: string } }) => o.package.name === name);
+      return object.package.engines;
+    };
+    expect(await engines('com.acme.signed-tool')).toEqual([
+      { engine: 'unity', min: '6000.3', signature: { signer: 'Acme Games Ltd' } },
+    ]);
+    expect(await engines('com.acme.odd-signature')).toEqual([{ engine: 'unity', min: '6000.3', signature: { signer: null } }]);
+    expect(await engines('com.acme.unsigned-tool')).toEqual([{ engine: 'unity', min: '6000.3', signature: null }]);
+  });
 });

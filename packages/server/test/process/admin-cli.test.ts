@@ -87,6 +87,16 @@ describe('pkg-registry tenant', () => {
     expect(status).toBe(201);
   });
 
+  it('create and set take quotas; set ... default removes them', async () => {
+    const created = await admin(['tenant', 'create', 'capped', '--quota-bytes', '1048576', '--quota-packages', '20']);
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.stdout).toContain('quotaBytes=1048576, quotaPackages=20');
+    const set = await admin(['tenant', 'set', 'capped', '--quota-bytes', 'default', '--quota-packages', '0']);
+    expect(set.code, set.stderr).toBe(0);
+    expect(set.stdout).toContain("Tenant 'capped' now has quotaPackages=0.");
+    expect((await registry.storage.registry.getTenant('capped'))!.settings).toEqual({ quotaPackages: 0 });
+  });
+
   it('create takes uplinks as JSON; set ... default removes them', async () => {
     const uplinks = JSON.stringify([{ name: 'openupm', url: 'https://package.openupm.com', packages: ['com.cysharp.*'] }]);
     const created = await admin(['tenant', 'create', 'proxied', '--uplinks', uplinks]);
@@ -140,6 +150,7 @@ describe('pkg-registry tenant', () => {
     [['tenant', 'create', 'acme'], 1, /tenant 'acme' already exists/],
     [['tenant', 'create', 'x', '--signup', 'perhaps'], 2, /setting 'signup' must be true or false/],
     [['tenant', 'create', 'x', '--rate-limit-publish=-1'], 2, /setting 'rateLimitPublish' must be at least 0/],
+    [['tenant', 'create', 'x', '--quota-bytes', 'lots'], 2, /setting 'quotaBytes' must be/],
     [['tenant', 'delete', 'missing'], 1, /tenant 'missing' does not exist/],
     [['tenant', 'delete'], 2, /'tenant delete' needs a tenant name/],
     [['tenant', 'frobnicate'], 2, /unknown tenant command 'frobnicate'/],

@@ -77,7 +77,7 @@ describe('pkg-registry storage', () => {
       await load;
       expect(run.stderr).toBe('');
       expect(run.code).toBe(0);
-      expect(JSON.parse(run.stdout)).toEqual({ removed: 1 });
+      expect(JSON.parse(run.stdout)).toEqual({ removed: 1, temporaryFiles: 0, incompleteUploads: 0 });
       expect(existsSync(old)).toBe(false);
       expect(existsSync(young)).toBe(true);
 

@@ -1,4 +1,5 @@
-import { mkdtemp, rm, utimes } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,7 +15,8 @@ import {
 import { ConfigError, loadConfig } from '../../src/config/config.js';
 import { collectOrphanBlobs, createStorage } from '../../src/storage/create-storage.js';
 import { blobKeyFor } from '../../src/storage/blob-keys.js';
-import { FsBlobStore } from '../../src/storage/drivers/fs/fs-blob-store.js';
+import { FsBlobStore, TEMP_DIR } from '../../src/storage/drivers/fs/fs-blob-store.js';
+import { POSTGRES_CHANGE_LOG_MIGRATIONS } from '../../src/storage/drivers/postgres/postgres-change-log.js';
 import { POSTGRES_MIGRATIONS } from '../../src/storage/drivers/postgres/migrations.js';
 import { POSTGRES_ADVISORY_MIGRATIONS } from '../../src/storage/drivers/postgres/postgres-advisories.js';
 import { POSTGRES_DOWNLOAD_MIGRATIONS } from '../../src/storage/drivers/postgres/postgres-download-counts.js';
@@ -24,6 +26,7 @@ import { POSTGRES_SIGNING_KEY_MIGRATIONS } from '../../src/storage/drivers/postg
 import { POSTGRES_TEAM_MIGRATIONS } from '../../src/storage/drivers/postgres/postgres-teams.js';
 import { PostgresMetadataStore } from '../../src/storage/drivers/postgres/postgres-metadata-store.js';
 import { POSTGRES_UPLINK_CACHE_MIGRATIONS } from '../../src/storage/drivers/postgres/postgres-uplink-cache.js';
+import { POSTGRES_STORAGE_USAGE_MIGRATIONS } from '../../src/storage/drivers/postgres/postgres-storage-usage.js';
 import { RedisInvalidationBus } from '../../src/storage/drivers/redis/redis-invalidation-bus.js';
 import { S3BlobStore } from '../../src/storage/drivers/s3/s3-blob-store.js';
 import { SqliteMetadataStore } from '../../src/storage/drivers/sqlite/sqlite-metadata-store.js';
@@ -124,10 +127,12 @@ describe.skipIf(!testPostgresUrl || !testRedisUrl)('createStorage with PostgreSQ
       );
       expect(versions.rows).toEqual([
         { scope: 'advisories', n: String(POSTGRES_ADVISORY_MIGRATIONS.length) },
+        { scope: 'change-log', n: String(POSTGRES_CHANGE_LOG_MIGRATIONS.length) },
         { scope: 'core', n: String(POSTGRES_MIGRATIONS.length) },
         { scope: 'downloads', n: String(POSTGRES_DOWNLOAD_MIGRATIONS.length) },
         { scope: 'search', n: String(POSTGRES_SEARCH_MIGRATIONS.length) },
         { scope: 'signing-keys', n: String(POSTGRES_SIGNING_KEY_MIGRATIONS.length) },
+        { scope: 'storage-usage', n: String(POSTGRES_STORAGE_USAGE_MIGRATIONS.length) },
         { scope: 'teams', n: String(POSTGRES_TEAM_MIGRATIONS.length) },
         { scope: 'uplink-cache', n: String(POSTGRES_UPLINK_CACHE_MIGRATIONS.length) },
       ]);
@@ -204,7 +209,20 @@ describe('collectOrphanBlobs', () => {
       await utimes(fs.filePath(old), new Date('2030-01-01T10:00:00Z'), new Date('2030-01-01T10:00:00Z'));
       await utimes(fs.filePath(referenced), new Date('2030-01-01T10:00:00Z'), new Date('2030-01-01T10:00:00Z'));
       await utimes(fs.filePath(young), new Date('2030-01-01T11:30:00Z'), new Date('2030-01-01T11:30:00Z'));
-      expect(await collectOrphanBlobs(storage, 60 * 60 * 1000, now)).toBe(1);
+      // Temporary files of interrupted uploads, old and young.
+      const oldTemp = path.join(fs.root, TEMP_DIR, 'crashed.tmp');
+      const youngTemp = path.join(fs.root, TEMP_DIR, 'in-flight.tmp');
+      await writeFile(oldTemp, 'half a tarball');
+      await writeFile(youngTemp, 'a tarball arriving');
+      await utimes(oldTemp, new Date('2030-01-01T10:00:00Z'), new Date('2030-01-01T10:00:00Z'));
+      await utimes(youngTemp, new Date('2030-01-01T11:30:00Z'), new Date('2030-01-01T11:30:00Z'));
+      expect(await collectOrphanBlobs(storage, 60 * 60 * 1000, now)).toEqual({
+        orphans: 1,
+        temporaryFiles: 1,
+        incompleteUploads: 0,
+      });
+      expect(existsSync(oldTemp)).toBe(false);
+      expect(existsSync(youngTemp)).toBe(true);
       expect(await storage.blobs.stat(old)).toBeUndefined();
       expect(await storage.blobs.stat(referenced)).toBeDefined();
       expect(await storage.blobs.stat(young)).toBeDefined();

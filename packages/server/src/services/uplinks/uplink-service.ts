@@ -23,7 +23,7 @@ import { CircuitBreaker, type CircuitState } from './circuit-breaker.js';
 import { withLiveResults } from './live-search.js';
 import type { Uplink, UplinkRules } from '../../config/uplink-config.js';
 import { integrityCheck, isCachedCopy, mergeCached, upstreamDocument } from './upstream-document.js';
-import type { UpstreamClient, UpstreamResult } from './upstream-client.js';
+import type { UpstreamClient, UpstreamRequest, UpstreamResult } from './upstream-client.js';
 import { singleIncarnation, type TenantScopeOf } from '../tenant-scope.js';
 
 /** A tarball the upstream has and this registry has not downloaded yet (the answer to a HEAD). */
@@ -243,6 +243,33 @@ export class UplinkService {
         if (!ok) stats.failures++;
       },
     );
+  }
+
+  /**
+   * Sends `uplink` a request of another kind than documents and tarballs (advisories,
+   * attestations) under the same circuit and figures: an upstream found down for one is down for
+   * all. Undefined when its circuit is open (nothing was sent).
+   */
+  async ask(tenant: TenantId, uplink: Uplink, what: string, request: UpstreamRequest): Promise<UpstreamResult | undefined> {
+    const circuit = this.#circuitOf(tenant, uplink);
+    const now = this.#now();
+    if (!circuit.allow(now)) return undefined;
+    const stats = this.#statsOf(tenant, uplink);
+    stats.requests++;
+    const result = await this.#client.get(request);
+    if (result.kind === 'down') circuit.failure(now);
+    else circuit.success();
+    const problem =
+      result.kind === 'down' || result.kind === 'bad'
+        ? result.reason
+        : result.kind === 'refused'
+          ? `refused this registry's credentials (${result.status})`
+          : undefined;
+    if (problem !== undefined) {
+      stats.failures++;
+      this.#onFailure(uplink.name, what, problem);
+    }
+    return result;
   }
 
   /** Each uplink's figures since start. */

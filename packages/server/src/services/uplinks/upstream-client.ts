@@ -20,8 +20,10 @@ export type UpstreamResult =
 
 export interface UpstreamRequest {
   url: string;
-  /** GET unless said; a HEAD's `ok` has an empty body. */
-  method?: 'GET' | 'HEAD';
+  /** GET unless said; a HEAD's `ok` has an empty body; a POST sends `json`. */
+  method?: 'GET' | 'HEAD' | 'POST';
+  /** The JSON body of a POST (npm's bulk advisory request). */
+  json?: unknown;
   /** Milliseconds until the response headers, and between two chunks of the body. */
   timeoutMs: number;
   authorization?: string | undefined;
@@ -121,6 +123,8 @@ export class HttpUpstreamClient implements UpstreamClient {
     if (upstream.authorization) headers.authorization = upstream.authorization;
     if (upstream.etag) headers['if-none-match'] = upstream.etag;
     if (upstream.compressed) headers['accept-encoding'] = 'gzip, br';
+    const body = upstream.json === undefined ? undefined : JSON.stringify(upstream.json);
+    if (body !== undefined) headers['content-type'] = 'application/json';
     // headersTimeout does not cover connecting (undici's own connect timeout is 10 s): one timer does.
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), upstream.timeoutMs);
@@ -128,6 +132,7 @@ export class HttpUpstreamClient implements UpstreamClient {
       const response = await request(upstream.url, {
         method: upstream.method ?? 'GET',
         headers,
+        ...(body !== undefined ? { body } : {}),
         dispatcher,
         signal: controller.signal,
         headersTimeout: upstream.timeoutMs,

@@ -6,7 +6,7 @@ import { assertValidBlobKey } from '../../blob-keys.js';
 import type { BlobInfo, BlobStore, BlobUpload, ByteRange } from '../../ports.js';
 import { OpenFileCache } from './open-files.js';
 
-const TEMP_DIR = '.incoming';
+export const TEMP_DIR = '.incoming';
 /** Bytes of a streamed upload gathered into one write. */
 const WRITE_BATCH = 1024 * 1024;
 /** Files kept open for repeated downloads (well under the usual limit of 1024 descriptors). */
@@ -50,6 +50,10 @@ export class FsBlobStore implements BlobStore {
       removed++;
     }
     return removed;
+  }
+
+  async cleanIncompleteUploads(olderThanMs: number, now: Date): Promise<{ temporaryFiles: number; incompleteUploads: number }> {
+    return { temporaryFiles: await this.cleanTemporary(olderThanMs, now), incompleteUploads: 0 };
   }
 
   async put(key: string, data: Buffer): Promise<void> {

@@ -21,6 +21,8 @@ import {
 export interface MemoryPackageWriteHook {
   /** A package was written (in the same turn as the write: no reader sees one without the other). */
   onWrite(tenant: TenantId, name: string, pkg: StoredPackage): void;
+  /** Before the write, with what it carries (`usage`): throwing refuses the write, nothing changed. */
+  beforeWrite?(tenant: TenantId, name: string, pkg: StoredPackage): void;
   onTenantDelete?(tenant: TenantId): void;
 }
 
@@ -249,6 +251,7 @@ export class MemoryMetadataStore implements MetadataStore, PackageRecords {
       if (next === null) return result;
       // After the mutation's awaits: the tenant may have been deleted meanwhile.
       this.#requireLiveTenant(tenant);
+      for (const hook of this.#hooks) hook.beforeWrite?.(tenant, name, next);
       const stored: StoredPackage = {
         document: next.document,
         publishedVersions: next.publishedVersions,

@@ -7,6 +7,7 @@ import {
   GetObjectCommand,
   HeadBucketCommand,
   HeadObjectCommand,
+  ListMultipartUploadsCommand,
   ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
@@ -124,6 +125,46 @@ export class S3BlobStore implements BlobStore {
       }
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);
+  }
+
+  /**
+   * Aborts the multipart uploads under the store's prefix begun more than `olderThanMs` ago: a
+   * publish or fetch that crashed (or whose abort failed) leaves its parts stored, and billed,
+   * until then. Younger ones may be uploads in progress on any node.
+   */
+  async cleanIncompleteUploads(olderThanMs: number, now: Date): Promise<{ temporaryFiles: number; incompleteUploads: number }> {
+    const { bucket, prefix } = this.location;
+    let aborted = 0;
+    let keyMarker: string | undefined;
+    let uploadIdMarker: string | undefined;
+    do {
+      const page = await this.#client.send(
+        new ListMultipartUploadsCommand({
+          Bucket: bucket,
+          Prefix: prefix || undefined,
+          KeyMarker: keyMarker,
+          UploadIdMarker: uploadIdMarker,
+          MaxUploads: this.#listPageSize,
+        }),
+      );
+      for (const upload of page.Uploads ?? []) {
+        if (upload.Key === undefined || upload.UploadId === undefined) continue;
+        if (upload.Initiated === undefined || now.getTime() - upload.Initiated.getTime() < olderThanMs) continue;
+        try {
+          await this.#client.send(
+            new AbortMultipartUploadCommand({ Bucket: bucket, Key: upload.Key, UploadId: upload.UploadId }),
+          );
+          aborted++;
+        } catch (err) {
+          // Completed or aborted meanwhile by its own upload: nothing left to remove.
+          if (!(err instanceof S3ServiceException && err.name === 'NoSuchUpload')) throw err;
+        }
+      }
+      const more = page.IsTruncated === true;
+      keyMarker = more ? page.NextKeyMarker : undefined;
+      uploadIdMarker = more ? page.NextUploadIdMarker : undefined;
+    } while (keyMarker !== undefined);
+    return { temporaryFiles: 0, incompleteUploads: aborted };
   }
 
   async close(): Promise<void> {

@@ -75,6 +75,8 @@ export const SEARCH_MIGRATIONS: readonly SqliteMigration[] = [
   `,
   // Search objects gained `engines`: packages indexed before show them without a new publish.
   rewriteSearchDocuments,
+  // Unity's engine entry gained `signature` (issue 30): packages indexed before show it without a new publish.
+  rewriteSearchDocuments,
 ];
 
 const REWRITE_CHUNK = 500;
