@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { UplinkConfig } from './uplink-config.js';
 import type { RetentionSchedule } from './retention-rules.js';
 import { SETTINGS, envName, type SettingSpec } from './settings.js';
+import { valueText } from './value-text.js';
 
 const ENV_PREFIX = 'PKG_REGISTRY_';
 /** The one variable that is not a setting: where the config file is. */
@@ -164,45 +165,31 @@ export function coerceSetting(key: string, value: unknown): unknown {
   return coerce(spec, value);
 }
 
-/** A setting's value as text: an object or array shows as JSON, never as `[object Object]`. */
-function shown(value: unknown): string {
-  switch (typeof value) {
-    case 'string':
-      return value;
-    case 'number':
-    case 'boolean':
-    case 'bigint':
-      return String(value);
-    default:
-      return JSON.stringify(value) ?? typeof value;
-  }
-}
-
 function coerce(spec: SettingSpec, value: unknown): unknown {
   if (value === undefined || value === null) return undefined;
   const where = `setting '${spec.key}'`;
   switch (spec.type) {
     case 'integer': {
-      const n = typeof value === 'number' ? value : /^-?\d+$/.test(shown(value).trim()) ? Number(value) : NaN;
-      if (!Number.isSafeInteger(n)) throw new ConfigError(`${where} must be an integer, got '${shown(value)}'`);
+      const n = typeof value === 'number' ? value : /^-?\d+$/.test(valueText(value).trim()) ? Number(value) : NaN;
+      if (!Number.isSafeInteger(n)) throw new ConfigError(`${where} must be an integer, got '${valueText(value)}'`);
       if (spec.min !== undefined && n < spec.min) throw new ConfigError(`${where} must be at least ${spec.min}`);
       if (spec.max !== undefined && n > spec.max) throw new ConfigError(`${where} must be at most ${spec.max}`);
       return n;
     }
     case 'boolean': {
       if (typeof value === 'boolean') return value;
-      const s = shown(value).trim().toLowerCase();
+      const s = valueText(value).trim().toLowerCase();
       if (['true', '1', 'yes', 'on'].includes(s)) return true;
       if (['false', '0', 'no', 'off'].includes(s)) return false;
-      throw new ConfigError(`${where} must be true or false, got '${shown(value)}'`);
+      throw new ConfigError(`${where} must be true or false, got '${valueText(value)}'`);
     }
     case 'enum': {
-      const s = shown(value);
+      const s = valueText(value);
       if (!spec.values?.includes(s)) throw new ConfigError(`${where} must be one of ${spec.values?.join(', ')}, got '${s}'`);
       return s;
     }
     case 'url': {
-      const s = shown(value);
+      const s = valueText(value);
       let url: URL;
       try {
         url = new URL(s);

@@ -1,4 +1,5 @@
 import type { LogStream } from './logging.js';
+import { valueText } from '../config/value-text.js';
 
 /** Where the data of a server lives, for the start-up line a person reads. */
 export interface DataLocation {
@@ -26,27 +27,15 @@ function time(ms: unknown): string {
 }
 
 /** One log entry as a line a person reads. */
-/** A logged value as text: objects as JSON. */
-function text(value: unknown): string {
-  switch (typeof value) {
-    case 'string':
-      return value;
-    case 'number':
-    case 'boolean':
-    case 'bigint':
-      return String(value);
-    default:
-      return JSON.stringify(value) ?? typeof value;
-  }
-}
-
 export function readableLine(entry: Record<string, unknown>, location: DataLocation): string | null {
   const { level, time: at, msg, pid: _pid, hostname: _host, reqId: _reqId, ...fields } = entry;
   // Fastify's own start-up line says less than ours, which follows it.
   if (typeof msg === 'string' && msg.startsWith('Server listening at ')) return null;
   if (msg === 'pkg-registry listening') return `pkg-registry listening on ${String(fields.address)}, ${where(location)}`;
   if (msg === 'request') {
-    const who = [fields.tenant ? `tenant ${text(fields.tenant)}` : '', fields.user ? text(fields.user) : ''].filter(Boolean);
+    const who = [fields.tenant ? `tenant ${valueText(fields.tenant)}` : '', fields.user ? valueText(fields.user) : ''].filter(
+      Boolean,
+    );
     return `${time(at)} ${String(fields.method)} ${String(fields.url)} ${String(fields.status)} ${String(fields.ms)} ms${who.length ? ` (${who.join(', ')})` : ''}`;
   }
   const { err, ...rest } = fields as { err?: { message?: string } } & Record<string, unknown>;
@@ -55,7 +44,7 @@ export function readableLine(entry: Record<string, unknown>, location: DataLocat
     .join(' ');
   const label = LEVELS[Number(level)] ?? String(level);
   const error = err?.message ? `: ${err.message}` : '';
-  return `${time(at)} ${label.padEnd(5)} ${text(msg ?? '')}${error}${details ? `  ${details}` : ''}`;
+  return `${time(at)} ${label.padEnd(5)} ${valueText(msg ?? '')}${error}${details ? `  ${details}` : ''}`;
 }
 
 /**
