@@ -63,7 +63,10 @@ export async function runCli(argv: string[], deps: Deps): Promise<ExitCode> {
   if (!invocation) return EXIT.USAGE;
 
   const registryFlag = invocation.input.options.registry;
-  const ctx = new CommandContext(deps, reporter, typeof registryFlag === 'string' ? registryFlag : undefined);
+  const otpFlag = invocation.input.options.otp;
+  const ctx = new CommandContext(deps, reporter, typeof registryFlag === 'string' ? registryFlag : undefined, {
+    ...(typeof otpFlag === 'string' ? { otp: otpFlag } : {}),
+  });
   try {
     const result = await invocation.command.run(ctx, invocation.input);
     reporter.result(result);

@@ -3,7 +3,7 @@ import { ClientConfig } from './config/client-config.js';
 import { DEFAULT_REGISTRY } from './config/keys.js';
 import { clientPaths, type ClientPaths } from './config/paths.js';
 import { parseRegistryUrl, registryHostKey, type RegistryUrl } from './http/registry-url.js';
-import type { RegistryClient } from './http/registry-client.js';
+import type { OneTimePassword, RegistryClient } from './http/registry-client.js';
 import { Prompter } from './io/prompt.js';
 import type { TokenStore } from './auth/token-store.js';
 import type { Reporter } from './output/reporter.js';
@@ -37,14 +37,28 @@ export class CommandContext {
   #transport: Promise<HttpTransport> | null = null;
   #prompter: Prompter | null = null;
   readonly #registryFlag: string | undefined;
+  /** The run's one-time password: `--otp`, then whatever was typed when a registry asked. */
+  readonly #oneTimePassword: OneTimePassword;
   #upmconfigWarned = false;
 
-  /** `registryFlag` is the run's `--registry`, which decides the registry in effect. */
-  constructor(deps: Deps, reporter: Reporter, registryFlag?: string) {
+  /**
+   * `registryFlag` is the run's `--registry`, which decides the registry in effect; `otp` its
+   * `--otp`, sent to the registries of the run (they ask for it on writes of accounts with
+   * two-factor sign-in).
+   */
+  constructor(deps: Deps, reporter: Reporter, registryFlag?: string, options: { otp?: string } = {}) {
     this.deps = deps;
     this.reporter = reporter;
     this.paths = clientPaths(deps.env, deps.platform, deps.homedir);
     this.#registryFlag = registryFlag;
+    this.#oneTimePassword = {
+      code: options.otp?.trim() || undefined,
+      // Only a person at a terminal can answer; piped or in CI, --otp is the way.
+      ask: (again) =>
+        this.prompter.interactive
+          ? this.prompter.ask(again ? 'That code was not accepted; one-time password' : 'One-time password')
+          : Promise.resolve(undefined),
+    };
   }
 
   /** The per-user config file, read once. */
@@ -125,6 +139,7 @@ export class CommandContext {
       // A token given by the command (whoami's) that is PKG_TOKEN's is named as such too.
       ...(credential.source ? { tokenSource: credential.source } : fromEnv ? { tokenSource: 'the token in PKG_TOKEN' } : {}),
       userAgent: `pkg/${this.deps.version}`,
+      oneTimePassword: this.#oneTimePassword,
       sleep: this.deps.sleep,
       now: this.deps.now,
       debug: (message) => this.reporter.debug(message),

@@ -27,6 +27,7 @@ import { downloadCountRoutes } from './routes/download-counts.js';
 import { signingKeyRoutes } from './routes/signing-keys.js';
 import { advisoryRoutes } from './routes/advisories.js';
 import { attestationRoutes } from './routes/attestations.js';
+import { adminUserRoutes } from './routes/admin-users.js';
 import { teamRoutes } from './routes/teams.js';
 import { webRoutes } from './web/index.js';
 import { ClientAddressing, proxyTrustOf } from './http/client-address.js';
@@ -152,6 +153,7 @@ export async function buildApp(deps: ServerDeps, options: BuildOptions = {}): Pr
   await app.register(signingKeyRoutes, { services });
   await app.register(advisoryRoutes, { services });
   await app.register(attestationRoutes, { services });
+  await app.register(adminUserRoutes, { services });
   await app.register(teamRoutes, { services });
   await app.register(auditRoutes, { services });
   await app.register(webhookRoutes, { services });

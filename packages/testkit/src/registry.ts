@@ -118,6 +118,8 @@ export async function startRegistry(options: StartRegistryOptions = {}): Promise
     rateLimitAnonymous: '0',
     rateLimitAuthenticated: '0',
     rateLimitPublish: '0',
+    // Tests sign up with short throwaway passwords; the policy's own tests set it back.
+    passwordMinLength: '1',
   };
   const scaleOut = (options.profile ?? testProfile()) === 'scale-out';
   // A test that passes the data directory of another registry (a restart, or a second process

@@ -1,5 +1,5 @@
 import { ClientError } from '../errors/client-errors.js';
-import { REGISTRY_OPTION, type Command } from './types.js';
+import { OTP_OPTION, REGISTRY_OPTION, type Command } from './types.js';
 
 const ACTIONS = ['add', 'list', 'withdraw'] as const;
 
@@ -44,6 +44,7 @@ export const advisory: Command<AdvisoryOptions> = {
     { flags: '--id <id>', description: 'the advisory id, such as a CVE (add; default: made by the registry)' },
     { flags: '--withdrawn', description: 'list withdrawn advisories too (list)' },
     REGISTRY_OPTION,
+    OTP_OPTION,
   ],
   examples: [
     "pkg advisory add com.vendor.tool --severity high --affected '<1.2.3' --patched '>=1.2.3' --title 'Save files readable by others'",

@@ -1,4 +1,4 @@
-import { REGISTRY_OPTION, type Command } from './types.js';
+import { OTP_OPTION, REGISTRY_OPTION, type Command } from './types.js';
 
 export const deprecate: Command<{ registry?: string }> = {
   name: 'deprecate',
@@ -9,7 +9,7 @@ export const deprecate: Command<{ registry?: string }> = {
     { name: 'package', description: '<name> or <name>@<version|range>', required: true },
     { name: 'message', description: "why, and what to use instead ('' lifts the deprecation)", required: true },
   ],
-  options: [REGISTRY_OPTION],
+  options: [REGISTRY_OPTION, OTP_OPTION],
   examples: [
     "pkg deprecate com.vendor.input@'<2.0.0' 'Use 2.x: 1.x leaks input handlers'",
     "pkg deprecate com.vendor.input@1.2.0 ''",

@@ -1,4 +1,4 @@
-import { REGISTRY_OPTION, type Command } from './types.js';
+import { OTP_OPTION, REGISTRY_OPTION, type Command } from './types.js';
 
 export const distTag: Command<{ registry?: string }> = {
   name: 'dist-tag',
@@ -9,7 +9,7 @@ export const distTag: Command<{ registry?: string }> = {
     { name: 'action', description: 'add, rm or ls', required: true },
     { name: 'args', description: 'add: <name>@<version> <tag>; rm: <name> <tag>; ls: <name>', variadic: true },
   ],
-  options: [REGISTRY_OPTION],
+  options: [REGISTRY_OPTION, OTP_OPTION],
   examples: [
     'pkg dist-tag ls com.vendor.input',
     'pkg dist-tag add com.vendor.input@2.0.0-beta.1 beta',

@@ -1,4 +1,4 @@
-import { REGISTRY_OPTION, type Command } from './types.js';
+import { OTP_OPTION, REGISTRY_OPTION, type Command } from './types.js';
 
 interface PublishOptions {
   registry?: string;
@@ -23,6 +23,7 @@ export const publish: Command<PublishOptions> = {
       description:
         'registry to publish to (default: publishConfig.registry of package.json, else the `registry` setting or PKG_REGISTRY)',
     },
+    OTP_OPTION,
   ],
   examples: [
     'pkg publish --dry-run',

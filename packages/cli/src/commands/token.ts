@@ -1,6 +1,6 @@
 import type { NewTokenRequest, RegistryToken } from '../http/registry-client.js';
 import { ClientError } from '../errors/client-errors.js';
-import { REGISTRY_OPTION, type Command } from './types.js';
+import { OTP_OPTION, REGISTRY_OPTION, type Command } from './types.js';
 
 const ACTIONS = ['create', 'list', 'revoke'] as const;
 
@@ -61,6 +61,7 @@ export const token: Command<TokenOptions> = {
   ],
   options: [
     REGISTRY_OPTION,
+    OTP_OPTION,
     { flags: '--read-only', description: 'create: the token may only read' },
     { flags: '--publish-only', description: 'create: the token may read and publish new versions, nothing else' },
     { flags: '--automation', description: 'create: for CI, never asked for a one-time password' },

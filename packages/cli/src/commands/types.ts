@@ -56,6 +56,16 @@ export const REGISTRY_OPTION: OptionSpec = {
   description: 'registry URL (default: the `registry` setting, or PKG_REGISTRY)',
 };
 
+/**
+ * `--otp <code>` on the commands that change something: the one-time password an account with
+ * two-factor sign-in needs (npm's `--otp`). Without it, `pkg` asks on a terminal when the
+ * registry wants one.
+ */
+export const OTP_OPTION: OptionSpec = {
+  flags: '--otp <code>',
+  description: 'one-time password from your authenticator app (two-factor sign-in); asked for on a terminal when needed',
+};
+
 /** `--registry` on the project commands, where every package has its own registry. */
 export const PROJECT_REGISTRY_OPTION: OptionSpec = {
   flags: '--registry <url>',

@@ -151,6 +151,16 @@ export const CLIENT_ERRORS = {
     message: 'Authentication failed: the registry rejected {source}',
     hint: '{registry} rejected {source}: {why}. Run `pkg login --registry {registry}` again.',
   },
+  OTP_REQUIRED: {
+    exit: EXIT.FAILED,
+    message: '{registry} asks for a one-time password: {details}',
+    hint: 'Run the command again with --otp <code> from your authenticator app (or a recovery code); on a terminal pkg asks for it.',
+  },
+  OTP_REJECTED: {
+    exit: EXIT.FAILED,
+    message: '{registry} did not accept the one-time password: {details}',
+    hint: 'Codes change every 30 seconds and each is good once: run the command again with --otp and the next code.',
+  },
   TOKEN_STORE_FAILED: {
     exit: EXIT.FAILED,
     message: 'Failed to store authentication token',

@@ -29,6 +29,8 @@ export interface RegistryClientOptions {
   /** Which token it is, for the hint of a 401: `the token in PKG_TOKEN`, `the token in <file>`. */
   tokenSource?: string;
   userAgent: string;
+  /** The run's one-time password, shared by its clients (two-factor sign-in). */
+  oneTimePassword?: OneTimePassword;
   sleep(ms: number): Promise<void>;
   now(): Date;
   /** --verbose traces; tokens never reach it. */
@@ -36,6 +38,28 @@ export interface RegistryClientOptions {
   /** Told when a request (or a wait before retrying) starts; returns its end (the spinner). */
   activity?(label: string): () => void;
   retry?: RetryPolicy;
+}
+
+/**
+ * The one-time password of a run: sent as `npm-otp` to the registry's own host once known, and
+ * asked for (on a terminal) when the registry answers 401 with `WWW-Authenticate: OTP`, as npm
+ * does. The code typed is kept for the rest of the run.
+ */
+export interface OneTimePassword {
+  code: string | undefined;
+  /** Asks a person for a code (`again`: the last one was refused); undefined when nobody can answer. */
+  ask(again: boolean): Promise<string | undefined>;
+}
+
+/** The header a one-time password travels in (npm's). */
+const OTP_HEADER = 'npm-otp';
+
+/** Codes asked for in one request before giving up: a person mistyping twice gets a third try. */
+const OTP_ATTEMPTS = 3;
+
+/** The registry's answer when a one-time password is needed: npm's own challenge. */
+function asksForOtp(response: HttpResponse | HttpStreamResponse): boolean {
+  return response.status === 401 && /^otp\b/i.test(response.headers['www-authenticate'] ?? '');
 }
 
 /** A tarball download as it starts: `offset` is the first byte of `body` within the file. */
@@ -532,6 +556,12 @@ export class RegistryClient {
       }
     };
     authorize();
+    const otp = this.#options.oneTimePassword;
+    const sendOtp = () => {
+      if (otp?.code && url.host.toLowerCase() === this.host) headers[OTP_HEADER] = otp.code;
+    };
+    sendOtp();
+    let otpAsked = 0;
     let body: string | undefined;
     if (options.body !== undefined) {
       body = JSON.stringify(options.body);
@@ -568,6 +598,18 @@ export class RegistryClient {
         debug('  the registry asks for authentication: sending the token');
         await discard(response).catch(() => undefined);
         continue;
+      }
+      if (asksForOtp(response) && otp && otpAsked < OTP_ATTEMPTS && url.host.toLowerCase() === this.host) {
+        const code = (await otp.ask(headers[OTP_HEADER] !== undefined))?.trim();
+        if (code) {
+          otpAsked++;
+          otp.code = code;
+          sendOtp();
+          debug('  the registry asks for a one-time password: sending the one given');
+          await discard(response).catch(() => undefined);
+          continue;
+        }
+        otpAsked = OTP_ATTEMPTS;
       }
       const wait =
         response.status >= 200 && response.status < 400
@@ -624,6 +666,13 @@ export class RegistryClient {
       return retry
         ? new ClientError('RATE_LIMITED', { details, seconds: retry })
         : new ClientError('RATE_LIMITED_NO_WAIT', { details });
+    }
+    if (err.status === 401 && /^otp\b/i.test(err.headers['www-authenticate'] ?? '')) {
+      const details = err.details || 'this change needs a code from your authenticator app';
+      return new ClientError(this.#options.oneTimePassword?.code ? 'OTP_REJECTED' : 'OTP_REQUIRED', {
+        registry: this.registry,
+        details,
+      });
     }
     if (err.status === 401) {
       return this.authenticated ? this.#tokenRejected(false) : new ClientError('AUTH_REQUIRED', { registry: this.registry });

@@ -1,3 +1,4 @@
+import { ProtocolError } from '@pkg/protocol';
 import { existsSync } from 'node:fs';
 import { ConfigError, loadConfig, type Config } from '../config/config.js';
 import { AdminError, AdminUsageError } from '../services/tenant-admin.js';
@@ -69,7 +70,8 @@ export async function runAdmin(io: AdminIo, group: string, body: () => Promise<n
       io.stderr.write(`Error: ${err.message}\n${err.hint ? `Hint: ${err.hint}\n` : ''}`);
       return 2;
     }
-    io.stderr.write(`Error: ${(err as Error).message}\n`);
+    // A service's refusal (the same the HTTP API answers): its reason without the HTTP wording.
+    io.stderr.write(`Error: ${err instanceof ProtocolError ? err.details : (err as Error).message}\n`);
     return 1;
   }
 }

@@ -45,6 +45,9 @@ export interface Config {
   loginFailureLimit: number;
   loginFailureLimitPerAddress: number;
   loginFailureWindow: number;
+  passwordMinLength: number;
+  /** Seconds an invitation stays usable. */
+  invitationTtl: number;
   searchCache: number;
   documentCache: number;
   tarballCache: number;

@@ -240,6 +240,25 @@ export const SETTINGS = [
     description: 'Seconds over which failed logins are counted (and for which a throttled account or IP waits).',
   },
   {
+    key: 'passwordMinLength',
+    type: 'integer',
+    default: 8,
+    min: 1,
+    max: 128,
+    flag: '--password-min-length',
+    description:
+      'Shortest password a new or changed password may have (sign-up, `npm adduser`, invitations, `user create`, `user reset-password`); NIST SP 800-63B asks for at least 8. The 10,000 most common passwords are refused whatever their length. Existing passwords keep working.',
+  },
+  {
+    key: 'invitationTtl',
+    type: 'integer',
+    default: 7 * 24 * 3600,
+    min: 60,
+    flag: '--invitation-ttl',
+    description:
+      'Seconds an invitation link (`pkg-registry user invite`, `POST /-/pkg/v1/admin/invitations`) stays usable; it is good once.',
+  },
+  {
     key: 'searchCache',
     type: 'integer',
     default: 5_000,

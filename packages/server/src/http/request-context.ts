@@ -1,3 +1,4 @@
+import { configuredBaseUrl } from '../config/public-url.js';
 import { ProtocolError } from '@pkg/protocol';
 import type { Config } from '../config/config.js';
 import type { Caller, EffectiveSettings, RequestContext } from '../context.js';
@@ -122,15 +123,7 @@ export class RequestContextResolver {
   }
 
   #baseUrlOf(facts: RequestFacts, tenant: TenantId): string {
-    const { publicUrl, registryDomain } = this.#config;
-    if (publicUrl) {
-      if (tenant === GLOBAL_TENANT) return publicUrl;
-      // The configured public URL's scheme, port and path, on the tenant's own host name.
-      const url = new URL(publicUrl);
-      url.hostname = `${tenant}.${registryDomain!.replace(/\.$/, '')}`;
-      return url.toString().replace(/\/+$/, '');
-    }
-    return `${facts.protocol}://${facts.host}`;
+    return configuredBaseUrl(this.#config, tenant) ?? `${facts.protocol}://${facts.host}`;
   }
 }
 

@@ -61,7 +61,7 @@ export function redactUrl(url: string): string {
   if (!url.includes('/-/') && !url.includes('?')) return url;
   return url
     .replace(/\/-\/user\/token\/[^/?#]+/, '/-/user/token/[redacted]')
-    .replace(/\/-\/(v1\/login\/done|web\/login)\/[^/?#]+/, '/-/$1/[redacted]')
+    .replace(/\/-\/(v1\/login\/done|web\/login|web\/invitation)\/[^/?#]+/, '/-/$1/[redacted]')
     .replace(/([?&](?:token|password)=)[^&#]*/gi, '$1[redacted]');
 }
 

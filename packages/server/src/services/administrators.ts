@@ -1,13 +1,18 @@
 import type { RegistryStore, TenantId } from '../storage/ports.js';
 
 /**
- * Whether `user` administers the registry `tenant` (the global one, or a tenant): administrators
- * may claim any free namespace for any team and publish new packages in every namespace.
- *
- * The one place that answers it. This release has no administrator role on accounts yet, so no
- * account is an administrator here: the server's operator administers through the command line
- * (`pkg-registry team …`), which never asks. When accounts get a role, this reads it.
+ * Whether `user` is an administrator of the registry `tenant` (the global one or a tenant):
+ * the one question every administrators-only feature asks (managing users and invitations;
+ * claiming any free namespace for any team and publishing new packages in every namespace;
+ * reading the audit log, managing webhooks). The role is stored per user (`pkg-registry user
+ * create --admin`, `user grant-admin`); a disabled account has none. The server's operator, on
+ * the command line, needs no role: the admin commands act directly.
  */
-export async function isAdministrator(_registry: RegistryStore, _tenant: TenantId, _user: string): Promise<boolean> {
-  return false;
+export async function isAdministrator(
+  registry: Pick<RegistryStore, 'getUser'>,
+  tenant: TenantId,
+  user: string,
+): Promise<boolean> {
+  const record = await registry.getUser(tenant, user);
+  return record?.admin === true && !record.disabled;
 }

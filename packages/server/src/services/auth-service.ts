@@ -3,7 +3,9 @@ import { ProtocolError, type LoginResponse } from '@pkg/protocol';
 import type { Caller } from '../context.js';
 import type { ServerDeps } from '../deps.js';
 import type { TenantId, TokenRecord, TokenScope, UserRecord } from '../storage/ports.js';
+import { checkEmail, USER_NAME } from './account-names.js';
 import { dummyPasswordHash, hashPassword, verifyPassword } from './passwords.js';
+import { checkNewPassword } from './password-policy.js';
 import { hashToken, newToken } from './tokens.js';
 import { LoginThrottle } from './login-throttle.js';
 import { SecondFactorService } from './second-factor.js';
@@ -60,8 +62,6 @@ export interface TokenLimits {
   /** An expiry of its own; the registry's tokenTtl still applies when it comes sooner. */
   expiresAt?: Date;
 }
-
-const USER_NAME = /^[a-z0-9][a-z0-9._-]{0,127}$/i;
 
 /**
  * Authenticated tokens kept in memory, so a request with a token costs one sha256 and a map
@@ -190,9 +190,9 @@ export class AuthService {
       throw invalidCredentials(CLOSED_SIGNUP);
     }
     // `npm login` sends no e-mail (only `npm adduser` does); one given must be valid.
-    if (input.email !== undefined && input.email !== '' && !isEmail(input.email)) {
-      throw new ProtocolError('VALIDATION_ERROR', `'${truncate(input.email, 60)}' is not a valid e-mail address`);
-    }
+    checkEmail(input.email);
+    // A new account's password meets the policy; an existing one keeps working as it is.
+    checkNewPassword(input.password, this.#deps.config.passwordMinLength, input.name);
     const candidate: UserRecord = {
       name: input.name,
       email: input.email ?? '',
@@ -421,12 +421,4 @@ function summaryOf(t: TokenRecord): TokenSummary {
     lastUsedAt: t.lastUsedAt,
     lastAddress: t.lastAddress,
   };
-}
-
-function truncate(value: string, max: number): string {
-  return value.length > max ? `${value.slice(0, max)}…` : value;
-}
-
-function isEmail(value: string): boolean {
-  return value.length <= 254 && /^[^\s@]+@[^\s@]+$/.test(value);
 }

@@ -66,6 +66,12 @@ export class SecondFactorService {
     return this.#totp(factor.secret, user.name, issuer).toString();
   }
 
+  /** The `otpauth://` URL of an enrolment still waiting for its first code (its QR code, shown again). */
+  pendingUrl(user: UserRecord, issuer: string): string | undefined {
+    const factor = user.secondFactor;
+    return factor?.pending ? this.#totp(factor.secret, user.name, issuer).toString() : undefined;
+  }
+
   /** Confirms a pending enrolment with a first code; returns the recovery codes, shown once. */
   async confirm(tenant: TenantId, user: UserRecord, code: unknown): Promise<string[]> {
     const factor = user.secondFactor;

@@ -18,6 +18,8 @@ import { TenantService } from './tenant-service.js';
 import { TokenUseRecorder } from './token-uses.js';
 import { TokenService } from './token-service.js';
 import { SecondFactorService } from './second-factor.js';
+import { UserAdmin } from './user-admin.js';
+import { Invitations } from './invitations.js';
 import { TeamService } from './team-service.js';
 import { RateLimitService } from './rate-limits.js';
 import { createMemoryCounterStore } from '../storage/create-storage.js';
@@ -67,6 +69,10 @@ export interface Services {
   tokens: TokenService;
   /** When and from where each token was last used, written in batches. */
   tokenUses: TokenUseRecorder;
+  /** Accounts as administrators manage them (the admin HTTP API; the command line has its own). */
+  users: UserAdmin;
+  /** One-time invitations to create an account. */
+  invitations: Invitations;
   /** Teams, their members and the namespaces they own. */
   teams: TeamService;
   /** Package documents kept in memory (its hit counts feed /-/metrics). */
@@ -167,6 +173,12 @@ export function createServices(deps: ServerDeps, options: ServicesOptions = {}):
     tokenUses,
     tokens: new TokenService(auth, deps.now),
     secondFactors: new SecondFactorService(deps),
+    users: new UserAdmin(deps.registry, { passwordMinLength: deps.config.passwordMinLength, now: deps.now, teams: deps.teams }),
+    invitations: new Invitations(deps.registry, {
+      ttlSeconds: deps.config.invitationTtl,
+      passwordMinLength: deps.config.passwordMinLength,
+      now: deps.now,
+    }),
     teams,
     async close() {
       await webhookDispatcher.stop();

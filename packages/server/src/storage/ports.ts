@@ -62,6 +62,11 @@ export interface UserRecord {
   disabled: boolean;
   /** Two-factor sign-in (TOTP); absent or null: none. */
   secondFactor?: SecondFactor | null;
+  /**
+   * An administrator of this registry (the global one or a tenant): manages its users and
+   * invitations over the HTTP API and the web. Absent: false.
+   */
+  admin?: boolean;
 }
 
 /**
@@ -248,6 +253,11 @@ export interface RegistryStore {
   createUser(tenant: TenantId, user: UserRecord): Promise<boolean>;
   updateUser(tenant: TenantId, name: string, patch: Partial<Omit<UserRecord, 'name'>>): Promise<boolean>;
   listUsers(tenant: TenantId): Promise<UserRecord[]>;
+  /**
+   * Deletes a user with its tokens and sessions, in one transaction; false when there was no
+   * such user. Its packages are not touched (they keep their maintainers lists).
+   */
+  deleteUser(tenant: TenantId, name: string): Promise<boolean>;
 
   createToken(tenant: TenantId, token: TokenRecord): Promise<void>;
   getToken(tenant: TenantId, hash: string): Promise<TokenRecord | undefined>;

@@ -8,6 +8,7 @@ import { accountRoutes } from './routes/account-routes.js';
 import { auditPageRoutes } from './routes/audit-routes.js';
 import { assetRoutes } from './routes/asset-routes.js';
 import { browseRoutes } from './routes/browse-routes.js';
+import { invitationRoutes } from './routes/invitation-routes.js';
 import { npmLoginApiRoutes } from './routes/npm-login-api-routes.js';
 import { npmLoginPageRoutes } from './routes/npm-login-page-routes.js';
 import { createWebServices } from './web-services.js';
@@ -37,6 +38,7 @@ export async function webRoutes(
     await pages.register(assetRoutes, { assets: web.assets });
     await pages.register(browseRoutes, { web });
     await pages.register(accountRoutes, { web });
+    await pages.register(invitationRoutes, { web });
     await pages.register(auditPageRoutes, { web });
     await pages.register(npmLoginPageRoutes, { web });
     // Any other path under /-/web/ is a web page that does not exist: an HTML 404.

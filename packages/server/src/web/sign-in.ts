@@ -69,7 +69,8 @@ export function localPath(value: string | undefined, fallback: string): string {
   return /^\/(?![/\\])[^\s\\]*$/.test(value) ? value : fallback;
 }
 
-function sentence(text: string): string {
+/** A service's reason as a sentence for a page: capitalised, with a full stop. */
+export function sentence(text: string): string {
   const trimmed = text.trim();
   return `${trimmed.charAt(0).toUpperCase()}${trimmed.slice(1)}${/[.!?]$/.test(trimmed) ? '' : '.'}`;
 }

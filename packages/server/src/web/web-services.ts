@@ -19,9 +19,15 @@ export interface WebServices {
   registry: Services;
   /** The server's clock. */
   now: () => Date;
+  /** The password policy's shortest password (the forms say it). */
+  passwordMinLength: number;
 }
 
-export function createWebServices(services: Services, deps: Pick<ServerDeps, 'now' | 'packages'>, assets: Assets): WebServices {
+export function createWebServices(
+  services: Services,
+  deps: Pick<ServerDeps, 'now' | 'packages' | 'config'>,
+  assets: Assets,
+): WebServices {
   return {
     assets,
     catalog: new SearchCatalog(services.search, deps.now),
@@ -36,5 +42,6 @@ export function createWebServices(services: Services, deps: Pick<ServerDeps, 'no
     ),
     registry: services,
     now: deps.now,
+    passwordMinLength: deps.config.passwordMinLength,
   };
 }

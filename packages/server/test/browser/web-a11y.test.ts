@@ -21,6 +21,7 @@ let limited: TestRegistry;
 let browser: Browser;
 let axeSource: string;
 let loginUrl: string;
+let invitationUrl: string;
 /** Visits of the budget-limited registry so far. */
 let visitors = 0;
 
@@ -56,6 +57,7 @@ beforeAll(async () => {
     launchChromium(),
   ]);
   const token = await loginUser(registry.url, 'alice', 'pw-alice');
+  await loginUser(registry.url, 'erin', 'pw-erin');
   const publish = async (name: string, version: string, manifest: Record<string, unknown>, readme?: string) => {
     const res = await publishVersion(registry.url, token, name, version, { manifest, ...(readme ? { readme } : {}) });
     if (res.status !== 201) throw new Error(`publish ${name}@${version}: ${res.status} ${res.text}`);
@@ -96,6 +98,8 @@ beforeAll(async () => {
     body: '{}',
   });
   loginUrl = ((await login.json()) as { loginUrl: string }).loginUrl;
+  const invitation = await registry.services.invitations.create('', { invitedBy: 'alice', email: 'new@example.com' });
+  invitationUrl = `${registry.url}/-/web/invitation/${invitation.secret}`;
 }, 180_000);
 
 afterAll(async () => {
@@ -172,6 +176,26 @@ const PAGES: { name: string; open: (page: Page) => Promise<unknown> }[] = [
     name: 'account',
     open: (page) => signIn(page),
   },
+  {
+    // Another account, so that alice's account page stays as it is. The first run sets
+    // enrolment up; later ones find it waiting for its first code, its QR code shown.
+    name: 'two-factor enrolment',
+    open: async (page) => {
+      await page.context().clearCookies();
+      await page.goto(`${registry.url}/-/web/signin`);
+      await page.getByLabel('User name').fill('erin');
+      await page.getByLabel('Password', { exact: true }).fill('pw-erin');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.waitForURL(/\/-\/web\/account$/);
+      const password = page.locator('#two-factor-password');
+      if (await password.isVisible()) {
+        await password.fill('pw-erin');
+        await page.getByRole('button', { name: 'Set up two-factor sign-in' }).click();
+      }
+      await page.locator('.qr-code svg').waitFor();
+    },
+  },
+  { name: 'invitation', open: (page) => page.goto(invitationUrl) },
   { name: 'npm login', open: (page) => page.goto(loginUrl) },
   { name: 'not found', open: (page) => page.goto(`${registry.url}/-/web/package/com.studio.missing`) },
   {

@@ -16,6 +16,7 @@ import {
   systemNpmCli,
   type TestRegistry,
 } from '@pkg/testkit';
+import { Secret, TOTP } from 'otpauth';
 import { launchChromium } from './browser.js';
 import { startNpmLogin } from './npm-login-process.js';
 
@@ -232,6 +233,34 @@ describe('the web interface in Chromium', () => {
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
     expect(overflow).toBeLessThanOrEqual(0);
     await screenshot(page, 'package-phone');
+    await context.close();
+  });
+});
+
+describe('two-factor sign-in in Chromium', () => {
+  it('enrols from the account page: scan or type the secret, confirm with a code, see the recovery codes once', async () => {
+    await loginUser(registry.url, 'tfa-user', 'pw-tfa-user');
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${registry.url}/-/web/signin`);
+    await page.getByLabel('User name').fill('tfa-user');
+    await page.getByLabel('Password', { exact: true }).fill('pw-tfa-user');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(/\/-\/web\/account$/);
+
+    await page.getByLabel('only when signing in').check();
+    await page.getByLabel('Your password').last().fill('pw-tfa-user');
+    await page.getByRole('button', { name: 'Set up two-factor sign-in' }).click();
+    await expect(page.getByRole('img', { name: 'QR code of your two-factor secret' }).isVisible()).resolves.toBe(true);
+    const secret = (await page.locator('#two-factor-secret').textContent())!;
+    const code = new TOTP({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30 }).generate();
+    await page.getByLabel('Code from the app').fill(code);
+    await page.getByRole('button', { name: 'Confirm' }).click();
+    await expect(page.locator('#recovery-codes li').count()).resolves.toBe(10);
+
+    await page.reload();
+    await expect(page.locator('#recovery-codes').count()).resolves.toBe(0);
+    await expect(page.getByText('On: a code is asked when signing in.').isVisible()).resolves.toBe(true);
     await context.close();
   });
 });

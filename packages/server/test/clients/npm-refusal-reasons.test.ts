@@ -24,7 +24,8 @@ let closed: TestRegistry;
 let full: TestRegistry;
 
 beforeAll(async () => {
-  open = await startRegistry();
+  // The password policy as shipped (the test kit lowers it for throwaway passwords elsewhere).
+  open = await startRegistry({ settings: { passwordMinLength: 8 } });
   closed = await startRegistry({ settings: { signup: false, readAccess: 'token' } });
   full = await startRegistry({ settings: { quotaPackages: 1 } });
   await publishFixtures(full.url, await loginUser(full.url, 'ada', 'ada: the password'), {
@@ -82,6 +83,12 @@ describe.each(clients)('$label prints the reason of every refusal', ({ label, ma
     const out = printed(await npmClosed.login(`newcomer${major}`, 'a good password', 'new@example.com', 'adduser'));
     expect(out).toContain('sign-up is closed on this registry: only existing accounts can log in, an administrator creates them');
     expect(await closed.storage.registry.getUser('', `newcomer${major}`)).toBeUndefined();
+  });
+
+  it('a new password the policy refuses at npm adduser', async () => {
+    const out = printed(await npm.login(`weak${major}`, 'iloveyou', 'weak@example.com', 'adduser'));
+    expect(out).toContain('password is one of the most common passwords: choose another');
+    expect(await open.storage.registry.getUser('', `weak${major}`)).toBeUndefined();
   });
 
   it('an anonymous read of a registry that requires a token', async () => {

@@ -201,6 +201,42 @@ export function registryStoreContract(driver: string, freshDatabase: () => Promi
         expect((await store.listUsers('acme')).map((u) => u.name)).toEqual(['other']);
       });
 
+      it('keeps the administrator flag, grants and withdraws it', async () => {
+        await store.createUser('', user('root', { admin: true }));
+        await store.createUser('', user('ada'));
+        expect((await store.getUser('', 'root'))?.admin).toBe(true);
+        expect(await store.getUser('', 'ada')).toEqual(user('ada'));
+        expect(await store.updateUser('', 'ada', { admin: true })).toBe(true);
+        expect((await store.listUsers('')).map((u) => [u.name, u.admin === true])).toEqual([
+          ['ada', true],
+          ['root', true],
+        ]);
+        await store.updateUser('', 'root', { admin: false });
+        expect(await store.getUser('', 'root')).toEqual(user('root'));
+      });
+
+      it("deletes a user with its tokens and sessions, nobody else's", async () => {
+        await store.createTenant(tenant('acme'));
+        for (const t of ['', 'acme']) {
+          await store.createUser(t, user('ada'));
+          await store.createToken(t, token(`${t}h1`, 'ada'));
+        }
+        await store.createUser('', user('bob'));
+        await store.createToken('', token('h2', 'bob'));
+        const session = { kind: 'web', data: {}, createdAt: '2024-05-06T07:08:09.010Z', expiresAt: '2999-01-01T00:00:00.000Z' };
+        await store.createSession('', { ...session, hash: 's1', user: 'ada' });
+        await store.createSession('', { ...session, hash: 's2', user: 'bob' });
+        expect(await store.deleteUser('', 'ada')).toBe(true);
+        expect(await store.deleteUser('', 'ada')).toBe(false);
+        expect(await store.getUser('', 'ada')).toBeUndefined();
+        expect(await store.getToken('', 'h1')).toBeUndefined();
+        expect(await store.getSession('', 's1', '2024-06-01T00:00:00.000Z')).toBeUndefined();
+        expect(await store.getToken('', 'h2')).toBeDefined();
+        expect(await store.getSession('', 's2', '2024-06-01T00:00:00.000Z')).toBeDefined();
+        expect(await store.getUser('acme', 'ada')).toBeDefined();
+        expect(await store.getToken('acme', 'acmeh1')).toBeDefined();
+      });
+
       it('keeps text exactly, including non-ASCII', async () => {
         const record = user('zoë', { email: 'zoë+test@exämple.com', passwordHash: 'scrypt$16384$8$1$c2FsdA==$aGFzaA==' });
         await store.createUser('', record);

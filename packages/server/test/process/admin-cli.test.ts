@@ -188,12 +188,19 @@ describe('pkg-registry user', () => {
     await loginOn(acme, 'acme-dev', 'acme-password');
 
     const globalList = await admin(['user', 'list']);
-    expect(globalList.stdout).toMatch(/^NAME\s+EMAIL\s+CREATED\s+STATUS\n/);
-    expect(globalList.stdout).toMatch(/\nlisted\s+listed@example\.com\s+\S+\s+active\n/);
+    expect(globalList.stdout).toMatch(/^NAME\s+EMAIL\s+CREATED\s+STATUS\s+ROLE\n/);
+    expect(globalList.stdout).toMatch(/\nlisted\s+listed@example\.com\s+\S+\s+active\s+user\n/);
     expect(globalList.stdout).not.toContain('acme-dev');
     const acmeList = JSON.parse((await admin(['user', 'list', '--tenant', 'acme', '--json'])).stdout);
     expect(acmeList).toEqual([
-      { name: 'acme-dev', email: 'acme-dev@example.com', createdAt: expect.any(String), disabled: false },
+      {
+        name: 'acme-dev',
+        email: 'acme-dev@example.com',
+        createdAt: expect.any(String),
+        disabled: false,
+        admin: false,
+        twoFactor: null,
+      },
     ]);
     expect(JSON.stringify(acmeList)).not.toContain('scrypt');
   });
@@ -216,7 +223,7 @@ describe('pkg-registry user', () => {
       body: { name: 'suspect', password: 'suspect-password' },
     });
     expect(login.status).toBe(401);
-    expect((await admin(['user', 'list'])).stdout).toMatch(/\nsuspect\s+\S+\s+\S+\s+disabled\n/);
+    expect((await admin(['user', 'list'])).stdout).toMatch(/\nsuspect\s+\S+\s+\S+\s+disabled\s+user\n/);
 
     expect((await admin(['user', 'enable', 'suspect'])).code).toBe(0);
     expect(await loginOn(global, 'suspect', 'suspect-password')).toBeTruthy();
@@ -250,13 +257,93 @@ describe('pkg-registry user', () => {
     expect(await loginOn(acme, 'piped', 'second-password')).toBeTruthy();
   });
 
+  it('create makes an account while sign-up is closed; --admin makes an administrator; the policy applies', async () => {
+    const policy = { PKG_REGISTRY_PASSWORD_MIN_LENGTH: '8' };
+    const weak = await runRegistryCli(['user', 'create', 'weakling', '--password-stdin', '--data', registry.dataDir], {
+      input: 'qwerty123\n',
+      env: policy,
+    });
+    expect(weak.code).toBe(1);
+    expect(weak.stderr).toBe('Error: password is one of the most common passwords: choose another\n');
+    const made = await runRegistryCli(
+      ['user', 'create', 'boss', '--admin', '--email', 'boss@example.com', '--data', registry.dataDir],
+      {
+        env: policy,
+      },
+    );
+    expect(made.code, made.stderr).toBe(0);
+    const password = made.stdout.trim();
+    expect(password).toMatch(/^[A-Za-z0-9_-]{24}$/);
+    expect(made.stderr).toContain("Created administrator 'boss' of the global registry");
+    const token = await loginOn(global, 'boss', password);
+    expect((await global.request('/-/pkg/v1/admin/users', { token })).status).toBe(200);
+
+    expect((await admin(['user', 'revoke-admin', 'boss'])).stdout).toContain("User 'boss' is no longer an administrator");
+    expect((await global.request('/-/pkg/v1/admin/users', { token })).status).toBe(403);
+    expect((await admin(['user', 'grant-admin', 'boss'])).code).toBe(0);
+    expect((await admin(['user', 'list'])).stdout).toMatch(/\nboss\s+boss@example\.com\s+\S+\s+active\s+administrator\n/);
+    const again = await admin(['user', 'create', 'boss']);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toBe("Error: user 'boss' exists already in the global registry\n");
+  });
+
+  it("a tenant's administrators are its own: the global registry's know nothing of them", async () => {
+    const acme = registryHost(registry.url, `acme.${DOMAIN}`);
+    const made = await admin(
+      ['user', 'create', 'acme-boss', '--admin', '--tenant', 'acme', '--password-stdin'],
+      'acme boss passphrase\n',
+    );
+    expect(made.code, made.stderr).toBe(0);
+    expect(made.stdout).toBe("Created administrator 'acme-boss' of tenant 'acme'.\n");
+    const token = await loginOn(acme, 'acme-boss', 'acme boss passphrase');
+    const listed = await acme.request('/-/pkg/v1/admin/users', { token });
+    expect(listed.status).toBe(200);
+    expect(listed.body.users.map((u: { name: string }) => u.name)).not.toContain('boss');
+    expect((await global.request('/-/pkg/v1/admin/users', { token })).status).toBe(401);
+  });
+
+  it('invite prints a one-time link of the registry (--url) that opens the account form', async () => {
+    const invited = await admin(['user', 'invite', '--email', 'new@example.com', '--url', `${registry.url}/`]);
+    expect(invited.code, invited.stderr).toBe(0);
+    const link = invited.stdout.trim();
+    expect(link).toMatch(new RegExp(`^${registry.url}/-/web/invitation/[A-Za-z0-9_-]{40,}$`));
+    expect(invited.stderr).toMatch(/good once until \d{4}-/);
+    const page = await global.request(new URL(link).pathname);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('value="new@example.com"');
+    const noUrl = await admin(['user', 'invite']);
+    expect(noUrl.code).toBe(2);
+    expect(noUrl.stderr).toMatch(/pass --url https:\/\/… or set publicUrl/);
+  });
+
+  it('delete revokes the tokens and keeps the packages', async () => {
+    const token = await loginOn(global, 'leaver', 'leaver-password');
+    const published = await global.request('/com.leaver.tool', {
+      method: 'PUT',
+      token,
+      body: publishBody('com.leaver.tool', '1.0.0').body,
+    });
+    expect(published.status).toBe(201);
+    const deleted = await admin(['user', 'delete', 'leaver']);
+    expect(deleted.code, deleted.stderr).toBe(0);
+    expect(deleted.stdout).toContain("Deleted user 'leaver' of the global registry and revoked 1 tokens; its packages stay");
+    expect((await global.request('/-/whoami', { token })).status).toBe(401);
+    expect((await global.request('/com.leaver.tool')).status).toBe(200);
+    expect((await admin(['user', 'delete', 'leaver'])).stderr).toBe(
+      "Error: user 'leaver' does not exist in the global registry\n",
+    );
+  });
+
   it.each([
     [['user', 'disable', 'ghost'], 1, /user 'ghost' does not exist in the global registry/],
     [['user', 'disable', 'ghost', '--tenant', 'nowhere'], 1, /tenant 'nowhere' does not exist/],
     [['user', 'enable'], 2, /'user enable' needs a user name/],
     [['user', 'reset-password', 'listed', '--password-stdin'], 2, /stdin holds no password/],
-    [['user', 'list', '--password-stdin'], 2, /--password-stdin only goes with reset-password/],
+    [['user', 'list', '--password-stdin'], 2, /--password-stdin only goes with create and reset-password/],
     [['user', 'promote', 'listed'], 2, /unknown user command 'promote'/],
+    [['user', 'delete'], 2, /'user delete' needs a user name/],
+    [['user', 'disable', 'listed', '--admin'], 2, /--admin only goes with create and invite/],
+    [['user', 'create', 'x', '--url', 'http://a'], 2, /--url only goes with invite/],
   ])('%j exits %i', async (args, code, message) => {
     const run = await admin(args);
     expect(run.code).toBe(code);

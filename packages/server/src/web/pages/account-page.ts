@@ -5,6 +5,7 @@ import { CSRF_FIELD } from '../csrf.js';
 import { html, type SafeHtml } from '../html.js';
 import { isoDate } from '../package-facts.js';
 import { layout } from './layout.js';
+import { twoFactorSection, type TwoFactorView } from './two-factor-section.js';
 import type { PageContext } from './page-context.js';
 
 /** A token as the account page lists it: never the token itself; the revoke form sends its id. */
@@ -22,6 +23,9 @@ export interface AccountView {
   /** Why the token form was refused, and what it held (never the password). */
   formError?: string;
   form?: Record<string, string>;
+  /** The viewer's two-factor sign-in, and why its last form was refused. */
+  twoFactor: TwoFactorView;
+  twoFactorError?: string;
 }
 
 export function accountPage(ctx: PageContext, view: AccountView): string {
@@ -35,8 +39,13 @@ export function accountPage(ctx: PageContext, view: AccountView): string {
     </p>
     ${view.created ? createdToken(view.created) : ''}
     ${view.tokens.length === 0 ? html`<p class="muted">You have no tokens.</p>` : tokenTable(ctx, view.tokens)}
-    ${tokenForm(ctx, view)} ${teamsSection(view.user, view.teams)}`;
-  return layout(ctx, { title: 'Your account', body });
+    ${tokenForm(ctx, view)} ${teamsSection(view.user, view.teams)}
+    ${twoFactorSection(view.twoFactor, { csrf: ctx.csrf, error: view.twoFactorError })}`;
+  // A title of its own while enrolment waits for its first code, and for the recovery codes.
+  const state = view.twoFactor.state;
+  const title =
+    state === 'pending' ? 'Set up two-factor sign-in' : state === 'confirmed' ? 'Two-factor sign-in is on' : 'Your account';
+  return layout(ctx, { title, body });
 }
 
 function tokenTable(ctx: PageContext, tokens: TokenRow[]): SafeHtml {

@@ -10,6 +10,7 @@ import { parseTokenBody } from '../../routes/token-body.js';
 import { signInPage } from '../pages/sign-in-page.js';
 import { checkSignIn, localPath, startBrowserSession } from '../sign-in.js';
 import { pageContext } from '../viewer.js';
+import { twoFactorRoutes, twoFactorViewOf } from './two-factor-routes.js';
 import type { WebServices } from '../web-services.js';
 import { noteChange, noteTokenCreated } from '../../plugins/change-recording.js';
 
@@ -54,7 +55,12 @@ export async function accountRoutes(app: FastifyInstance, { web }: { web: WebSer
   app.get<{ Querystring: Record<string, unknown> }>(ACCOUNT, async (request, reply) => {
     const ctx = await pageContext(request, reply, web);
     if (!ctx.viewer) return reply.redirect(`/-/web/signin?next=${encodeURIComponent(ACCOUNT)}`, 303);
-    const notice = request.query.revoked === '1' ? 'The token was revoked.' : undefined;
+    const notice =
+      request.query.revoked === '1'
+        ? 'The token was revoked.'
+        : request.query.welcome === '1'
+          ? 'Welcome: your account is ready.'
+          : undefined;
     return sendPage(reply, await account(request, ctx, { ...(notice ? { notice } : {}) }), 200, 'no-store');
   });
 
@@ -82,7 +88,7 @@ export async function accountRoutes(app: FastifyInstance, { web }: { web: WebSer
     }
   });
 
-  /** The account page of the signed-in viewer, with its tokens as they are now. */
+  /** The account page of the signed-in viewer, with its tokens and second factor as they are now. */
   async function account(request: FastifyRequest, ctx: PageContext, extra: Partial<AccountView>): Promise<string> {
     const viewer = ctx.viewer!;
     const [user, tokens, teams] = await Promise.all([
@@ -90,8 +96,11 @@ export async function accountRoutes(app: FastifyInstance, { web }: { web: WebSer
       web.registry.auth.listTokens(request.ctx.tenant, viewer),
       web.registry.teams.teamsOf(request.ctx.tenant, viewer),
     ]);
-    return accountPage(ctx, { user: viewer, email: user?.email ?? '', tokens, teams, ...extra });
+    const twoFactor = extra.twoFactor ?? twoFactorViewOf(web, user, new URL(request.ctx.baseUrl).host);
+    return accountPage(ctx, { user: viewer, email: user?.email ?? '', tokens, teams, ...extra, twoFactor });
   }
+
+  await app.register(twoFactorRoutes, { web, account });
 
   app.post<{ Body: Form }>(`${ACCOUNT}/tokens/revoke`, async (request, reply) => {
     const form = formOf(request.body);

@@ -114,7 +114,19 @@ export class MemoryMetadataStore implements MetadataStore, PackageRecords {
   async createUser(tenant: TenantId, user: UserRecord): Promise<boolean> {
     this.#requireLiveTenant(tenant);
     if (this.#db.users.has(key(tenant, user.name))) return false;
-    this.#db.users.set(key(tenant, user.name), copy(user));
+    const stored = copy(user);
+    // Not an administrator reads back absent, as the SQL drivers return it.
+    if (stored.admin !== true) delete stored.admin;
+    this.#db.users.set(key(tenant, user.name), stored);
+    return true;
+  }
+
+  async deleteUser(tenant: TenantId, name: string): Promise<boolean> {
+    const db = this.#db;
+    db.credentialWrites++;
+    if (!db.users.delete(key(tenant, name))) return false;
+    for (const [k, token] of db.tokens) if (token.tenant === tenant && token.record.user === name) db.tokens.delete(k);
+    for (const [k, session] of db.sessions) if (session.tenant === tenant && session.record.user === name) db.sessions.delete(k);
     return true;
   }
 
@@ -125,6 +137,7 @@ export class MemoryMetadataStore implements MetadataStore, PackageRecords {
     for (const [field, value] of Object.entries(patch)) {
       // A cleared second factor reads back absent, as the SQL drivers return it.
       if (field === 'secondFactor' && value === null) delete user.secondFactor;
+      else if (field === 'admin' && value === false) delete user.admin;
       else if (value !== undefined && field !== 'name') (user as unknown as Record<string, unknown>)[field] = value;
     }
     return true;

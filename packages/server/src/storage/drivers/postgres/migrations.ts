@@ -76,6 +76,10 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE users ADD COLUMN second_factor text;
   `,
+  // Administrators of a registry (issue 26): a flag per user.
+  `
+  ALTER TABLE users ADD COLUMN admin boolean NOT NULL DEFAULT false;
+  `,
 ];
 
 /**

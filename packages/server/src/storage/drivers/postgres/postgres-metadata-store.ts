@@ -176,7 +176,7 @@ export class PostgresMetadataStore implements MetadataStore, PackageRecords {
 
   async getUser(tenant: TenantId, name: string): Promise<UserRecord | undefined> {
     const { rows } = await this.pool.query<UserRow>(
-      'SELECT name, email, password_hash, created_at, disabled, second_factor FROM users WHERE tenant = $1 AND name = $2',
+      'SELECT name, email, password_hash, created_at, disabled, second_factor, admin FROM users WHERE tenant = $1 AND name = $2',
       [tenant, name],
     );
     return rows[0] && toUser(rows[0]);
@@ -185,8 +185,8 @@ export class PostgresMetadataStore implements MetadataStore, PackageRecords {
   async createUser(tenant: TenantId, user: UserRecord): Promise<boolean> {
     const { rowCount } = await this.#inLiveTenant(tenant, (db) =>
       db.query(
-        `INSERT INTO users (tenant, name, email, password_hash, created_at, disabled, second_factor)
-       VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
+        `INSERT INTO users (tenant, name, email, password_hash, created_at, disabled, second_factor, admin)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING`,
         [
           tenant,
           user.name,
@@ -195,6 +195,7 @@ export class PostgresMetadataStore implements MetadataStore, PackageRecords {
           user.createdAt,
           user.disabled,
           user.secondFactor ? JSON.stringify(user.secondFactor) : null,
+          user.admin === true,
         ],
       ),
     );
@@ -216,6 +217,7 @@ export class PostgresMetadataStore implements MetadataStore, PackageRecords {
       createdAt: 'created_at',
       disabled: 'disabled',
       secondFactor: 'second_factor',
+      admin: 'admin',
     };
     const sets: string[] = [];
     const values: unknown[] = [];
@@ -236,10 +238,24 @@ export class PostgresMetadataStore implements MetadataStore, PackageRecords {
 
   async listUsers(tenant: TenantId): Promise<UserRecord[]> {
     const { rows } = await this.pool.query<UserRow>(
-      'SELECT name, email, password_hash, created_at, disabled, second_factor FROM users WHERE tenant = $1 ORDER BY name COLLATE "C"',
+      'SELECT name, email, password_hash, created_at, disabled, second_factor, admin FROM users WHERE tenant = $1 ORDER BY name COLLATE "C"',
       [tenant],
     );
     return rows.map(toUser);
+  }
+
+  async deleteUser(tenant: TenantId, name: string): Promise<boolean> {
+    try {
+      return await inTransaction(this.pool, async (client) => {
+        const { rowCount } = await client.query('DELETE FROM users WHERE tenant = $1 AND name = $2', [tenant, name]);
+        if (rowCount === 0) return false;
+        await client.query('DELETE FROM tokens WHERE tenant = $1 AND user_name = $2', [tenant, name]);
+        await client.query('DELETE FROM sessions WHERE tenant = $1 AND user_name = $2', [tenant, name]);
+        return true;
+      });
+    } finally {
+      this.#credentialWrites++;
+    }
   }
 
   async createToken(tenant: TenantId, token: TokenRecord): Promise<void> {
@@ -492,6 +508,7 @@ interface UserRow {
   created_at: string;
   disabled: boolean;
   second_factor: string | null;
+  admin: boolean;
 }
 
 function toUser(row: UserRow): UserRecord {
@@ -502,6 +519,7 @@ function toUser(row: UserRow): UserRecord {
     createdAt: row.created_at,
     disabled: row.disabled,
     ...(row.second_factor !== null ? { secondFactor: JSON.parse(row.second_factor) as SecondFactor } : {}),
+    ...(row.admin === true ? { admin: true } : {}),
   };
 }
 

@@ -70,4 +70,8 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE users ADD COLUMN second_factor TEXT;
   `,
+  // Administrators of a registry (issue 26): a flag per user.
+  `
+  ALTER TABLE users ADD COLUMN admin INTEGER NOT NULL DEFAULT 0;
+  `,
 ];

@@ -208,7 +208,7 @@ export class SqliteMetadataStore implements MetadataStore, PackageRecords {
 
   async getUser(tenant: TenantId, name: string): Promise<UserRecord | undefined> {
     const row = this.#statement(
-      'SELECT name, email, password_hash, created_at, disabled, second_factor FROM users WHERE tenant = ? AND name = ?',
+      'SELECT name, email, password_hash, created_at, disabled, second_factor, admin FROM users WHERE tenant = ? AND name = ?',
     ).get(tenant, name) as UserRow | undefined;
     return row && toUser(row);
   }
@@ -216,7 +216,7 @@ export class SqliteMetadataStore implements MetadataStore, PackageRecords {
   async createUser(tenant: TenantId, user: UserRecord): Promise<boolean> {
     return this.#inLiveTenant(tenant, () => {
       const info = this.#statement(
-        'INSERT INTO users (tenant, name, email, password_hash, created_at, disabled, second_factor) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
+        'INSERT INTO users (tenant, name, email, password_hash, created_at, disabled, second_factor, admin) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
       ).run(
         tenant,
         user.name,
@@ -225,6 +225,7 @@ export class SqliteMetadataStore implements MetadataStore, PackageRecords {
         user.createdAt,
         user.disabled ? 1 : 0,
         user.secondFactor ? JSON.stringify(user.secondFactor) : null,
+        user.admin === true ? 1 : 0,
       );
       return info.changes === 1;
     });
@@ -238,6 +239,7 @@ export class SqliteMetadataStore implements MetadataStore, PackageRecords {
       createdAt: 'created_at',
       disabled: 'disabled',
       secondFactor: 'second_factor',
+      admin: 'admin',
     };
     const sets: string[] = [];
     const values: unknown[] = [];
@@ -260,9 +262,22 @@ export class SqliteMetadataStore implements MetadataStore, PackageRecords {
 
   async listUsers(tenant: TenantId): Promise<UserRecord[]> {
     const rows = this.#statement(
-      'SELECT name, email, password_hash, created_at, disabled, second_factor FROM users WHERE tenant = ? ORDER BY name',
+      'SELECT name, email, password_hash, created_at, disabled, second_factor, admin FROM users WHERE tenant = ? ORDER BY name',
     ).all(tenant) as UserRow[];
     return rows.map(toUser);
+  }
+
+  async deleteUser(tenant: TenantId, name: string): Promise<boolean> {
+    this.#credentialWrites++;
+    return this.db
+      .transaction(() => {
+        const info = this.#statement('DELETE FROM users WHERE tenant = ? AND name = ?').run(tenant, name);
+        if (info.changes === 0) return false;
+        this.#statement('DELETE FROM tokens WHERE tenant = ? AND user = ?').run(tenant, name);
+        this.#statement('DELETE FROM sessions WHERE tenant = ? AND user = ?').run(tenant, name);
+        return true;
+      })
+      .immediate();
   }
 
   async createToken(tenant: TenantId, token: TokenRecord): Promise<void> {
@@ -531,6 +546,7 @@ interface UserRow {
   created_at: string;
   disabled: number;
   second_factor: string | null;
+  admin: number;
 }
 
 function toUser(row: UserRow): UserRecord {
@@ -541,6 +557,7 @@ function toUser(row: UserRow): UserRecord {
     createdAt: row.created_at,
     disabled: row.disabled === 1,
     ...(row.second_factor !== null ? { secondFactor: JSON.parse(row.second_factor) as SecondFactor } : {}),
+    ...(row.admin === 1 ? { admin: true } : {}),
   };
 }
 
