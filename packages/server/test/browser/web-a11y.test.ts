@@ -15,6 +15,14 @@ import { launchChromium } from './browser.js';
 const AXE_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'];
 const WIDTHS = [320, 768, 1280] as const;
 const SCHEMES = ['light', 'dark'] as const;
+/** The six views: each width in each scheme. */
+const VIEWS = WIDTHS.flatMap((width) => SCHEMES.map((scheme) => ({ width, scheme })));
+/**
+ * `npm test` checks each page type once, in one of the six views taken in turn (so each view
+ * checks two or three page types); `npm run test:a11y` checks every page type in every view, six
+ * times the browser time.
+ */
+const EVERY_VIEW = process.env.PKG_TEST_A11Y === 'every-view';
 
 let registry: TestRegistry;
 let limited: TestRegistry;
@@ -210,23 +218,30 @@ const PAGES: { name: string; open: (page: Page) => Promise<unknown> }[] = [
 ];
 
 describe('axe finds nothing', () => {
-  for (const width of WIDTHS) {
-    for (const scheme of SCHEMES) {
-      it(`on every page type at ${width} px, ${scheme}`, async () => {
-        const { context, page } = await openPage(width, scheme);
-        const found: string[] = [];
-        for (const { name, open } of PAGES) {
-          await open(page);
-          found.push(...(await axeViolations(page)).map((v) => `${name}: ${v}`));
-          // Nothing scrolls the page sideways, whatever the words.
-          const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-          if (overflow > 0) found.push(`${name}: the page scrolls sideways by ${overflow} px`);
-        }
-        expect(found).toEqual([]);
-        await context.close();
-      }, 240_000);
-    }
+  for (const [view, { width, scheme }] of VIEWS.entries()) {
+    const pages = () => (EVERY_VIEW ? PAGES : PAGES.filter((_, i) => i % VIEWS.length === view));
+    it(`at ${width} px, ${scheme}, on ${EVERY_VIEW ? 'every page type' : 'its share of the page types'}`, async () => {
+      const { context, page } = await openPage(width, scheme);
+      const found: string[] = [];
+      const checked: string[] = [];
+      for (const { name, open } of pages()) {
+        await open(page);
+        checked.push(name);
+        found.push(...(await axeViolations(page)).map((v) => `${name}: ${v}`));
+        // Nothing scrolls the page sideways, whatever the words.
+        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+        if (overflow > 0) found.push(`${name}: the page scrolls sideways by ${overflow} px`);
+      }
+      expect(checked.length).toBeGreaterThanOrEqual(2);
+      expect(found).toEqual([]);
+      await context.close();
+    }, 240_000);
   }
+
+  it('checks every page type in some view', () => {
+    const covered = VIEWS.flatMap((_, view) => PAGES.filter((__, i) => i % VIEWS.length === view));
+    expect(covered.map((p) => p.name).sort()).toEqual(PAGES.map((p) => p.name).sort());
+  });
 });
 
 describe('what axe does not measure', () => {
