@@ -26,8 +26,8 @@ describe('login, whoami, logout', () => {
   });
 
   it('issues a new token for the right password and 401 for a wrong one', async () => {
-    await loginUser(registry.url, 'bob', 'right');
-    const again = await loginUser(registry.url, 'bob', 'right');
+    await loginUser(registry.url, 'bob', 'right-passphrase');
+    const again = await loginUser(registry.url, 'bob', 'right-passphrase');
     expect(again).toBeTruthy();
     const wrong = await request(`${registry.url}/-/user/org.couchdb.user:bob`, {
       method: 'PUT',
