@@ -100,10 +100,12 @@ async function recordChanges(registry: TestRegistry): Promise<void> {
     createdAt: '2025-01-01T00:00:00.000Z',
     createdBy: 'alice',
   });
+  // Recent: the restored registry prunes entries older than its audit retention.
+  const at = new Date().toISOString();
   await storage.audit.append(
     '',
     {
-      at: '2025-01-02T00:00:00.000Z',
+      at,
       action: 'owner.add',
       outcome: 'success',
       user: 'alice',
@@ -121,8 +123,8 @@ async function recordChanges(registry: TestRegistry): Promise<void> {
         hook: 'hook-owners',
         event: 'owner.add',
         payload: '{"event":"owner.add"}',
-        createdAt: '2025-01-02T00:00:00.000Z',
-        giveUpAt: '2025-01-03T00:00:00.000Z',
+        createdAt: at,
+        giveUpAt: at,
       },
     ],
   );
