@@ -145,7 +145,12 @@ const AUDIT_PAGE = 500;
  * The records of what happened in a registry: its advisories, its audit log (ids and times kept)
  * and its webhooks with their secrets and deliveries (status and attempts kept).
  */
-async function copyChangeRecords(from: RegistryStorage, to: RegistryStorage, tenant: TenantId, report: CopyReport): Promise<void> {
+async function copyChangeRecords(
+  from: RegistryStorage,
+  to: RegistryStorage,
+  tenant: TenantId,
+  report: CopyReport,
+): Promise<void> {
   for (const advisory of await from.advisories.listAll(tenant)) {
     await to.advisories.put(tenant, advisory);
     report.advisories++;

@@ -182,7 +182,7 @@ export function changeLogContract(driver: string, freshDatabase: () => Promise<C
       expect(await audit.query('ghost', { limit: 10 })).toEqual([]);
     });
 
-    it("puts a delivery as it was, unclaimed, replacing the one of its id; none for a hook the registry lacks", async () => {
+    it('puts a delivery as it was, unclaimed, replacing the one of its id; none for a hook the registry lacks', async () => {
       await webhooks.addWebhook('', hook('h1'));
       await audit.append('', entry(), [delivery('d1', 'h1')]);
       const [claimed] = await webhooks.claimDeliveries(T0, 60_000, 10);

@@ -268,15 +268,7 @@ export class PostgresChangeLog implements AuditLogStore, WebhookStore {
        ON CONFLICT (id) DO UPDATE SET status = excluded.status, created_at = excluded.created_at,
          next_attempt_at = excluded.next_attempt_at, lease_until = NULL, claim = NULL, record = excluded.record
        WHERE webhook_deliveries.tenant = excluded.tenant AND webhook_deliveries.hook = excluded.hook`,
-      [
-        delivery.id,
-        tenant,
-        delivery.hook,
-        delivery.status,
-        delivery.createdAt,
-        delivery.nextAttemptAt,
-        JSON.stringify(delivery),
-      ],
+      [delivery.id, tenant, delivery.hook, delivery.status, delivery.createdAt, delivery.nextAttemptAt, JSON.stringify(delivery)],
     );
     return (result.rowCount ?? 0) > 0;
   }
