@@ -82,6 +82,8 @@ export function restoreCommand(argv: string[], io: AdminIo): Promise<number> {
       { backup: manifest, copied: { ...copy, problems: undefined }, verified: { ...verify, problems: undefined } },
       [...copy.problems, ...verify.problems],
       `Restored the backup of ${manifest.createdAt}: ${copy.tenants} tenants, ${copy.users} users, ${copy.tokens} tokens, ` +
+        `${copy.teams} teams, ${copy.advisories} advisories, ${copy.auditEntries} audit entries, ` +
+        `${copy.webhooks} webhooks (${copy.webhookDeliveries} deliveries), ` +
         `${copy.packages} packages; verified ${verify.tarballs} tarballs`,
     );
   });

@@ -74,7 +74,8 @@ export async function migrateCommand(argv: string[], io: CommandIo): Promise<num
     await target.database.afterBulkImport?.();
     io.stdout.write(
       `Copied ${report.tenants} tenants, ${report.users} users, ${report.tokens} tokens, ${report.signingKeys} signing keys, ${report.teams} teams, ` +
-        `${report.packages} packages, ` +
+        `${report.advisories} advisories, ${report.auditEntries} audit entries, ` +
+        `${report.webhooks} webhooks (${report.webhookDeliveries} deliveries), ${report.packages} packages, ` +
         `${report.downloadCounts} download counts; ` +
         `${report.tarballsCopied} tarballs copied, ${report.tarballsPresent} already there (all verified)\n`,
     );

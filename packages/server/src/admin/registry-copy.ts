@@ -3,6 +3,8 @@ import { blobKeyFor, sigstoreKeyFor } from '../storage/blob-keys.js';
 import { measureVersions } from '../storage/storage-usage.js';
 import {
   GLOBAL_TENANT,
+  type AdvisoryStore,
+  type AuditLogStore,
   type BlobStore,
   type DownloadCountStore,
   type PackageStore,
@@ -11,6 +13,7 @@ import {
   type SigningKeyStore,
   type StoredPackage,
   type TenantId,
+  type WebhookStore,
 } from '../storage/ports.js';
 import { DistCheck, streamMatchesDist } from '../services/integrity.js';
 import type { TeamStore } from '../storage/team-store.js';
@@ -23,6 +26,9 @@ export interface RegistryStorage {
   search: SearchIndex;
   signingKeys: SigningKeyStore;
   teams: TeamStore;
+  advisories: AdvisoryStore;
+  audit: AuditLogStore;
+  webhooks: WebhookStore;
 }
 
 export interface CopyReport {
@@ -33,6 +39,14 @@ export interface CopyReport {
   signingKeys: number;
   /** Teams, with their members and namespaces. */
   teams: number;
+  /** Security advisories, withdrawn ones too. */
+  advisories: number;
+  /** Audit log entries, with their ids and times. */
+  auditEntries: number;
+  /** Webhooks, with their secrets (a hook removed from the source since a first run is removed from the target). */
+  webhooks: number;
+  /** Deliveries of the webhooks (their log), pending ones included: the target sends those. */
+  webhookDeliveries: number;
   packages: number;
   /** Download counts (one per package, version and day), set to the source's values. */
   downloadCounts: number;
@@ -45,8 +59,9 @@ export interface CopyReport {
 
 /**
  * Copies a whole registry between storages of any kind (SQLite/PostgreSQL, files/S3): tenants,
- * users, tokens, signing keys, teams, packages (unpublished ones too: their versions must stay unusable), every
- * provenance bundle, every tarball and the download counts, each checked against its version's integrity before and after the copy. Tarballs
+ * users, tokens, signing keys, teams, advisories, the audit log, webhooks with their deliveries, packages
+ * (unpublished ones too: their versions must stay unusable), every provenance bundle, every tarball and the
+ * download counts, each tarball checked against its version's integrity before and after the copy. Tarballs
  * are written before the package that references them, as publish does. Re-running brings the
  * target up to date and copies only tarballs it lacks.
  */
@@ -62,6 +77,10 @@ export async function copyRegistry(
     tokens: 0,
     signingKeys: 0,
     teams: 0,
+    advisories: 0,
+    auditEntries: 0,
+    webhooks: 0,
+    webhookDeliveries: 0,
     packages: 0,
     downloadCounts: 0,
     tarballsCopied: 0,
@@ -98,6 +117,8 @@ export async function copyRegistry(
       for (const namespace of team.namespaces) await to.teams.claim(tenant, team.name, namespace);
       report.teams++;
     }
+    const counted = { ...report };
+    await copyChangeRecords(from, to, tenant, report);
     const names = await from.packages.listPackageNames(tenant, { includeUnpublished: true });
     for (const name of names) {
       const pkg = await from.packages.package(tenant, name).read();
@@ -109,9 +130,52 @@ export async function copyRegistry(
     report.downloadCounts += counts.length;
     // Search shows downloads and scores them: recompute them from the copied counts.
     await to.search.refreshScores(tenant, null, now);
-    onProgress(`${label}: ${names.length} packages`);
+    onProgress(
+      `${label}: ${names.length} packages, ${report.advisories - counted.advisories} advisories, ` +
+        `${report.auditEntries - counted.auditEntries} audit entries, ${report.webhooks - counted.webhooks} webhooks`,
+    );
   }
   return report;
+}
+
+/** Audit entries read per query: the log is copied a page at a time, in constant memory. */
+const AUDIT_PAGE = 500;
+
+/**
+ * The records of what happened in a registry: its advisories, its audit log (ids and times kept)
+ * and its webhooks with their secrets and deliveries (status and attempts kept).
+ */
+async function copyChangeRecords(
+  from: RegistryStorage,
+  to: RegistryStorage,
+  tenant: TenantId,
+  report: CopyReport,
+): Promise<void> {
+  for (const advisory of await from.advisories.listAll(tenant)) {
+    await to.advisories.put(tenant, advisory);
+    report.advisories++;
+  }
+  // Newest first, each page older than the last: entries appended meanwhile are left to a re-run.
+  let page = await from.audit.query(tenant, { limit: AUDIT_PAGE });
+  while (page.length > 0) {
+    await to.audit.copyEntries(tenant, page);
+    report.auditEntries += page.length;
+    page = await from.audit.query(tenant, { limit: AUDIT_PAGE, before: page.at(-1)!.id });
+  }
+  const hooks = await from.webhooks.listWebhooks(tenant);
+  const present = new Set((await to.webhooks.listWebhooks(tenant)).map((hook) => hook.id));
+  for (const hook of hooks) {
+    if (present.has(hook.id)) await to.webhooks.setWebhookSecrets(tenant, hook.id, hook.secrets);
+    else await to.webhooks.addWebhook(tenant, hook);
+    // A delivery's state is set to the source's: one the source sent since a first run is not sent again.
+    for (const delivery of await from.webhooks.listDeliveries(tenant, hook.id, Number.MAX_SAFE_INTEGER)) {
+      if (await to.webhooks.putDelivery(tenant, delivery)) report.webhookDeliveries++;
+    }
+    report.webhooks++;
+  }
+  // A hook removed from the source since a first run must not go on posting from the target.
+  const kept = new Set(hooks.map((hook) => hook.id));
+  for (const id of present) if (!kept.has(id)) await to.webhooks.removeWebhook(tenant, id);
 }
 
 async function copyPackage(

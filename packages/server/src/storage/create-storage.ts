@@ -244,6 +244,9 @@ export interface MetadataSnapshot {
   downloadCounts: DownloadCountStore;
   signingKeys: SigningKeyStore;
   teams: TeamStore;
+  advisories: AdvisoryStore;
+  audit: AuditLogStore;
+  webhooks: WebhookStore;
   /** False when the session holding the snapshot was lost and reads may have left it. */
   stillConsistent(): boolean;
   close(): Promise<void>;
@@ -260,6 +263,8 @@ export async function openPostgresSnapshot(config: Pick<Config, 'database'>): Pr
   const { PostgresDownloadCounts } = await import('./drivers/postgres/postgres-download-counts.js');
   const { PostgresSigningKeys } = await import('./drivers/postgres/postgres-signing-keys.js');
   const { PostgresTeams } = await import('./drivers/postgres/postgres-teams.js');
+  const { PostgresAdvisories } = await import('./drivers/postgres/postgres-advisories.js');
+  const { PostgresChangeLog } = await import('./drivers/postgres/postgres-change-log.js');
   const store = new PostgresMetadataStore(parsePostgresUrl(config.database), [], { snapshot: true });
   try {
     const stillConsistent = await beginSnapshot(store.pool);
@@ -269,7 +274,23 @@ export async function openPostgresSnapshot(config: Pick<Config, 'database'>): Pr
     signingKeys.attach(store.pool);
     const teams = new PostgresTeams();
     teams.attach(store.pool);
-    return { registry: store, packages: store, downloadCounts, signingKeys, teams, stillConsistent, close: () => store.close() };
+    // Their reads are single statements, as the snapshot session requires (it must not begin or end a transaction).
+    const advisories = new PostgresAdvisories();
+    advisories.attach(store.pool);
+    const changeLog = new PostgresChangeLog();
+    changeLog.attach(store.pool);
+    return {
+      registry: store,
+      packages: store,
+      downloadCounts,
+      signingKeys,
+      teams,
+      advisories,
+      audit: changeLog,
+      webhooks: changeLog,
+      stillConsistent,
+      close: () => store.close(),
+    };
   } catch (err) {
     await store.close();
     throw err;

@@ -601,7 +601,9 @@ export interface AdvisoryStore {
   list(tenant: TenantId, name: string): Promise<AdvisoryRecord[]>;
   /** The advisories in force of each of `names` that has any (the audit endpoints). */
   inForce(tenant: TenantId, names: readonly string[]): Promise<Map<string, AdvisoryRecord[]>>;
-  /** Creates or replaces the advisory of its (name, id); nothing for a tenant that does not exist. */
+  /** Every advisory of the registry, withdrawn ones too, oldest first (copying a registry). */
+  listAll(tenant: TenantId): Promise<AdvisoryRecord[]>;
+  /** Creates or replaces the advisory of its (name, id), as given (times included); nothing for a tenant that does not exist. */
   put(tenant: TenantId, advisory: AdvisoryRecord): Promise<void>;
 }
 
@@ -677,6 +679,13 @@ export interface AuditLogStore {
   query(tenant: TenantId, query: AuditQuery): Promise<AuditEntry[]>;
   /** Removes entries older than `before` in every registry, and finished deliveries made before it; returns the entries removed. */
   prune(before: string): Promise<number>;
+  /**
+   * Writes entries of another store as they were, ids and times kept (copying a registry: a
+   * reader's paging cursor stays valid); an id the store holds already is skipped, so a re-run
+   * adds only what is new. Later appends get ids above every copied one. Nothing for a tenant
+   * that does not exist. Returns how many were written.
+   */
+  copyEntries(tenant: TenantId, entries: readonly AuditEntry[]): Promise<number>;
 }
 
 /** A secret a webhook's payloads are signed with; during a rotation the old one signs too, until it expires. */
@@ -753,4 +762,10 @@ export interface WebhookStore {
   finishDelivery(id: string, claim: string, attempt: DeliveryAttempt): Promise<boolean>;
   /** Makes a delivery of the registry pending again, due now, for another day; false when there is none. */
   redeliver(tenant: TenantId, id: string, now: string, giveUpAt: string): Promise<boolean>;
+  /**
+   * Creates or replaces a delivery of the registry's hook as given, attempts and status kept,
+   * unclaimed (copying a registry: a pending one is sent by the target). False when the registry
+   * has no such hook.
+   */
+  putDelivery(tenant: TenantId, delivery: WebhookDelivery): Promise<boolean>;
 }

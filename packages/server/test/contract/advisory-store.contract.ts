@@ -91,6 +91,27 @@ export function advisoryStoreContract(driver: string, freshDatabase: () => Promi
       expect((await store.list('', 'com.acme.tool')).map((a) => a.id)).toEqual(['GLOBAL']);
     });
 
+    it("lists every advisory of a registry, withdrawn ones too, oldest first, and no other registry's", async () => {
+      const { registry } = await database.open();
+      await registry.createTenant({ name: 'acme', incarnation: 'first', createdAt: '2025-01-01T00:00:00.000Z', settings: {} });
+      const withdrawn = {
+        ...advisory('com.acme.other', 'W', '2025-03-01T00:00:00.000Z'),
+        updatedAt: '2025-03-02T00:00:00.000Z',
+        withdrawnAt: '2025-03-02T00:00:00.000Z',
+      };
+      await store.put('', withdrawn);
+      await store.put('', advisory('com.acme.tool', 'B', '2025-02-01T00:00:00.000Z'));
+      await store.put('', advisory('com.acme.tool', 'A', '2025-01-01T00:00:00.000Z'));
+      await store.put('acme', advisory('com.acme.tool', 'TENANT'));
+      expect(await store.listAll('')).toEqual([
+        advisory('com.acme.tool', 'A', '2025-01-01T00:00:00.000Z'),
+        advisory('com.acme.tool', 'B', '2025-02-01T00:00:00.000Z'),
+        withdrawn,
+      ]);
+      expect((await store.listAll('acme')).map((a) => a.id)).toEqual(['TENANT']);
+      expect(await store.listAll('gone')).toEqual([]);
+    });
+
     it('keeps nothing for a tenant that does not exist', async () => {
       await store.put('gone', advisory('com.acme.tool', 'X'));
       expect(await store.list('gone', 'com.acme.tool')).toEqual([]);

@@ -1,6 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Storage } from '../../src/storage/create-storage.js';
-import type { AuditEntry, AuditLogStore, NewWebhookDelivery, WebhookRecord, WebhookStore } from '../../src/storage/ports.js';
+import type {
+  AuditEntry,
+  AuditLogStore,
+  NewWebhookDelivery,
+  WebhookDelivery,
+  WebhookRecord,
+  WebhookStore,
+} from '../../src/storage/ports.js';
 
 /** A database for one test: `open` may be called twice (two nodes sharing it). */
 export interface ChangeLogDatabase {
@@ -46,6 +53,19 @@ function delivery(id: string, hookId: string, at = T0): NewWebhookDelivery {
     payload: `{"delivery":"${id}"}`,
     createdAt: at,
     giveUpAt: '2026-01-02T00:00:00.000Z',
+  };
+}
+
+/** A delivery as another store lists it, never attempted. */
+function pendingCopy(id: string, hookId: string, at = T0): WebhookDelivery {
+  return {
+    ...delivery(id, hookId, at),
+    status: 'pending',
+    attempts: 0,
+    nextAttemptAt: at,
+    lastAttemptAt: null,
+    lastStatus: null,
+    lastError: null,
   };
 }
 
@@ -137,6 +157,74 @@ export function changeLogContract(driver: string, freshDatabase: () => Promise<C
       expect(await audit.prune('2025-06-01T00:00:00.000Z')).toBe(2);
       expect((await audit.query('', { limit: 10 })).map((e) => e.at)).toEqual([T0]);
       expect((await webhooks.listDeliveries('', 'h1', 10)).map((d) => d.id)).toEqual(['old-pending']);
+    });
+
+    it('copies entries as they were, ids and times kept, skipping ids it has; later appends come after them', async () => {
+      const { registry } = await database.open();
+      await registry.createTenant({ name: 'acme', incarnation: 'first', createdAt: T0, settings: {} });
+      const copied: AuditEntry[] = [
+        { ...entry({ at: '2025-05-01T00:00:00.000Z', action: 'owner.add' }), id: '40' },
+        { ...entry({ at: '2025-04-01T00:00:00.000Z', user: null, tokenId: null }), id: '7' },
+      ];
+      expect(await audit.copyEntries('acme', copied)).toBe(2);
+      // A re-run, with one newer entry: only that one is written.
+      const newer: AuditEntry = { ...entry({ at: '2025-06-01T00:00:00.000Z', action: 'token.revoke' }), id: '41' };
+      expect(await audit.copyEntries('acme', [newer, ...copied])).toBe(1);
+      expect(await audit.query('acme', { limit: 10 })).toEqual([newer, ...copied]);
+      expect(await audit.query('acme', { limit: 10, before: '40' })).toEqual([copied[1]]);
+      expect(await audit.query('', { limit: 10 })).toEqual([]);
+
+      await audit.append('acme', entry({ action: 'package.unpublish' }), []);
+      const [appended] = await audit.query('acme', { limit: 1 });
+      expect(appended!.action).toBe('package.unpublish');
+      expect(Number(appended!.id)).toBeGreaterThan(41);
+      expect(await audit.copyEntries('ghost', [{ ...entry(), id: '99' }])).toBe(0);
+      expect(await audit.query('ghost', { limit: 10 })).toEqual([]);
+    });
+
+    it('puts a delivery as it was, unclaimed, replacing the one of its id; none for a hook the registry lacks', async () => {
+      await webhooks.addWebhook('', hook('h1'));
+      await audit.append('', entry(), [delivery('d1', 'h1')]);
+      const [claimed] = await webhooks.claimDeliveries(T0, 60_000, 10);
+      expect(claimed!.delivery.id).toBe('d1');
+      const failing = {
+        ...pendingCopy('d1', 'h1'),
+        attempts: 3,
+        nextAttemptAt: '2026-01-01T00:10:00.000Z',
+        lastAttemptAt: '2026-01-01T00:05:00.000Z',
+        lastStatus: 503,
+        lastError: 'the receiver answered HTTP 503',
+      };
+      // Replaced with the claim dropped: it is due again at its own time, and the old claim no longer holds.
+      expect(await webhooks.putDelivery('', failing)).toBe(true);
+      expect(await webhooks.listDeliveries('', 'h1', 10)).toEqual([failing]);
+      const [again] = await webhooks.claimDeliveries('2026-01-01T00:10:00.000Z', 60_000, 10);
+      expect(again!.delivery).toEqual(failing);
+      expect(
+        await webhooks.finishDelivery('d1', claimed!.claim, {
+          at: T0,
+          status: 'delivered',
+          nextAttemptAt: T0,
+          lastStatus: 200,
+          lastError: null,
+        }),
+      ).toBe(false);
+
+      const delivered = {
+        ...pendingCopy('d2', 'h1', '2026-01-01T00:00:01.000Z'),
+        status: 'delivered' as const,
+        attempts: 1,
+        lastAttemptAt: '2026-01-01T00:00:02.000Z',
+        lastStatus: 204,
+      };
+      expect(await webhooks.putDelivery('', delivered)).toBe(true);
+      expect(await webhooks.listDeliveries('', 'h1', 10)).toEqual([delivered, failing]);
+      // The delivered one is never sent; the pending one again once its lease ends.
+      const later = await webhooks.claimDeliveries('2026-01-02T00:00:00.000Z', 60_000, 10);
+      expect(later.map((c) => c.delivery.id)).toEqual(['d1']);
+      expect(await webhooks.putDelivery('', pendingCopy('d3', 'nope'))).toBe(false);
+      expect(await webhooks.putDelivery('ghost', pendingCopy('d4', 'h1'))).toBe(false);
+      expect(await webhooks.listDeliveries('', 'nope', 10)).toEqual([]);
     });
 
     it('manages hooks: add, list, replace secrets, remove with their deliveries', async () => {

@@ -74,6 +74,74 @@ function sriOf(bytes: Buffer): string {
   return `sha512-${createHash('sha512').update(bytes).digest('base64')}`;
 }
 
+/** An advisory, a webhook (with its secret) and an audit entry whose delivery waits in the outbox. */
+async function recordChanges(registry: TestRegistry): Promise<void> {
+  const { storage } = registry;
+  await storage.advisories.put('', {
+    name: 'com.example.load0',
+    id: 'CVE-2025-0001',
+    severity: 'high',
+    vulnerableVersions: '<2.0.0',
+    patchedVersions: '<0.0.0',
+    title: 'Flaw',
+    description: 'A crafted file runs code.',
+    url: null,
+    publishedBy: 'alice',
+    publishedAt: '2025-02-01T00:00:00.000Z',
+    updatedAt: '2025-02-01T00:00:00.000Z',
+    withdrawnAt: null,
+  });
+  // Subscribed to owner changes only: the publishes of the load cause no deliveries.
+  await storage.webhooks.addWebhook('', {
+    id: 'hook-owners',
+    url: 'http://127.0.0.1:9/owners',
+    events: ['owner'],
+    secrets: [{ secret: 'the-secret-of-the-hook-0123456789', createdAt: '2025-01-01T00:00:00.000Z', expiresAt: null }],
+    createdAt: '2025-01-01T00:00:00.000Z',
+    createdBy: 'alice',
+  });
+  // Recent: the restored registry prunes entries older than its audit retention.
+  const at = new Date().toISOString();
+  await storage.audit.append(
+    '',
+    {
+      at,
+      action: 'owner.add',
+      outcome: 'success',
+      user: 'alice',
+      tokenId: null,
+      address: '127.0.0.1',
+      via: 'http',
+      package: 'com.example.load0',
+      target: 'com.example.load0',
+      reason: null,
+      details: { added: ['bob'] },
+    },
+    [
+      {
+        id: 'delivery-owner-add',
+        hook: 'hook-owners',
+        event: 'owner.add',
+        payload: '{"event":"owner.add"}',
+        createdAt: at,
+        giveUpAt: at,
+      },
+    ],
+  );
+}
+
+/** What recordChanges wrote is in the restored registry as it was: the same ids, times and secret. */
+async function expectChangesRestored(registry: TestRegistry, restored: TestRegistry): Promise<void> {
+  expect(await restored.storage.advisories.listAll('')).toEqual(await registry.storage.advisories.listAll(''));
+  const ownerChanges = { action: 'owner', limit: 10 };
+  const [entry] = await registry.storage.audit.query('', ownerChanges);
+  expect(entry).toMatchObject({ action: 'owner.add', details: { added: ['bob'] } });
+  expect(await restored.storage.audit.query('', ownerChanges)).toEqual([entry]);
+  expect(await restored.storage.webhooks.listWebhooks('')).toEqual(await registry.storage.webhooks.listWebhooks(''));
+  const deliveries = await restored.storage.webhooks.listDeliveries('', 'hook-owners', 10);
+  expect(deliveries.map((delivery) => delivery.id)).toEqual(['delivery-owner-add']);
+}
+
 const profiles: [TestProfile, boolean][] = [
   ['embedded', true],
   ['scale-out', Boolean(testPostgresUrl && testRedisUrl)],
@@ -90,6 +158,7 @@ describe.each(profiles)('backup under write load and restore (%s)', (profile, av
         const token = await loginUser(registry.url, 'alice');
         await registry.storage.teams.create('', 'studio', '2025-01-01T00:00:00.000Z', ['alice']);
         await registry.storage.teams.claim('', 'studio', 'com.studio.*');
+        await recordChanges(registry);
         const source =
           profile === 'embedded'
             ? ['--data', registry.dataDir]
@@ -161,6 +230,7 @@ describe.each(profiles)('backup under write load and restore (%s)', (profile, av
           expect(JSON.parse(restoredVerify.stdout).problems).toEqual([]);
         }
         expect(await restored.storage.teams.list('')).toEqual(await registry.storage.teams.list(''));
+        await expectChangesRestored(registry, restored);
         const whoami = await request(`${restored.url}/-/whoami`, { token });
         expect(whoami).toMatchObject({ status: 200, body: { username: 'alice' } });
         expect((await publishVersion(restored.url, token, 'com.example.after', '1.0.0')).status).toBe(201);

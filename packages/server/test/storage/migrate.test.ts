@@ -65,6 +65,14 @@ async function snapshot(storage: Storage) {
       tokens: await storage.registry.listTokens(t),
       signingKeys: await storage.signingKeys.list(t),
       teams: await storage.teams.list(t),
+      advisories: await storage.advisories.listAll(t),
+      audit: await storage.audit.query(t, { limit: 1000 }),
+      webhooks: await Promise.all(
+        (await storage.webhooks.listWebhooks(t)).map(async (hook) => ({
+          hook,
+          deliveries: await storage.webhooks.listDeliveries(t, hook.id, 1000),
+        })),
+      ),
       packages,
     };
   }
@@ -72,6 +80,77 @@ async function snapshot(storage: Storage) {
   for await (const blob of storage.blobs.list()) blobs[blob.key] = blob.size;
   out.blobs = blobs;
   return out;
+}
+
+/** An advisory (one withdrawn), a webhook, and two audit entries whose deliveries wait in the outbox. */
+async function recordChanges(storage: Storage, t: TenantId): Promise<void> {
+  const advisory = {
+    name: 'com.acme.tool',
+    id: 'CVE-2025-0001',
+    severity: 'high' as const,
+    vulnerableVersions: '<1.1.0',
+    patchedVersions: '>=1.1.0',
+    title: 'Flaw',
+    description: 'A crafted file runs code.',
+    url: null,
+    publishedBy: 'ada',
+    publishedAt: '2025-02-01T00:00:00.000Z',
+    updatedAt: '2025-02-01T00:00:00.000Z',
+    withdrawnAt: null,
+  };
+  await storage.advisories.put(t, advisory);
+  await storage.advisories.put(t, { ...advisory, id: 'GHSA-old', withdrawnAt: '2025-02-03T00:00:00.000Z' });
+  await storage.webhooks.addWebhook(t, {
+    id: `hook-${t}`,
+    url: 'http://127.0.0.1:9/hook',
+    events: ['*'],
+    secrets: [{ secret: `secret-${t}-0123456789`, createdAt: '2025-01-01T00:00:00.000Z', expiresAt: null }],
+    createdAt: '2025-01-01T00:00:00.000Z',
+    createdBy: 'ada',
+  });
+  for (const [i, version] of ['1.0.0', '1.1.0'].entries()) {
+    const at = `2025-01-0${i + 1}T00:00:00.000Z`;
+    await storage.audit.append(
+      t,
+      {
+        at,
+        action: 'package.publish',
+        outcome: 'success',
+        user: 'ada',
+        tokenId: null,
+        address: '127.0.0.1',
+        via: 'http',
+        package: 'com.acme.tool',
+        target: `com.acme.tool@${version}`,
+        reason: null,
+        details: { version },
+      },
+      [
+        {
+          id: `delivery-${t}-${version}`,
+          hook: `hook-${t}`,
+          event: 'package.publish',
+          payload: `{"version":"${version}"}`,
+          createdAt: at,
+          giveUpAt: '2025-01-05T00:00:00.000Z',
+        },
+      ],
+    );
+  }
+}
+
+/** One attempt at every delivery due at `now`: those `received` delivered, the others due again ten minutes later. */
+async function settleDeliveries(storage: Storage, now: string, received: (id: string) => boolean): Promise<void> {
+  for (const { delivery, claim } of await storage.webhooks.claimDeliveries(now, 60_000, 100)) {
+    const done = received(delivery.id);
+    await storage.webhooks.finishDelivery(delivery.id, claim, {
+      at: now,
+      status: done ? 'delivered' : 'pending',
+      nextAttemptAt: done ? now : new Date(Date.parse(now) + 600_000).toISOString(),
+      lastStatus: done ? 204 : 503,
+      lastError: done ? null : 'the receiver answered HTTP 503',
+    });
+  }
 }
 
 let sourceDir: string;
@@ -95,7 +174,9 @@ beforeAll(async () => {
       await source.teams.create(t, 'studio', '2025-01-01T00:00:00.000Z', ['ada', 'eve']);
       await source.teams.claim(t, 'studio', 'com.acme.*');
       await source.teams.create(t, 'empty', '2025-01-02T00:00:00.000Z', []);
+      await recordChanges(source, t);
     }
+    await settleDeliveries(source, '2025-01-04T00:00:00.000Z', (id) => id.endsWith('1.0.0'));
     // An unpublished package: its tombstone must travel, so its versions stay unusable.
     await source.packages.package('', 'com.acme.gone').update(() => ({
       next: { ...stored('com.acme.gone', []), publishedVersions: ['1.0.0'], unpublished: true },
@@ -144,8 +225,10 @@ describe('pkg-registry migrate between two embedded registries', () => {
       expect(first.stderr).toBe('');
       expect(first.code).toBe(0);
       expect(first.stdout).toContain(
-        '1 tenants, 4 users, 4 tokens, 4 signing keys, 4 teams, 5 packages, 3 download counts; 6 tarballs copied, 0 already there',
+        '1 tenants, 4 users, 4 tokens, 4 signing keys, 4 teams, 4 advisories, 4 audit entries, 2 webhooks (4 deliveries), ' +
+          '5 packages, 3 download counts; 6 tarballs copied, 0 already there',
       );
+      expect(first.stdout).toContain('tenant acme: 2 packages, 2 advisories, 2 audit entries, 1 webhooks');
       const target = await openEmbedded(targetDir);
       expect(await snapshot(target)).toEqual(expected);
       await target.close();
@@ -153,6 +236,7 @@ describe('pkg-registry migrate between two embedded registries', () => {
       const again = await runMigrate(['--from', sourceDir, '--to', targetDir]);
       expect(again.code).toBe(0);
       expect(again.stdout).toContain('0 tarballs copied, 6 already there');
+      await expectTwoPassesAgree(targetDir);
 
       // A tarball whose bytes no longer match its integrity is reported, and its package left out.
       const corruptDir = await mkdtemp(path.join(tmpdir(), 'pkg-migrate-dst2-'));
@@ -215,6 +299,38 @@ describe.skipIf(!testPostgresUrl)('pkg-registry migrate to PostgreSQL + S3 and b
     }
   });
 });
+
+/**
+ * `live` copied while it still changes, then again: the second pass brings what changed in
+ * between (a new audit entry, the deliveries sent meanwhile, which the copy must not send again),
+ * and the copy's own later entries get ids after the copied ones.
+ */
+async function expectTwoPassesAgree(live: string): Promise<void> {
+  const copyDir = await mkdtemp(path.join(tmpdir(), 'pkg-migrate-passes-'));
+  try {
+    expect((await runMigrate(['--from', live, '--to', copyDir])).code).toBe(0);
+    const source = await openEmbedded(live);
+    const { id: _, ...newest } = (await source.audit.query('', { limit: 1 }))[0]!;
+    await source.audit.append('', { ...newest, at: '2025-03-01T00:00:00.000Z', action: 'dist-tag.set' }, []);
+    await settleDeliveries(source, '2025-01-04T00:10:00.000Z', () => true);
+    const changed = await snapshot(source);
+    await source.close();
+    expect((await runMigrate(['--from', live, '--to', copyDir])).code).toBe(0);
+    const copy = await openEmbedded(copyDir);
+    try {
+      expect(await snapshot(copy)).toEqual(changed);
+      expect(await copy.webhooks.claimDeliveries('2025-01-05T00:00:00.000Z', 60_000, 100)).toEqual([]);
+      await copy.audit.append('', { ...newest, at: '2025-04-01T00:00:00.000Z' }, []);
+      const [late, ...copied] = await copy.audit.query('', { limit: 10 });
+      expect(late!.at).toBe('2025-04-01T00:00:00.000Z');
+      expect(Number(late!.id)).toBeGreaterThan(Math.max(...copied.map((entry) => Number(entry.id))));
+    } finally {
+      await copy.close();
+    }
+  } finally {
+    await rm(copyDir, { recursive: true, force: true });
+  }
+}
 
 async function readFileOf(store: FsBlobStore, key: string): Promise<Buffer> {
   const blob = await store.get(key);

@@ -27,6 +27,10 @@ export class MemoryAdvisories implements AdvisoryStore {
     return byName([...this.#of(tenant)].filter((r) => wanted.has(r.name) && r.withdrawnAt === null));
   }
 
+  async listAll(tenant: TenantId): Promise<AdvisoryRecord[]> {
+    return sorted([...this.#of(tenant)]);
+  }
+
   async put(tenant: TenantId, advisory: AdvisoryRecord): Promise<void> {
     if (!this.#tenantExists(tenant)) return;
     this.#records.set(`${tenant}\0${advisory.name}\0${advisory.id}`, structuredClone(advisory));

@@ -76,6 +76,22 @@ export class MemoryChangeLog implements AuditLogStore, WebhookStore {
     return removed;
   }
 
+  async copyEntries(tenant: TenantId, entries: readonly AuditEntry[]): Promise<number> {
+    if (!this.#tenantExists(tenant)) return 0;
+    const taken = new Set(this.#entries.map(({ entry }) => entry.id));
+    let written = 0;
+    for (const entry of entries) {
+      if (taken.has(entry.id)) continue;
+      // Kept in id order, the order query() walks.
+      const at = this.#entries.findIndex((held) => Number(held.entry.id) > Number(entry.id));
+      this.#entries.splice(at === -1 ? this.#entries.length : at, 0, { tenant, entry: structuredClone(entry) });
+      this.#nextId = Math.max(this.#nextId, Number(entry.id) + 1);
+      taken.add(entry.id);
+      written++;
+    }
+    return written;
+  }
+
   async addWebhook(tenant: TenantId, hook: WebhookRecord): Promise<boolean> {
     if (!this.#tenantExists(tenant)) return false;
     this.#hooks.set(`${tenant}\0${hook.id}`, { tenant, hook: structuredClone(hook) });
@@ -143,6 +159,14 @@ export class MemoryChangeLog implements AuditLogStore, WebhookStore {
     const held = this.#deliveries.get(id);
     if (!held || held.tenant !== tenant) return false;
     held.delivery = { ...held.delivery, status: 'pending', nextAttemptAt: now, giveUpAt };
+    return true;
+  }
+
+  async putDelivery(tenant: TenantId, delivery: WebhookDelivery): Promise<boolean> {
+    if (!this.#hooks.has(`${tenant}\0${delivery.hook}`)) return false;
+    const held = this.#deliveries.get(delivery.id);
+    if (held && (held.tenant !== tenant || held.delivery.hook !== delivery.hook)) return false;
+    this.#deliveries.set(delivery.id, { tenant, delivery: structuredClone(delivery), claim: null, leaseUntil: null });
     return true;
   }
 }

@@ -43,6 +43,13 @@ export class PostgresAdvisories implements AdvisoryStore {
     return byName(rows.map((row) => JSON.parse(row.record) as AdvisoryRecord));
   }
 
+  async listAll(tenant: TenantId): Promise<AdvisoryRecord[]> {
+    const { rows } = await this.#requirePool().query<{ record: string }>('SELECT record FROM advisories WHERE tenant = $1', [
+      tenant,
+    ]);
+    return sorted(rows.map((row) => JSON.parse(row.record) as AdvisoryRecord));
+  }
+
   async put(tenant: TenantId, advisory: AdvisoryRecord): Promise<void> {
     await inTransaction(this.#requirePool(), async (client) => {
       if (tenant !== '' && (await client.query('SELECT 1 FROM tenants WHERE name = $1 FOR SHARE', [tenant])).rowCount === 0)

@@ -121,6 +121,26 @@ export class PostgresChangeLog implements AuditLogStore, WebhookStore {
     });
   }
 
+  async copyEntries(tenant: TenantId, entries: readonly AuditEntry[]): Promise<number> {
+    return inTransaction(this.#requirePool(), async (client) => {
+      if (!(await tenantExists(client, tenant))) return 0;
+      let written = 0;
+      for (const { id, ...entry } of entries) {
+        const inserted = await client.query(
+          `INSERT INTO audit_log (id, tenant, at, action, outcome, "user", package, record) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+           ON CONFLICT (id) DO NOTHING`,
+          [id, tenant, entry.at, entry.action, entry.outcome, entry.user, entry.package, JSON.stringify(entry)],
+        );
+        written += inserted.rowCount ?? 0;
+      }
+      // An id given explicitly does not move the sequence: later appends must come after the copied ones.
+      await client.query(
+        `SELECT setval(pg_get_serial_sequence('audit_log', 'id'), GREATEST((SELECT max(id) FROM audit_log), 1))`,
+      );
+      return written;
+    });
+  }
+
   async addWebhook(tenant: TenantId, hook: WebhookRecord): Promise<boolean> {
     return inTransaction(this.#requirePool(), async (client) => {
       if (!(await tenantExists(client, tenant))) return false;
@@ -238,6 +258,19 @@ export class PostgresChangeLog implements AuditLogStore, WebhookStore {
       ]);
       return true;
     });
+  }
+
+  async putDelivery(tenant: TenantId, delivery: WebhookDelivery): Promise<boolean> {
+    const result = await this.#requirePool().query(
+      `INSERT INTO webhook_deliveries (id, tenant, hook, status, created_at, next_attempt_at, record)
+       SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::text
+       WHERE EXISTS (SELECT 1 FROM webhooks WHERE tenant = $2 AND id = $3)
+       ON CONFLICT (id) DO UPDATE SET status = excluded.status, created_at = excluded.created_at,
+         next_attempt_at = excluded.next_attempt_at, lease_until = NULL, claim = NULL, record = excluded.record
+       WHERE webhook_deliveries.tenant = excluded.tenant AND webhook_deliveries.hook = excluded.hook`,
+      [delivery.id, tenant, delivery.hook, delivery.status, delivery.createdAt, delivery.nextAttemptAt, JSON.stringify(delivery)],
+    );
+    return (result.rowCount ?? 0) > 0;
   }
 
   #requirePool(): pg.Pool {

@@ -43,6 +43,11 @@ export class SqliteAdvisories implements AdvisoryStore {
     return byName(rows.map((row) => JSON.parse(row.record) as AdvisoryRecord));
   }
 
+  async listAll(tenant: TenantId): Promise<AdvisoryRecord[]> {
+    const rows = this.#db.statement('SELECT record FROM advisories WHERE tenant = ?').all(tenant) as { record: string }[];
+    return sorted(rows.map((row) => JSON.parse(row.record) as AdvisoryRecord));
+  }
+
   async put(tenant: TenantId, advisory: AdvisoryRecord): Promise<void> {
     this.#db
       .statement(

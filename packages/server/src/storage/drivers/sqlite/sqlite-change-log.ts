@@ -133,6 +133,34 @@ export class SqliteChangeLog implements AuditLogStore, WebhookStore {
       .immediate();
   }
 
+  async copyEntries(tenant: TenantId, entries: readonly AuditEntry[]): Promise<number> {
+    const db = this.#db.require();
+    return db
+      .transaction(() => {
+        if (tenant !== '' && !this.#db.statement('SELECT 1 FROM tenants WHERE name = ?').get(tenant)) return 0;
+        // AUTOINCREMENT remembers the largest id written, so later appends come after the copied ones.
+        const insert = this.#db.statement(
+          `INSERT INTO audit_log (id, tenant, at, action, outcome, user, package, record) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+           ON CONFLICT (id) DO NOTHING`,
+        );
+        let written = 0;
+        for (const { id, ...entry } of entries) {
+          written += insert.run(
+            Number(id),
+            tenant,
+            entry.at,
+            entry.action,
+            entry.outcome,
+            entry.user,
+            entry.package,
+            JSON.stringify(entry),
+          ).changes;
+        }
+        return written;
+      })
+      .immediate();
+  }
+
   async addWebhook(tenant: TenantId, hook: WebhookRecord): Promise<boolean> {
     const result = this.#db
       .statement(`INSERT INTO webhooks (tenant, id, record) SELECT ?, ?, ? WHERE ${TENANT_EXISTS}`)
@@ -244,5 +272,28 @@ export class SqliteChangeLog implements AuditLogStore, WebhookStore {
         return true;
       })
       .immediate();
+  }
+
+  async putDelivery(tenant: TenantId, delivery: WebhookDelivery): Promise<boolean> {
+    const result = this.#db
+      .statement(
+        `INSERT INTO webhook_deliveries (id, tenant, hook, status, created_at, next_attempt_at, record)
+         SELECT ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM webhooks WHERE tenant = ? AND id = ?)
+         ON CONFLICT (id) DO UPDATE SET status = excluded.status, created_at = excluded.created_at,
+           next_attempt_at = excluded.next_attempt_at, lease_until = NULL, claim = NULL, record = excluded.record
+         WHERE webhook_deliveries.tenant = excluded.tenant AND webhook_deliveries.hook = excluded.hook`,
+      )
+      .run(
+        delivery.id,
+        tenant,
+        delivery.hook,
+        delivery.status,
+        delivery.createdAt,
+        delivery.nextAttemptAt,
+        JSON.stringify(delivery),
+        tenant,
+        delivery.hook,
+      );
+    return result.changes > 0;
   }
 }
