@@ -91,9 +91,7 @@ describe('engines in search and on the web', () => {
     const html = squash((await web.get('/-/web/search?q=keywords%3Aenginefields')).html);
     // Each engine links to a search for its packages.
     expect(html).toContain('<span class="meta engines"><a href="/-/web/search?q=engine%3Agodot">Godot 4.2+</a></span>');
-    expect(html).toContain(
-      '<span class="meta engines"><a href="/-/web/search?q=engine%3Aunreal">Unreal Engine 5.3</a></span>',
-    );
+    expect(html).toContain('<span class="meta engines"><a href="/-/web/search?q=engine%3Aunreal">Unreal Engine 5.3</a></span>');
     expect(html).toContain(
       '<span class="meta engines"><a href="/-/web/search?q=engine%3Aunity">Unity 2021.3+</a>·<a href="/-/web/search?q=engine%3Agodot">Godot 4.1–4.3</a></span>',
     );
