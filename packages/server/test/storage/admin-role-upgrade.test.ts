@@ -7,7 +7,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshPostgresSchema, testPostgresUrl } from '@pkg/testkit';
 import { loadConfig } from '../../src/config/config.js';
@@ -15,7 +14,7 @@ import { createStorage } from '../../src/storage/create-storage.js';
 import { POSTGRES_MIGRATIONS } from '../../src/storage/drivers/postgres/migrations.js';
 import { SQLITE_MIGRATIONS } from '../../src/storage/drivers/sqlite/migrations.js';
 import type { TokenRecord, UserRecord } from '../../src/storage/ports.js';
-import { migrationContaining } from './previous-release.js';
+import { inPostgresSchema, migrationContaining } from './previous-release.js';
 
 let dataDir: string;
 beforeAll(async () => {
@@ -85,19 +84,15 @@ describe('upgrading a registry that had no administrators', () => {
   it.skipIf(!testPostgresUrl)('PostgreSQL: the same', async () => {
     const schema = freshPostgresSchema();
     try {
-      await upgradeFromPreviousRelease(schema.url, async () => {
-        const client = new pg.Client({ connectionString: testPostgresUrl });
-        await client.connect();
-        try {
-          await client.query(`SET search_path = "${schema.schema}"`);
-          await client.query('ALTER TABLE users DROP COLUMN admin');
-          await client.query(`DELETE FROM schema_migrations WHERE scope = 'core' AND version = $1`, [
-            migrationContaining(POSTGRES_MIGRATIONS, MIGRATION),
-          ]);
-        } finally {
-          await client.end();
-        }
-      });
+      await upgradeFromPreviousRelease(schema.url, () =>
+        inPostgresSchema(schema.schema, [
+          'ALTER TABLE users DROP COLUMN admin',
+          [
+            `DELETE FROM schema_migrations WHERE scope = 'core' AND version = $1`,
+            [migrationContaining(POSTGRES_MIGRATIONS, MIGRATION)],
+          ],
+        ]),
+      );
     } finally {
       await schema.drop();
     }

@@ -7,7 +7,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoredPackage } from '../../src/storage/ports.js';
 import { buildStoredPackage, freshPostgresSchema, testPostgresUrl } from '@pkg/testkit';
@@ -15,6 +14,7 @@ import { loadConfig } from '../../src/config/config.js';
 import { createStorage, type Storage } from '../../src/storage/create-storage.js';
 import { POSTGRES_SEARCH_MIGRATIONS } from '../../src/storage/drivers/postgres/postgres-search-index.js';
 import { SEARCH_MIGRATIONS } from '../../src/storage/drivers/sqlite/sqlite-search-index.js';
+import { inPostgresSchema } from './previous-release.js';
 
 let dataDir: string;
 beforeAll(async () => {
@@ -86,19 +86,12 @@ describe('upgrading a registry whose search objects had no engines', () => {
   it.skipIf(!testPostgresUrl)('PostgreSQL: the same', async () => {
     const schema = freshPostgresSchema();
     try {
-      await indexedByAnOlderRelease(schema.url, async () => {
-        const client = new pg.Client({ connectionString: testPostgresUrl });
-        await client.connect();
-        try {
-          await client.query(`SET search_path = "${schema.schema}"`);
-          await client.query(`UPDATE search_packages SET package_json = (package_json::jsonb - 'engines')::text`);
-          await client.query(`DELETE FROM schema_migrations WHERE scope = 'search' AND version = $1`, [
-            POSTGRES_SEARCH_MIGRATIONS.length - 1,
-          ]);
-        } finally {
-          await client.end();
-        }
-      });
+      await indexedByAnOlderRelease(schema.url, () =>
+        inPostgresSchema(schema.schema, [
+          `UPDATE search_packages SET package_json = (package_json::jsonb - 'engines')::text`,
+          [`DELETE FROM schema_migrations WHERE scope = 'search' AND version = $1`, [POSTGRES_SEARCH_MIGRATIONS.length - 1]],
+        ]),
+      );
       expect(await upgraded(schema.url)).toEqual(ENGINES);
     } finally {
       await schema.drop();

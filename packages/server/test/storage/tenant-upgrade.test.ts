@@ -7,7 +7,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshPostgresSchema, testPostgresUrl } from '@pkg/testkit';
 import { loadConfig } from '../../src/config/config.js';
@@ -15,7 +14,7 @@ import { createStorage } from '../../src/storage/create-storage.js';
 import { POSTGRES_MIGRATIONS } from '../../src/storage/drivers/postgres/migrations.js';
 import { SQLITE_MIGRATIONS } from '../../src/storage/drivers/sqlite/migrations.js';
 import { tenant, token, user } from '../contract/metadata-fixtures.js';
-import { migrationContaining } from './previous-release.js';
+import { inPostgresSchema, migrationContaining } from './previous-release.js';
 
 let dataDir: string;
 beforeAll(async () => {
@@ -82,19 +81,15 @@ describe('upgrading tenants of the previous release', () => {
   it.skipIf(!testPostgresUrl)('PostgreSQL: the same', async () => {
     const schema = freshPostgresSchema();
     try {
-      await writtenByThePreviousRelease(schema.url, async () => {
-        const client = new pg.Client({ connectionString: testPostgresUrl });
-        await client.connect();
-        try {
-          await client.query(`SET search_path = "${schema.schema}"`);
-          await client.query('ALTER TABLE tenants DROP COLUMN incarnation');
-          await client.query(`DELETE FROM schema_migrations WHERE scope = 'core' AND version = $1`, [
-            migrationContaining(POSTGRES_MIGRATIONS, 'incarnation'),
-          ]);
-        } finally {
-          await client.end();
-        }
-      });
+      await writtenByThePreviousRelease(schema.url, () =>
+        inPostgresSchema(schema.schema, [
+          'ALTER TABLE tenants DROP COLUMN incarnation',
+          [
+            `DELETE FROM schema_migrations WHERE scope = 'core' AND version = $1`,
+            [migrationContaining(POSTGRES_MIGRATIONS, 'incarnation')],
+          ],
+        ]),
+      );
       await afterUpgrade(schema.url);
     } finally {
       await schema.drop();

@@ -7,14 +7,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshPostgresSchema, testPostgresUrl } from '@pkg/testkit';
 import { loadConfig } from '../../src/config/config.js';
 import { createStorage } from '../../src/storage/create-storage.js';
 import { POSTGRES_MIGRATIONS } from '../../src/storage/drivers/postgres/migrations.js';
 import { SQLITE_MIGRATIONS } from '../../src/storage/drivers/sqlite/migrations.js';
-import { migrationContaining } from './previous-release.js';
+import { inPostgresSchema, migrationContaining } from './previous-release.js';
 import type { TokenRecord } from '../../src/storage/ports.js';
 
 let dataDir: string;
@@ -86,19 +85,15 @@ describe('upgrading a registry whose tokens had no limits', () => {
   it.skipIf(!testPostgresUrl)('PostgreSQL: the same', async () => {
     const schema = freshPostgresSchema();
     try {
-      await writtenByThePreviousRelease(schema.url, async () => {
-        const client = new pg.Client({ connectionString: testPostgresUrl });
-        await client.connect();
-        try {
-          await client.query(`SET search_path = "${schema.schema}"`);
-          await client.query('ALTER TABLE tokens DROP COLUMN scope, DROP COLUMN last_used_at, DROP COLUMN last_address');
-          await client.query(`DELETE FROM schema_migrations WHERE scope = 'core' AND version = $1`, [
-            migrationContaining(POSTGRES_MIGRATIONS, 'ADD COLUMN scope'),
-          ]);
-        } finally {
-          await client.end();
-        }
-      });
+      await writtenByThePreviousRelease(schema.url, () =>
+        inPostgresSchema(schema.schema, [
+          'ALTER TABLE tokens DROP COLUMN scope, DROP COLUMN last_used_at, DROP COLUMN last_address',
+          [
+            `DELETE FROM schema_migrations WHERE scope = 'core' AND version = $1`,
+            [migrationContaining(POSTGRES_MIGRATIONS, 'ADD COLUMN scope')],
+          ],
+        ]),
+      );
       await afterTheUpgrade(schema.url);
     } finally {
       await schema.drop();

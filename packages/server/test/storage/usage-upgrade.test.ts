@@ -8,13 +8,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { buildStoredPackage, freshPostgresSchema, testPostgresUrl } from '@pkg/testkit';
 import { loadConfig } from '../../src/config/config.js';
 import { measureUnmeasuredVersions } from '../../src/services/usage-backfill.js';
 import { blobKeyFor } from '../../src/storage/blob-keys.js';
 import { createStorage } from '../../src/storage/create-storage.js';
+import { inPostgresSchema } from './previous-release.js';
 
 const DROP = 'DROP TABLE storage_usage; DROP TABLE storage_collects';
 const FORGET = "DELETE FROM schema_migrations WHERE scope = 'storage-usage'";
@@ -105,17 +105,7 @@ describe('storage usage of a registry of the previous release', () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'pkg-usage-upgrade-'));
     try {
       const flags = { data: dataDir, database: schema.url };
-      const bytes = await writtenByThePreviousRelease(flags, async () => {
-        const client = new pg.Client({ connectionString: testPostgresUrl });
-        await client.connect();
-        try {
-          await client.query(`SET search_path = "${schema.schema}"`);
-          await client.query(DROP);
-          await client.query(FORGET);
-        } finally {
-          await client.end();
-        }
-      });
+      const bytes = await writtenByThePreviousRelease(flags, () => inPostgresSchema(schema.schema, [DROP, FORGET]));
       await afterUpgrade(flags, bytes);
     } finally {
       await schema.drop();
