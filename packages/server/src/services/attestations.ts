@@ -1,4 +1,4 @@
-import { createPrivateKey, sign } from 'node:crypto';
+import { sign } from 'node:crypto';
 import { ProtocolError, isSemver } from '@pkg/protocol';
 import type { ServerDeps } from '../deps.js';
 import { sigstoreKeyFor } from '../storage/blob-keys.js';
@@ -6,6 +6,7 @@ import type { TenantId } from '../storage/ports.js';
 import { isCachedCopy } from './uplinks/upstream-document.js';
 import type { UpstreamAttestations } from './uplinks/upstream-attestations.js';
 import type { Uplink } from '../config/uplink-config.js';
+import { privateKeyOf } from './registry-signatures.js';
 
 /** npm's predicate type of a registry's publish attestation. */
 export const PUBLISH_PREDICATE = 'https://github.com/npm/attestation/tree/main/specs/publish/v0.1';
@@ -70,7 +71,7 @@ export class AttestationService {
       };
       const payload = Buffer.from(JSON.stringify(statement));
       const pae = Buffer.concat([Buffer.from(`DSSEv1 ${IN_TOTO.length} ${IN_TOTO} ${payload.length} `), payload]);
-      const sig = sign('sha256', pae, createPrivateKey(key.privateKey)).toString('base64');
+      const sig = sign('sha256', pae, privateKeyOf(key)).toString('base64');
       attestations.push({
         predicateType: PUBLISH_PREDICATE,
         bundle: {

@@ -1,5 +1,6 @@
-import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
 import type { ServerDeps } from '../deps.js';
+import { BudgetLru } from '../storage/budget-lru.js';
 import type { SigningKeyRecord, TenantId } from '../storage/ports.js';
 
 /** One entry of `dist.signatures`, as npm's registry writes it. */
@@ -88,8 +89,24 @@ export function signedMessage(name: string, version: string, integrity: string):
 }
 
 export function signWith(key: SigningKeyRecord, name: string, version: string, integrity: string): RegistrySignature {
-  const signature = sign('sha256', Buffer.from(signedMessage(name, version, integrity)), createPrivateKey(key.privateKey));
+  const signature = sign('sha256', Buffer.from(signedMessage(name, version, integrity)), privateKeyOf(key));
   return { keyid: key.keyid, sig: signature.toString('base64') };
+}
+
+/**
+ * Parsed private keys by key id. Parsing the PEM costs many times the signature itself, and every
+ * publish signs. A key id is the hash of the key's public half, so an entry can never stand for
+ * another key: a rotation or a re-created tenant brings a new id, and the old entry ages out.
+ */
+const parsedKeys = new BudgetLru<KeyObject>(256);
+
+export function privateKeyOf(key: SigningKeyRecord): KeyObject {
+  let parsed = parsedKeys.get(key.keyid);
+  if (parsed === undefined) {
+    parsed = createPrivateKey(key.privateKey);
+    parsedKeys.set(key.keyid, parsed, 1);
+  }
+  return parsed;
 }
 
 /** Whether `signature` is a valid signature of the version by one of `keys` (and which). */
