@@ -73,17 +73,20 @@ export interface NpmLine {
 }
 
 /**
- * The npm releases a real-client suite drives: npm 11 (the machine's) and npm 10. On the
- * scale-out profile, npm 11 only: what these suites prove of npm's side is the same whatever
- * the registry's backing, and the backings answering alike is what the HTTP suites prove on
- * both profiles; a second npm there doubled the suite's time and proved nothing new.
+ * The npm releases a real-client suite drives: npm 11 (the machine's) and npm 10. When the
+ * scale-out profile runs too, each line drives each suite once, on one profile (npm 10 on the
+ * embedded one, npm 11 on scale-out): what these suites prove of npm's side does not depend on
+ * the registry's backing, and the backings answering alike is what the HTTP suites prove on both
+ * profiles. `PKG_TEST_NPM_LINES=all` (`npm run test:full`) drives both lines on both.
  */
 export function npmLines(): NpmLine[] {
   const lines = [
     { label: 'npm 11', major: 11, cli: systemNpmCli },
     { label: 'npm 10', major: 10, cli: NPM10_CLI },
   ];
-  return process.env.PKG_TEST_PROFILE === 'scale-out' ? lines.slice(0, 1) : lines;
+  const scaleOutRuns = Boolean(process.env.PKG_TEST_POSTGRES && process.env.PKG_TEST_REDIS);
+  if (process.env.PKG_TEST_NPM_LINES === 'all' || !scaleOutRuns) return lines;
+  return process.env.PKG_TEST_PROFILE === 'scale-out' ? lines.slice(0, 1) : lines.slice(1);
 }
 export const PNPM_CLI = (): string => installedFile('pnpm', 'bin/pnpm.cjs');
 export const YARN_CLI = (): string => installedFile('@yarnpkg/cli-dist', 'bin/yarn.js');

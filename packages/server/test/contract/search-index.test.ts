@@ -199,9 +199,10 @@ describe.each(DRIVERS)('search index contract ($name)', ({ open, drop }) => {
           }
         },
       ),
-      { numRuns: 150 },
+      // Each run seeds up to 25 packages into a real database; `npm run test:full` goes deeper.
+      { numRuns: Number(process.env.PKG_TEST_SEARCH_RUNS ?? 60) },
     );
-  });
+  }, 180_000);
 
   it('keeps tenants apart', async () => {
     const pkg = buildStoredPackage('com.tenant.only', { description: 'isolated input' });

@@ -13,6 +13,9 @@ export interface CrashOptions {
   payloadBytes?: number;
 }
 
+/** How long the kill waits, past streamMs, for the first acknowledged publish. */
+const FIRST_ACKNOWLEDGEMENT_WAIT_MS = 30_000;
+
 /**
  * kill -9 while publishes stream in, then a restart on the same data: every version that was
  * acknowledged (201) must be served whole, and the restarted server must answer.
@@ -22,6 +25,8 @@ export async function crashScenario(target: Target, options: CrashOptions, run: 
   const name = `com.crash${run}.stream`;
   const acknowledged: string[] = [];
   let client = new LoadClient(target.url);
+  let firstAcknowledged = () => {};
+  const acknowledgedOnce = new Promise<void>((resolve) => (firstAcknowledged = resolve));
   try {
     const token = await signUp(client, `crasher-${run}`);
     let stop = false;
@@ -32,7 +37,10 @@ export async function crashScenario(target: Target, options: CrashOptions, run: 
         const version = `1.0.${n++}`;
         const res = await publish(client, token, name, version, randomBytes(options.payloadBytes ?? 128 * 1024));
         result.requests++;
-        if (res.status === 201) acknowledged.push(version);
+        if (res.status === 201) {
+          acknowledged.push(version);
+          firstAcknowledged();
+        }
         // After the kill, requests fail without an answer: that is the crash, not a defect.
         else if (!stop && res.status !== undefined) {
           unexpected++;
@@ -42,6 +50,9 @@ export async function crashScenario(target: Target, options: CrashOptions, run: 
     };
     const publishers = Array.from({ length: options.concurrency ?? 4 }, publisher);
     await new Promise((resolve) => setTimeout(resolve, options.streamMs));
+    // On a busy machine the first publish can take longer than streamMs; a kill before any
+    // acknowledgement would test nothing, so wait (boundedly) for one.
+    await Promise.race([acknowledgedOnce, new Promise((resolve) => setTimeout(resolve, FIRST_ACKNOWLEDGEMENT_WAIT_MS))]);
     await target.kill9();
     stop = true;
     await Promise.all(publishers);

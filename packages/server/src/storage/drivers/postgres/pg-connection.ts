@@ -76,13 +76,10 @@ export function createSnapshotPool(location: PgLocation): pg.Pool {
 export async function beginSnapshot(pool: pg.Pool): Promise<() => boolean> {
   let sessions = 0;
   pool.on('connect', () => sessions++);
-  const client = await pool.connect();
-  try {
+  await withSession(pool, async (client) => {
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     await client.query('SELECT 1');
-  } finally {
-    client.release();
-  }
+  });
   return () => sessions === 1;
 }
 
@@ -100,18 +97,40 @@ export function createClient(location: PgLocation): pg.Client {
 
 /** Runs `work` in a transaction on one pooled session; rolls back when it throws. */
 export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  return withSession(pool, async (client, markBroken) => {
+    await client.query('BEGIN');
+    try {
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      // A session whose rollback fails is not given back to the pool.
+      await client.query('ROLLBACK').catch(markBroken);
+      throw err;
+    }
+  });
+}
+
+/**
+ * Runs `work` on a session checked out of `pool`. pg-pool listens for a dropped connection only
+ * while a session is idle; an 'error' event of a checked-out session with no listener would end
+ * the process (a database restart in the middle of a request). The query in flight fails anyway,
+ * so here the event only marks the session broken, and it is not given back to the pool.
+ */
+export async function withSession<T>(
+  pool: pg.Pool,
+  work: (client: pg.PoolClient, markBroken: (err: Error) => void) => Promise<T>,
+): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
+  const markBroken = (err: Error): void => {
+    broken ??= err;
+  };
+  client.on('error', markBroken);
   try {
-    await client.query('BEGIN');
-    const result = await work(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (err) {
-    // A session whose rollback fails is not given back to the pool.
-    await client.query('ROLLBACK').catch((rollbackErr: Error) => (broken = rollbackErr));
-    throw err;
+    return await work(client, markBroken);
   } finally {
+    client.removeListener('error', markBroken);
     client.release(broken);
   }
 }

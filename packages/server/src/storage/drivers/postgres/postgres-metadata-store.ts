@@ -20,7 +20,7 @@ import {
   type UserRecord,
 } from '../../ports.js';
 import { LOCK_NAMESPACE, POSTGRES_MIGRATIONS, applyMigrations, type PostgresMigration } from './migrations.js';
-import { createPool, createSnapshotPool, inTransaction, type PgLocation } from './pg-connection.js';
+import { createPool, createSnapshotPool, inTransaction, withSession, type PgLocation } from './pg-connection.js';
 import type { MigrationLog } from '../../schema-history.js';
 
 /** Work run inside the write transaction of a package (e.g. the search index), on its session. */
@@ -93,12 +93,7 @@ export class PostgresMetadataStore implements MetadataStore, PackageRecords {
   async migrate(log?: MigrationLog): Promise<void> {
     const scopes: [string, readonly PostgresMigration[]][] = [['core', POSTGRES_MIGRATIONS]];
     for (const hook of this.#hooks) if (hook.migrations) scopes.push([hook.name, hook.migrations]);
-    const client = await this.pool.connect();
-    try {
-      await applyMigrations(client, this.location.schema, scopes, log);
-    } finally {
-      client.release();
-    }
+    await withSession(this.pool, (client) => applyMigrations(client, this.location.schema, scopes, log));
   }
 
   async close(): Promise<void> {
