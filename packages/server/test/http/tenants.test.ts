@@ -274,7 +274,8 @@ describe('deleting a tenant while requests arrive', () => {
     await Promise.all(workers);
     await registry.services.downloads.flush();
 
-    expect(statuses.filter((s) => s >= 500)).toEqual([]);
+    const failed = registry.logLines.filter((line) => line.includes('"statusCode":500') || line.includes('unhandled'));
+    expect({ statuses: statuses.filter((s) => s >= 500), failed }).toEqual({ statuses: [], failed: [] });
     expect(statuses.slice(-8).every((s) => s === 404 || s === 401)).toBe(true);
     expect(await accounts.getTenant('doomed')).toBeUndefined();
     expect(await accounts.listUsers('doomed')).toEqual([]);
