@@ -61,12 +61,7 @@ export function targetBelow(root: string, relative: string, paths: path.Platform
 }
 
 /** Extracts the tarball `file` into `destination`, streamed; returns how many files it wrote. */
-export async function extractPackage(
-  fs: FileSystem,
-  file: TarballFile,
-  destination: string,
-  label: string,
-): Promise<number> {
+export async function extractPackage(fs: FileSystem, file: TarballFile, destination: string, label: string): Promise<number> {
   const root = path.resolve(destination);
   // Pass 1: every header checked; the target of each entry, in order (null: nothing to write).
   const targets: ({ target: string; folder: boolean } | null)[] = [];

@@ -111,7 +111,11 @@ export async function globalInstall(ctx: CommandContext, specs: string[], regist
   return store.locked(async () => {
     const manifest = await store.readAll();
     const registries = globalRegistries(ctx, registry, manifest, new Set(requests.map((r) => r.name)));
-    const resolution = await resolveGlobal(registries, new Map(), manifest.dependencies, { kind: 'add', requests, latest: false });
+    const resolution = await resolveGlobal(registries, new Map(), manifest.dependencies, {
+      kind: 'add',
+      requests,
+      latest: false,
+    });
     throwOnConflicts(resolution.conflicts, 'add');
     await applyGlobal(ctx, store, registries, manifest, resolution);
     return addReport(header, resolution.add!, null);

@@ -207,7 +207,13 @@ function targetOf(
   const set = resolveInstallSet(direct, context, rules.locked ?? {}, rules.engineLabel);
   if (set.kind !== 'plan') return set;
   for (const [name, record] of set.records) {
-    target.set(name, { name, version: record.version, direct: name in final, requiredBy: set.requiredBy.get(name) ?? [], record });
+    target.set(name, {
+      name,
+      version: record.version,
+      direct: name in final,
+      requiredBy: set.requiredBy.get(name) ?? [],
+      record,
+    });
   }
   return { kind: 'plan', target, conflicts: set.conflicts };
 }

@@ -65,7 +65,12 @@ describe('resolve: conflicts come from the one closure, once', () => {
   const core = doc(CORE, ['1.0.0', { v: '2.0.0', unity: '6000.0' }]);
 
   it('add: a dependency the editor cannot use at the version the closure needs', () => {
-    const resolution = resolved({}, { kind: 'add', requests: [{ name: E, spec: '1.1.0' }], latest: false }, context([e, core]), unity());
+    const resolution = resolved(
+      {},
+      { kind: 'add', requests: [{ name: E, spec: '1.1.0' }], latest: false },
+      context([e, core]),
+      unity(),
+    );
     expect(resolution.conflicts).toEqual([
       expect.objectContaining({ reason: 'needs-newer-engine', message: `version conflict: ${E} requires ${CORE}@2.0.0` }),
     ]);
@@ -104,7 +109,10 @@ describe('resolve: conflicts come from the one closure, once', () => {
 });
 
 describe('resolve: update', () => {
-  const a = doc(A, ['1.0.0', { v: '1.1.0', deps: { [C]: '1.0.0', 'com.unity.textmeshpro': '3.0.6', 'com.unity.modules.ui': '1.0.0' } }]);
+  const a = doc(A, [
+    '1.0.0',
+    { v: '1.1.0', deps: { [C]: '1.0.0', 'com.unity.textmeshpro': '3.0.6', 'com.unity.modules.ui': '1.0.0' } },
+  ]);
   const c = doc(C, [{ v: '1.0.0', deps: { 'com.vendor.d': '1.0.0' } }]);
   const d = doc('com.vendor.d', ['1.0.0']);
   const ctx = context([a, c, d], { notInRegistry: ['com.unity.textmeshpro'] });
@@ -124,8 +132,13 @@ describe('resolve: update', () => {
   });
 
   it('changes nothing when a scope already covers the names, or when nothing is updated', () => {
-    expect(resolved({ [A]: '1.0.0' }, update, ctx, unity([{ name: 'ours', url: registryUrl, scopes: ['com.vendor'] }])).registryEntries).toEqual([]);
-    expect(resolved({ [A]: '1.1.0' }, update, ctx, unity([{ name: 'ours', url: registryUrl, scopes: [A] }])).registryEntries).toEqual([]);
+    expect(
+      resolved({ [A]: '1.0.0' }, update, ctx, unity([{ name: 'ours', url: registryUrl, scopes: ['com.vendor'] }]))
+        .registryEntries,
+    ).toEqual([]);
+    expect(
+      resolved({ [A]: '1.1.0' }, update, ctx, unity([{ name: 'ours', url: registryUrl, scopes: [A] }])).registryEntries,
+    ).toEqual([]);
   });
 
   it('asks for the documents of dependencies it has to place', () => {
