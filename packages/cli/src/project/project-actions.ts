@@ -3,6 +3,7 @@
  * resolve (`resolveProject`), its diff, and the engine's applier (Unity: `apply-change.ts`;
  * Godot and Unreal: `installed-files.ts`).
  */
+import type { PackageDocument } from '@pkg/protocol';
 import semver from 'semver';
 import { TarballCache } from '../cache/tarball-cache.js';
 import type { CommandContext } from '../context.js';
@@ -111,7 +112,7 @@ export async function projectUninstall(ctx: CommandContext, names: string[], opt
     const removed = new Set(names);
     const remaining = Object.fromEntries(Object.entries(dependencies).filter(([name]) => !removed.has(name)));
     // What stays is resolved from the lock when it holds all of it: no registry is asked.
-    const documents = lockCovers(lock, remaining) ? lockDocuments(lock) : new Map<string, never>();
+    const documents: DocumentMap = lockCovers(lock, remaining) ? lockDocuments(lock) : new Map<string, PackageDocument | null>();
     const { resolution } = await resolveProject(open, registries, intent, { documents });
     // A conflict here would drop a package that what stays still needs: never silently.
     throwOnConflicts(resolution.conflicts, 'install');

@@ -147,10 +147,13 @@ export function resolve(
   }
 
   // 2. The whole closure of that manifest, as the engine resolves it: the one closure of every
-  // command. The entries just chosen go first, so their conflicts are the ones reported first.
+  // command. Under Unity's rule the entries just chosen go first, so that their conflicts are
+  // the ones reported first; one-folder engines keep the manifest's order, in which packages
+  // are then installed and enabled in the project file.
   const only = intent.kind === 'install' || intent.kind === 'update' ? intent.only : undefined;
   const roots = registryRoots(context, final, rules.closure === 'direct' ? undefined : only);
-  const ordered = [...new Set([...chosen.filter((name) => roots.includes(name)), ...roots])];
+  const ordered =
+    rules.closure === 'manifest-wins' ? [...new Set([...chosen.filter((name) => roots.includes(name)), ...roots])] : roots;
   const closure = targetOf(context, final, ordered, rules);
   if (closure.kind !== 'plan') return closure;
   const { target } = closure;
