@@ -82,7 +82,10 @@ export interface Resolution {
   target: Map<string, TargetPackage>;
   /** Why the target cannot be installed as it is; empty when it can. */
   conflicts: Conflict[];
-  /** Scoped-registry entries that must grow; empty when none changes. */
+  /**
+   * Scoped-registry entries that must grow (add, update) or shrink (uninstall: an empty scope
+   * list means the entry goes); empty when none changes.
+   */
   registryEntries: ScopedRegistry[];
   /** What `add` decided about the requested packages. */
   add?: AddPlan;
