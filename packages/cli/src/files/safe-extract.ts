@@ -13,7 +13,7 @@
 import path from 'node:path';
 import type { FileSystem } from '../deps.js';
 import { ClientError } from '../errors/client-errors.js';
-import { forEachTarEntry, type TarballSource, type TarEntryType } from './tar-entries.js';
+import { forEachTarEntry, type TarballFile, type TarEntryType } from './tar-entries.js';
 
 const FILE_TYPES = new Set<TarEntryType>(['File', 'OldFile', 'ContiguousFile']);
 
@@ -60,17 +60,12 @@ export function targetBelow(root: string, relative: string, paths: path.Platform
   return target;
 }
 
-/** Extracts `tarball` (a file's path, or bytes) into `destination`; returns how many files it wrote. */
-export async function extractPackage(
-  fs: FileSystem,
-  tarball: TarballSource,
-  destination: string,
-  label: string,
-): Promise<number> {
+/** Extracts the tarball `file` into `destination`, streamed; returns how many files it wrote. */
+export async function extractPackage(fs: FileSystem, file: TarballFile, destination: string, label: string): Promise<number> {
   const root = path.resolve(destination);
   // Pass 1: every header checked; the target of each entry, in order (null: nothing to write).
   const targets: ({ target: string; folder: boolean } | null)[] = [];
-  await readEntries(fs, tarball, label, async (entry) => {
+  await readEntries(fs, file, label, async (entry) => {
     const refuse = (reason: string) => new ClientError('UNSAFE_TARBALL', { label, entry: entry.path, reason });
     if (!FILE_TYPES.has(entry.type) && entry.type !== 'Directory') throw refuse(`an unsupported type (${entry.type})`);
     const relative = packageRelativePath(entry.path);
@@ -87,7 +82,7 @@ export async function extractPackage(
   // Pass 2: the same entries, streamed to their files.
   let files = 0;
   let index = 0;
-  await readEntries(fs, tarball, label, async (entry) => {
+  await readEntries(fs, file, label, async (entry) => {
     const planned = targets[index++];
     if (!planned) return;
     if (planned.folder) {
@@ -110,12 +105,12 @@ export async function extractPackage(
 /** The tarball's entries; a tarball that cannot be read is `UNREADABLE_TARBALL`. */
 async function readEntries(
   fs: FileSystem,
-  tarball: TarballSource,
+  file: TarballFile,
   label: string,
   onEntry: Parameters<typeof forEachTarEntry>[2],
 ): Promise<void> {
   try {
-    await forEachTarEntry(fs, tarball, onEntry);
+    await forEachTarEntry(fs, file, onEntry);
   } catch (err) {
     if (err instanceof ClientError) throw err;
     throw new ClientError('UNREADABLE_TARBALL', { label, reason: (err as Error).message });

@@ -1,14 +1,16 @@
 /**
- * Reading a (gzipped) tarball as a stream of entries, from a file or from memory: each entry's
- * data is handed to `onEntry` as a stream, so a package of any size is never held whole.
+ * Reading a (gzipped) tarball as a stream of entries from its file: each entry's data is handed
+ * to `onEntry` as a stream, so a package of any size is never held whole.
  */
-import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Parser, type ReadEntry } from 'tar';
 import type { FileSystem } from '../deps.js';
 
-/** A tarball: the path of a file (read as a stream) or bytes already in memory. */
-export type TarballSource = string | Buffer;
+/**
+ * A tarball, as the path of its file (read as a stream): the verified file in the cache. There
+ * is no way to pass bytes, so no caller can hold a package whole in memory to extract it.
+ */
+export type TarballFile = string;
 
 export type TarEntryType = ReadEntry['type'];
 
@@ -18,12 +20,12 @@ export type TarEntryType = ReadEntry['type'];
  */
 export async function forEachTarEntry(
   fs: FileSystem,
-  source: TarballSource,
+  file: TarballFile,
   onEntry: (entry: { path: string; type: TarEntryType; data: AsyncIterable<Buffer> }) => Promise<void>,
 ): Promise<void> {
-  const handle = typeof source === 'string' ? await fs.open(source, 'r') : undefined;
+  const handle = await fs.open(file, 'r');
   try {
-    const input = handle ? handle.createReadStream({ autoClose: false }) : Readable.from([source as Buffer]);
+    const input = handle.createReadStream({ autoClose: false });
     let chain = Promise.resolve();
     let failure: unknown;
     const parser = new Parser({ strict: true });
@@ -48,6 +50,6 @@ export async function forEachTarEntry(
     // What the extraction callbacks caught: errors of the parser, the filesystem or our checks.
     if (failure !== undefined) throw failure as Error;
   } finally {
-    await handle?.close();
+    await handle.close();
   }
 }

@@ -1,8 +1,9 @@
 /**
  * `--global` for install, list, update and uninstall. Global packages belong to no project, so
- * no engine version limits them; everything else (version choice, dependency raises, integrity
- * checks, reports) is what the project commands do. Each package records the registry it came
- * from, and list and update ask that registry again; `--registry` narrows them to its packages.
+ * no engine version limits them; everything else is what the project commands do: one resolve
+ * (the resolver's `direct` rule: each package is installed alone, never its dependencies), its
+ * diff, and the global applier below. Each package records the registry it came from, and list
+ * and update ask that registry again; `--registry` narrows them to its packages.
  */
 import semver from 'semver';
 import { TarballCache } from '../cache/tarball-cache.js';
@@ -17,15 +18,17 @@ import { planContextFor } from '../project/open-project.js';
 import { fetchIntoCache, type ProjectUpdateOptions } from '../project/project-update.js';
 import { planWithDocuments, type DocumentMap } from '../project/registry-documents.js';
 import { RegistrySet } from '../project/registry-set.js';
-import { parsePackageRequest, planAdd } from '../resolve/add-plan.js';
+import { parsePackageRequest } from '../resolve/add-plan.js';
+import { diffResolution } from '../resolve/diff.js';
 import { pickNewest } from '../resolve/pick-version.js';
-import { recordOf, type PlanContext } from '../resolve/plan-context.js';
 import { RegistryRouting } from '../resolve/registry-routing.js';
-import { planUpdate } from '../resolve/update-plan.js';
+import { resolve, type EngineRules, type Intent, type Resolution } from '../resolve/resolver.js';
+import type { UpdatePlan } from '../resolve/update-plan.js';
 import { GlobalPackages, type GlobalManifest } from './global-packages.js';
 
 const NO_ENGINE = { text: null };
 const LABEL = 'none (global packages)';
+const GLOBAL_RULES: EngineRules = { engineLabel: LABEL, closure: 'direct' };
 
 async function start(ctx: CommandContext, registryFlag: string | undefined) {
   const registry = await ctx.registryUrl(registryFlag);
@@ -60,22 +63,41 @@ function assertInstalled(installed: Record<string, string>, names: string[]): vo
   }
 }
 
-/** Downloads, verifies and extracts each version, in order, each from its registry. */
-async function installVersions(
+/** The global packages resolved for `intent`, the documents it needs fetched from each one's registry. */
+function resolveGlobal(registries: RegistrySet, documents: DocumentMap, installed: Record<string, string>, intent: Intent) {
+  return planWithDocuments(registries, documents, (docs) =>
+    resolve(installed, intent, planContextFor(null, NO_ENGINE, docs), GLOBAL_RULES),
+  );
+}
+
+/**
+ * The applier of global packages: the resolution's diff, each new version downloaded into the
+ * cache, verified, and extracted from its file there (streamed) beside the old one and swapped
+ * in, each package that goes removed, then the manifest written with the registry of each.
+ */
+async function applyGlobal(
   ctx: CommandContext,
   store: GlobalPackages,
   registries: RegistrySet,
-  context: PlanContext,
-  versions: { name: string; version: string }[],
+  manifest: GlobalManifest,
+  resolution: Resolution,
 ): Promise<void> {
+  const held = Object.fromEntries(Object.entries(manifest.dependencies).filter(([, version]) => semver.valid(version)));
+  const diff = diffResolution({ dependencies: manifest.dependencies, held }, resolution);
   const cache = new TarballCache(ctx.deps.fs, ctx.paths.cacheDir);
-  for (const { name, version } of versions) {
-    const record = recordOf(context, name, version);
-    if (!record) throw new ClientError('VERSION_NOT_FOUND', { version, name });
+  const installed: string[] = [];
+  for (const { package: name, to } of diff.packages) {
+    if (to === null) {
+      await store.remove(name);
+      continue;
+    }
+    const record = resolution.target.get(name)?.record;
+    if (!record) throw new ClientError('VERSION_NOT_FOUND', { version: to, name });
     const tarball = await cache.fetch(await registries.client(registries.registryOf(name)), record);
-    // A global package is unpacked from memory (safe-extract.ts); project installs keep only the file.
-    await store.install(name, version, tarball.path);
+    await store.install(name, to, tarball.path);
+    installed.push(name);
   }
+  await store.write(resolution.dependencies, { ...manifest.registries, ...recorded(registries, installed) });
 }
 
 /** The registry of every package in `names`, as it was fetched, for the global manifest. */
@@ -89,24 +111,14 @@ export async function globalInstall(ctx: CommandContext, specs: string[], regist
   return store.locked(async () => {
     const manifest = await store.readAll();
     const registries = globalRegistries(ctx, registry, manifest, new Set(requests.map((r) => r.name)));
-    const documents: DocumentMap = new Map();
-    const plan = await planWithDocuments(registries, documents, (docs) =>
-      planAdd(manifest.dependencies, requests, planContextFor(null, NO_ENGINE, docs), { engineLabel: LABEL }),
-    );
-    throwOnConflicts(plan.conflicts, 'add');
-    const versions = [
-      ...plan.added.map((a) => ({ name: a.package, version: a.version })),
-      ...plan.raised.map((r) => ({ name: r.package, version: r.to })),
-    ];
-    await installVersions(ctx, store, registries, planContextFor(null, NO_ENGINE, documents), versions);
-    await store.write(plan.dependencies, {
-      ...manifest.registries,
-      ...recorded(
-        registries,
-        versions.map((v) => v.name),
-      ),
+    const resolution = await resolveGlobal(registries, new Map(), manifest.dependencies, {
+      kind: 'add',
+      requests,
+      latest: false,
     });
-    return addReport(header, plan, null);
+    throwOnConflicts(resolution.conflicts, 'add');
+    await applyGlobal(ctx, store, registries, manifest, resolution);
+    return addReport(header, resolution.add!, null);
   });
 }
 
@@ -114,17 +126,13 @@ export async function globalUninstall(ctx: CommandContext, names: string[], regi
   const { registry, store, header } = await start(ctx, registryFlag);
   return store.locked(async () => {
     const manifest = await store.readAll();
-    const installed = manifest.dependencies;
-    assertInstalled(installed, names);
+    assertInstalled(manifest.dependencies, names);
     assertFromRegistry(manifest, names, registry, registryFlag);
-    const remaining = { ...installed };
-    for (const name of names) {
-      await store.remove(name);
-      delete remaining[name];
-    }
-    await store.write(remaining, manifest.registries);
-    const removed = names.map((name) => ({ package: name, version: installed[name]! }));
-    return uninstallReport(header, { kind: 'plan', removed, dependencies: remaining, registryEntries: [] }, null);
+    const registries = globalRegistries(ctx, registry, manifest);
+    // The `direct` rule asks no registry: removing needs none.
+    const resolution = await resolveGlobal(registries, new Map(), manifest.dependencies, { kind: 'uninstall', names });
+    await applyGlobal(ctx, store, registries, manifest, resolution);
+    return uninstallReport(header, resolution.uninstall!, null);
   });
 }
 
@@ -186,11 +194,14 @@ export async function globalUpdate(ctx: CommandContext, names: string[], options
     const registries = globalRegistries(ctx, registry, manifest);
     const only = new Set(Object.keys(installed).filter(inRun(manifest, registry, options.registry)));
     const documents: DocumentMap = new Map();
-    const plan = await planWithDocuments(registries, documents, (docs) =>
-      planUpdate(installed, planContextFor(null, NO_ENGINE, docs), { names, latest: options.latest ?? false, only }),
-    );
-    throwOnConflicts(plan.conflicts, 'update');
-    const context = planContextFor(null, NO_ENGINE, documents);
+    const resolution = await resolveGlobal(registries, documents, installed, {
+      kind: 'update',
+      names,
+      latest: options.latest ?? false,
+      only,
+    });
+    throwOnConflicts(resolution.conflicts, 'update');
+    const plan: UpdatePlan = { ...resolution.update!, conflicts: resolution.conflicts };
     const base = {
       plan,
       engine: header.engine,
@@ -204,18 +215,10 @@ export async function globalUpdate(ctx: CommandContext, names: string[], options
     if (options.dryRun) return updateReport({ ...base, mode: 'dry-run' });
     const clientFor = (record: { name: string }) => registries.client(registries.registryOf(record.name));
     if (!options.save) {
-      await fetchIntoCache(ctx, clientFor, context, plan.updated);
+      await fetchIntoCache(ctx, clientFor, planContextFor(null, NO_ENGINE, documents), plan.updated);
       return updateReport({ ...base, mode: 'fetched' });
     }
-    const versions = plan.updated.map((u) => ({ name: u.package, version: u.to }));
-    await installVersions(ctx, store, registries, context, versions);
-    await store.write(plan.dependencies, {
-      ...manifest.registries,
-      ...recorded(
-        registries,
-        versions.map((v) => v.name),
-      ),
-    });
+    await applyGlobal(ctx, store, registries, manifest, resolution);
     return updateReport({ ...base, mode: 'saved' });
   });
 }

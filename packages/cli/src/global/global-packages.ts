@@ -2,9 +2,9 @@
  * Global packages: `<data dir>/global/packages/<name>/` holds the extracted files of one version
  * per package, and `<data dir>/global/manifest.json` records them as
  * `{"dependencies": {"<name>": "<version>"}, "registries": {"<name>": "<registry url>"}}`: the
- * dependencies in the shape of a Unity manifest so the same planners apply, and the registry each
- * package came from, which list and update ask again. Changes happen under a lock file, and a package folder is swapped in only once
- * its tarball is verified and fully extracted.
+ * dependencies in the shape of a Unity manifest so the one resolver applies, and the registry
+ * each package came from, which list and update ask again. Changes happen under a lock file, and
+ * a package folder is swapped in only once its tarball is verified and fully extracted.
  */
 import { jsonSyntaxProblem } from '../json/json-syntax.js';
 import { randomBytes } from 'node:crypto';
@@ -13,7 +13,7 @@ import type { FileSystem } from '../deps.js';
 import { readTextIfExists, withFileLock, writeFileAtomic, type LockOptions } from '../io/fs.js';
 import { ClientError } from '../errors/client-errors.js';
 import { extractPackage } from '../files/safe-extract.js';
-import type { TarballSource } from '../files/tar-entries.js';
+import type { TarballFile } from '../files/tar-entries.js';
 
 export interface GlobalManifest {
   dependencies: Record<string, string>;
@@ -70,8 +70,7 @@ export class GlobalPackages {
     return withFileLock(this.#fs, path.join(this.dir, '.lock'), this.#lock, fn);
   }
   /** Extracts a verified tarball (its file in the cache, streamed) as the package's folder, replacing the previous version's. */
-  /** Extracts a verified tarball as the package's folder, replacing the previous version's. */
-  async install(name: string, version: string, tarball: TarballSource): Promise<number> {
+  async install(name: string, version: string, tarball: TarballFile): Promise<number> {
     const staging = path.join(this.dir, 'packages', `.${name}.${randomBytes(4).toString('hex')}.tmp`);
     try {
       const files = await extractPackage(this.#fs, tarball, staging, `${name}@${version}`);

@@ -5,8 +5,26 @@ import type { FileSystem } from '../deps.js';
 import type { EngineInstaller } from '../engines/installer.js';
 import type { LockedPackage } from './lock-file.js';
 
-export function fileDigest(data: Uint8Array): string {
-  return `sha256-${createHash('sha256').update(data).digest('base64')}`;
+const READ_CHUNK = 1024 * 1024;
+
+/**
+ * `sha256-<base64>` of a file, read in pieces: an installed file of any size (an Unreal asset of
+ * gigabytes) is never held whole, as its tarball never is.
+ */
+export async function fileDigest(fs: FileSystem, file: string): Promise<string> {
+  const hash = createHash('sha256');
+  const handle = await fs.open(file, 'r');
+  try {
+    const buffer = Buffer.allocUnsafe(READ_CHUNK);
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
+      if (bytesRead === 0) break;
+      hash.update(buffer.subarray(0, bytesRead));
+    }
+  } finally {
+    await handle.close();
+  }
+  return `sha256-${hash.digest('base64')}`;
 }
 
 /** Every file below `dir`, relative to it with `/`, sorted; empty when `dir` does not exist. */
@@ -33,7 +51,7 @@ export async function listFiles(fs: FileSystem, dir: string): Promise<string[]> 
 /** Digests of the files below `dir`, relative path → `sha256-…`. */
 export async function digestFiles(fs: FileSystem, dir: string, files: readonly string[]): Promise<Record<string, string>> {
   const digests: Record<string, string> = {};
-  for (const file of files) digests[file] = fileDigest(await fs.readFile(path.join(dir, ...file.split('/'))));
+  for (const file of files) digests[file] = await fileDigest(fs, path.join(dir, ...file.split('/')));
   return digests;
 }
 
@@ -59,7 +77,7 @@ export async function localChanges(
   for (const [file, digest] of Object.entries(locked.files)) {
     const where = `${locked.folder}/${file}`;
     if (!onDisk.has(file)) changes.push({ path: where, change: 'deleted' });
-    else if (fileDigest(await fs.readFile(path.join(dir, ...file.split('/')))) !== digest)
+    else if ((await fileDigest(fs, path.join(dir, ...file.split('/')))) !== digest)
       changes.push({ path: where, change: 'modified' });
   }
   for (const file of onDisk) {

@@ -14,7 +14,7 @@ import type { EngineInstaller } from '../engines/installer.js';
 import { PKG_JSON, PKG_LOCK } from '../engines/pkg-json.js';
 import type { ProjectFs } from '../files/project-fs.js';
 import { extractPackage } from '../files/safe-extract.js';
-import type { TarballSource } from '../files/tar-entries.js';
+import type { TarballFile } from '../files/tar-entries.js';
 import { writeFileAtomic } from '../io/fs.js';
 import { ClientError } from '../errors/client-errors.js';
 import { newBackupFolder } from '../files/backup.js';
@@ -24,8 +24,8 @@ import { digestFiles, folderMissing, listFiles, localChanges } from './package-f
 
 export interface PackageToInstall {
   record: VersionRecord;
-  /** The verified tarball: its file in the cache (streamed, as the commands pass it), or bytes. */
-  tarball: TarballSource;
+  /** The verified tarball's file in the cache, streamed as it is extracted. */
+  tarball: TarballFile;
   /** When restoring the lock: the files the lock says the package has, which the tarball must match. */
   expectedFiles?: Record<string, string>;
 }

@@ -1,7 +1,8 @@
 /**
- * The project commands on an engine whose packages `pkg` installs (Godot, Unreal): after the
- * planners have decided the manifest's versions, this works out every package the project must
- * hold, fetches and verifies what changes, and hands it to the staged install.
+ * The applier of Godot and Unreal, engines whose packages `pkg` installs: a resolution's diff
+ * (the manifest edit, and every package the target holds at another version than the lock)
+ * fetched and verified into the cache, then handed to the staged install, which streams each
+ * tarball from its file in the cache; and `install` exactly as the lock says.
  */
 import { pruneBackups } from '../files/backup.js';
 import path from 'node:path';
@@ -10,6 +11,7 @@ import { TarballCache } from '../cache/tarball-cache.js';
 import type { CommandContext } from '../context.js';
 import type { Engine } from '../engines/engine.js';
 import type { EngineInstaller } from '../engines/installer.js';
+import type { PackageDocument } from '@pkg/protocol';
 import type { RegistryClient } from '../http/registry-client.js';
 import { LockTimeoutError, withFileLock } from '../io/fs.js';
 import { ClientError } from '../errors/client-errors.js';
@@ -19,6 +21,7 @@ import { recoverInterrupted } from '../install/interrupted-install.js';
 import { readLock, type LockFile, type LockedPackage, type RestoredPackage } from '../install/lock-file.js';
 import { folderMissing, localChanges } from '../install/package-files.js';
 import { dependencyChanges, diffResolution, type DependencyChanges } from '../resolve/diff.js';
+import type { DocumentMap } from './registry-documents.js';
 import type { Resolution } from '../resolve/resolver.js';
 import { applyInstall, type PackageToInstall } from '../install/staged-install.js';
 
@@ -64,6 +67,11 @@ export function installsFiles(open: OpenProject): open is OpenProject & { engine
 
 export interface InstallOptions {
   force: boolean;
+  /**
+   * Install again a package of the target whose folder is gone (default true). `uninstall` does
+   * not: it removes, and needs no registry to do it.
+   */
+  repair?: boolean;
 }
 
 /** The versions the lock holds, name → version. */
@@ -81,7 +89,30 @@ function lockedRecord(name: string, locked: LockedPackage): VersionRecord {
   };
 }
 
-async function fetchAll(ctx: CommandContext, client: RegistryClient, records: VersionRecord[]) {
+/**
+ * The lock's packages as registry documents, each with its one locked version: what the
+ * resolver reads when what stays after an uninstall is exactly what the lock holds.
+ */
+export function lockDocuments(lock: LockFile): DocumentMap {
+  const documents: DocumentMap = new Map();
+  for (const [name, locked] of Object.entries(lock.packages)) {
+    const document: PackageDocument = {
+      _id: name,
+      _rev: '',
+      name,
+      'dist-tags': {},
+      versions: { [locked.version]: lockedRecord(name, locked) },
+      time: {},
+      maintainers: [],
+    };
+    documents.set(name, document);
+  }
+  return documents;
+}
+
+async function fetchAll(ctx: CommandContext, clientOf: () => Promise<RegistryClient>, records: VersionRecord[]) {
+  if (records.length === 0) return [];
+  const client = await clientOf();
   const cache = new TarballCache(ctx.deps.fs, ctx.paths.cacheDir);
   const fetched: { record: VersionRecord; tarball: string; fromCache: boolean }[] = [];
   const progress = progressBar(ctx.reporter, ctx.deps.stderr.isTTY, records.length);
@@ -111,15 +142,16 @@ function transaction(ctx: CommandContext, open: OpenProject & { engine: Installi
 }
 
 /**
- * Applies a resolution (add, update, install): the manifest written, what the target holds at
- * another version than the lock (or is missing on disk) installed, what it no longer holds removed.
+ * Applies a resolution (add, update, install, uninstall): the manifest written, what the target
+ * holds at another version than the lock (or is missing on disk) installed, what it no longer
+ * holds removed. The registry client is made only when something has to be downloaded.
  */
 export const applyWithInstall = exclusive(applyResolution);
 
 async function applyResolution(
   ctx: CommandContext,
   open: OpenProject & { engine: InstallingEngine },
-  client: RegistryClient,
+  clientOf: () => Promise<RegistryClient>,
   resolution: Resolution,
   options: InstallOptions,
 ): Promise<{ backupPath: string | null; changed: boolean; dependencies: DependencyChanges }> {
@@ -129,16 +161,19 @@ async function applyResolution(
   const toInstall: VersionRecord[] = [];
   for (const [name, target] of resolution.target) {
     const locked = lock.packages[name];
-    if (!locked || locked.version !== target.version || (await folderMissing(ctx.deps.fs, open.project, locked.folder))) {
-      toInstall.push(target.record);
-    }
+    const install =
+      !locked ||
+      locked.version !== target.version ||
+      ((options.repair ?? true) && (await folderMissing(ctx.deps.fs, open.project, locked.folder)));
+    // The one-folder closure always has the record: it chose the version from it.
+    if (install && target.record) toInstall.push(target.record);
   }
   const remove = Object.keys(lock.packages).filter((n) => !resolution.target.has(n));
   const manifestChanged = manifestText !== (await open.fs.readTextIfExists(open.manifest.path));
   if (toInstall.length === 0 && remove.length === 0 && !manifestChanged) {
     return { backupPath: null, changed: false, dependencies: { installed: [], removed: [] } };
   }
-  const fetched = await fetchAll(ctx, client, toInstall);
+  const fetched = await fetchAll(ctx, clientOf, toInstall);
   const result = await applyInstall({
     ...transaction(ctx, open, lock),
     install: fetched.map((f) => ({ record: f.record, tarball: f.tarball })),
@@ -147,64 +182,6 @@ async function applyResolution(
     force: options.force,
   });
   return { ...result, changed: true, dependencies: dependencyChanges(diff) };
-}
-
-/** Removes packages from the manifest, and everything only they needed from the project. Needs no registry. */
-export const uninstallWithInstall = exclusive(uninstall);
-
-async function uninstall(
-  ctx: CommandContext,
-  open: OpenProject & { engine: InstallingEngine },
-  names: readonly string[],
-  options: InstallOptions,
-): Promise<{ backupPath: string | null; dependencies: DependencyChanges }> {
-  const manifestText = open.engine.editManifest(open.manifest, { remove: [...names] });
-  const removed = new Set(names);
-  const dependencies = Object.fromEntries(
-    Object.entries(open.manifest.manifest.dependencies).filter(([name]) => !removed.has(name)),
-  );
-  const { lock } = await readLock(open.project, open.fs);
-  // What stays: the remaining dependencies and, through the lock, what they brought in.
-  const kept = new Set<string>();
-  const queue = Object.keys(dependencies);
-  for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
-    if (kept.has(name)) continue;
-    kept.add(name);
-    queue.push(...Object.keys(lock.packages[name]?.dependencies ?? {}));
-  }
-  const remove = Object.keys(lock.packages).filter((n) => !kept.has(n));
-  const result = await applyInstall({
-    ...transaction(ctx, open, lock),
-    install: [],
-    remove,
-    manifestText,
-    force: options.force,
-  });
-  const diff = diffResolution(
-    { dependencies: open.manifest.manifest.dependencies, held: lockedVersions(lock) },
-    {
-      kind: 'plan',
-      intent: 'install',
-      dependencies,
-      target: new Map(
-        [...kept]
-          .filter((n) => lock.packages[n])
-          .map((n) => [
-            n,
-            {
-              name: n,
-              version: lock.packages[n]!.version,
-              direct: n in dependencies,
-              requiredBy: [],
-              record: lockedRecord(n, lock.packages[n]!),
-            },
-          ]),
-      ),
-      conflicts: [],
-      registryEntries: [],
-    },
-  );
-  return { ...result, dependencies: dependencyChanges(diff) };
 }
 
 /** True when the lock holds every version `pkg.json` asks for: `install` then restores exactly the lock. */
@@ -223,7 +200,7 @@ export const installFromLock = exclusive(restore);
 async function restore(
   ctx: CommandContext,
   open: OpenProject & { engine: InstallingEngine },
-  client: RegistryClient,
+  clientOf: () => Promise<RegistryClient>,
   options: InstallOptions,
 ): Promise<{ packages: RestoredPackage[]; backupPath: string | null }> {
   const { lock } = await readLock(open.project, open.fs);
@@ -236,7 +213,7 @@ async function restore(
     if (inPlace) packages.push({ package: name, version: locked.version, status: 'in-place', cached: true });
     else pending.push(lockedRecord(name, locked));
   }
-  const fetched = await fetchAll(ctx, client, pending);
+  const fetched = await fetchAll(ctx, clientOf, pending);
   const install: PackageToInstall[] = fetched.map((f) => ({
     record: f.record,
     tarball: f.tarball,

@@ -1,4 +1,9 @@
-/** `add`, `uninstall`, `install` and `list` on a project, each package on its own registry. */
+/**
+ * `add`, `uninstall` and `install` on a project, each package on its own registry: each one
+ * resolve (`resolveProject`), its diff, and the engine's applier (Unity: `apply-change.ts`;
+ * Godot and Unreal: `installed-files.ts`).
+ */
+import type { PackageDocument } from '@pkg/protocol';
 import semver from 'semver';
 import { TarballCache } from '../cache/tarball-cache.js';
 import type { CommandContext } from '../context.js';
@@ -17,8 +22,8 @@ import { parsePackageRequest } from '../resolve/add-plan.js';
 import { diffResolution } from '../resolve/diff.js';
 import { readLock, type RestoredPackage } from '../install/lock-file.js';
 import { recordOf } from '../resolve/plan-context.js';
-import { planUninstall } from '../resolve/uninstall-plan.js';
-import { applyWithInstall, installFromLock, installsFiles, lockCovers, uninstallWithInstall } from './installed-files.js';
+import type { Intent } from '../resolve/resolver.js';
+import { applyWithInstall, installFromLock, installsFiles, lockCovers, lockDocuments } from './installed-files.js';
 import { resolveProject } from './resolve-project.js';
 import { lockInstallReport } from '../reports/lock-install-report.js';
 import { applyManifestChange, applyOptionsOf } from './apply-change.js';
@@ -27,7 +32,7 @@ import { warnUnsignedForUnity } from './unity-signature-notice.js';
 import { openProject, type OpenProject } from './open-project.js';
 import { projectRegistries, type ProjectRegistries } from './project-registries.js';
 import { downloadProgress, progressBar } from './progress.js';
-import { planWithDocuments, type DocumentMap } from './registry-documents.js';
+import type { DocumentMap } from './registry-documents.js';
 
 export interface ProjectOptions {
   registry?: string;
@@ -76,7 +81,7 @@ export async function projectAdd(ctx: CommandContext, specs: string[], options: 
   const plan = resolution.add!;
   // Engines that install files (Godot, Unreal) have no scoped registries: one registry serves all.
   if (installsFiles(open)) {
-    const applied = await applyWithInstall(ctx, open, await registries.set.client(registries.inEffect), resolution, {
+    const applied = await applyWithInstall(ctx, open, () => registries.set.client(registries.inEffect), resolution, {
       force: options.force ?? false,
     });
     return addReport(headerOf(open, registries), plan, applied.backupPath, applied.dependencies);
@@ -101,34 +106,32 @@ export async function projectUninstall(ctx: CommandContext, names: string[], opt
   }
   const registries = await projectRegistries(ctx, open, options.registry !== undefined ? { flag: options.registry } : {});
   registries.refuseOutsideRun(names);
+  const intent: Intent = { kind: 'uninstall', names };
   if (installsFiles(open)) {
-    const plan = planUninstall(dependencies, names, registries.context(new Map()));
-    if (plan.kind !== 'plan') throw new Error('uninstall without scopes needs no documents');
-    const applied = await uninstallWithInstall(ctx, open, names, { force: options.force ?? false });
-    return uninstallReport(headerOf(open, registries), plan, applied.backupPath, applied.dependencies);
+    const { lock } = await readLock(open.project, open.fs);
+    const removed = new Set(names);
+    const remaining = Object.fromEntries(Object.entries(dependencies).filter(([name]) => !removed.has(name)));
+    // What stays is resolved from the lock when it holds all of it: no registry is asked.
+    const documents: DocumentMap = lockCovers(lock, remaining) ? lockDocuments(lock) : new Map<string, PackageDocument | null>();
+    const { resolution } = await resolveProject(open, registries, intent, { documents });
+    // A conflict here would drop a package that what stays still needs: never silently.
+    throwOnConflicts(resolution.conflicts, 'install');
+    const applied = await applyWithInstall(ctx, open, () => registries.set.client(registries.inEffect), resolution, {
+      force: options.force ?? false,
+      repair: false,
+    });
+    return uninstallReport(headerOf(open, registries), resolution.uninstall!, applied.backupPath, applied.dependencies);
   }
-  const entries = open.manifest.manifest.scopedRegistries;
-  // Scopes are only worked out when there are entries to shrink: no registry call otherwise.
-  const scoped = registries.scopes !== undefined && entries.length > 0;
-  const withoutScopes = () => planUninstall(dependencies, names, registries.context(new Map()));
-  const plan = scoped
-    ? await planWithDocuments(registries.set, new Map(), (docs) =>
-        planUninstall(dependencies, names, registries.context(docs), { entries }),
-      ).catch((err: unknown) => {
-        // Removing a package must not need its registry (it may be gone for good, which is often
-        // why it is removed); only tidying the scopes does, and extra scopes harm nobody.
-        if (!(err instanceof ClientError) || err.code !== 'FETCH_FAILED') throw err;
-        ctx.reporter.warn(`The scopes of scopedRegistries were left as they are: ${err.hint ?? err.message}`);
-        return withoutScopes();
-      })
-    : withoutScopes();
-  if (plan.kind !== 'plan') throw new Error('uninstall without scopes needs no documents');
-  const applied = await applyManifestChange(
-    open,
-    { remove: plan.removed.map((r) => r.package), registries: plan.registryEntries },
-    await applyOptionsOf(ctx),
-  );
-  return uninstallReport(headerOf(open, registries), plan, applied.backupPath);
+  const { resolution } = await resolveProject(open, registries, intent).catch((err: unknown) => {
+    // Removing a package must not need its registry (it may be gone for good, which is often
+    // why it is removed); only tidying the scopes does, and extra scopes harm nobody.
+    if (!(err instanceof ClientError) || err.code !== 'FETCH_FAILED') throw err;
+    ctx.reporter.warn(`The scopes of scopedRegistries were left as they are: ${err.hint ?? err.message}`);
+    return resolveProject(open, registries, intent, { rules: { engineLabel: open.engineLabel, closure: 'direct' } });
+  });
+  const diff = diffResolution({ dependencies, held: {} }, resolution);
+  const applied = await applyManifestChange(open, diff.manifest, await applyOptionsOf(ctx));
+  return uninstallReport(headerOf(open, registries), resolution.uninstall!, applied.backupPath);
 }
 
 export function status(
@@ -166,7 +169,7 @@ export async function projectInstall(ctx: CommandContext, options: ProjectOption
   }
   throwOnConflicts(resolution.conflicts, 'install');
   // What the editor resolves, not whatever versions the dependencies happen to name.
-  const records = [...resolution.target.values()].map((t) => t.record);
+  const records = [...resolution.target.values()].flatMap((t) => t.record ?? []);
   const skipped: SkippedPackage[] = [];
   for (const [name, version] of Object.entries(dependencies)) {
     if (!registries.inRun(name)) continue;
@@ -203,7 +206,7 @@ async function installFiles(
   registries: ProjectRegistries,
   options: ProjectOptions,
 ): Promise<CommandResult> {
-  const client = await registries.set.client(registries.inEffect);
+  const client = () => registries.set.client(registries.inEffect);
   const force = options.force ?? false;
   const { lock } = await readLock(open.project, open.fs);
   if (lockCovers(lock, open.manifest.manifest.dependencies)) {

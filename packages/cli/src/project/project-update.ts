@@ -78,7 +78,7 @@ export async function projectUpdate(ctx: CommandContext, names: string[], option
   }
   // Engines that install files (Godot, Unreal) have no scoped registries: one registry serves all.
   if (installsFiles(open)) {
-    const applied = await applyWithInstall(ctx, open, await registries.set.client(registries.inEffect), resolution, {
+    const applied = await applyWithInstall(ctx, open, () => registries.set.client(registries.inEffect), resolution, {
       force: options.force ?? false,
     });
     return updateReport(

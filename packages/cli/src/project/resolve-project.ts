@@ -23,10 +23,15 @@ export interface ProjectResolution {
   latestRetry?: readonly Conflict[];
 }
 
-export async function engineRules(open: OpenProject, registries: ProjectRegistries): Promise<EngineRules> {
+export async function engineRules(open: OpenProject, registries: ProjectRegistries, intent: Intent): Promise<EngineRules> {
   if (installsFiles(open)) {
     const { lock } = await readLock(open.project, open.fs);
     return { engineLabel: open.engineLabel, closure: 'one-folder', locked: lockedVersions(lock) };
+  }
+  // Unity's uninstall needs the closure only to shrink scoped-registry entries: with none to
+  // shrink it asks no registry (the one a package came from may be gone, often why it goes).
+  if (intent.kind === 'uninstall' && (registries.scopes === undefined || open.manifest.manifest.scopedRegistries.length === 0)) {
+    return { engineLabel: open.engineLabel, closure: 'direct' };
   }
   return {
     engineLabel: open.engineLabel,
@@ -40,6 +45,8 @@ export interface ResolveOptions {
   documents?: DocumentMap;
   /** Versions known advisories affect: an update prefers others (PlanContext.isAffected). */
   isAffected?: (name: string, version: string) => boolean;
+  /** The engine's rules, when not the project's own (`engineRules`). */
+  rules?: EngineRules;
 }
 
 export async function resolveProject(
@@ -48,16 +55,21 @@ export async function resolveProject(
   intent: Intent,
   options: ResolveOptions = {},
 ): Promise<ProjectResolution> {
-  const rules = await engineRules(open, registries);
+  const rules = options.rules ?? (await engineRules(open, registries, intent));
   const dependencies = open.manifest.manifest.dependencies;
   const documents: DocumentMap = options.documents ?? new Map<string, PackageDocument | null>();
   const { isAffected } = options;
-  const contextOf = (docs: DocumentMap) => ({ ...registries.context(docs), ...(isAffected ? { isAffected } : {}) });
+  const contextOf = (docs: DocumentMap) => ({
+    ...registries.context(docs),
+    ...(isAffected ? { isAffected } : {}),
+    // What stays after an uninstall was installed for this editor already: it is not judged again.
+    ...(intent.kind === 'uninstall' ? { isCompatible: () => true } : {}),
+  });
   const run = (asked: Intent) =>
     planWithDocuments(registries.set, documents, (docs) => resolve(dependencies, asked, contextOf(docs), rules));
   const resolution = await named(await run(intent), open, registries);
   const liftable = resolution.conflicts.some((c) => c.reason === 'crosses-major');
-  if (!liftable || intent.kind === 'install' || intent.latest) return { resolution, documents };
+  if (!liftable || intent.kind === 'install' || intent.kind === 'uninstall' || intent.latest) return { resolution, documents };
   // A hint may suggest --latest only when it works: try it.
   const withLatest = await run({ ...intent, latest: true });
   return { resolution, documents, latestRetry: withLatest.conflicts };
@@ -72,5 +84,6 @@ async function named(resolution: Resolution, open: OpenProject, registries: Proj
     registryEntries,
     ...(resolution.add ? { add: { ...resolution.add, registryEntries } } : {}),
     ...(resolution.update ? { update: { ...resolution.update, registryEntries } } : {}),
+    ...(resolution.uninstall ? { uninstall: { ...resolution.uninstall, registryEntries } } : {}),
   };
 }

@@ -1,6 +1,7 @@
 /**
- * `pkg add <name>[@version|@tag|@range]`: which version each package gets, which manifest
- * entries must rise with it, and how our scoped-registry entry must grow. Pure, like the update
+ * `pkg add <name>[@version|@tag|@range]`: which version each package gets and which manifest
+ * entries must rise with it, the first step of the resolver (`resolver.ts`), which then resolves
+ * the closure and the scoped-registry entries once for every command. Pure, like the update
  * plan; a request that cannot be met throws a `ClientError` saying why and what would work.
  */
 import { orNewer } from './requirement-text.js';
@@ -8,11 +9,9 @@ import semver from 'semver';
 import { checkPackageName } from '@pkg/protocol';
 import type { ScopedRegistry } from '../engines/engine.js';
 import { ClientError } from '../errors/client-errors.js';
-import { recordOf, registryClosure, type NeedsDocuments, type PlanContext } from './plan-context.js';
+import { recordOf, type NeedsDocuments, type PlanContext } from './plan-context.js';
 import { isUsable, pickNewest, usableVersions, versionRequirements } from './pick-version.js';
 import { raiseDependencies, type Conflict } from './raise-dependencies.js';
-import { checkClosure } from './closure-check.js';
-import { completeRegistryEntries, type ScopeTargets } from './registry-scopes.js';
 import type { PlannedUpdate } from './update-plan.js';
 
 export interface PackageRequest {
@@ -36,9 +35,13 @@ export interface AddPlan {
   alreadyPresent: AddedPackage[];
   /** Other manifest entries raised because an added version needs them. */
   raised: PlannedUpdate[];
+  /** Raises that are not allowed; the resolver adds the closure's own. */
   conflicts: Conflict[];
   dependencies: Record<string, string>;
-  /** Scoped-registry entries created or completed for the added packages; empty when none changes. */
+  /**
+   * Scoped-registry entries created or completed for the added packages and what they bring;
+   * empty when none changes. Set by the resolver, from the closure (empty from `planAdd`).
+   */
   registryEntries: ScopedRegistry[];
 }
 
@@ -46,7 +49,6 @@ export interface AddOptions {
   /** How the engine and its version read in messages, e.g. `Unity 2022.3.10f1`. */
   engineLabel: string;
   latest?: boolean;
-  scopes?: ScopeTargets;
 }
 
 /** Splits `com.vendor.name@1.2.0` (names cannot contain `@`, so the first one separates). */
@@ -103,26 +105,14 @@ export function planAdd(
     options.latest ?? false,
   );
   if (raised.missing.size > 0) return { kind: 'needs-documents', names: [...raised.missing] };
-
-  const checked = checkClosure(context, final, [...added.map((a) => a.package), ...raised.raises.map((r) => r.name)]);
-  if (checked.kind !== 'plan') return checked;
-  let registryEntries: ScopedRegistry[] = [];
-  if (options.scopes) {
-    const roots = [...added, ...alreadyPresent].map((a) => ({ name: a.package, version: a.version }));
-    roots.push(...raised.raises.map((r) => ({ name: r.name, version: r.to })));
-    const closure = registryClosure(context, roots);
-    if (closure.missing.size > 0) return { kind: 'needs-documents', names: [...closure.missing] };
-    registryEntries = completeRegistryEntries(options.scopes, closure.names);
-  }
   return {
     kind: 'plan',
     added,
     alreadyPresent,
     raised: raised.raises.map((r) => ({ package: r.name, from: r.from, to: r.to, requiredBy: r.requiredBy })),
-    // The closure sees again what a refused raise already reports: once is enough.
-    conflicts: [...raised.conflicts, ...checked.conflicts.filter((c) => !raised.conflicts.some((r) => r.message === c.message))],
+    conflicts: raised.conflicts,
     dependencies: final,
-    registryEntries,
+    registryEntries: [],
   };
 }
 

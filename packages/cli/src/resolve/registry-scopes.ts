@@ -68,6 +68,16 @@ export function shrinkRegistryEntry(
   return { ...entry, scopes };
 }
 
+/** Every entry without the scopes only `released` names needed, as `shrinkRegistryEntry` says. */
+export function shrinkRegistryEntries(
+  entries: readonly ScopedRegistry[],
+  released: ReadonlySet<string>,
+  stillNeeded: ReadonlySet<string>,
+): ScopedRegistry[] {
+  // Every entry: a removed package's dependencies may have come from other registries.
+  return entries.flatMap((entry) => shrinkRegistryEntry(entries, entry.url, released, stillNeeded) ?? []);
+}
+
 /**
  * Where names have to be listed: `entryFor` gives the URL of the registry whose entry must list
  * a name, or null when none must (a registry that serves unscoped names, one pkg does not ask).

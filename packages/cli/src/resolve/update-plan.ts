@@ -1,12 +1,12 @@
 /**
  * The update plan: a pure function of the manifest's dependencies, the registry's documents and
- * the engine's rules. `pkg update` prints it (`--dry-run`) or hands it to the applier.
+ * the engine's rules, the first step of the resolver (`resolver.ts`), which then resolves the
+ * closure and the scoped-registry entries once for every command. `pkg update` prints it
+ * (`--dry-run`) or hands the resolution to the applier.
  */
 import semver from 'semver';
 import type { ScopedRegistry } from '../engines/engine.js';
-import { checkClosure } from './closure-check.js';
-import { registryClosure, type NeedsDocuments, type PlanContext } from './plan-context.js';
-import { completeRegistryEntries, type ScopeTargets } from './registry-scopes.js';
+import type { NeedsDocuments, PlanContext } from './plan-context.js';
 import { blockedByEngine, newerMajor, pickUpdate } from './pick-version.js';
 import { raiseDependencies, type Conflict } from './raise-dependencies.js';
 
@@ -53,11 +53,14 @@ export interface UpdatePlan {
   updated: PlannedUpdate[];
   /** In manifest order. */
   unchanged: UnchangedPackage[];
-  /** When not empty, the plan cannot be applied. */
+  /** When not empty, the plan cannot be applied (from `planUpdate`: the raises; the resolver adds the closure's). */
   conflicts: Conflict[];
   /** The dependencies after the update, in manifest order. */
   dependencies: Record<string, string>;
-  /** Scoped-registry entries completed for what the new versions bring; empty when none changes. */
+  /**
+   * Scoped-registry entries completed for what the new versions bring; empty when none changes.
+   * Set by the resolver, from the closure (empty from `planUpdate`).
+   */
   registryEntries: ScopedRegistry[];
 }
 
@@ -66,11 +69,6 @@ export interface UpdateOptions {
   names: readonly string[];
   /** Cross major versions. */
   latest: boolean;
-  /**
-   * The manifest's scoped registries, for engines that have them: new versions' dependencies
-   * are added to the entry of the registry that serves them.
-   */
-  scopes?: ScopeTargets;
   /**
    * The only packages this run may touch (`--registry`: that registry's packages); every
    * dependency when absent. `names` narrows it further.
@@ -139,30 +137,14 @@ export function planUpdate(
     if (reason !== undefined) update.requiredBy = reason;
     updated.push(update);
   }
-  const checked = checkClosure(
-    context,
-    final,
-    updated.map((u) => u.package),
-  );
-  if (checked.kind !== 'plan') return checked;
-  let registryEntries: ScopedRegistry[] = [];
-  if (options.scopes && updated.length > 0) {
-    const closure = registryClosure(
-      context,
-      updated.map((u) => ({ name: u.package, version: u.to })),
-    );
-    if (closure.missing.size > 0) return { kind: 'needs-documents', names: [...closure.missing] };
-    registryEntries = completeRegistryEntries(options.scopes, closure.names);
-  }
   const order = Object.keys(dependencies);
   return {
     kind: 'plan',
     updated,
     unchanged: order.filter((n) => unchanged.has(n)).map((n) => unchanged.get(n)!),
-    // The closure sees again what a refused raise already reports: once is enough.
-    conflicts: [...raised.conflicts, ...checked.conflicts.filter((c) => !raised.conflicts.some((r) => r.message === c.message))],
+    conflicts: raised.conflicts,
     dependencies: final,
-    registryEntries,
+    registryEntries: [],
   };
 }
 

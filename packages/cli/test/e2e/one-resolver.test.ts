@@ -120,6 +120,39 @@ describe('add can never write what install refuses', () => {
   });
 });
 
+describe('uninstall resolves what stays with the same resolver', () => {
+  it('Godot: from the lock when it holds what stays, so no registry is asked; what only the removed package needed goes with it', async () => {
+    const project = await tmpProject('pkg-resolver-godot-uninstall-', { 'project.godot': PROJECT_GODOT });
+    expect((await pkg(['add', 'com.studio.godot.input@1.1.0'], project.dir)).code).toBe(0);
+    expect((await readdir(project.path('addons'))).sort()).toEqual(['core', 'input']);
+
+    // The registry is gone: removing needs none.
+    const offline = { ...env, PKG_REGISTRY: 'http://127.0.0.1:9' };
+    const removed = await runPkg(['uninstall', 'com.studio.godot.input', '--json'], { home, env: offline, cwd: project.dir });
+    expect(removed.stderr).toBe('');
+    expect(removed.code).toBe(0);
+    expect(JSON.parse(removed.stdout)).toMatchObject({
+      removed: [{ package: 'com.studio.godot.input', version: '1.1.0' }],
+      dependencies: { installed: [], removed: [{ package: 'com.studio.godot.core', version: '1.1.0' }] },
+    });
+    expect(JSON.parse(await project.read('pkg.json')).dependencies).toEqual({});
+    expect(JSON.parse(await project.read('pkg-lock.json')).packages).toEqual({});
+    expect(await project.read('project.godot')).toBe(PROJECT_GODOT);
+  });
+
+  it('Godot: a package listed in pkg.json stays when another that needed it goes', async () => {
+    const project = await tmpProject('pkg-resolver-godot-uninstall-kept-', { 'project.godot': PROJECT_GODOT });
+    expect((await pkg(['add', 'com.studio.godot.input@1.1.0', 'com.studio.godot.core@1.1.0'], project.dir)).code).toBe(0);
+    const offline = { ...env, PKG_REGISTRY: 'http://127.0.0.1:9' };
+    const removed = await runPkg(['uninstall', 'com.studio.godot.input', '--json'], { home, env: offline, cwd: project.dir });
+    expect(removed.code).toBe(0);
+    expect(JSON.parse(removed.stdout).dependencies).toEqual({ installed: [], removed: [] });
+    expect(JSON.parse(await project.read('pkg.json')).dependencies).toEqual({ 'com.studio.godot.core': '1.1.0' });
+    expect(Object.keys(JSON.parse(await project.read('pkg-lock.json')).packages)).toEqual(['com.studio.godot.core']);
+    expect(await readdir(project.path('addons'))).toEqual(['core']);
+  });
+});
+
 describe('hints suggest only what works', () => {
   it('add: --latest is suggested when it resolves, and it does; not when it meets another conflict', async () => {
     const manifest = unityManifest({ 'com.studio.core': '1.1.0' });

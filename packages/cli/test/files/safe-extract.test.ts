@@ -26,6 +26,13 @@ async function tempDir() {
   return mkdtemp(path.join(tmpdir(), 'pkg-extract-'));
 }
 
+/** The bytes as a tarball file of its own folder, as the cache keeps one: extraction reads only files. */
+async function tarballFile(bytes: Buffer): Promise<string> {
+  const file = path.join(await tempDir(), 'package.tgz');
+  await fs.writeFile(file, bytes);
+  return file;
+}
+
 describe('packageRelativePath', () => {
   it.each([
     ['package/package.json', 'package.json'],
@@ -93,7 +100,7 @@ describe('extractPackage', () => {
   it('writes the files below package/ into the destination', async () => {
     const dest = path.join(await tempDir(), 'out');
     const tarball = buildTarball({ name: 'com.a.b', version: '1.0.0' }, [{ path: 'Runtime/A.cs', content: 'class A {}' }]);
-    expect(await extractPackage(fs, tarball, dest, 'com.a.b@1.0.0')).toBe(2);
+    expect(await extractPackage(fs, await tarballFile(tarball), dest, 'com.a.b@1.0.0')).toBe(2);
     expect(JSON.parse(await readFile(path.join(dest, 'package.json'), 'utf8'))).toEqual({ name: 'com.a.b', version: '1.0.0' });
     expect(await readFile(path.join(dest, 'Runtime', 'A.cs'), 'utf8')).toBe('class A {}');
     expect((await stat(path.join(dest, 'Runtime', 'A.cs'))).mode & 0o777).toBe(0o644 & ~process.umask());
@@ -126,7 +133,7 @@ describe('extractPackage', () => {
     const dest = path.join(root, 'out');
     const files = [{ path: 'package/package.json', content: '{}' }, ...entries];
     const tarball = index === -1 ? gzipSync(rawTar(files)) : withType(files, index + 1, flag);
-    const error = await extractPackage(fs, tarball, dest, 'com.evil.pkg@1.0.0').then(
+    const error = await extractPackage(fs, await tarballFile(tarball), dest, 'com.evil.pkg@1.0.0').then(
       () => null,
       (e: unknown) => e,
     );
@@ -138,6 +145,8 @@ describe('extractPackage', () => {
 
   it('refuses bytes that are not a tarball', async () => {
     const dest = path.join(await tempDir(), 'out');
-    await expect(extractPackage(fs, Buffer.from('not a tarball at all'), dest, 'x@1.0.0')).rejects.toThrow(/cannot be read/);
+    await expect(extractPackage(fs, await tarballFile(Buffer.from('not a tarball at all')), dest, 'x@1.0.0')).rejects.toThrow(
+      /cannot be read/,
+    );
   });
 });

@@ -1,7 +1,7 @@
-import { readFile, stat } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestRegistry } from '@pkg/testkit';
+import { loginUser, publishFixtures, type TestRegistry } from '@pkg/testkit';
 import { run, testDeps } from '../support/deps.js';
 import { fixtureRegistry } from '../project/fixtures.js';
 
@@ -120,5 +120,28 @@ describe('global packages', () => {
       });
     }
     expect((await run(deps, ['uninstall', '--global', 'com.fixture.core'])).code).toBe(0);
+  });
+
+  it('installs each package alone: neither asks for nor checks the dependencies it never installs', async () => {
+    // A tool whose dependency asks for a version nobody published: a project could not resolve
+    // it, but a global package is extracted on its own.
+    const token = await loginUser(registry.url, 'global-tool-publisher');
+    await publishFixtures(registry.url, token, {
+      'com.fixture.tool': [{ version: '1.0.0', manifest: { dependencies: { 'com.fixture.core': '9.0.0' } } }],
+    });
+    const deps = await testDeps({ env: { PKG_REGISTRY: registry.url } });
+    const installed = await run(deps, ['install', '--global', 'com.fixture.tool', '--json']);
+    expect(installed.stderr).toBe('');
+    expect(installed.code).toBe(0);
+    expect(JSON.parse(installed.stdout)).toMatchObject({ added: [{ package: 'com.fixture.tool', version: '1.0.0' }] });
+    const globalDir = path.join(deps.env.PKG_DATA_DIR!, 'global');
+    expect(await readdir(path.join(globalDir, 'packages'))).toEqual(['com.fixture.tool']);
+    // And uninstall asks no registry at all.
+    const offline = { ...deps, env: { ...deps.env, PKG_REGISTRY: 'http://127.0.0.1:9' } };
+    expect((await run(offline, ['uninstall', '--global', 'com.fixture.tool'])).code).toBe(0);
+    expect(JSON.parse(await readFile(path.join(globalDir, 'manifest.json'), 'utf8'))).toEqual({
+      dependencies: {},
+      registries: {},
+    });
   });
 });

@@ -6,9 +6,11 @@
  */
 import * as nodeFs from 'node:fs/promises';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { buildTarball, sha512Integrity, tmpProject, type TmpUnityProject } from '@pkg/testkit';
 import type { VersionRecord } from '@pkg/protocol';
 import type { FileSystem } from '../../src/deps.js';
@@ -21,6 +23,15 @@ import { applyInstall, type PackageToInstall } from '../../src/install/staged-in
 
 const PROJECT_GODOT = 'config_version=5\n\n[application]\n\nconfig/features=PackedStringArray("4.2")';
 const engine = godotEngine as typeof godotEngine & { installer: EngineInstaller };
+
+/** Tarballs are extracted from their file (as from the cache): each fixture's bytes are written to one. */
+const tarballs = mkdtempSync(path.join(tmpdir(), 'pkg-tarballs-'));
+afterAll(() => rm(tarballs, { recursive: true, force: true }));
+function tarballFile(bytes: Buffer): string {
+  const file = path.join(tarballs, `${randomUUID()}.tgz`);
+  writeFileSync(file, bytes);
+  return file;
+}
 
 const cleanup: TmpUnityProject[] = [];
 afterEach(async () => {
@@ -38,7 +49,7 @@ function godotPackage(folder: string, version: string): PackageToInstall {
     version,
     dist: { tarball: `http://registry.test/${name}-${version}.tgz`, integrity: sha512Integrity(tarball), shasum: '' },
   };
-  return { record, tarball };
+  return { record, tarball: tarballFile(tarball) };
 }
 
 /** Every file with its content and every folder (`name/`), sorted: empty folders count too. */

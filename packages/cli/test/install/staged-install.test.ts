@@ -1,8 +1,10 @@
 import * as nodeFs from 'node:fs/promises';
-import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { buildTarball, rejected, removedAfterTest, sha512Integrity, tmpProject } from '@pkg/testkit';
 import type { VersionRecord } from '@pkg/protocol';
 import type { FileSystem } from '../../src/deps.js';
@@ -16,6 +18,15 @@ import { ClientError } from '../../src/errors/client-errors.js';
 const PROJECT_GODOT = 'config_version=5\n\n[application]\n\nconfig/features=PackedStringArray("4.2")\n';
 const engine = godotEngine as typeof godotEngine & { installer: EngineInstaller };
 
+/** Tarballs are extracted from their file (as from the cache): each fixture's bytes are written to one. */
+const tarballs = mkdtempSync(path.join(tmpdir(), 'pkg-tarballs-'));
+afterAll(() => rm(tarballs, { recursive: true, force: true }));
+function tarballFile(bytes: Buffer): string {
+  const file = path.join(tarballs, `${randomUUID()}.tgz`);
+  writeFileSync(file, bytes);
+  return file;
+}
+
 function dialog(version: string, files: { path: string; content: string }[] = [], folder = 'dialog'): PackageToInstall {
   const name = `com.acme.${folder}`;
   const tarball = buildTarball({ name, version }, [
@@ -27,7 +38,7 @@ function dialog(version: string, files: { path: string; content: string }[] = []
     version,
     dist: { tarball: `http://registry.test/${name}/-/${name}-${version}.tgz`, integrity: sha512Integrity(tarball), shasum: '' },
   };
-  return { record, tarball };
+  return { record, tarball: tarballFile(tarball) };
 }
 
 /** Every file below `dir` with its content: what "nothing changed" is compared with. */

@@ -2,22 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { ClientError } from '../../src/errors/client-errors.js';
 import { parsePackageRequest, planAdd, type AddPlan, type PackageRequest } from '../../src/resolve/add-plan.js';
 import type { PlanContext } from '../../src/resolve/plan-context.js';
-import { planUninstall, type UninstallPlan } from '../../src/resolve/uninstall-plan.js';
+import { planUninstall } from '../../src/resolve/uninstall-plan.js';
 import { context, doc } from './documents.js';
 
 const A = 'com.vendor.a';
 const B = 'com.vendor.b';
 const C = 'com.vendor.c';
-const registryUrl = 'https://registry.example.com';
 const label = 'Unity 2022.3.10f1';
 
-function add(
-  deps: Record<string, string>,
-  requests: PackageRequest[],
-  ctx: PlanContext,
-  entries = [] as { name: string; url: string; scopes: string[] }[],
-): AddPlan {
-  const result = planAdd(deps, requests, ctx, { engineLabel: label, scopes: { entries, entryFor: () => registryUrl } });
+function add(deps: Record<string, string>, requests: PackageRequest[], ctx: PlanContext): AddPlan {
+  const result = planAdd(deps, requests, ctx, { engineLabel: label });
   if (result.kind !== 'plan') throw new Error(`needs ${result.names.join(', ')}`);
   return result;
 }
@@ -127,26 +121,6 @@ describe('planAdd', () => {
     expect(error.exitCode).toBe(1);
   });
 
-  it('lists the package and every transitive dependency the registry serves in our entry, sorted', () => {
-    const top = doc(C, [
-      { v: '1.0.0', deps: { [B]: '1.0.0', 'com.unity.textmeshpro': '3.0.6', 'com.unity.modules.ui': '1.0.0' } },
-    ]);
-    const mid = doc(B, [{ v: '1.0.0', deps: { [A]: '1.0.0' } }]);
-    const ctx = context([a, mid, top], { notInRegistry: ['com.unity.textmeshpro'] });
-    const other = { name: 'other', url: 'https://other.example.com', scopes: ['com.other'] };
-    expect(add({}, [{ name: C }], ctx, [other]).registryEntries[0]).toEqual({
-      name: 'registry.example.com',
-      url: registryUrl,
-      scopes: [A, B, C],
-    });
-    const ours = { name: 'mine', url: registryUrl, scopes: ['com.zzz', B] };
-    expect(add({}, [{ name: C }], ctx, [other, ours]).registryEntries[0]).toEqual({
-      name: 'mine',
-      url: registryUrl,
-      scopes: [A, B, C, 'com.zzz'],
-    });
-  });
-
   it('raises a manifest entry the new package needs', () => {
     const top = doc(C, [{ v: '1.0.0', deps: { [A]: '1.1.0' } }]);
     const plan = add({ [A]: '1.0.0' }, [{ name: C }], context([a, top]));
@@ -166,52 +140,19 @@ describe('planAdd', () => {
   });
 });
 
+// The scopes an uninstall shrinks come from the closure of what stays: resolver.test.ts.
 describe('planUninstall', () => {
-  const shared = doc('com.vendor.shared', ['1.0.0']);
-  const one = doc(A, [{ v: '1.0.0', deps: { 'com.vendor.shared': '1.0.0', 'com.vendor.only-a': '1.0.0' } }]);
-  const onlyA = doc('com.vendor.only-a', ['1.0.0']);
-  const two = doc(B, [{ v: '1.0.0', deps: { 'com.vendor.shared': '1.0.0' } }]);
-  const ctx = context([shared, one, onlyA, two]);
-  const entry = { name: 'ours', url: registryUrl, scopes: [A, B, 'com.vendor.future', 'com.vendor.only-a', 'com.vendor.shared'] };
-  const other = { name: 'other', url: 'https://other.example.com', scopes: ['com.other'] };
-
-  function uninstall(deps: Record<string, string>, names: string[], entries = [other, entry]): UninstallPlan {
-    const result = planUninstall(deps, names, ctx, { entries });
-    if (result.kind !== 'plan') throw new Error(`needs ${result.names.join(', ')}`);
-    return result;
-  }
-
-  it('removes the package and the scopes only it needed', () => {
-    const plan = uninstall({ [A]: '1.0.0', [B]: '1.0.0' }, [A]);
-    expect(plan.removed).toEqual([{ package: A, version: '1.0.0' }]);
-    expect(plan.dependencies).toEqual({ [B]: '1.0.0' });
-    expect(plan.registryEntries).toEqual([{ ...entry, scopes: [B, 'com.vendor.future', 'com.vendor.shared'] }]);
-  });
-
-  it('tidies every entry the removed package’s dependencies came from', () => {
-    const ours = { name: 'ours', url: registryUrl, scopes: [A, B] };
-    const theirs = { name: 'theirs', url: 'https://other.example.com', scopes: ['com.vendor.only-a', 'com.vendor.shared'] };
-    const plan = uninstall({ [A]: '1.0.0', [B]: '1.0.0' }, [A], [ours, theirs]);
-    expect(plan.registryEntries).toEqual([
-      { ...ours, scopes: [B] },
-      { ...theirs, scopes: ['com.vendor.shared'] },
+  it('removes the named packages from the manifest, in manifest order', () => {
+    const plan = planUninstall({ [A]: '1.0.0', [B]: '1.0.0', [C]: 'file:../c' }, [C, A]);
+    expect(plan.removed).toEqual([
+      { package: A, version: '1.0.0' },
+      { package: C, version: 'file:../c' },
     ]);
-  });
-
-  it('empties the entry when nothing of ours is left, keeping hand-written scopes for other packages', () => {
-    const plan = uninstall({ [A]: '1.0.0', [B]: '1.0.0' }, [A, B]);
-    expect(plan.registryEntries.find((e) => e.url === registryUrl)?.scopes).toEqual(['com.vendor.future']);
-    const bare = { name: 'ours', url: registryUrl, scopes: [A, 'com.vendor.only-a', 'com.vendor.shared'] };
-    expect(uninstall({ [A]: '1.0.0' }, [A], [bare]).registryEntries[0]?.scopes).toEqual([]);
-  });
-
-  it('leaves a prefix scope that a remaining package still matches', () => {
-    const prefix = { name: 'ours', url: registryUrl, scopes: ['com.vendor'] };
-    expect(uninstall({ [A]: '1.0.0', [B]: '1.0.0' }, [A], [prefix]).registryEntries).toEqual([]);
+    expect(plan.dependencies).toEqual({ [B]: '1.0.0' });
   });
 
   it('refuses a package the project does not have', () => {
-    const error = failure(() => uninstall({ [A]: '1.0.0' }, ['com.vendor.nope']));
+    const error = failure(() => planUninstall({ [A]: '1.0.0' }, ['com.vendor.nope']));
     expect(error.message).toBe("package 'com.vendor.nope' not found in project");
   });
 });

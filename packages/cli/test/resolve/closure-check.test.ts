@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { planAdd } from '../../src/resolve/add-plan.js';
 import { checkClosure } from '../../src/resolve/closure-check.js';
-import { planUpdate } from '../../src/resolve/update-plan.js';
 import { context, doc } from './documents.js';
 
 const E = 'com.vendor.epsilon';
@@ -69,12 +67,5 @@ describe('checkClosure', () => {
       conflicts: [{ reason: 'unavailable', message: `version conflict: ${E} requires ${CORE}@1.0.0` }],
     });
     expect(checkClosure(routed(true), { [E]: '1.0.0' }, [E])).toMatchObject({ conflicts: [] });
-  });
-
-  it('makes add and update plans carry the conflict', () => {
-    const added = planAdd({}, [{ name: E, spec: '1.1.0' }], context(documents), { engineLabel: 'Unity 2022.3.10f1' });
-    expect(added).toMatchObject({ kind: 'plan', conflicts: [{ message: `version conflict: ${E} requires ${CORE}@2.0.0` }] });
-    const updated = planUpdate({ [E]: '1.0.0' }, context(documents), { names: [], latest: false });
-    expect(updated).toMatchObject({ kind: 'plan', conflicts: [{ message: `version conflict: ${E} requires ${LEAF}@1.0.0` }] });
   });
 });
