@@ -751,6 +751,11 @@ export interface WebhookStore {
   removeWebhook(tenant: TenantId, id: string): Promise<boolean>;
   /** Replaces the hook's secrets; false when there is no such hook. */
   setWebhookSecrets(tenant: TenantId, id: string, secrets: readonly WebhookSecret[]): Promise<boolean>;
+  /**
+   * Changes where the hook posts and what it is sent; false when there is no such hook. Pending
+   * deliveries go to the new URL (a claim reads the hook's URL when it sends).
+   */
+  updateWebhook(tenant: TenantId, id: string, change: Pick<WebhookRecord, 'url' | 'events'>): Promise<boolean>;
   /** The hook's deliveries, newest first. */
   listDeliveries(tenant: TenantId, hook: string, limit: number): Promise<WebhookDelivery[]>;
   /**

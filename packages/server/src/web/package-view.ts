@@ -1,3 +1,4 @@
+import type { UplinkRules } from '../config/uplink-config.js';
 import {
   maxSatisfying,
   sortVersions,
@@ -42,6 +43,8 @@ export interface AdvisoryMark {
   title: string;
   severity: string;
   url: string | undefined;
+  /** The upstream registry (uplink) it comes from; undefined for this registry's own. */
+  upstream?: string;
 }
 
 /** Supply-chain facts of the shown version, as the stored document has them. */
@@ -94,10 +97,17 @@ export interface PackageView {
 export interface PackageViewOptions {
   /** Reads here need a token: the install box says to log in first. */
   needsToken?: boolean;
+  /** The registry's uplinks: the advisories of a name one covers include the upstream's. */
+  uplinks?: UplinkRules | undefined;
 }
 
 /** Advisories of a version, from whoever keeps them; the default knows none. */
-export type AdvisorySource = (tenant: TenantId, name: string, version: string) => Promise<AdvisoryMark[]>;
+export type AdvisorySource = (
+  tenant: TenantId,
+  name: string,
+  version: string,
+  uplinks: UplinkRules | undefined,
+) => Promise<AdvisoryMark[]>;
 
 /** Most packages a manifest snippet follows when collecting the scopes of dependencies. */
 const MAX_SCOPE_WALK = 500;
@@ -177,7 +187,7 @@ export class PackageViews {
         signed: Array.isArray(dist.signatures) && dist.signatures.length > 0,
         provenance: hasProvenance(dist),
         ...unityMark(record, dist),
-        advisories: await this.#advisories(tenant, name, shown),
+        advisories: await this.#advisories(tenant, name, shown, options.uplinks),
       },
       install: installSnippet({
         baseUrl,
