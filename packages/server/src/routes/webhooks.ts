@@ -108,7 +108,7 @@ export function parseWebhookChange(body: unknown): { url?: string; events?: stri
     throw new ProtocolError('VALIDATION_ERROR', 'The body must be {url?: string, events?: string[]} with at least one of them');
   }
   return {
-    ...(body.url !== undefined ? { url: body.url as string } : {}),
-    ...(body.events !== undefined ? { events: body.events as string[] } : {}),
+    ...(body.url !== undefined ? { url: body.url } : {}),
+    ...(body.events !== undefined ? { events: body.events } : {}),
   };
 }
