@@ -16,7 +16,7 @@ export async function auditPageRoutes(app: FastifyInstance, { web }: { web: WebS
       title: 'Audit log',
       what: 'read its audit log',
     });
-    if (refused) return refused;
+    if (refused) return reply;
     const filters: AuditView['filters'] = {};
     for (const name of AUDIT_FILTERS) {
       const value = request.query[name];

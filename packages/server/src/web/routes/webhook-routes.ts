@@ -49,16 +49,16 @@ export async function webhookPageRoutes(app: FastifyInstance, { web }: { web: We
     request: FastifyRequest<{ Body: Form }>,
     reply: FastifyReply,
     formKey: (form: Form) => string,
-    run: (form: Form, user: string, ctx: PageContext) => Promise<FastifyReply | string>,
+    run: (form: Form, user: string, ctx: PageContext) => Promise<FastifyReply | { page: string; status: number }>,
   ): Promise<FastifyReply> {
     const form = formOf(request.body);
     checkCsrf(request, form.csrf);
     const ctx = await pageContext(request, reply, web);
     const refused = await administratorRefusal(request, reply, web, ctx, PAGE);
-    if (refused) return refused;
+    if (refused) return reply;
     try {
       const done = await run(form, ctx.viewer!, ctx);
-      return typeof done === 'string' ? sendPage(reply, done, 200, 'no-store') : done;
+      return 'page' in done ? sendPage(reply, done.page, done.status, 'no-store') : done;
     } catch (err) {
       if (!(err instanceof ProtocolError) || err.status >= 500 || err.status === 429) throw err;
       const { csrf: _csrf, secret: _secret, ...fields } = form;
@@ -75,7 +75,7 @@ export async function webhookPageRoutes(app: FastifyInstance, { web }: { web: We
   app.get<{ Querystring: Record<string, unknown> }>(WEBHOOKS_PAGE, async (request, reply) => {
     const ctx = await pageContext(request, reply, web);
     const refused = await administratorRefusal(request, reply, web, ctx, PAGE);
-    if (refused) return refused;
+    if (refused) return reply;
     const done = typeof request.query.done === 'string' ? DONE[request.query.done] : undefined;
     return sendPage(reply, await page(request, ctx, done ? { notice: done } : {}), 200, 'no-store');
   });
@@ -98,8 +98,11 @@ export async function webhookPageRoutes(app: FastifyInstance, { web }: { web: We
           target: `webhook ${added.hook.id}`,
           details: { url: added.hook.url, events: added.hook.events },
         });
-        reply.code(201);
-        return page(request, ctx, { notice: 'Webhook added.', secret: { hook: added.hook.id, secret: added.secret } });
+        const shown = await page(request, ctx, {
+          notice: 'Webhook added.',
+          secret: { hook: added.hook.id, secret: added.secret },
+        });
+        return { page: shown, status: 201 };
       },
     ),
   );
@@ -142,7 +145,10 @@ export async function webhookPageRoutes(app: FastifyInstance, { web }: { web: We
           ...(overlap !== '' ? { overlapHours: Number(overlap) } : {}),
         });
         noteChange(request, { action: 'webhook.rotate-secret', user, target: `webhook ${id}` });
-        return page(request, ctx, { notice: 'The secret was rotated.', secret: { hook: id, secret } });
+        return {
+          page: await page(request, ctx, { notice: 'The secret was rotated.', secret: { hook: id, secret } }),
+          status: 200,
+        };
       },
     ),
   );
