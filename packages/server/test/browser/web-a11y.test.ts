@@ -106,6 +106,26 @@ beforeAll(async () => {
     body: '{}',
   });
   loginUrl = ((await login.json()) as { loginUrl: string }).loginUrl;
+  // alice administers the registry (its webhooks and audit log pages) and maintains questlog (its advisories).
+  await registry.storage.registry.updateUser('', 'alice', { admin: true });
+  const advisory = await fetch(`${registry.url}/-/pkg/v1/advisories/com.studio.questlog`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({
+      id: 'CVE-2026-1111',
+      severity: 'high',
+      vulnerable_versions: '<1.1.0',
+      patched_versions: '>=1.1.0',
+      title: 'Quest files run scripts',
+      description: 'Opening a quest file runs the scripts it holds.',
+      url: 'https://example.com/CVE-2026-1111',
+    }),
+  });
+  if (advisory.status !== 201) throw new Error(`advisory: ${advisory.status}`);
+  const hook = await registry.services.webhooks.add('', { url: 'http://127.0.0.1:9/ci', events: ['*'], createdBy: 'alice' });
+  // A delivery for the hook's log (it fails: nothing listens there).
+  await publish('com.studio.hooked', '1.0.0', { description: 'Published after the webhook was added' });
+  if ((await registry.services.webhooks.deliveries('', hook.hook.id)).length === 0) throw new Error('no delivery');
   const invitation = await registry.services.invitations.create('', { invitedBy: 'alice', email: 'new@example.com' });
   invitationUrl = `${registry.url}/-/web/invitation/${invitation.secret}`;
 }, 180_000);
@@ -201,6 +221,35 @@ const PAGES: { name: string; open: (page: Page) => Promise<unknown> }[] = [
         await page.getByRole('button', { name: 'Set up two-factor sign-in' }).click();
       }
       await page.locator('.qr-code svg').waitFor();
+    },
+  },
+  {
+    // A maintainer's view, with a refused publish: the error tied to the fields.
+    name: 'advisories',
+    open: async (page) => {
+      await page.context().clearCookies();
+      await signIn(page);
+      await page.goto(`${registry.url}/-/web/package/com.studio.questlog/advisories`);
+      await page.getByLabel('Affected versions').fill('not a range');
+      await page.getByLabel('Title').fill('Another flaw');
+      await page.getByRole('button', { name: 'Publish advisory' }).click();
+      await page.locator('#publish-error').waitFor();
+    },
+  },
+  {
+    name: 'webhooks',
+    open: async (page) => {
+      await page.context().clearCookies();
+      await signIn(page);
+      await page.goto(`${registry.url}/-/web/webhooks`);
+    },
+  },
+  {
+    name: 'audit log',
+    open: async (page) => {
+      await page.context().clearCookies();
+      await signIn(page);
+      await page.goto(`${registry.url}/-/web/audit`);
     },
   },
   { name: 'invitation', open: (page) => page.goto(invitationUrl) },

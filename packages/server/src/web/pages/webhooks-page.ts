@@ -206,7 +206,7 @@ function section(ctx: PageContext, view: WebhooksView, hook: WebhookSummary, del
     ${remove.alert}
     <form method="post" action="${WEBHOOKS_PAGE}/${id}/delete">
       <input type="hidden" name="${CSRF_FIELD}" value="${ctx.csrf}" />
-      <button type="submit" class="secondary" aria-label="Delete the webhook to ${hook.url}">Delete webhook</button>
+      <button type="submit" class="secondary" aria-label="Delete webhook to ${hook.url}">Delete webhook</button>
     </form>
   </section>`;
 }
