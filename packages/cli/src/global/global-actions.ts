@@ -22,6 +22,7 @@ import { pickNewest } from '../resolve/pick-version.js';
 import { recordOf, type PlanContext } from '../resolve/plan-context.js';
 import { RegistryRouting } from '../resolve/registry-routing.js';
 import { planUpdate } from '../resolve/update-plan.js';
+import { askAdvisories, type KnownAdvisories } from '../project/installed-advisories.js';
 import { GlobalPackages, type GlobalManifest } from './global-packages.js';
 
 const NO_ENGINE = { text: null };
@@ -158,9 +159,18 @@ export async function globalList(ctx: CommandContext, outdated: boolean, registr
   const documents: DocumentMap = new Map();
   await registries.fetch(names, documents);
   const context = planContextFor(null, NO_ENGINE, documents);
+  const run = new Set(names);
+  // As in a project: a registry that cannot say which advisories apply costs only the marks.
+  const advisories = await askAdvisories(
+    { set: registries, inRun: (name) => run.has(name) },
+    new Map(names.filter((name) => documents.get(name)).map((name) => [name, [manifest.dependencies[name]!]])),
+    true,
+  );
+  warnAdvisories(ctx, advisories, 'its packages are shown without them');
   const packages: ListedPackage[] = names.map((name) => {
     const version = manifest.dependencies[name]!;
     const latest = documents.get(name) ? pickNewest(context, name) : null;
+    const affecting = documents.get(name) ? advisories.affecting(name, version) : [];
     return {
       package: name,
       requested: version,
@@ -169,6 +179,7 @@ export async function globalList(ctx: CommandContext, outdated: boolean, registr
       status: documents.get(name) === null ? 'not-in-registry' : 'registry',
       outdated: latest !== null && semver.valid(version) !== null && semver.gt(latest, version),
       registry: registries.registryOf(name),
+      ...(affecting.length > 0 ? { advisories: affecting } : {}),
     };
   });
   // As in a project: the registries asked, when they are not just the one in effect.
@@ -186,12 +197,25 @@ export async function globalUpdate(ctx: CommandContext, names: string[], options
     const registries = globalRegistries(ctx, registry, manifest);
     const only = new Set(Object.keys(installed).filter(inRun(manifest, registry, options.registry)));
     const documents: DocumentMap = new Map();
+    // The advisories of every published version of what may move, so that the plan prefers a
+    // version none affects and the report marks those that are (as a project's update does).
+    const candidates = (names.length > 0 ? names : Object.keys(installed)).filter((name) => only.has(name));
+    await registries.fetch(candidates, documents);
+    const advisories = await askAdvisories(
+      { set: registries, inRun: (name) => only.has(name) },
+      new Map(candidates.map((name) => [name, Object.keys(documents.get(name)?.versions ?? {})])),
+      true,
+    );
+    warnAdvisories(ctx, advisories, 'the update does not take them into account');
+    const isAffected = (name: string, version: string) => advisories.affecting(name, version).length > 0;
+    const contextOf = (docs: DocumentMap) => ({ ...planContextFor(null, NO_ENGINE, docs), isAffected });
     const plan = await planWithDocuments(registries, documents, (docs) =>
-      planUpdate(installed, planContextFor(null, NO_ENGINE, docs), { names, latest: options.latest ?? false, only }),
+      planUpdate(installed, contextOf(docs), { names, latest: options.latest ?? false, only }),
     );
     throwOnConflicts(plan.conflicts, 'update');
-    const context = planContextFor(null, NO_ENGINE, documents);
+    const context = contextOf(documents);
     const base = {
+      advisories: (name: string, version: string) => advisories.affecting(name, version),
       plan,
       engine: header.engine,
       engineLabel: LABEL,
@@ -218,4 +242,12 @@ export async function globalUpdate(ctx: CommandContext, names: string[], options
     });
     return updateReport({ ...base, mode: 'saved' });
   });
+}
+
+/** Says which registries could not say which advisories apply, and what registries noted of their answers. */
+function warnAdvisories(ctx: CommandContext, advisories: KnownAdvisories, consequence: string): void {
+  for (const [url, err] of advisories.failed) {
+    ctx.reporter.warn(`${url} could not say which advisories apply, ${consequence}: ${err.message}`);
+  }
+  for (const notice of advisories.notices) ctx.reporter.warn(notice);
 }
