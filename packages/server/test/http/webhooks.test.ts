@@ -308,4 +308,27 @@ describe('webhooks', () => {
     expect((await webhook(registry, ['remove', 'nope'])).stderr).toContain("There is no webhook 'nope'");
     expect((await webhook(registry, ['list'])).stdout).toBe('No webhooks.\n');
   });
+
+  it('update changes where a hook posts and what it is sent, its secret kept; refuses bad input', async () => {
+    const registry = await sharedNode();
+    const hook = await addHook(registry, 'package.publish');
+    const updated = await webhook(registry, ['update', hook.id, '--events', 'dist-tag,advisory', '--url', `${receiver.url}/v2`]);
+    expect(updated.stderr).toBe('');
+    expect(updated.stdout).toBe(`Webhook ${hook.id} now sends dist-tag, advisory to ${receiver.url}/v2\n`);
+    const [listed] = await registry.storage.webhooks.listWebhooks('');
+    expect(listed).toMatchObject({ url: `${receiver.url}/v2`, events: ['dist-tag', 'advisory'] });
+    expect(listed!.secrets.map((s) => s.secret)).toEqual([hook.secret]);
+    const [entry] = await registry.services.audit.query('', { action: 'webhook.change', limit: 1 });
+    expect(entry).toMatchObject({ via: 'cli', target: `webhook ${hook.id}` });
+    expect(await webhook(registry, ['update', hook.id])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('needs --url or --events'),
+    });
+    expect(await webhook(registry, ['update', hook.id, '--events', 'nonsense'])).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining("Unknown event 'nonsense'"),
+    });
+    expect((await webhook(registry, ['update', 'nope', '--events', '*'])).stderr).toContain("There is no webhook 'nope'");
+    expect((await registry.storage.webhooks.listWebhooks(''))[0]!.events).toEqual(['dist-tag', 'advisory']);
+  });
 });
