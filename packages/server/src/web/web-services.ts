@@ -1,3 +1,4 @@
+import semver from 'semver';
 import { affects } from '../services/advisories.js';
 import type { UpstreamAdvisory } from '../services/uplinks/upstream-advisories.js';
 import { safeHttpUrl } from './html.js';
@@ -35,18 +36,32 @@ export function createWebServices(
   return {
     assets,
     catalog: new SearchCatalog(services.search, deps.now),
-    packages: new PackageViews(services.packageReads, new DependentsService(deps), async (tenant, name, version, uplinks) => {
-      const { own, upstream } = await services.advisories.ofPackage(tenant, name, [version], uplinks);
-      return [
-        ...own
-          .filter((advisory) => advisory.withdrawnAt === null && affects(advisory, version))
-          .map((advisory) => ({
-            title: advisory.title,
-            severity: advisory.severity,
-            url: advisory.url ?? `${advisoriesPath(name)}#advisory-${encodeURIComponent(advisory.id)}`,
-          })),
-        ...(upstream?.advisories ?? []).map((advisory) => upstreamMark(advisory, upstream!.uplink)),
-      ];
+    packages: new PackageViews(services.packageReads, new DependentsService(deps), async (tenant, name, versions, uplinks) => {
+      const { own, upstream } = await services.advisories.ofPackage(tenant, name, versions, uplinks);
+      const inForce = own.filter((advisory) => advisory.withdrawnAt === null);
+      const theirs = upstream?.advisories ?? [];
+      const marks = new Map<string, AdvisoryMark[]>();
+      for (const version of versions) {
+        const affecting = [
+          ...inForce
+            .filter((advisory) => affects(advisory, version))
+            .map((advisory) => ({
+              title: advisory.title,
+              severity: advisory.severity,
+              url: advisory.url ?? `${advisoriesPath(name)}#advisory-${encodeURIComponent(advisory.id)}`,
+            })),
+          // As the audit counts them: a range that cannot be read here affects every version.
+          ...theirs
+            .filter(
+              (a) =>
+                semver.validRange(a.vulnerable_versions) === null ||
+                affects({ vulnerableVersions: a.vulnerable_versions }, version),
+            )
+            .map((advisory) => upstreamMark(advisory, upstream!.uplink)),
+        ];
+        if (affecting.length > 0) marks.set(version, affecting);
+      }
+      return marks;
     }),
     registry: services,
     now: deps.now,

@@ -110,9 +110,12 @@ describe('the advisories page', () => {
         published_by: 'alice',
       }),
     ]);
-    // The affected version shows it; the fixed one does not.
+    // The affected version shows it; the fixed one does not; the versions list marks the affected one.
     expect((await alice.get(`/-/web/package/${NAME}?version=1.0.0`)).html).toContain('high advisory');
-    expect((await alice.get(`/-/web/package/${NAME}?version=1.1.0`)).html).not.toContain('high advisory');
+    const latest = squash((await alice.get(`/-/web/package/${NAME}?version=1.1.0`)).html);
+    expect(latest).not.toContain('high advisory');
+    expect(latest).toContain('>1.0.0</a><span class="tag">advisory</span>');
+    expect(latest).not.toMatch(/>1\.1\.0<\/a>(<span class="tag">[a-z]+<\/span>)*<span class="tag">advisory/);
 
     const [entry] = await registry.services.audit.query('', { action: 'advisory', limit: 5 });
     expect(entry).toMatchObject({
@@ -210,7 +213,11 @@ describe("a proxied package's advisories", () => {
     expect(version.status).toBe(200);
     expect(squash(version.html)).toContain('critical advisory from the upstream registry<bdi>npmjs-mirror</bdi>');
     expect(version.html).toContain('Upstream &lt;i&gt;flaw&lt;/i&gt;');
-    expect((await root.get(`/-/web/package/${PROXIED}?version=1.0.2`)).html).not.toContain('critical advisory');
+    const fixed = squash((await root.get(`/-/web/package/${PROXIED}?version=1.0.2`)).html);
+    expect(fixed).not.toContain('critical advisory');
+    expect(fixed).toContain('>1.0.1</a><span class="tag">advisory</span>');
+    expect(fixed).toContain('>1.0.0</a><span class="tag">advisory</span>');
+    expect(fixed).toContain('>1.0.2</a><span class="tag">latest</span></td>');
     const page = await root.get(`/-/web/package/${PROXIED}/advisories`);
     const text = squash(page.html);
     expect(text).toContain('From the upstream registry');
