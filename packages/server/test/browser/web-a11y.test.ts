@@ -469,4 +469,51 @@ describe('keyboard paths', () => {
     await expect(page.locator('.account a').textContent()).resolves.toBe('Sign in');
     await context.close();
   });
+
+  it('publish and withdraw an advisory; add and delete a webhook', async () => {
+    const { context, page } = await openPage(1280);
+    await signIn(page);
+    await page.goto(`${registry.url}/-/web/package/com.studio.bare`);
+    await tabTo(page, (el) => el.tagName === 'A' && el.textContent === 'Security advisories', 'the advisories link');
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/\/-\/web\/package\/com\.studio\.bare\/advisories$/);
+    await tabTo(page, (el) => el.id === 'advisory-id', 'the id field');
+    await page.keyboard.type('KEY-1');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('<0.2.0');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('Typed with the keyboard');
+    await tabTo(page, (el) => el.tagName === 'BUTTON' && el.textContent === 'Publish advisory', 'the Publish button');
+    await Promise.all([page.waitForNavigation(), page.keyboard.press('Enter')]);
+    await page.getByText('The advisory was published.').waitFor();
+    await tabTo(
+      page,
+      (el) => el.tagName === 'BUTTON' && el.getAttribute('aria-label') === 'Withdraw advisory KEY-1',
+      'its Withdraw button',
+    );
+    await Promise.all([page.waitForNavigation(), page.keyboard.press('Enter')]);
+    await page.getByText('The advisory was withdrawn.').waitFor();
+
+    await page.goto(`${registry.url}/-/web/webhooks`);
+    await tabTo(page, (el) => el.id === 'add-url', 'the URL field');
+    await page.keyboard.type('http://127.0.0.1:9/keyboard');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('advisory');
+    await tabTo(page, (el) => el.tagName === 'BUTTON' && el.textContent === 'Add webhook', 'the Add button');
+    await Promise.all([page.waitForNavigation(), page.keyboard.press('Enter')]);
+    await page.locator('#new-secret').waitFor();
+    await tabTo(
+      page,
+      (el) => el.tagName === 'BUTTON' && el.getAttribute('aria-label') === 'Delete webhook to http://127.0.0.1:9/keyboard',
+      'its Delete button',
+      400,
+    );
+    await Promise.all([page.waitForNavigation(), page.keyboard.press('Enter')]);
+    await page.getByText('The webhook was deleted.').waitFor();
+    expect((await registry.services.webhooks.list('')).map((h) => h.url)).not.toContain('http://127.0.0.1:9/keyboard');
+    await context.close();
+  });
 });
