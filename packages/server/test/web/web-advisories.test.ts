@@ -165,7 +165,7 @@ describe('the advisories page', () => {
       ['CVE-2026-4242', null],
     ]);
     const [refusal] = await registry.services.audit.query('', { action: 'advisory', outcome: 'refused', limit: 5 });
-    expect(refusal).toMatchObject({ action: 'advisory.withdraw', package: NAME });
+    expect(refusal).toMatchObject({ action: 'advisory.withdraw', package: NAME, user: 'bob' });
   });
 
   it('refuses a form without the CSRF token, and sends a signed-out visitor to sign in', async () => {

@@ -160,6 +160,12 @@ describe('managing webhooks on the web page', () => {
     const refused = await alice.post(PAGE, { csrf: alice.csrf(), url: RECEIVER, events: 'package' });
     expect(refused.status).toBe(403);
     expect(squash(refused.html)).toContain('Only an administrator of this registry may manage its webhooks');
+    expect(await lastEntry('webhook.add')).toMatchObject({
+      outcome: 'refused',
+      user: 'alice',
+      via: 'http',
+      reason: expect.stringContaining('Only an administrator of this registry may manage its webhooks'),
+    });
     const visitor = new WebClient(registry.url);
     await visitor.get('/-/web/signin');
     const signedOut = await visitor.post(PAGE, { csrf: visitor.csrf(), url: RECEIVER, events: 'package' });

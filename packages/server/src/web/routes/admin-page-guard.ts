@@ -23,6 +23,8 @@ export async function administratorRefusal(
   }
   if (await web.registry.administrators.is(request.ctx.tenant, { user: ctx.viewer, readonly: false })) return false;
   const message = `Only an administrator of this registry may ${page.what}; the server’s operator can with pkg-registry.`;
+  // A refused form is in the audit log with this reason (plugins/change-recording.ts).
+  request.refusal = message;
   sendPage(reply, messagePage(ctx, page.title, message, 'error', `${page.title}: not allowed`), 403, 'no-store');
   return true;
 }
