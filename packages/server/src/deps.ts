@@ -14,6 +14,7 @@ import type {
   SharedConnection,
   SigningKeyStore,
   StorageUsageStore,
+  UpstreamAnswerStore,
   UplinkCacheStore,
   WebhookStore,
 } from './storage/ports.js';
@@ -55,6 +56,8 @@ export interface ServerDeps {
   webhooks: WebhookStore;
   /** Bytes and packages of each registry (quotas, metrics) and the last collection. */
   usage: StorageUsageStore;
+  /** Answers of upstream registries (advisories, attestations), shared where the store is; in memory when not given. */
+  upstreamAnswers?: UpstreamAnswerStore;
   /** Where uplink tokens (`tokenEnv`) are read; process.env when not given. */
   env?: NodeJS.ProcessEnv;
   /** Injectable clock: tests move time instead of sleeping. */
@@ -85,11 +88,12 @@ export function serverDeps(
     | 'audit'
     | 'webhooks'
     | 'usage'
+    | 'upstreamAnswers'
   >,
   now?: () => Date,
 ): ServerDeps {
   const { registry, packages, database, search, downloadCounts, blobs, bus, counters, redis, shared } = storage;
-  const { uplinkCache, signingKeys, advisories, teams, audit, webhooks, usage } = storage;
+  const { uplinkCache, signingKeys, advisories, teams, audit, webhooks, usage, upstreamAnswers } = storage;
   return {
     config,
     registry,
@@ -109,6 +113,7 @@ export function serverDeps(
     audit,
     webhooks,
     usage,
+    ...(upstreamAnswers ? { upstreamAnswers } : {}),
     now: now ?? (() => new Date()),
     nowMs: now ? () => now().getTime() : Date.now,
   };

@@ -24,6 +24,7 @@ import { pickNewest } from '../resolve/pick-version.js';
 import { RegistryRouting } from '../resolve/registry-routing.js';
 import { resolve, type EngineRules, type Intent, type Resolution } from '../resolve/resolver.js';
 import type { UpdatePlan } from '../resolve/update-plan.js';
+import { askAdvisories, type KnownAdvisories } from '../project/installed-advisories.js';
 import { GlobalPackages, type GlobalManifest } from './global-packages.js';
 
 const NO_ENGINE = { text: null };
@@ -64,9 +65,15 @@ function assertInstalled(installed: Record<string, string>, names: string[]): vo
 }
 
 /** The global packages resolved for `intent`, the documents it needs fetched from each one's registry. */
-function resolveGlobal(registries: RegistrySet, documents: DocumentMap, installed: Record<string, string>, intent: Intent) {
+function resolveGlobal(
+  registries: RegistrySet,
+  documents: DocumentMap,
+  installed: Record<string, string>,
+  intent: Intent,
+  isAffected?: (name: string, version: string) => boolean,
+) {
   return planWithDocuments(registries, documents, (docs) =>
-    resolve(installed, intent, planContextFor(null, NO_ENGINE, docs), GLOBAL_RULES),
+    resolve(installed, intent, { ...planContextFor(null, NO_ENGINE, docs), ...(isAffected ? { isAffected } : {}) }, GLOBAL_RULES),
   );
 }
 
@@ -166,9 +173,18 @@ export async function globalList(ctx: CommandContext, outdated: boolean, registr
   const documents: DocumentMap = new Map();
   await registries.fetch(names, documents);
   const context = planContextFor(null, NO_ENGINE, documents);
+  const run = new Set(names);
+  // As in a project: a registry that cannot say which advisories apply costs only the marks.
+  const advisories = await askAdvisories(
+    { set: registries, inRun: (name) => run.has(name) },
+    new Map(names.filter((name) => documents.get(name)).map((name) => [name, [manifest.dependencies[name]!]])),
+    true,
+  );
+  warnAdvisories(ctx, advisories, 'its packages are shown without them');
   const packages: ListedPackage[] = names.map((name) => {
     const version = manifest.dependencies[name]!;
     const latest = documents.get(name) ? pickNewest(context, name) : null;
+    const affecting = documents.get(name) ? advisories.affecting(name, version) : [];
     return {
       package: name,
       requested: version,
@@ -177,6 +193,7 @@ export async function globalList(ctx: CommandContext, outdated: boolean, registr
       status: documents.get(name) === null ? 'not-in-registry' : 'registry',
       outdated: latest !== null && semver.valid(version) !== null && semver.gt(latest, version),
       registry: registries.registryOf(name),
+      ...(affecting.length > 0 ? { advisories: affecting } : {}),
     };
   });
   // As in a project: the registries asked, when they are not just the one in effect.
@@ -194,15 +211,28 @@ export async function globalUpdate(ctx: CommandContext, names: string[], options
     const registries = globalRegistries(ctx, registry, manifest);
     const only = new Set(Object.keys(installed).filter(inRun(manifest, registry, options.registry)));
     const documents: DocumentMap = new Map();
-    const resolution = await resolveGlobal(registries, documents, installed, {
-      kind: 'update',
-      names,
-      latest: options.latest ?? false,
-      only,
-    });
+    // The advisories of every published version of what may move, so that the resolution prefers
+    // a version none affects and the report marks those that are (as a project's update does).
+    const candidates = (names.length > 0 ? names : Object.keys(installed)).filter((name) => only.has(name));
+    await registries.fetch(candidates, documents);
+    const advisories = await askAdvisories(
+      { set: registries, inRun: (name) => only.has(name) },
+      new Map(candidates.map((name) => [name, Object.keys(documents.get(name)?.versions ?? {})])),
+      true,
+    );
+    warnAdvisories(ctx, advisories, 'the update does not take them into account');
+    const isAffected = (name: string, version: string) => advisories.affecting(name, version).length > 0;
+    const resolution = await resolveGlobal(
+      registries,
+      documents,
+      installed,
+      { kind: 'update', names, latest: options.latest ?? false, only },
+      isAffected,
+    );
     throwOnConflicts(resolution.conflicts, 'update');
     const plan: UpdatePlan = { ...resolution.update!, conflicts: resolution.conflicts };
     const base = {
+      advisories: (name: string, version: string) => advisories.affecting(name, version),
       plan,
       engine: header.engine,
       engineLabel: LABEL,
@@ -221,4 +251,12 @@ export async function globalUpdate(ctx: CommandContext, names: string[], options
     await applyGlobal(ctx, store, registries, manifest, resolution);
     return updateReport({ ...base, mode: 'saved' });
   });
+}
+
+/** Says which registries could not say which advisories apply, and what registries noted of their answers. */
+function warnAdvisories(ctx: CommandContext, advisories: KnownAdvisories, consequence: string): void {
+  for (const [url, err] of advisories.failed) {
+    ctx.reporter.warn(`${url} could not say which advisories apply, ${consequence}: ${err.message}`);
+  }
+  for (const notice of advisories.notices) ctx.reporter.warn(notice);
 }

@@ -26,7 +26,7 @@ const SEVERITY_ORDER = ['critical', 'high', 'moderate', 'low', 'info'];
  * cannot answer costs only its marks (named in `failed`); else its error stops the run.
  */
 export async function askAdvisories(
-  registries: ProjectRegistries,
+  registries: Pick<ProjectRegistries, 'set' | 'inRun'>,
   versions: ReadonlyMap<string, readonly string[]>,
   tolerant: boolean,
 ): Promise<KnownAdvisories> {

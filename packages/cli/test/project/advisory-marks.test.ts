@@ -8,7 +8,7 @@ import {
   unityAttestation,
   type TestRegistry,
 } from '@pkg/testkit';
-import { run } from '../support/deps.js';
+import { run, testDeps } from '../support/deps.js';
 import { projectWith, removeProjects } from './fixtures.js';
 
 /**
@@ -126,6 +126,43 @@ describe('pkg update', () => {
     expect(report.updated).toEqual([
       { package: LIB, old_version: '1.1.0', new_version: '1.2.0', new_version_advisories: [mark(regression)] },
     ]);
+  });
+});
+
+describe('global packages (--global)', () => {
+  it('list marks the installed versions an advisory affects; update prefers a version none affects and marks it', async () => {
+    // Global packages need no project: run from a folder that is not one.
+    const deps = await testDeps({ env: { PKG_REGISTRY: registry.url } });
+    const installed = await run(deps, ['install', '--global', `${LIB}@1.0.0`, `${PLAIN}@1.0.0`]);
+    expect(installed.stderr).toBe('');
+    expect(installed.code).toBe(0);
+
+    const json = await run(deps, ['list', '--global', '--json']);
+    expect(json.stderr).toBe('');
+    const byName = Object.fromEntries((JSON.parse(json.stdout).packages as { package: string }[]).map((p) => [p.package, p]));
+    expect(byName[LIB]).toMatchObject({ resolved: '1.0.0', advisories: [mark(crash)] });
+    expect(byName[PLAIN]).not.toHaveProperty('advisories');
+    const text = await run(deps, ['list', '--global']);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain(
+      [
+        'Affected by Advisories:',
+        `  ${LIB}@1.0.0`,
+        '    HIGH  CVE-2026-7  Crash on load (affects <1.1.0, fixed in >=1.1.0)',
+      ].join('\n'),
+    );
+
+    // 1.2.0 is newer, but the regression affects it: 1.1.0 fixes the crash and has no known flaw.
+    const preview = await run(deps, ['update', '--global', LIB, '--dry-run', '--json']);
+    expect(preview.stderr).toBe('');
+    expect(JSON.parse(preview.stdout).updated).toEqual([
+      { package: LIB, old_version: '1.0.0', new_version: '1.1.0', advisories: [mark(crash)] },
+    ]);
+    const updated = await run(deps, ['update', '--global', LIB]);
+    expect(updated.code).toBe(0);
+    expect(updated.stdout).toContain(`${LIB}@1.0.0 → 1.1.0: 1.1.0 is not affected`);
+    const after = JSON.parse((await run(deps, ['list', '--global', '--json'])).stdout);
+    expect(after.packages.find((p: { package: string }) => p.package === LIB)).not.toHaveProperty('advisories');
   });
 });
 

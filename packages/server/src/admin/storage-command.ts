@@ -18,8 +18,8 @@ export const STORAGE_USAGE = `Usage: pkg-registry storage [report] [options]
        pkg-registry storage retain [--keep-prereleases <n>] [--prerelease-max-age <days>] [--dry-run] [options]
 
 Commands:
-  report       Bytes and counts per tenant and per package, and unreferenced (orphan) tarballs
-               (the default command)
+  report       Bytes and counts per tenant and per package, unreferenced (orphan) tarballs, and
+               each tenant's quotas with the usage they are checked against (the default command)
       --tenant <name>       One tenant only (the global registry: --tenant '')
       --top <n>             Packages listed per tenant, largest first (default 10; 0: all)
   collect      Remove tarballs no version references (left by an interrupted publish), on the
@@ -80,7 +80,7 @@ export function storageCommand(argv: string[], io: AdminIo): Promise<number> {
       throw new AdminUsageError('storage retain needs --keep-prereleases or --prerelease-max-age');
     }
     if (maxAge === 0) throw new AdminUsageError('--prerelease-max-age must be at least 1 day');
-    const { storage } = await openStorage(values, io);
+    const { storage, config } = await openStorage(values, io);
     try {
       if (action === 'retain') {
         const service = new RetentionService({ ...storage, now: () => new Date() });
@@ -130,7 +130,7 @@ export function storageCommand(argv: string[], io: AdminIo): Promise<number> {
         );
         return 0;
       }
-      let report = await storageReport(storage);
+      let report = await storageReport(storage, config);
       if (values.tenant !== undefined) {
         report = report.filter((entry) => entry.tenant === values.tenant);
         if (report.length === 0) throw new AdminUsageError(`there is no tenant '${values.tenant}'`);
@@ -151,6 +151,30 @@ export function storageCommand(argv: string[], io: AdminIo): Promise<number> {
         ]);
       }
       io.stdout.write(formatTable(rows));
+      io.stdout.write('\nquotas (against the usage kept per version):\n');
+      const quotaRows = [['REGISTRY', 'PACKAGES', 'PACKAGE QUOTA', 'BYTES', 'BYTE QUOTA']];
+      for (const entry of report) {
+        const { quota, usage } = entry;
+        const from = (source: string) => (source === 'tenant' ? ' (own)' : '');
+        quotaRows.push([
+          entry.tenant === GLOBAL_TENANT ? '(global)' : entry.tenant,
+          String(usage.packages),
+          quota.packages === 0
+            ? 'none'
+            : `${quota.packages}${from(quota.packagesFrom)} (${percent(usage.packages, quota.packages)})`,
+          humanBytes(usage.bytes),
+          quota.bytes === 0
+            ? 'none'
+            : `${humanBytes(quota.bytes)}${from(quota.bytesFrom)} (${percent(usage.bytes, quota.bytes)})`,
+        ]);
+      }
+      io.stdout.write(formatTable(quotaRows));
+      const unmeasured = report.filter((entry) => entry.unmeasuredVersions > 0);
+      for (const entry of unmeasured) {
+        io.stdout.write(
+          `${entry.tenant === GLOBAL_TENANT ? 'global registry' : `tenant ${entry.tenant}`}: ${entry.unmeasuredVersions} versions published before sizes were recorded are not counted yet (the server measures them once it listens)\n`,
+        );
+      }
       for (const entry of report) {
         const shown = top === 0 ? entry.byPackage : entry.byPackage.slice(0, top);
         if (shown.length === 0) continue;
@@ -166,6 +190,10 @@ export function storageCommand(argv: string[], io: AdminIo): Promise<number> {
       await storage.close();
     }
   });
+}
+
+function percent(used: number, quota: number): string {
+  return `${Math.round((used / quota) * 100)}% used`;
 }
 
 function humanBytes(bytes: number): string {

@@ -1,5 +1,14 @@
 import { blobKeysOfVersion, packageOfBlobKey } from '../storage/blob-keys.js';
-import { GLOBAL_TENANT, type BlobStore, type PackageStore, type RegistryStore, type TenantId } from '../storage/ports.js';
+import type { Config } from '../config/config.js';
+import {
+  GLOBAL_TENANT,
+  type BlobStore,
+  type PackageStore,
+  type RegistryStore,
+  type RegistryUsage,
+  type StorageUsageStore,
+  type TenantId,
+} from '../storage/ports.js';
 
 export interface PackageUsage {
   name: string;
@@ -21,18 +30,36 @@ export interface TenantUsage {
   orphanBytes: number;
   /** Largest first. */
   byPackage: PackageUsage[];
+  /** The quotas in force (0: none), the tenant's own or else the server's, and which. */
+  quota: { bytes: number; packages: number; bytesFrom: QuotaSource; packagesFrom: QuotaSource };
+  /**
+   * What the quotas are checked against: the usage table each publish, unpublish and removal
+   * keeps per version. It equals the walk's `bytes`/`packages` once every version is measured.
+   */
+  usage: RegistryUsage;
+  /** Versions published before sizes were recorded, not yet in `usage` (the server measures them once it listens). */
+  unmeasuredVersions: number;
 }
+
+/** Where a quota comes from: the tenant's own setting (`tenant set`), or the server's (`serve --quota-…`, config). */
+export type QuotaSource = 'tenant' | 'server';
 
 /**
  * `pkg-registry storage`: bytes and counts per tenant and per package, from one walk of the
  * blob store (sizes) and the package documents (which blobs are referenced). Reads only.
  */
-export async function storageReport(storage: {
-  registry: RegistryStore;
-  packages: PackageStore;
-  blobs: BlobStore;
-}): Promise<TenantUsage[]> {
-  const tenants: TenantId[] = [GLOBAL_TENANT, ...(await storage.registry.listTenants()).map((tenant) => tenant.name)];
+export async function storageReport(
+  storage: {
+    registry: RegistryStore;
+    packages: PackageStore;
+    blobs: BlobStore;
+    usage: StorageUsageStore;
+  },
+  config: Pick<Config, 'quotaBytes' | 'quotaPackages'>,
+): Promise<TenantUsage[]> {
+  const records = await storage.registry.listTenants();
+  const tenants: TenantId[] = [GLOBAL_TENANT, ...records.map((tenant) => tenant.name)];
+  const own = new Map(records.map((tenant) => [tenant.name, tenant.settings]));
   const usage = new Map<TenantId, TenantUsage>();
   const referenced = new Map<string, { tenant: TenantId; name: string }>();
   for (const tenant of tenants) {
@@ -45,6 +72,9 @@ export async function storageReport(storage: {
       orphanFiles: 0,
       orphanBytes: 0,
       byPackage: [],
+      quota: quotaOf(own.get(tenant) ?? {}, config),
+      usage: await storage.usage.usage(tenant),
+      unmeasuredVersions: (await storage.usage.unmeasured(tenant)).length,
     };
     usage.set(tenant, entry);
     for (const name of await storage.packages.listPackageNames(tenant)) {
@@ -78,4 +108,16 @@ export async function storageReport(storage: {
   }
   for (const entry of usage.values()) entry.byPackage.sort((a, b) => b.bytes - a.bytes || a.name.localeCompare(b.name));
   return [...usage.values()];
+}
+
+function quotaOf(
+  settings: { quotaBytes?: number; quotaPackages?: number },
+  config: Pick<Config, 'quotaBytes' | 'quotaPackages'>,
+): TenantUsage['quota'] {
+  return {
+    bytes: settings.quotaBytes ?? config.quotaBytes,
+    packages: settings.quotaPackages ?? config.quotaPackages,
+    bytesFrom: settings.quotaBytes !== undefined ? 'tenant' : 'server',
+    packagesFrom: settings.quotaPackages !== undefined ? 'tenant' : 'server',
+  };
 }

@@ -13,6 +13,8 @@ Commands:
   add <url> --events <list>     Send these events to url (comma-separated: events, groups, or *);
                                 prints the hook's id and its secret (shown this once)
   list [--json]                 The registry's webhooks (never their secrets)
+  update <id> [--url <url>] [--events <list>]
+                                Change where a webhook posts or what it is sent (its secret stays)
   remove <id>                   Remove a webhook and its deliveries
   deliveries <id> [--json]      Its latest deliveries: status, attempts, last answer
   redeliver <delivery-id>       Send a delivery again (retried for another day)
@@ -23,7 +25,8 @@ Events: ${WEBHOOK_EVENTS.join(', ')}
 Groups: ${WEBHOOK_EVENT_GROUPS.join(', ')}
 
 Options:
-  --events <list>         Events of add
+  --events <list>         Events of add and update
+  --url <url>             New URL of update
   --secret <secret>       Use this secret (add, rotate-secret) instead of a new random one
   --overlap-hours <n>     How long the old secret keeps signing after rotate-secret (0: not at all)
   --limit <n>             Deliveries listed (default 50)
@@ -41,14 +44,15 @@ const OPTIONS = {
   tenant: { type: 'string' },
   json: { type: 'boolean' },
   events: { type: 'string' },
+  url: { type: 'string' },
   secret: { type: 'string' },
   'overlap-hours': { type: 'string' },
   limit: { type: 'string' },
 } as const;
 
-const ACTIONS = ['add', 'list', 'remove', 'deliveries', 'redeliver', 'rotate-secret'] as const;
+const ACTIONS = ['add', 'list', 'update', 'remove', 'deliveries', 'redeliver', 'rotate-secret'] as const;
 
-/** `pkg-registry webhook add|list|remove|deliveries|redeliver|rotate-secret`. Returns the exit code. */
+/** `pkg-registry webhook add|list|update|remove|deliveries|redeliver|rotate-secret`. Returns the exit code. */
 export function webhookCommand(argv: string[], io: AdminIo): Promise<number> {
   return runAdmin(io, 'webhook', async () => {
     const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: true });
@@ -66,6 +70,9 @@ export function webhookCommand(argv: string[], io: AdminIo): Promise<number> {
     }
     if (action === 'add' && values.events === undefined)
       throw new AdminUsageError("'webhook add' needs --events (for example --events package.publish,dist-tag)");
+    if (action === 'update' && values.events === undefined && values.url === undefined)
+      throw new AdminUsageError("'webhook update' needs --url or --events");
+    if (action !== 'update' && values.url !== undefined) throw new AdminUsageError(`'webhook ${action}' takes no --url`);
     const overlap = values['overlap-hours'] === undefined ? undefined : Number(values['overlap-hours']);
     if (overlap !== undefined && !(Number.isFinite(overlap) && overlap >= 0))
       throw new AdminUsageError('--overlap-hours must be a number of hours, 0 or more');
@@ -97,6 +104,20 @@ export function webhookCommand(argv: string[], io: AdminIo): Promise<number> {
               io.stdout.write(
                 `Added webhook ${hook.id} for ${hook.events.join(', ')} to ${hook.url}\nSecret (shown once): ${secret}\n`,
               );
+            return 0;
+          }
+          case 'update': {
+            const hook = await hooks.update(tenant, id, {
+              ...(values.url !== undefined ? { url: values.url } : {}),
+              ...(values.events !== undefined ? { events: values.events.split(',') } : {}),
+            });
+            await recordOperatorChange(storage, tenant, {
+              action: 'webhook.change',
+              target: `webhook ${id}`,
+              details: { url: hook.url, events: hook.events },
+            });
+            if (values.json) io.stdout.write(`${JSON.stringify(hook, null, 2)}\n`);
+            else io.stdout.write(`Webhook ${id} now sends ${hook.events.join(', ')} to ${hook.url}\n`);
             return 0;
           }
           case 'remove':

@@ -12,6 +12,8 @@ export interface RecordedRoute {
 }
 
 export const WEB_ACCOUNT_TOKENS = '/-/web/account/tokens';
+const WEB_WEBHOOKS = '/-/web/webhooks';
+export const WEB_ADVISORIES = '/-/web/package/:name/advisories';
 
 export const RECORDED_ROUTES: Readonly<Record<string, RecordedRoute>> = {
   'PUT /:name': { action: 'package.publish', packageParam: 'name' },
@@ -44,7 +46,15 @@ export const RECORDED_ROUTES: Readonly<Record<string, RecordedRoute>> = {
   'PUT /-/pkg/v1/teams/:team/namespaces/:namespace': { action: 'namespace.claim' },
   'DELETE /-/pkg/v1/teams/:team/namespaces/:namespace': { action: 'namespace.release' },
   'POST /-/pkg/v1/webhooks': { action: 'webhook.add' },
+  'PATCH /-/pkg/v1/webhooks/:id': { action: 'webhook.change' },
   'DELETE /-/pkg/v1/webhooks/:id': { action: 'webhook.remove' },
   'POST /-/pkg/v1/webhooks/:id/rotate-secret': { action: 'webhook.rotate-secret' },
   'POST /-/pkg/v1/webhooks/deliveries/:id/redeliver': { action: 'webhook.redeliver' },
+  [`POST ${WEB_WEBHOOKS}`]: { action: 'webhook.add' },
+  [`POST ${WEB_WEBHOOKS}/:id`]: { action: 'webhook.change' },
+  [`POST ${WEB_WEBHOOKS}/:id/rotate-secret`]: { action: 'webhook.rotate-secret' },
+  [`POST ${WEB_WEBHOOKS}/:id/delete`]: { action: 'webhook.remove' },
+  [`POST ${WEB_WEBHOOKS}/deliveries/:id/redeliver`]: { action: 'webhook.redeliver' },
+  [`POST ${WEB_ADVISORIES}`]: { action: 'advisory.publish', packageParam: 'name' },
+  [`POST ${WEB_ADVISORIES}/:id/withdraw`]: { action: 'advisory.withdraw', packageParam: 'name' },
 };

@@ -12,6 +12,8 @@ declare module 'fastify' {
     notedChanges?: NotedChange[];
     /** Why the request was refused, as the error handler was given it. */
     refusal?: string;
+    /** The user signed in to the web interface who sent the request (a form carries no token). */
+    sessionUser?: string;
   }
 }
 
@@ -85,7 +87,7 @@ async function record(
   if (!ctx) return;
   const caller = ctx.caller;
   const who = {
-    user: caller?.user ?? null,
+    user: caller?.user ?? request.sessionUser ?? null,
     tokenId: caller?.tokenHash?.slice(0, 16) ?? null,
     address: request.ip,
     via: 'http' as const,

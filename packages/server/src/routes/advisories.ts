@@ -5,9 +5,10 @@ import type { AdvisoryRecord } from '../storage/ports.js';
 import { packageNameParam, requireWriter, truncate } from './guards.js';
 import { noteChange } from '../plugins/change-recording.js';
 
-/** Where an advisory without a link of its own points: its package's web page. */
+/** Where an advisory without a link of its own points: its entry on the package's advisories page. */
 function advisoryUrl(request: FastifyRequest): (advisory: AdvisoryRecord) => string {
-  return (advisory) => `${request.ctx.baseUrl}/-/web/package/${advisory.name}#advisory-${encodeURIComponent(advisory.id)}`;
+  return (advisory) =>
+    `${request.ctx.baseUrl}/-/web/package/${advisory.name}/advisories#advisory-${encodeURIComponent(advisory.id)}`;
 }
 
 /** The advisory as our API shows it (npm's field names where npm has one). */

@@ -46,6 +46,15 @@ export async function webhookRoutes(app: FastifyInstance, { services }: { servic
     return reply.code(201).send({ ...added.hook, secret: added.secret });
   });
 
+  app.patch<{ Params: { id: string }; Body: unknown }>('/-/pkg/v1/webhooks/:id', async (request) => {
+    await requireAdministrator(services, request, WHAT);
+    const id = checkPathParameter('webhook id', request.params.id, 64);
+    const change = parseWebhookChange(request.body);
+    const hook = await services.webhooks.update(request.ctx.tenant, id, change);
+    noteChange(request, { action: 'webhook.change', target: `webhook ${id}`, details: { url: hook.url, events: hook.events } });
+    return hook;
+  });
+
   app.delete<{ Params: { id: string } }>('/-/pkg/v1/webhooks/:id', async (request) => {
     await requireAdministrator(services, request, WHAT);
     const id = checkPathParameter('webhook id', request.params.id, 64);
@@ -86,4 +95,20 @@ export async function webhookRoutes(app: FastifyInstance, { services }: { servic
     noteChange(request, { action: 'webhook.redeliver', target: `delivery ${id}` });
     return { ok: true };
   });
+}
+
+/** The body of a change: `{url?: string, events?: string[]}`, at least one of them. */
+export function parseWebhookChange(body: unknown): { url?: string; events?: string[] } {
+  if (
+    !isObject(body) ||
+    (body.url !== undefined && typeof body.url !== 'string') ||
+    (body.events !== undefined && (!Array.isArray(body.events) || !body.events.every((e) => typeof e === 'string'))) ||
+    (body.url === undefined && body.events === undefined)
+  ) {
+    throw new ProtocolError('VALIDATION_ERROR', 'The body must be {url?: string, events?: string[]} with at least one of them');
+  }
+  return {
+    ...(body.url !== undefined ? { url: body.url } : {}),
+    ...(body.events !== undefined ? { events: body.events } : {}),
+  };
 }

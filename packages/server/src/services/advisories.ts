@@ -204,25 +204,65 @@ export class AdvisoryService {
   }
 
   /**
+   * What the web page of a package shows: this registry's advisories (withdrawn ones too) and,
+   * for a name an uplink covers, the upstream's that affect one of `versions`, from the uplink
+   * (cached for its maxAge; while it is down, what was cached, however old). `notes` say which
+   * upstream could not be asked; the page is never refused for it.
+   */
+  async ofPackage(
+    tenant: TenantId,
+    name: string,
+    versions: readonly string[],
+    uplinks: UplinkRules | undefined,
+  ): Promise<{
+    own: AdvisoryRecord[];
+    upstream: { uplink: string; advisories: UpstreamAdvisory[] } | undefined;
+    notes: string[];
+  }> {
+    const uplink = uplinks?.match(name);
+    const [own, answer] = await Promise.all([
+      this.#deps.advisories.list(tenant, name),
+      uplink !== undefined && this.#upstream !== undefined && versions.length > 0
+        ? this.#upstream.bulk(tenant, uplinks!, new Map([[name, versions]]))
+        : undefined,
+    ]);
+    const upstream =
+      uplink !== undefined && answer !== undefined
+        ? { uplink: uplink.name, advisories: answer.advisories.get(name) ?? [] }
+        : undefined;
+    return { own, upstream, notes: answer?.notes ?? [] };
+  }
+
+  /** Whether `caller` may publish and withdraw the package's advisories (the web page shows its forms only then). */
+  async mayManage(tenant: TenantId, caller: Caller, name: string): Promise<boolean> {
+    return (await this.#refusal(tenant, caller, name)) === undefined;
+  }
+
+  async #requireOwnPackage(tenant: TenantId, caller: Caller, name: string): Promise<void> {
+    const refusal = await this.#refusal(tenant, caller, name);
+    if (refusal) throw refusal;
+  }
+
+  /**
    * Who may publish and withdraw a package's advisories: its maintainers, who know its flaws
    * first, and the registry's administrators, who must be able to warn about a package whose
-   * maintainers are gone or are the problem.
+   * maintainers are gone or are the problem. The refusal for anyone else.
    */
-  async #requireOwnPackage(tenant: TenantId, caller: Caller, name: string): Promise<void> {
+  async #refusal(tenant: TenantId, caller: Caller, name: string): Promise<ProtocolError | undefined> {
     if (caller.readonly) {
-      throw new ProtocolError(
+      return new ProtocolError(
         'FORBIDDEN',
         'This token is read-only: publishing or withdrawing an advisory needs a token that can write',
       );
     }
     const stored = await this.#deps.packages.package(tenant, name).read();
-    if (!stored || stored.unpublished) throw new ProtocolError('NOT_FOUND', `Package '${name}' is not published here`);
+    if (!stored || stored.unpublished) return new ProtocolError('NOT_FOUND', `Package '${name}' is not published here`);
     if (isCachedCopy(stored.document)) {
-      throw new ProtocolError('FORBIDDEN', `'${name}' comes from an upstream registry: its advisories are the upstream's`);
+      return new ProtocolError('FORBIDDEN', `'${name}' comes from an upstream registry: its advisories are the upstream's`);
     }
-    if (stored.document.maintainers.some((m) => m.name === caller.user)) return;
-    if (await this.#isAdministrator(tenant, caller.user)) return;
-    throw new ProtocolError(
+    if (stored.document.maintainers.some((m) => m.name === caller.user)) return undefined;
+    if (await this.#isAdministrator(tenant, caller.user)) return undefined;
+    return new ProtocolError(
       'FORBIDDEN',
       `Only the maintainers of '${name}' and this registry's administrators may publish or withdraw its advisories; '${caller.user}' is neither`,
     );

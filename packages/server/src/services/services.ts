@@ -22,7 +22,7 @@ import { UserAdmin } from './user-admin.js';
 import { Invitations } from './invitations.js';
 import { TeamService } from './team-service.js';
 import { RateLimitService } from './rate-limits.js';
-import { createMemoryCounterStore } from '../storage/create-storage.js';
+import { createMemoryCounterStore, createMemoryUpstreamAnswers } from '../storage/create-storage.js';
 import { UplinkService } from './uplinks/uplink-service.js';
 import { HttpUpstreamClient, type UpstreamClient } from './uplinks/upstream-client.js';
 import { UpstreamKeys } from './uplinks/upstream-keys.js';
@@ -142,6 +142,7 @@ export function createServices(deps: ServerDeps, options: ServicesOptions = {}):
   );
   const askUplink: AskUplink = (...args) => uplinks.ask(...args);
   const nowMs = deps.nowMs ?? (() => deps.now().getTime());
+  const upstreamAnswers = deps.upstreamAnswers ?? createMemoryUpstreamAnswers();
   return {
     tenants,
     audit,
@@ -162,8 +163,8 @@ export function createServices(deps: ServerDeps, options: ServicesOptions = {}):
     uplinks,
     publish: new PublishService(deps, teams),
     signatures: new RegistrySignatures(deps),
-    advisories: new AdvisoryService(deps, { upstream: new UpstreamAdvisories(askUplink, nowMs) }),
-    attestations: new AttestationService(deps, new UpstreamAttestations(askUplink, nowMs)),
+    advisories: new AdvisoryService(deps, { upstream: new UpstreamAdvisories(askUplink, nowMs, upstreamAnswers) }),
+    attestations: new AttestationService(deps, new UpstreamAttestations(askUplink, nowMs, upstreamAnswers)),
     upstreamKeys: new UpstreamKeys(upstream, nowMs),
     packageUpdates: new PackageUpdateService(deps),
     distTags: new DistTagService(deps),

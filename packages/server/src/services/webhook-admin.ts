@@ -69,6 +69,21 @@ export class WebhookAdmin {
     if (!(await this.#deps.webhooks.removeWebhook(tenant, id))) throw noHook(id);
   }
 
+  /** Changes where the hook posts and which events it is sent (what is not given stays); its secrets stay. */
+  async update(
+    tenant: TenantId,
+    id: string,
+    change: { url?: string | undefined; events?: string[] | undefined },
+  ): Promise<WebhookSummary> {
+    const hook = await this.#hook(tenant, id);
+    const next = {
+      url: change.url === undefined ? hook.url : checkUrl(change.url),
+      events: change.events === undefined ? hook.events : checkEvents(change.events),
+    };
+    if (!(await this.#deps.webhooks.updateWebhook(tenant, id, next))) throw noHook(id);
+    return this.#summary({ ...hook, ...next });
+  }
+
   /**
    * Makes a new secret current. The old one keeps signing for `overlapHours` (both signatures
    * are sent meanwhile), so the receiver can switch whenever it likes within them; 0 ends it now.

@@ -23,6 +23,7 @@ import { MemoryAdvisories } from './drivers/memory/memory-advisories.js';
 import { MemoryTeams } from './drivers/memory/memory-teams.js';
 import { MemoryChangeLog } from './drivers/memory/memory-change-log.js';
 import { MemoryStorageUsage } from './drivers/memory/memory-storage-usage.js';
+import { MemoryUpstreamAnswers } from './drivers/memory/memory-upstream-answers.js';
 import { LocalInvalidationBus } from './drivers/memory/memory-invalidation-bus.js';
 import { blobKeysOfVersion, packageOfBlobKey } from './blob-keys.js';
 import type {
@@ -42,6 +43,7 @@ import type {
   StorageUsageStore,
   TenantId,
   UplinkCacheStore,
+  UpstreamAnswerStore,
   WebhookStore,
 } from './ports.js';
 import type { CounterStore } from './counter-store.js';
@@ -72,6 +74,8 @@ export interface Storage {
   webhooks: WebhookStore;
   /** Bytes and packages of each registry, kept in each package's write transaction; the last collection. */
   usage: StorageUsageStore;
+  /** Answers of upstream registries (advisories, attestations): in the shared database where there is one. */
+  upstreamAnswers: UpstreamAnswerStore;
   blobs: BlobStore;
   bus: InvalidationBus;
   /** The shared Redis connection, when one is configured (rate limits use it too). */
@@ -105,6 +109,8 @@ export async function createStorage(config: Config, options: CreateStorageOption
     let teams: TeamStore;
     let changeLog: AuditLogStore & WebhookStore;
     let usage: StorageUsageStore;
+    // One node on SQLite: nothing to share, kept in its memory.
+    let upstreamAnswers: UpstreamAnswerStore = new MemoryUpstreamAnswers();
     let postgres: PostgresMetadataStore | undefined;
     const clock = options.now ? { now: options.now } : {};
     if (config.database.startsWith('sqlite:')) {
@@ -146,6 +152,7 @@ export async function createStorage(config: Config, options: CreateStorageOption
       const { PostgresTeams } = await import('./drivers/postgres/postgres-teams.js');
       const { PostgresChangeLog } = await import('./drivers/postgres/postgres-change-log.js');
       const { PostgresStorageUsage } = await import('./drivers/postgres/postgres-storage-usage.js');
+      const { PostgresUpstreamAnswers } = await import('./drivers/postgres/postgres-upstream-answers.js');
       const searchIndex = new PostgresSearchIndex(clock);
       const counts = new PostgresDownloadCounts();
       const uplinks = new PostgresUplinkCache();
@@ -154,13 +161,15 @@ export async function createStorage(config: Config, options: CreateStorageOption
       const teamStore = new PostgresTeams();
       const changes = new PostgresChangeLog();
       const usageStore = new PostgresStorageUsage();
+      const answers = new PostgresUpstreamAnswers();
       // As for SQLite: in the order of their migrations.
-      const beside = [searchIndex, counts, uplinks, keys, advisoryStore, teamStore, changes, usageStore];
+      const beside = [searchIndex, counts, uplinks, keys, advisoryStore, teamStore, changes, usageStore, answers];
       postgres = new PostgresMetadataStore(
         parsePostgresUrl(config.database),
         beside.map((part) => part.writeHook),
       );
       for (const part of beside) part.attach(postgres.pool);
+      upstreamAnswers = answers;
       changeLog = changes;
       usage = usageStore;
       uplinkCache = uplinks;
@@ -218,6 +227,7 @@ export async function createStorage(config: Config, options: CreateStorageOption
       audit: changeLog,
       webhooks: changeLog,
       usage,
+      upstreamAnswers,
       blobs,
       bus,
       counters,
@@ -354,6 +364,7 @@ export function createMemoryStorage(options: { now?: () => Date } = {}): Storage
     audit: changeLog,
     webhooks: changeLog,
     usage,
+    upstreamAnswers: new MemoryUpstreamAnswers(),
     async close() {
       await counters.close();
     },
@@ -424,4 +435,9 @@ export function redactUrlCredentials(url: string): string {
 /** The embedded default: counters in this process's memory. */
 export function createMemoryCounterStore(): CounterStore {
   return new MemoryCounterStore();
+}
+
+/** Upstream answers in this process's memory: one node, nothing to share (also the services' default). */
+export function createMemoryUpstreamAnswers(): UpstreamAnswerStore {
+  return new MemoryUpstreamAnswers();
 }

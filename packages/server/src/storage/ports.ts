@@ -531,6 +531,29 @@ export interface UplinkCacheStore {
   put(tenant: TenantId, name: string, record: UplinkCacheRecord): Promise<void>;
 }
 
+/** An upstream registry's answer (advisories, attestations) as the registry keeps it for later. */
+export interface UpstreamAnswer {
+  body: Buffer;
+  /** Until when (ms since the epoch) it is served without asking the upstream (the uplink's maxAge). */
+  freshUntil: number;
+}
+
+/** Answers not refreshed for this long are dropped (a stale one still serves while the upstream is down). */
+export const UPSTREAM_ANSWER_KEEP_MS = 30 * 24 * 3600 * 1000;
+
+/**
+ * Answers of upstream registries, by opaque key (the caller hashes what names the question:
+ * the uplink, its credentials, the package and version), shared by every node of a store that
+ * is shared: what one node asked, all answer from, also while the upstream is down, and after a
+ * restart. The upstream stays the source of truth; this only spares asking it again.
+ */
+export interface UpstreamAnswerStore {
+  /** The answers held for these keys, fresh or not. */
+  get(keys: readonly string[]): Promise<Map<string, UpstreamAnswer>>;
+  /** Creates or replaces the answers, stored at `now` (ms); drops those stored before `now - UPSTREAM_ANSWER_KEEP_MS`. */
+  put(answers: ReadonlyMap<string, UpstreamAnswer>, now: number): Promise<void>;
+}
+
 /** One signing key of a registry (the global one or a tenant): ECDSA P-256. */
 export interface SigningKeyRecord {
   /** `SHA256:<base64 of the SHA-256 of the public key's DER SPKI>`, as npm's registry names its keys. */
@@ -751,6 +774,11 @@ export interface WebhookStore {
   removeWebhook(tenant: TenantId, id: string): Promise<boolean>;
   /** Replaces the hook's secrets; false when there is no such hook. */
   setWebhookSecrets(tenant: TenantId, id: string, secrets: readonly WebhookSecret[]): Promise<boolean>;
+  /**
+   * Changes where the hook posts and what it is sent; false when there is no such hook. Pending
+   * deliveries go to the new URL (a claim reads the hook's URL when it sends).
+   */
+  updateWebhook(tenant: TenantId, id: string, change: Pick<WebhookRecord, 'url' | 'events'>): Promise<boolean>;
   /** The hook's deliveries, newest first. */
   listDeliveries(tenant: TenantId, hook: string, limit: number): Promise<WebhookDelivery[]>;
   /**

@@ -9,6 +9,8 @@ import { auditPageRoutes } from './routes/audit-routes.js';
 import { assetRoutes } from './routes/asset-routes.js';
 import { browseRoutes } from './routes/browse-routes.js';
 import { invitationRoutes } from './routes/invitation-routes.js';
+import { webhookPageRoutes } from './routes/webhook-routes.js';
+import { advisoryPageRoutes } from './routes/advisory-routes.js';
 import { npmLoginApiRoutes } from './routes/npm-login-api-routes.js';
 import { npmLoginPageRoutes } from './routes/npm-login-page-routes.js';
 import { createWebServices } from './web-services.js';
@@ -40,6 +42,8 @@ export async function webRoutes(
     await pages.register(accountRoutes, { web });
     await pages.register(invitationRoutes, { web });
     await pages.register(auditPageRoutes, { web });
+    await pages.register(webhookPageRoutes, { web });
+    await pages.register(advisoryPageRoutes, { web });
     await pages.register(npmLoginPageRoutes, { web });
     // Any other path under /-/web/ is a web page that does not exist: an HTML 404.
     pages.get('/-/web/*', async () => {

@@ -1,3 +1,4 @@
+import type { UplinkRules } from '../config/uplink-config.js';
 import {
   maxSatisfying,
   sortVersions,
@@ -19,6 +20,8 @@ export interface VersionRow {
   published: string;
   tags: string[];
   deprecated: boolean;
+  /** Advisories in force that affect it (this registry's and the upstream's). */
+  advisories: number;
 }
 
 export interface DependencyRow {
@@ -42,6 +45,8 @@ export interface AdvisoryMark {
   title: string;
   severity: string;
   url: string | undefined;
+  /** The upstream registry (uplink) it comes from; undefined for this registry's own. */
+  upstream?: string;
 }
 
 /** Supply-chain facts of the shown version, as the stored document has them. */
@@ -94,10 +99,17 @@ export interface PackageView {
 export interface PackageViewOptions {
   /** Reads here need a token: the install box says to log in first. */
   needsToken?: boolean;
+  /** The registry's uplinks: the advisories of a name one covers include the upstream's. */
+  uplinks?: UplinkRules | undefined;
 }
 
-/** Advisories of a version, from whoever keeps them; the default knows none. */
-export type AdvisorySource = (tenant: TenantId, name: string, version: string) => Promise<AdvisoryMark[]>;
+/** The advisories affecting each of `versions` (those none affects left out), from whoever keeps them; the default knows none. */
+export type AdvisorySource = (
+  tenant: TenantId,
+  name: string,
+  versions: readonly string[],
+  uplinks: UplinkRules | undefined,
+) => Promise<Map<string, AdvisoryMark[]>>;
 
 /** Most packages a manifest snippet follows when collecting the scopes of dependencies. */
 const MAX_SCOPE_WALK = 500;
@@ -108,7 +120,7 @@ export class PackageViews {
   readonly #dependents: DependentsService;
   readonly #advisories: AdvisorySource;
 
-  constructor(packages: PackageReadService, dependents: DependentsService, advisories: AdvisorySource = async () => []) {
+  constructor(packages: PackageReadService, dependents: DependentsService, advisories: AdvisorySource = async () => new Map()) {
     this.#packages = packages;
     this.#dependents = dependents;
     this.#advisories = advisories;
@@ -144,6 +156,7 @@ export class PackageViews {
     const scopes = await hostedClosure(record, lookup);
     const engines = supportedEngines(record);
     const tarballFile = tarballFileOf(record, name, shown);
+    const advisories = await this.#advisories(tenant, name, Object.keys(doc.versions ?? {}), options.uplinks);
     const dist = record.dist ?? ({} as VersionRecord['dist']);
 
     return {
@@ -154,7 +167,7 @@ export class PackageViews {
       latest,
       deprecated: typeof record.deprecated === 'string' && record.deprecated.length > 0 ? record.deprecated : undefined,
       readme: readmeOf(record, doc, shown, latest),
-      versions: versionRows(doc),
+      versions: versionRows(doc, advisories),
       distTags: Object.entries(doc['dist-tags'] ?? {}).sort(([a], [b]) =>
         a === 'latest' ? -1 : b === 'latest' ? 1 : a.localeCompare(b),
       ),
@@ -177,7 +190,7 @@ export class PackageViews {
         signed: Array.isArray(dist.signatures) && dist.signatures.length > 0,
         provenance: hasProvenance(dist),
         ...unityMark(record, dist),
-        advisories: await this.#advisories(tenant, name, shown),
+        advisories: advisories.get(shown) ?? [],
       },
       install: installSnippet({
         baseUrl,
@@ -225,7 +238,7 @@ function safeMaxSatisfying(versions: string[], range: string): string | null {
   }
 }
 
-function versionRows(doc: PackageDocument): VersionRow[] {
+function versionRows(doc: PackageDocument, advisories: ReadonlyMap<string, AdvisoryMark[]>): VersionRow[] {
   const tagsOf = new Map<string, string[]>();
   for (const [tag, version] of Object.entries(doc['dist-tags'] ?? {})) {
     tagsOf.set(version, [...(tagsOf.get(version) ?? []), tag]);
@@ -237,6 +250,7 @@ function versionRows(doc: PackageDocument): VersionRow[] {
       published: doc.time?.[version] ?? '',
       tags: (tagsOf.get(version) ?? []).sort(),
       deprecated: typeof doc.versions[version]?.deprecated === 'string' && doc.versions[version].deprecated.length > 0,
+      advisories: advisories.get(version)?.length ?? 0,
     }));
 }
 

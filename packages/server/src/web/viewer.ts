@@ -7,6 +7,8 @@ import type { WebServices } from './web-services.js';
 /** The page context of a request: who is signed in (by session cookie) and the form token. */
 export async function pageContext(request: FastifyRequest, reply: FastifyReply, web: WebServices): Promise<PageContext> {
   const viewer = await web.registry.browserSessions.userOf(request.ctx.tenant, readCookie(request, 'session'));
+  // The audit log names who sent a refused form (an accepted one notes its user itself).
+  if (viewer !== undefined) request.sessionUser = viewer;
   return {
     assets: web.assets,
     tenant: request.ctx.tenant,

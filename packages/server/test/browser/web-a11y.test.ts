@@ -106,6 +106,26 @@ beforeAll(async () => {
     body: '{}',
   });
   loginUrl = ((await login.json()) as { loginUrl: string }).loginUrl;
+  // alice administers the registry (its webhooks and audit log pages) and maintains questlog (its advisories).
+  await registry.storage.registry.updateUser('', 'alice', { admin: true });
+  const advisory = await fetch(`${registry.url}/-/pkg/v1/advisories/com.studio.questlog`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({
+      id: 'CVE-2026-1111',
+      severity: 'high',
+      vulnerable_versions: '<1.1.0',
+      patched_versions: '>=1.1.0',
+      title: 'Quest files run scripts',
+      description: 'Opening a quest file runs the scripts it holds.',
+      url: 'https://example.com/CVE-2026-1111',
+    }),
+  });
+  if (advisory.status !== 201) throw new Error(`advisory: ${advisory.status}`);
+  const hook = await registry.services.webhooks.add('', { url: 'http://127.0.0.1:9/ci', events: ['*'], createdBy: 'alice' });
+  // A delivery for the hook's log (it fails: nothing listens there).
+  await publish('com.studio.hooked', '1.0.0', { description: 'Published after the webhook was added' });
+  if ((await registry.services.webhooks.deliveries('', hook.hook.id)).length === 0) throw new Error('no delivery');
   const invitation = await registry.services.invitations.create('', { invitedBy: 'alice', email: 'new@example.com' });
   invitationUrl = `${registry.url}/-/web/invitation/${invitation.secret}`;
 }, 180_000);
@@ -201,6 +221,35 @@ const PAGES: { name: string; open: (page: Page) => Promise<unknown> }[] = [
         await page.getByRole('button', { name: 'Set up two-factor sign-in' }).click();
       }
       await page.locator('.qr-code svg').waitFor();
+    },
+  },
+  {
+    // A maintainer's view, with a refused publish: the error tied to the fields.
+    name: 'advisories',
+    open: async (page) => {
+      await page.context().clearCookies();
+      await signIn(page);
+      await page.goto(`${registry.url}/-/web/package/com.studio.questlog/advisories`);
+      await page.getByLabel('Affected versions').fill('not a range');
+      await page.getByLabel('Title').fill('Another flaw');
+      await page.getByRole('button', { name: 'Publish advisory' }).click();
+      await page.locator('#publish-error').waitFor();
+    },
+  },
+  {
+    name: 'webhooks',
+    open: async (page) => {
+      await page.context().clearCookies();
+      await signIn(page);
+      await page.goto(`${registry.url}/-/web/webhooks`);
+    },
+  },
+  {
+    name: 'audit log',
+    open: async (page) => {
+      await page.context().clearCookies();
+      await signIn(page);
+      await page.goto(`${registry.url}/-/web/audit`);
     },
   },
   { name: 'invitation', open: (page) => page.goto(invitationUrl) },
@@ -418,6 +467,53 @@ describe('keyboard paths', () => {
     await tabTo(page, (el) => el.tagName === 'BUTTON' && /Sign out/.test(el.textContent ?? ''), 'the Sign out button');
     await Promise.all([page.waitForNavigation(), page.keyboard.press('Enter')]);
     await expect(page.locator('.account a').textContent()).resolves.toBe('Sign in');
+    await context.close();
+  });
+
+  it('publish and withdraw an advisory; add and delete a webhook', async () => {
+    const { context, page } = await openPage(1280);
+    await signIn(page);
+    await page.goto(`${registry.url}/-/web/package/com.studio.bare`);
+    await tabTo(page, (el) => el.tagName === 'A' && el.textContent === 'Security advisories', 'the advisories link');
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/\/-\/web\/package\/com\.studio\.bare\/advisories$/);
+    await tabTo(page, (el) => el.id === 'advisory-id', 'the id field');
+    await page.keyboard.type('KEY-1');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('<0.2.0');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('Typed with the keyboard');
+    await tabTo(page, (el) => el.tagName === 'BUTTON' && el.textContent === 'Publish advisory', 'the Publish button');
+    await Promise.all([page.waitForNavigation(), page.keyboard.press('Enter')]);
+    await page.getByText('The advisory was published.').waitFor();
+    await tabTo(
+      page,
+      (el) => el.tagName === 'BUTTON' && el.getAttribute('aria-label') === 'Withdraw advisory KEY-1',
+      'its Withdraw button',
+    );
+    await Promise.all([page.waitForNavigation(), page.keyboard.press('Enter')]);
+    await page.getByText('The advisory was withdrawn.').waitFor();
+
+    await page.goto(`${registry.url}/-/web/webhooks`);
+    await tabTo(page, (el) => el.id === 'add-url', 'the URL field');
+    await page.keyboard.type('http://127.0.0.1:9/keyboard');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('advisory');
+    await tabTo(page, (el) => el.tagName === 'BUTTON' && el.textContent === 'Add webhook', 'the Add button');
+    await Promise.all([page.waitForNavigation(), page.keyboard.press('Enter')]);
+    await page.locator('#new-secret').waitFor();
+    await tabTo(
+      page,
+      (el) => el.tagName === 'BUTTON' && el.getAttribute('aria-label') === 'Delete webhook to http://127.0.0.1:9/keyboard',
+      'its Delete button',
+      400,
+    );
+    await Promise.all([page.waitForNavigation(), page.keyboard.press('Enter')]);
+    await page.getByText('The webhook was deleted.').waitFor();
+    expect((await registry.services.webhooks.list('')).map((h) => h.url)).not.toContain('http://127.0.0.1:9/keyboard');
     await context.close();
   });
 });

@@ -265,6 +265,78 @@ describe('two-factor sign-in in Chromium', () => {
   });
 });
 
+/** Signs `name` in through the form (their password is `pw-<name>`). */
+async function signIn(page: Page, name: string): Promise<void> {
+  await page.goto(`${registry.url}/-/web/signin`);
+  await page.getByLabel('User name').fill(name);
+  await page.getByLabel('Password', { exact: true }).fill(`pw-${name}`);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(/\/-\/web\/account$/);
+}
+
+describe('advisories and webhooks in Chromium', () => {
+  it('a maintainer publishes an advisory from the package page, sees a refusal beside the form, and withdraws it', async () => {
+    const { context, page } = await openPage();
+    await signIn(page, 'alice');
+    await page.goto(`${registry.url}/-/web/package/com.acme.core`);
+    await page.getByRole('link', { name: 'Security advisories' }).click();
+    await page.waitForURL(/\/-\/web\/package\/com\.acme\.core\/advisories$/);
+    await page.getByLabel('Id').fill('CVE-2026-7777');
+    await page.getByLabel('Severity').selectOption('critical');
+    await page.getByLabel('Affected versions').fill('not a range');
+    await page.getByLabel('Title').fill('Save files leak');
+    await page.getByLabel('Description').fill('Saves are written\nworld-readable.');
+    await page.getByRole('button', { name: 'Publish advisory' }).click();
+    await expect(page.locator('#publish-error').textContent()).resolves.toContain("'vulnerable_versions' must be a semver range");
+    await expect(page.getByLabel('Title').inputValue()).resolves.toBe('Save files leak');
+    await page.getByLabel('Affected versions').fill('<=1.2.0');
+    await page.getByLabel('Fixed in').fill('>=1.2.1');
+    await page.getByRole('button', { name: 'Publish advisory' }).click();
+    await page.getByText('The advisory was published.').waitFor();
+    await expect(page.locator('#advisory-CVE-2026-7777 h3').innerText()).resolves.toContain('Save files leak');
+    await screenshot(page, 'advisories');
+    // The package page marks the affected version.
+    await page.getByRole('link', { name: 'Back to com.acme.core' }).click();
+    await expect(page.locator('.marks').innerText()).resolves.toContain('critical advisory');
+    await page.goto(`${registry.url}/-/web/package/com.acme.core/advisories`);
+    await page.getByRole('button', { name: 'Withdraw advisory CVE-2026-7777' }).click();
+    await page.getByText('The advisory was withdrawn.').waitFor();
+    await expect(page.getByRole('heading', { name: 'Withdrawn (1)' }).isVisible()).resolves.toBe(true);
+    await context.close();
+  });
+
+  it('an administrator adds a webhook (its secret shown once), changes its events, rotates its secret and deletes it', async () => {
+    await loginUser(registry.url, 'boss', 'pw-boss');
+    await registry.storage.registry.updateUser('', 'boss', { admin: true });
+    const { context, page } = await openPage();
+    await signIn(page, 'boss');
+    await page.goto(`${registry.url}/-/web/webhooks`);
+    await page.getByLabel('Receiver URL').fill('http://127.0.0.1:9/ci');
+    await page.getByLabel('Events').fill('package, nonsense');
+    await page.getByRole('button', { name: 'Add webhook' }).click();
+    await expect(page.locator('#add-error').textContent()).resolves.toContain("Unknown event 'nonsense'");
+    await page.getByLabel('Events').fill('package, advisory');
+    await page.getByRole('button', { name: 'Add webhook' }).click();
+    const secret = await page.locator('#new-secret').textContent();
+    expect(secret).toMatch(/^[0-9a-f]{64}$/);
+    const [hook] = await registry.services.webhooks.list('');
+    await page.getByText('Change the URL or the events').click();
+    await page.locator(`#events-${hook!.id}`).fill('advisory');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByText('The webhook was changed.').waitFor();
+    await expect(page.locator('body').innerText()).resolves.not.toContain(secret!);
+    await page.getByText('Rotate the secret').click();
+    await page.getByRole('button', { name: 'Rotate secret' }).click();
+    await page.getByText('The secret was rotated.').waitFor();
+    await expect(page.getByText('2 secrets sign (a rotation is under way)').isVisible()).resolves.toBe(true);
+    await screenshot(page, 'webhooks');
+    await page.getByRole('button', { name: 'Delete webhook to http://127.0.0.1:9/ci' }).click();
+    await page.getByText('The webhook was deleted.').waitFor();
+    await expect(registry.services.webhooks.list('')).resolves.toEqual([]);
+    await context.close();
+  });
+});
+
 describe('tenants in Chromium', () => {
   it("a second tenant's pages do not show the first tenant's packages", async () => {
     const admin = new TenantAdmin(registry.storage);

@@ -245,6 +245,19 @@ export function changeLogContract(driver: string, freshDatabase: () => Promise<C
       expect((await webhooks.listDeliveries('', 'h2', 10)).map((d) => d.id)).toEqual(['d2']);
     });
 
+    it("changes a hook's URL and events, secrets kept; a pending delivery is claimed for the new URL", async () => {
+      await webhooks.addWebhook('', hook('h1'));
+      const before = (await webhooks.listWebhooks(''))[0]!;
+      await audit.append('', entry(), [delivery('d1', 'h1')]);
+      expect(await webhooks.updateWebhook('', 'h1', { url: 'https://new.example.com/in', events: ['advisory'] })).toBe(true);
+      expect(await webhooks.updateWebhook('', 'nope', { url: 'https://new.example.com/in', events: ['*'] })).toBe(false);
+      expect(await webhooks.updateWebhook('ghost', 'h1', { url: 'https://new.example.com/in', events: ['*'] })).toBe(false);
+      const [after] = await webhooks.listWebhooks('');
+      expect(after).toEqual({ ...before, url: 'https://new.example.com/in', events: ['advisory'] });
+      const [claimed] = await webhooks.claimDeliveries(T0, 60_000, 10);
+      expect(claimed).toMatchObject({ delivery: { id: 'd1' }, url: 'https://new.example.com/in' });
+    });
+
     it('claims each due delivery once across two nodes, until its lease ends unfinished', async () => {
       const other = (await database.open()).webhooks;
       await webhooks.addWebhook('', hook('h1'));

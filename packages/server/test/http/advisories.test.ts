@@ -37,7 +37,7 @@ describe('/-/pkg/v1/advisories/<package>', () => {
       id: expect.stringMatching(/^PKG-[0-9A-F]{12}$/),
       name: NAME,
       ...advisory,
-      url: `${registry.url}/-/web/package/${NAME}#advisory-${created.body.id}`,
+      url: `${registry.url}/-/web/package/${NAME}/advisories#advisory-${created.body.id}`,
       published_by: 'owner',
       published: expect.any(String),
       updated: expect.any(String),

@@ -67,7 +67,7 @@ describe('advisories asked of uplinks', () => {
         severity: 'critical',
         vulnerable_versions: '<1.0.2',
         // The upstream's link: the advisory is the upstream's.
-        url: `${upstream.url}/-/web/package/${PROXIED}#advisory-CVE-2026-0001`,
+        url: `${upstream.url}/-/web/package/${PROXIED}/advisories#advisory-CVE-2026-0001`,
       }),
     ]);
     expect(res.body[LOCAL]).toEqual([expect.objectContaining({ id: 'LOCAL-1' })]);

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loginUser, publishVersion, startRegistry, type TestRegistry } from '@pkg/testkit';
+import { loginUser, publishVersion, request, startRegistry, type TestRegistry } from '@pkg/testkit';
 import { webhookCommand } from '../../src/admin/webhook-command.js';
 import type { AdminIo } from '../../src/admin/admin-io.js';
 import { verifySignature } from '../../src/services/webhook-signature.js';
@@ -307,5 +307,43 @@ describe('webhooks', () => {
     expect(noEvents.code).toBe(2);
     expect((await webhook(registry, ['remove', 'nope'])).stderr).toContain("There is no webhook 'nope'");
     expect((await webhook(registry, ['list'])).stdout).toBe('No webhooks.\n');
+  });
+
+  it('sends access changes (teams, their members, their namespaces) to hooks subscribed to them', async () => {
+    const registry = await sharedNode();
+    const hook = await addHook(registry, 'team,namespace.claim');
+    const boss = await loginUser(registry.url, 'boss');
+    await registry.storage.registry.updateUser('', 'boss', { admin: true });
+    await loginUser(registry.url, 'alice');
+    const api = (path: string, method: string, body?: unknown) =>
+      request(`${registry.url}/-/pkg/v1/teams${path}`, { method, token: boss, ...(body ? { body } : {}) });
+    expect((await api('', 'POST', { name: 'studio' })).status).toBe(201);
+    expect((await api('/studio/members/alice', 'PUT')).status).toBe(200);
+    expect((await api('/studio/namespaces/com.studio.*', 'PUT')).status).toBe(200);
+    const events = (await deliveries(registry, hook.id)).map((d) => d.event).sort();
+    expect(events).toEqual(['namespace.claim', 'team.create', 'team.member-add']);
+  });
+
+  it('update changes where a hook posts and what it is sent, its secret kept; refuses bad input', async () => {
+    const registry = await sharedNode();
+    const hook = await addHook(registry, 'package.publish');
+    const updated = await webhook(registry, ['update', hook.id, '--events', 'dist-tag,advisory', '--url', `${receiver.url}/v2`]);
+    expect(updated.stderr).toBe('');
+    expect(updated.stdout).toBe(`Webhook ${hook.id} now sends dist-tag, advisory to ${receiver.url}/v2\n`);
+    const [listed] = await registry.storage.webhooks.listWebhooks('');
+    expect(listed).toMatchObject({ url: `${receiver.url}/v2`, events: ['dist-tag', 'advisory'] });
+    expect(listed!.secrets.map((s) => s.secret)).toEqual([hook.secret]);
+    const [entry] = await registry.services.audit.query('', { action: 'webhook.change', limit: 1 });
+    expect(entry).toMatchObject({ via: 'cli', target: `webhook ${hook.id}` });
+    expect(await webhook(registry, ['update', hook.id])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('needs --url or --events'),
+    });
+    expect(await webhook(registry, ['update', hook.id, '--events', 'nonsense'])).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining("Unknown event 'nonsense'"),
+    });
+    expect((await webhook(registry, ['update', 'nope', '--events', '*'])).stderr).toContain("There is no webhook 'nope'");
+    expect((await registry.storage.webhooks.listWebhooks(''))[0]!.events).toEqual(['dist-tag', 'advisory']);
   });
 });

@@ -251,6 +251,85 @@ describe.each(profiles)('backup under write load and restore (%s)', (profile, av
   );
 });
 
+describe.each(profiles)('storage usage and quotas after a restore (%s)', (profile, available) => {
+  it.skipIf(!available)('the restored registry counts what the source did, and its quotas refuse what they refused', async () => {
+    const quota = { quotaPackages: 3 };
+    const registry = await startRegistry({ profile, settings: quota });
+    let restoredBacking: ScaleOutBacking | undefined;
+    let restored: TestRegistry | undefined;
+    try {
+      const token = await loginUser(registry.url, 'alice');
+      for (const [name, version] of [
+        ['com.example.a', '1.0.0'],
+        ['com.example.a', '1.1.0'],
+        ['com.example.b', '1.0.0'],
+      ] as const)
+        expect((await publishVersion(registry.url, token, name, version)).status).toBe(201);
+      await registry.storage.registry.createTenant({
+        name: 'acme',
+        incarnation: 'a'.repeat(32),
+        createdAt: new Date().toISOString(),
+        settings: { quotaBytes: 1_000_000, quotaPackages: 1 },
+      });
+      const usage = await registry.storage.usage.usage('');
+      expect(usage).toMatchObject({ packages: 2, files: 3 });
+      expect(usage.bytes).toBeGreaterThan(0);
+      const source =
+        profile === 'embedded'
+          ? ['--data', registry.dataDir]
+          : [
+              '--config',
+              await configFileOf({ database: registry.config.database, storage: registry.config.storage }, 'usage-source'),
+            ];
+      const backupDir = path.join(dir, `usage-backup-${profile}`);
+      const backup = await runRegistryCli(['backup', backupDir, ...source]);
+      expect(backup.stderr).toBe('');
+      expect(backup.code).toBe(0);
+
+      let target: string[];
+      if (profile === 'embedded') {
+        const data = path.join(dir, `usage-restored-${profile}`);
+        target = ['--data', data];
+        const run = await runRegistryCli(['restore', backupDir, ...target]);
+        expect(run.stderr).toBe('');
+        expect(run.code).toBe(0);
+        restored = await startRegistry({ profile: 'embedded', dataDir: data, settings: quota });
+      } else {
+        restoredBacking = await startScaleOutBacking({ redis: false });
+        target = ['--config', await configFileOf(restoredBacking.settings, 'usage-target')];
+        const run = await runRegistryCli(['restore', backupDir, ...target]);
+        expect(run.stderr).toBe('');
+        expect(run.code).toBe(0);
+        restored = await startRegistry({ profile: 'embedded', settings: { ...restoredBacking.settings, ...quota } });
+      }
+      // The usage table came back as it was, nothing left to measure; the tenant's own quotas too.
+      expect(await restored.storage.usage.usage('')).toEqual(usage);
+      expect(await restored.storage.usage.unmeasured('')).toEqual([]);
+      expect((await restored.storage.registry.getTenant('acme'))?.settings).toEqual({ quotaBytes: 1_000_000, quotaPackages: 1 });
+      const report = await runRegistryCli(['storage', ...target, '--json'], {
+        env: { PKG_REGISTRY_QUOTA_PACKAGES: '3' },
+      });
+      expect(report.code).toBe(0);
+      const [global, acme] = JSON.parse(report.stdout);
+      expect(global).toMatchObject({ usage, bytes: usage.bytes, packages: 2, quota: { packages: 3 } });
+      expect(acme).toMatchObject({ quota: { bytes: 1_000_000, packages: 1, bytesFrom: 'tenant', packagesFrom: 'tenant' } });
+
+      // The quota counts the restored packages: one more fits, the next is refused naming the usage.
+      expect((await publishVersion(restored.url, token, 'com.example.c', '1.0.0')).status).toBe(201);
+      const refused = await publishVersion(restored.url, token, 'com.example.d', '1.0.0');
+      expect(refused.status).toBe(403);
+      expect(refused.text).toContain('QUOTA_EXCEEDED');
+      expect(refused.text).toContain('has reached its quota of 3 packages (3 in use)');
+      // A new version of a restored package is not a new package.
+      expect((await publishVersion(restored.url, token, 'com.example.b', '1.1.0')).status).toBe(201);
+    } finally {
+      await restored?.close();
+      await restoredBacking?.close();
+      await registry.close();
+    }
+  });
+});
+
 describe('backup, restore and verify refuse bad input', () => {
   it('a non-empty destination, a directory that is no backup, a missing registry', async () => {
     const occupied = await mkdtemp(path.join(dir, 'occupied-'));

@@ -40,9 +40,33 @@ describe('pkg-registry storage', () => {
         ].sort((a, b) => (b[1] as number) - (a[1] as number)),
       );
 
-      const table = await runRegistryCli(['storage', 'report', '--data', registry.dataDir]);
+      // The usage the quotas are checked against is the walk's (every version measured); no quota by default.
+      expect(global).toMatchObject({
+        usage: { bytes: big + small, files: 3, packages: 2 },
+        unmeasuredVersions: 0,
+        quota: { bytes: 0, packages: 0, bytesFrom: 'server', packagesFrom: 'server' },
+      });
+
+      // The server's quota (from its configuration) and a tenant's own.
+      const created = await runRegistryCli(['tenant', 'create', 'acme', '--quota-bytes', '1048576', '--data', registry.dataDir]);
+      expect(created.code).toBe(0);
+      const env = { PKG_REGISTRY_QUOTA_PACKAGES: '4' };
+      const quotas = await runRegistryCli(['storage', '--data', registry.dataDir, '--json'], { env });
+      expect(quotas.code).toBe(0);
+      const [withQuota, acme] = JSON.parse(quotas.stdout);
+      expect(withQuota.quota).toEqual({ bytes: 0, packages: 4, bytesFrom: 'server', packagesFrom: 'server' });
+      expect(acme).toMatchObject({
+        tenant: 'acme',
+        usage: { bytes: 0, files: 0, packages: 0 },
+        quota: { bytes: 1048576, packages: 4, bytesFrom: 'tenant', packagesFrom: 'server' },
+      });
+
+      const table = await runRegistryCli(['storage', 'report', '--data', registry.dataDir], { env });
       expect(table.code).toBe(0);
       expect(table.stdout).toMatch(/^REGISTRY\s+PACKAGES\s+VERSIONS\s+FILES\s+BYTES\s+ORPHANS\n\(global\)\s+2\s+3\s+3\s+/);
+      expect(table.stdout).toMatch(
+        /\nREGISTRY\s+PACKAGES\s+PACKAGE QUOTA\s+BYTES\s+BYTE QUOTA\n\(global\)\s+2\s+4 \(50% used\)\s+\S+ B\s+none\nacme\s+0\s+4 \(0% used\)\s+0 B\s+1\.0 MiB \(own\) \(0% used\)\n/,
+      );
       expect(table.stdout).toContain('global registry, largest packages:');
     } finally {
       await registry.close();

@@ -27,6 +27,7 @@ import { POSTGRES_TEAM_MIGRATIONS } from '../../src/storage/drivers/postgres/pos
 import { PostgresMetadataStore } from '../../src/storage/drivers/postgres/postgres-metadata-store.js';
 import { POSTGRES_UPLINK_CACHE_MIGRATIONS } from '../../src/storage/drivers/postgres/postgres-uplink-cache.js';
 import { POSTGRES_STORAGE_USAGE_MIGRATIONS } from '../../src/storage/drivers/postgres/postgres-storage-usage.js';
+import { POSTGRES_UPSTREAM_ANSWER_MIGRATIONS } from '../../src/storage/drivers/postgres/postgres-upstream-answers.js';
 import { RedisInvalidationBus } from '../../src/storage/drivers/redis/redis-invalidation-bus.js';
 import { S3BlobStore } from '../../src/storage/drivers/s3/s3-blob-store.js';
 import { SqliteMetadataStore } from '../../src/storage/drivers/sqlite/sqlite-metadata-store.js';
@@ -135,6 +136,7 @@ describe.skipIf(!testPostgresUrl || !testRedisUrl)('createStorage with PostgreSQ
         { scope: 'storage-usage', n: String(POSTGRES_STORAGE_USAGE_MIGRATIONS.length) },
         { scope: 'teams', n: String(POSTGRES_TEAM_MIGRATIONS.length) },
         { scope: 'uplink-cache', n: String(POSTGRES_UPLINK_CACHE_MIGRATIONS.length) },
+        { scope: 'upstream-answers', n: String(POSTGRES_UPSTREAM_ANSWER_MIGRATIONS.length) },
       ]);
       await nodes[1]!.packages.package('', 'com.acme.tool').update(() => ({
         next: stored('com.acme.tool', ['1.0.0']),

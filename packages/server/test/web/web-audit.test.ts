@@ -33,7 +33,7 @@ describe('the audit log and webhooks pages (/-/web/audit, /-/web/webhooks)', () 
     expect(page.html).not.toContain('<table');
     const hooks = await client.get('/-/web/webhooks');
     expect(hooks.status).toBe(403);
-    expect(squash(hooks.html)).toContain('Only an administrator of this registry may see its webhooks');
+    expect(squash(hooks.html)).toContain('Only an administrator of this registry may manage its webhooks');
   });
 
   it('shows entries with who, from where, on what and why, and a link to older ones', async () => {

@@ -1,6 +1,7 @@
+import { createHash } from 'node:crypto';
 import semver from 'semver';
 import type { Uplink, UplinkRules } from '../../config/uplink-config.js';
-import { ADVISORY_SEVERITIES, type TenantId } from '../../storage/ports.js';
+import { ADVISORY_SEVERITIES, type TenantId, type UpstreamAnswer, type UpstreamAnswerStore } from '../../storage/ports.js';
 import type { UpstreamRequest, UpstreamResult } from './upstream-client.js';
 
 /**
@@ -25,22 +26,26 @@ export type AskUplink = (
   request: UpstreamRequest,
 ) => Promise<UpstreamResult | undefined>;
 
-interface Entry {
-  /** Until when it is served without asking (the uplink's maxAge). */
-  until: number;
-  advisories: UpstreamAdvisory[];
-}
-
 /** Largest upstream bulk answer accepted. */
 const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
-/** Bound of the cache (one entry per uplink, name and version); it is only a shortcut. */
-const MAX_ENTRIES = 200_000;
+
+/**
+ * The key of an upstream answer: a hash of what names the question, so that the shared store
+ * never holds an uplink's credentials (they are part of it: another token may see other packages).
+ */
+export function upstreamAnswerKey(kind: string, uplink: Uplink, ...question: string[]): string {
+  const hash = createHash('sha256');
+  for (const part of [kind, uplink.url, uplink.authorization ?? '', ...question]) hash.update(part).update('\0');
+  return `${kind}:${hash.digest('hex')}`;
+}
 
 /**
  * The advisories of packages that come through an uplink, asked of the upstream registry with
  * npm's bulk request (`POST /-/npm/v1/security/advisories/bulk`), so that `npm audit` and `pkg
- * audit` against this registry report what the upstream knows too. Cached per uplink, name
- * and version for the uplink's `maxAge`, like its documents. An upstream that cannot be asked
+ * audit` against this registry report what the upstream knows too. Kept per uplink, name
+ * and version for the uplink's `maxAge`, like its documents, in the upstream answer store (the
+ * shared database where there is one, so every node answers from what any node asked, also
+ * after a restart). An upstream that cannot be asked
  * (down, its circuit open, refusing our credentials, answering junk) never fails the audit: its
  * packages are audited from what was cached before, however old, or from this registry's own
  * advisories only, and a note says so.
@@ -48,11 +53,12 @@ const MAX_ENTRIES = 200_000;
 export class UpstreamAdvisories {
   readonly #ask: AskUplink;
   readonly #now: () => number;
-  readonly #entries = new Map<string, Entry>();
+  readonly #answers: UpstreamAnswerStore;
 
-  constructor(ask: AskUplink, now: () => number) {
+  constructor(ask: AskUplink, now: () => number, answers: UpstreamAnswerStore) {
     this.#ask = ask;
     this.#now = now;
+    this.#answers = answers;
   }
 
   async bulk(
@@ -80,17 +86,18 @@ export class UpstreamAdvisories {
     answer: UpstreamAdvisoryAnswer,
   ): Promise<void> {
     const now = this.#now();
-    const keyOf = (name: string, version: string) => `${uplink.url}\0${uplink.authorization ?? ''}\0${name}\0${version}`;
+    const keyOf = (name: string, version: string) => upstreamAnswerKey('advisories', uplink, name, version);
+    const held = await this.#answers.get([...names].flatMap(([name, versions]) => versions.map((v) => keyOf(name, v))));
     const missing: Record<string, string[]> = {};
     for (const [name, versions] of names) {
       for (const version of versions) {
-        const entry = this.#entries.get(keyOf(name, version));
-        if (entry === undefined || entry.until <= now) (missing[name] ??= []).push(version);
+        const entry = held.get(keyOf(name, version));
+        if (entry === undefined || entry.freshUntil <= now) (missing[name] ??= []).push(version);
       }
     }
     const count = Object.keys(missing).length;
     if (count > 0) {
-      const problem = await this.#fetch(tenant, uplink, missing, now, keyOf);
+      const problem = await this.#fetch(tenant, uplink, missing, now, keyOf, held);
       if (problem !== undefined) {
         const packages = count === 1 ? '1 package' : `${count} packages`;
         answer.notes.push(
@@ -102,21 +109,20 @@ export class UpstreamAdvisories {
     for (const [name, versions] of names) {
       const found = new Map<string, UpstreamAdvisory>();
       for (const version of versions) {
-        for (const advisory of this.#entries.get(keyOf(name, version))?.advisories ?? []) {
-          found.set(JSON.stringify(advisory), advisory);
-        }
+        for (const advisory of advisoriesOf(held.get(keyOf(name, version)))) found.set(JSON.stringify(advisory), advisory);
       }
       if (found.size > 0) answer.advisories.set(name, [...found.values()]);
     }
   }
 
-  /** Asks the upstream about `missing` and caches the answer per version; the problem when it could not. */
+  /** Asks the upstream about `missing` and keeps the answer per version (also in `held`); the problem when it could not. */
   async #fetch(
     tenant: TenantId,
     uplink: Uplink,
     missing: Record<string, string[]>,
     now: number,
     keyOf: (name: string, version: string) => string,
+    held: Map<string, UpstreamAnswer>,
   ): Promise<string | undefined> {
     const result = await this.#ask(tenant, uplink, 'advisories', {
       method: 'POST',
@@ -135,8 +141,8 @@ export class UpstreamAdvisories {
     if (result.kind === 'not-modified') return 'it answered 304 to a request without a validator';
     const parsed = parseBulkAnswer(result.body);
     if (parsed === undefined) return 'it answered something that is not an advisory answer';
-    if (this.#entries.size >= MAX_ENTRIES) this.#entries.clear();
-    const until = now + uplink.maxAgeMs;
+    const freshUntil = now + uplink.maxAgeMs;
+    const answers = new Map<string, UpstreamAnswer>();
     for (const [name, versions] of Object.entries(missing)) {
       const advisories = parsed.get(name) ?? [];
       for (const version of versions) {
@@ -146,10 +152,23 @@ export class UpstreamAdvisories {
             semver.validRange(a.vulnerable_versions) === null ||
             semver.satisfies(version, a.vulnerable_versions, { includePrerelease: true }),
         );
-        this.#entries.set(keyOf(name, version), { until, advisories: affecting });
+        answers.set(keyOf(name, version), { body: Buffer.from(JSON.stringify(affecting)), freshUntil });
       }
     }
+    await this.#answers.put(answers, now);
+    for (const [key, value] of answers) held.set(key, value);
     return undefined;
+  }
+}
+
+/** The advisories an upstream answer kept for one version (none when it is not one). */
+function advisoriesOf(answer: UpstreamAnswer | undefined): UpstreamAdvisory[] {
+  if (answer === undefined) return [];
+  try {
+    const parsed = JSON.parse(answer.body.toString('utf8')) as unknown;
+    return Array.isArray(parsed) ? (parsed as UpstreamAdvisory[]) : [];
+  } catch {
+    return [];
   }
 }
 

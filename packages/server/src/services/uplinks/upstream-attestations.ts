@@ -1,40 +1,34 @@
 import { ProtocolError } from '@pkg/protocol';
 import type { Uplink } from '../../config/uplink-config.js';
-import { BudgetLru } from '../../storage/budget-lru.js';
-import type { TenantId } from '../../storage/ports.js';
-import type { AskUplink } from './upstream-advisories.js';
+import type { TenantId, UpstreamAnswerStore } from '../../storage/ports.js';
+import { upstreamAnswerKey, type AskUplink } from './upstream-advisories.js';
 
 /** Largest upstream attestations answer accepted (npm's are a few kilobytes). */
 const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
-/** Bytes of upstream answers one node keeps. */
-const CACHE_BYTES = 32 * 1024 * 1024;
-
-interface Entry {
-  until: number;
-  body: Buffer;
-}
 
 /**
  * `/-/npm/v1/attestations/<name>@<version>` of a proxied package: the upstream's answer, asked
  * through the uplink (its token, its circuit) and passed on byte for byte, never re-signed.
- * Kept in memory for the uplink's maxAge; a version's attestations do not change upstream, so
- * while the upstream cannot be asked the last answer is served, however old.
+ * Kept for the uplink's maxAge in the upstream answer store (the shared database where there is
+ * one, so every node answers from what any node asked); a version's attestations do not change
+ * upstream, so while the upstream cannot be asked the last answer is served, however old.
  */
 export class UpstreamAttestations {
   readonly #ask: AskUplink;
   readonly #now: () => number;
-  readonly #cache = new BudgetLru<Entry>(CACHE_BYTES);
+  readonly #answers: UpstreamAnswerStore;
 
-  constructor(ask: AskUplink, now: () => number) {
+  constructor(ask: AskUplink, now: () => number, answers: UpstreamAnswerStore) {
     this.#ask = ask;
     this.#now = now;
+    this.#answers = answers;
   }
 
   async of(tenant: TenantId, uplink: Uplink, name: string, version: string): Promise<Buffer> {
-    const key = `${uplink.url}\0${uplink.authorization ?? ''}\0${name}@${version}`;
-    const cached = this.#cache.get(key);
+    const key = upstreamAnswerKey('attestations', uplink, name, version);
+    const cached = (await this.#answers.get([key])).get(key);
     const now = this.#now();
-    if (cached !== undefined && cached.until > now) return cached.body;
+    if (cached !== undefined && cached.freshUntil > now) return cached.body;
     const what = `${name}@${version}`;
     const result = await this.#ask(tenant, uplink, `attestations of ${what}`, {
       url: `${uplink.url}/-/npm/v1/attestations/${name}@${encodeURIComponent(version)}`,
@@ -45,7 +39,7 @@ export class UpstreamAttestations {
       compressed: true,
     });
     if (result?.kind === 'ok' && isAttestations(result.body)) {
-      this.#cache.set(key, { until: now + uplink.maxAgeMs, body: result.body }, result.body.length);
+      await this.#answers.put(new Map([[key, { body: result.body, freshUntil: now + uplink.maxAgeMs }]]), now);
       return result.body;
     }
     if (result?.kind === 'not-found') {

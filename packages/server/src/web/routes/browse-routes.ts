@@ -60,6 +60,7 @@ export async function browseRoutes(app: FastifyInstance, { web }: { web: WebServ
     if (!(await mayRead(request, reply, web, ctx))) return reply;
     const view = await web.packages.view(request.ctx.tenant, request.ctx.baseUrl, name, version || undefined, {
       needsToken: request.ctx.settings.readAccess === 'token',
+      uplinks: request.ctx.settings.uplinks,
     });
     if (!view) {
       throw new ProtocolError(

@@ -116,6 +116,13 @@ export class MemoryChangeLog implements AuditLogStore, WebhookStore {
     return true;
   }
 
+  async updateWebhook(tenant: TenantId, id: string, change: Pick<WebhookRecord, 'url' | 'events'>): Promise<boolean> {
+    const held = this.#hooks.get(`${tenant}\0${id}`);
+    if (!held) return false;
+    held.hook = { ...held.hook, url: change.url, events: [...change.events] };
+    return true;
+  }
+
   async listDeliveries(tenant: TenantId, hook: string, limit: number): Promise<WebhookDelivery[]> {
     return [...this.#deliveries.values()]
       .filter((held) => held.tenant === tenant && held.delivery.hook === hook)

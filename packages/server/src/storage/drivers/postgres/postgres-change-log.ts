@@ -182,6 +182,19 @@ export class PostgresChangeLog implements AuditLogStore, WebhookStore {
     });
   }
 
+  async updateWebhook(tenant: TenantId, id: string, change: Pick<WebhookRecord, 'url' | 'events'>): Promise<boolean> {
+    return inTransaction(this.#requirePool(), async (client) => {
+      const { rows } = await client.query<{ record: string }>(
+        'SELECT record FROM webhooks WHERE tenant = $1 AND id = $2 FOR UPDATE',
+        [tenant, id],
+      );
+      if (rows.length === 0) return false;
+      const hook = { ...(JSON.parse(rows[0]!.record) as WebhookRecord), url: change.url, events: [...change.events] };
+      await client.query('UPDATE webhooks SET record = $3 WHERE tenant = $1 AND id = $2', [tenant, id, JSON.stringify(hook)]);
+      return true;
+    });
+  }
+
   async listDeliveries(tenant: TenantId, hook: string, limit: number): Promise<WebhookDelivery[]> {
     const { rows } = await this.#requirePool().query<{ record: string }>(
       'SELECT record FROM webhook_deliveries WHERE tenant = $1 AND hook = $2 ORDER BY created_at DESC, id DESC LIMIT $3',

@@ -198,6 +198,20 @@ export class SqliteChangeLog implements AuditLogStore, WebhookStore {
       .immediate();
   }
 
+  async updateWebhook(tenant: TenantId, id: string, change: Pick<WebhookRecord, 'url' | 'events'>): Promise<boolean> {
+    const db = this.#db.require();
+    return db
+      .transaction(() => {
+        const row = this.#db.statement('SELECT record FROM webhooks WHERE tenant = ? AND id = ?').get(tenant, id) as
+          { record: string } | undefined;
+        if (!row) return false;
+        const hook = { ...(JSON.parse(row.record) as WebhookRecord), url: change.url, events: [...change.events] };
+        this.#db.statement('UPDATE webhooks SET record = ? WHERE tenant = ? AND id = ?').run(JSON.stringify(hook), tenant, id);
+        return true;
+      })
+      .immediate();
+  }
+
   async listDeliveries(tenant: TenantId, hook: string, limit: number): Promise<WebhookDelivery[]> {
     const rows = this.#db
       .statement('SELECT record FROM webhook_deliveries WHERE tenant = ? AND hook = ? ORDER BY created_at DESC, id DESC LIMIT ?')

@@ -1,7 +1,7 @@
 import type { SupportedEngine } from '@pkg/protocol';
 import { html, type SafeHtml } from '../../html.js';
 import type { PackageView } from '../../package-view.js';
-import { packagePath, searchPath } from '../urls.js';
+import { advisoriesPath, packagePath, searchPath } from '../urls.js';
 
 const ENGINE_NAMES: Record<SupportedEngine['engine'], string> = { unity: 'Unity', godot: 'Godot', unreal: 'Unreal Engine' };
 
@@ -39,6 +39,7 @@ export function factsSection(view: PackageView, weeklyDownloads: number): SafeHt
   return html`<section aria-labelledby="facts-h">
     <h2 id="facts-h">Details</h2>
     ${marks(view)}
+    <p><a href="${advisoriesPath(view.name)}">Security advisories</a></p>
     <dl class="facts">
       ${view.engines.map(
         (e) =>
@@ -124,7 +125,7 @@ function marks(view: PackageView): SafeHtml | '' {
     ${advisories.map(
       (a) =>
         html`<li class="mark warn-mark">
-          ${a.severity} advisory:
+          ${a.severity} advisory${a.upstream ? html` from the upstream registry <bdi>${a.upstream}</bdi>` : ''}:
           ${a.url ? html`<a href="${a.url}" rel="nofollow ugc noopener noreferrer"><bdi>${a.title}</bdi></a>` : html`<bdi>${a.title}</bdi>`}
         </li>`,
     )}

@@ -33,7 +33,9 @@ export function versionsSection(view: PackageView, now: Date | undefined): SafeH
   const row = (v: PackageView['versions'][number]) =>
     html`<tr${v.version === view.version ? html` aria-current="page"` : ''}><td><a href="${packagePath(view.name, v.version)}">${v.version}</a>${v.tags.map(
       (t) => html` <span class="tag">${t}</span>`,
-    )}${v.deprecated ? html` <span class="tag">deprecated</span>` : ''}</td><td>${timeElement(v.published, now)}</td></tr>`;
+    )}${v.deprecated ? html` <span class="tag">deprecated</span>` : ''}${
+      v.advisories > 0 ? html` <span class="tag">${v.advisories === 1 ? 'advisory' : `${v.advisories} advisories`}</span>` : ''
+    }</td><td>${timeElement(v.published, now)}</td></tr>`;
   const head = html`<thead>
     <tr>
       <th scope="col">Version</th>
