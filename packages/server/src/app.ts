@@ -1,7 +1,6 @@
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { ServerDeps } from './deps.js';
 import { answerFrameworkError, installErrorHandler } from './plugins/error-handler.js';
-import { installPublishRateLimit } from './plugins/rate-limit.js';
 import { createRequestPipeline, installRequestPipeline } from './plugins/request-pipeline.js';
 import { installBodyParsing } from './plugins/body-parsing.js';
 import { installConnectionDraining } from './plugins/connection-draining.js';
@@ -130,7 +129,6 @@ export async function buildApp(deps: ServerDeps, options: BuildOptions = {}): Pr
   });
   installRequestPipeline(app, pipeline);
   installUplinkGuard(app);
-  installPublishRateLimit(app, services.rateLimits);
   installChangeRecording(app, services.audit, (err) => app.log.error({ err }, 'recording a change in the audit log failed'));
   const staticPaths = new Set<string>();
   app.addHook('onRoute', (route) => {
@@ -145,7 +143,7 @@ export async function buildApp(deps: ServerDeps, options: BuildOptions = {}): Pr
   await app.register(packageRoutes, { services });
   await app.register(versionRoutes, { services });
   await app.register(tarballRoutes, { services });
-  await app.register(publishRoutes, { services, config });
+  await app.register(publishRoutes, { services });
   await app.register(packageChangeRoutes, { services, config });
   await app.register(distTagRoutes, { services });
   await app.register(searchRoutes, { services });

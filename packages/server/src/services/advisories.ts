@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import semver from 'semver';
-import { ProtocolError, isSemverRange } from '@pkg/protocol';
+import { ProtocolError, isSemverRange, packageNotFound } from '@pkg/protocol';
 import type { Caller } from '../context.js';
 import type { ServerDeps } from '../deps.js';
 import { ADVISORY_SEVERITIES, type AdvisoryRecord, type AdvisorySeverity, type TenantId } from '../storage/ports.js';
@@ -216,7 +216,7 @@ export class AdvisoryService {
       );
     }
     const stored = await this.#deps.packages.package(tenant, name).read();
-    if (!stored || stored.unpublished) throw new ProtocolError('NOT_FOUND', `Package '${name}' is not published here`);
+    if (!stored || stored.unpublished) throw packageNotFound(name);
     if (isCachedCopy(stored.document)) {
       throw new ProtocolError('FORBIDDEN', `'${name}' comes from an upstream registry: its advisories are the upstream's`);
     }
