@@ -38,7 +38,7 @@ function mapFrameworkError(
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return as(payloadTooLarge('request body', bodyLimit ?? 0));
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', details: 'Send the body as application/json' };
+      return notJsonMediaType();
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return as(requestBodyEmpty());
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
@@ -55,10 +55,13 @@ function mapFrameworkError(
   }
   if (err instanceof SyntaxError || err.statusCode === 400) return as(requestBodyNotJson());
   if (err.statusCode === 413) return as(payloadTooLarge('request body', bodyLimit ?? 0));
-  if (err.statusCode === 415) {
-    return { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', details: 'Unsupported content type or encoding' };
-  }
+  if (err.statusCode === 415) return notJsonMediaType();
   return undefined;
+}
+
+/** A body of another type than JSON, the protocol's only one (fastify's 415, however it says it). */
+function notJsonMediaType(): { status: number; code: ErrorCode; details: string } {
+  return { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', details: 'Send the body as application/json' };
 }
 
 /**

@@ -9,6 +9,7 @@ import type { UpstreamAdvisories, UpstreamAdvisory } from './uplinks/upstream-ad
 import type { UplinkRules } from '../config/uplink-config.js';
 import { isObject } from './json-shapes.js';
 import { isAdministrator } from './administrators.js';
+import { readOnlyToken } from './caller-rules.js';
 
 /** One advisory as npm's bulk endpoint answers it. */
 export interface BulkAdvisory {
@@ -209,12 +210,7 @@ export class AdvisoryService {
    * maintainers are gone or are the problem.
    */
   async #requireOwnPackage(tenant: TenantId, caller: Caller, name: string): Promise<void> {
-    if (caller.readonly) {
-      throw new ProtocolError(
-        'FORBIDDEN',
-        'This token is read-only: publishing or withdrawing an advisory needs a token that can write',
-      );
-    }
+    if (caller.readonly) throw readOnlyToken();
     const stored = await this.#deps.packages.package(tenant, name).read();
     if (!stored || stored.unpublished) throw packageNotFound(name);
     if (isCachedCopy(stored.document)) {

@@ -15,8 +15,18 @@ export function callerOf(ctx: RequestContext): Caller {
 /** A caller allowed to publish new versions: not a read-only token. */
 export function publisherOf(ctx: RequestContext): Caller {
   const caller = callerOf(ctx);
-  if (caller.readonly) throw new ProtocolError('FORBIDDEN', 'This token is read-only');
+  if (caller.readonly) throw readOnlyToken();
   return caller;
+}
+
+/** 403: a write with a read-only token. */
+export function readOnlyToken(): ProtocolError {
+  return new ProtocolError('FORBIDDEN', 'This token is read-only');
+}
+
+/** 403: what only the token of a login may do (`what`: "managing users"), asked with a limited one. */
+export function loginTokenRequired(what: string): ProtocolError {
+  return new ProtocolError('FORBIDDEN', `This token is limited: ${what} needs the token of a login (npm login, pkg login)`);
 }
 
 /** The caller, unless its token may only publish new versions. */
