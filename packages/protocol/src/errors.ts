@@ -81,6 +81,46 @@ export function payloadTooLarge(what: TooLarge, limitBytes: number): ProtocolErr
   return new ProtocolError('PAYLOAD_TOO_LARGE', `The ${what} is larger than the limit of ${limitBytes} bytes`);
 }
 
+/*
+ * Conditions that more than one place reports, each in one wording. A name or value the
+ * client sent is cut to 80 characters (with an ellipsis) so that an answer never echoes a
+ * whole oversized input.
+ */
+
+function short(value: string): string {
+  return value.length > 80 ? `${value.slice(0, 80)}…` : value;
+}
+
+/** 400: a request that must carry a body has none. */
+export function requestBodyEmpty(): ProtocolError {
+  return new ProtocolError('BAD_REQUEST', 'The request body is empty');
+}
+
+/** 400: a JSON body that does not parse. */
+export function requestBodyNotJson(): ProtocolError {
+  return new ProtocolError('BAD_REQUEST', 'The request body is not valid JSON');
+}
+
+/** 404: no such package (or one unpublished). */
+export function packageNotFound(name: string): ProtocolError {
+  return new ProtocolError('NOT_FOUND', `Package '${short(name)}' not found`);
+}
+
+/** 404: the package has no such version (nor a tag or range naming one). */
+export function versionNotFound(name: string, version: string): ProtocolError {
+  return new ProtocolError('NOT_FOUND', `Version '${short(version)}' of '${short(name)}' not found`);
+}
+
+/** 404: the package has no such file (tarball or provenance bundle). */
+export function fileNotFound(name: string, file: string): ProtocolError {
+  return new ProtocolError('NOT_FOUND', `File '${short(file)}' of '${short(name)}' not found`);
+}
+
+/** 404: no such account (or a disabled one) in the registry named, this one by default. */
+export function userNotFound(name: string, registry = 'this registry'): ProtocolError {
+  return new ProtocolError('NOT_FOUND', `There is no user '${short(name)}' in ${registry}`);
+}
+
 export function isErrorBody(value: unknown): value is ErrorBody {
   if (typeof value !== 'object' || value === null) return false;
   const v = value as Record<string, unknown>;

@@ -1,7 +1,8 @@
+import type { RequestListener } from 'node:http';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import type { InjectOptions, Response as InjectedResponse } from 'light-my-request';
 import type { ServerDeps } from './deps.js';
 import { answerFrameworkError, installErrorHandler } from './plugins/error-handler.js';
-import { installPublishRateLimit } from './plugins/rate-limit.js';
 import { createRequestPipeline, installRequestPipeline } from './plugins/request-pipeline.js';
 import { installBodyParsing } from './plugins/body-parsing.js';
 import { installConnectionDraining } from './plugins/connection-draining.js';
@@ -49,6 +50,13 @@ export interface BuiltApp {
   hotPath: HotPath;
   /** The request steps both paths run. */
   pipeline: RequestPipeline;
+  /** What the HTTP server calls for each request: the hot path, and fastify for what it leaves. */
+  listener: RequestListener;
+  /**
+   * An in-process request through `listener`, as the socket's requests go: every route answers
+   * it, the hot path's included (fastify's own `app.inject` reaches fastify's routes only).
+   */
+  inject(options: InjectOptions | string): Promise<InjectedResponse>;
 }
 
 export interface BuildOptions {
@@ -64,14 +72,17 @@ export async function buildApp(deps: ServerDeps, options: BuildOptions = {}): Pr
   const addressing = new ClientAddressing(proxyTrustOf(config.trustProxy));
   const nextRequestId = requestIdGenerator();
   // Set once the services exist; the server is created before them, with fastify.
-  const offer: { hotPath?: HotPath } = {};
+  const offer: { hotPath?: HotPath; fastify?: RequestListener } = {};
+  // Each request is offered to the hot path first (hot-path/hot-path.ts).
+  const listener: RequestListener = (request, response) => {
+    if (offer.hotPath?.serve(request, response) !== true) offer.fastify!(request, response);
+  };
   const app = Fastify({
     ...(options.tls ? { https: options.tls } : {}),
-    // Each request is offered to the hot path first (hot-path/hot-path.ts).
-    serverFactory: (fastifyHandler) =>
-      createHttpServer(options.tls, (request, response) => {
-        if (offer.hotPath?.serve(request, response) !== true) fastifyHandler(request, response);
-      }),
+    serverFactory: (fastifyHandler) => {
+      offer.fastify = fastifyHandler;
+      return createHttpServer(options.tls, listener);
+    },
     genReqId: nextRequestId,
     logger: loggerOptions(config.logLevel, options.logStream),
     trustProxy: addressing.trust,
@@ -130,7 +141,6 @@ export async function buildApp(deps: ServerDeps, options: BuildOptions = {}): Pr
   });
   installRequestPipeline(app, pipeline);
   installUplinkGuard(app);
-  installPublishRateLimit(app, services.rateLimits);
   installChangeRecording(app, services.audit, (err) => app.log.error({ err }, 'recording a change in the audit log failed'));
   const staticPaths = new Set<string>();
   app.addHook('onRoute', (route) => {
@@ -145,7 +155,7 @@ export async function buildApp(deps: ServerDeps, options: BuildOptions = {}): Pr
   await app.register(packageRoutes, { services });
   await app.register(versionRoutes, { services });
   await app.register(tarballRoutes, { services });
-  await app.register(publishRoutes, { services, config });
+  await app.register(publishRoutes, { services });
   await app.register(packageChangeRoutes, { services, config });
   await app.register(distTagRoutes, { services });
   await app.register(searchRoutes, { services });
@@ -161,7 +171,13 @@ export async function buildApp(deps: ServerDeps, options: BuildOptions = {}): Pr
   await app.register(healthRoutes, { services, metrics });
   const hotPath = new HotPath({ services, pipeline, addressing, log: app.log, nextRequestId, drain, staticPaths });
   offer.hotPath = hotPath;
-  return { app, services, metrics, hotPath, pipeline };
+  const inject = async (request: InjectOptions | string): Promise<InjectedResponse> => {
+    await app.ready();
+    // Loaded on first use, as fastify loads it for its own inject: a server never needs it.
+    const { default: lightMyRequest } = await import('light-my-request');
+    return lightMyRequest(listener, request);
+  };
+  return { app, services, metrics, hotPath, pipeline, listener, inject };
 }
 
 function noSchemas(): never {

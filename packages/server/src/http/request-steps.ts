@@ -69,8 +69,6 @@ export interface RequestPipeline {
 export const FRAMEWORK_ONLY_HOOKS: Readonly<Record<string, string>> = {
   bodyEncoding: 'decompresses a request body; the hot path takes no request with a body',
   jsonDepthLimit: 'checks a parsed JSON body; the hot path takes no request with a body',
-  publishRateLimit: 'counts a publish, known by its body; the hot path takes no request with a body',
-  refundRefusedPublish: 'takes a refused publish back from the publish limit; the hot path takes no publish',
   uplinkWriteGuard: 'refuses writes to names an uplink covers; the hot path takes only GET',
   htmlResponses: "the web pages' security headers; the hot path serves no web page",
   recordChange: 'writes a change (or a refused attempt) to the audit log; the hot path takes only reads',

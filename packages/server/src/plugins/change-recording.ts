@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { RECORDED_ROUTES, type RecordedRoute } from '../http/recorded-routes.js';
 import type { AuditTrail, ChangeRecord } from '../services/audit-trail.js';
+import { actorOf } from '../services/change-records.js';
 import type { TokenScope } from '../storage/ports.js';
 
 /** A change a handler made, as it notes it for the audit log; the request gives who and from where. */
@@ -85,13 +86,9 @@ async function record(
 ): Promise<void> {
   const ctx = request.ctx as FastifyRequest['ctx'] | undefined;
   if (!ctx) return;
-  const caller = ctx.caller;
-  const who = {
-    user: caller?.user ?? request.sessionUser ?? null,
-    tokenId: caller?.tokenHash?.slice(0, 16) ?? null,
-    address: request.ip,
-    via: 'http' as const,
-  };
+  // A web form's refusal has no caller yet: the signed-in user of the session is who tried.
+  const actor = actorOf(ctx.caller, request.ip);
+  const who = { ...actor, user: actor.user ?? request.sessionUser ?? null };
   if (status < 400) {
     for (const change of request.notedChanges ?? []) {
       await trail.record(ctx.tenant, { ...who, outcome: 'success', package: null, ...change, user: change.user ?? who.user });

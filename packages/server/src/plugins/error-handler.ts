@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ProtocolError, errorBody, payloadTooLarge, type ErrorCode } from '@pkg/protocol';
+import { ProtocolError, errorBody, payloadTooLarge, requestBodyEmpty, requestBodyNotJson, type ErrorCode } from '@pkg/protocol';
 import { errorResponse } from '../http/answer.js';
 import { safePath } from '../http/safe-path.js';
 import { logRequestLine, type RequestLog } from './logging.js';
@@ -33,20 +33,17 @@ function mapFrameworkError(
   err: FastifyError,
   bodyLimit: number | undefined,
 ): { status: number; code: ErrorCode; details: string } | undefined {
-  const tooLarge = () => {
-    const { status, code, details } = payloadTooLarge('request body', bodyLimit ?? 0);
-    return { status, code, details };
-  };
+  const as = ({ status, code, details }: ProtocolError) => ({ status, code, details });
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return tooLarge();
+      return as(payloadTooLarge('request body', bodyLimit ?? 0));
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', details: 'Send the body as application/json' };
+      return notJsonMediaType();
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return { status: 400, code: 'BAD_REQUEST', details: 'The request body is empty' };
+      return as(requestBodyEmpty());
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return { status: 400, code: 'BAD_REQUEST', details: 'The request body is not valid JSON' };
+      return as(requestBodyNotJson());
     case 'FST_ERR_VALIDATION':
       return { status: 400, code: 'BAD_REQUEST', details: err.message };
     default:
@@ -56,14 +53,15 @@ function mapFrameworkError(
   if (typeof err.code === 'string' && err.code.startsWith('Z_')) {
     return { status: 400, code: 'BAD_REQUEST', details: 'The request body is not valid gzip or deflate data' };
   }
-  if (err instanceof SyntaxError || err.statusCode === 400) {
-    return { status: 400, code: 'BAD_REQUEST', details: 'The request body is not valid JSON' };
-  }
-  if (err.statusCode === 413) return tooLarge();
-  if (err.statusCode === 415) {
-    return { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', details: 'Unsupported content type or encoding' };
-  }
+  if (err instanceof SyntaxError || err.statusCode === 400) return as(requestBodyNotJson());
+  if (err.statusCode === 413) return as(payloadTooLarge('request body', bodyLimit ?? 0));
+  if (err.statusCode === 415) return notJsonMediaType();
   return undefined;
+}
+
+/** A body of another type than JSON, the protocol's only one (fastify's 415, however it says it). */
+function notJsonMediaType(): { status: number; code: ErrorCode; details: string } {
+  return { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', details: 'Send the body as application/json' };
 }
 
 /**

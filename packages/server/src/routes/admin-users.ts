@@ -10,6 +10,7 @@ import type { Services } from '../services/services.js';
 import { summaryOfUser } from '../services/user-admin.js';
 import { requireCaller, truncate } from './guards.js';
 import { requireWriteCode } from './second-factor-guard.js';
+import { loginTokenRequired } from '../services/caller-rules.js';
 
 const USERS = '/-/pkg/v1/admin/users';
 
@@ -110,10 +111,7 @@ async function requireAdministrator(services: Services, request: FastifyRequest,
     throw new ProtocolError('FORBIDDEN', `'${caller.user}' is not an administrator of this registry`);
   }
   if (what === 'change' && (caller.readonly || caller.scope?.packages || caller.scope?.publishOnly)) {
-    throw new ProtocolError(
-      'FORBIDDEN',
-      'This token is limited: managing users needs the token of a login (npm login, pkg login)',
-    );
+    throw loginTokenRequired('managing users');
   }
   return caller;
 }

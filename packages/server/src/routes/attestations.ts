@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { ProtocolError } from '@pkg/protocol';
+import { packageNotFound } from '@pkg/protocol';
 import type { Services } from '../services/services.js';
 import { packageNameParam } from './guards.js';
 
@@ -28,7 +28,7 @@ export async function attestationRoutes(app: FastifyInstance, { services }: { se
   app.get<{ Params: { name: string } }>('/-/package/:name/visibility', async (request) => {
     const name = packageNameParam(request.params.name);
     const stored = await services.packageReads.stored(request.ctx.tenant, name);
-    if (!stored || stored.unpublished) throw new ProtocolError('NOT_FOUND', `Package '${name}' not found`);
+    if (!stored || stored.unpublished) throw packageNotFound(name);
     return { public: request.ctx.settings.readAccess !== 'token' };
   });
 }

@@ -1,9 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import type { PackageName } from '@pkg/protocol';
+import { packageNotFound, type PackageName } from '@pkg/protocol';
 import type { RequestContext } from '../context.js';
 import { errorAnswer, sendAnswer, type Answer } from '../http/answer.js';
-import { packageNotFound } from '../services/package-reads.js';
 import type { Services } from '../services/services.js';
 import { packageNameParam } from './guards.js';
 import { wantsAbbreviated } from './negotiation.js';

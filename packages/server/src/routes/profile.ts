@@ -8,6 +8,7 @@ import type { UserRecord } from '../storage/ports.js';
 import { requireCaller } from './guards.js';
 import { otpOf } from './second-factor-guard.js';
 import { noteChange } from '../plugins/change-recording.js';
+import { loginTokenRequired } from '../services/caller-rules.js';
 
 const MODES = ['auth-only', 'auth-and-writes'] as const;
 
@@ -24,10 +25,7 @@ export async function profileRoutes(app: FastifyInstance, { services }: { servic
   app.post<{ Body: unknown }>('/-/npm/v1/user', async (request) => {
     const caller = requireCaller(request);
     if (caller.readonly || caller.scope !== undefined) {
-      throw new ProtocolError(
-        'FORBIDDEN',
-        'This token is limited: the profile is changed with the token of a login (npm login, pkg login)',
-      );
+      throw loginTokenRequired('changing the profile');
     }
     const body = request.body;
     if (!isObject(body) || !('tfa' in body) || Object.keys(body).some((key) => key !== 'tfa')) {

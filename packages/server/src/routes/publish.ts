@@ -1,94 +1,38 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { payloadTooLarge, ProtocolError } from '@pkg/protocol';
-import type { Config } from '../config/config.js';
-import { countPublish } from '../plugins/rate-limit.js';
+import { ProtocolError } from '@pkg/protocol';
+import { setLimitHeaders } from '../plugins/rate-limit.js';
 import { StreamedBody } from '../services/publish-body-receiver.js';
-import { isPublishBody } from '../services/publish-request.js';
-import { usageLimitOf } from '../services/quotas.js';
 import type { Services } from '../services/services.js';
-import { packageNameParam, refusePublishOnly, requirePublisher } from './guards.js';
-import { requireWriteCode } from './second-factor-guard.js';
-import { noteChange } from '../plugins/change-recording.js';
-import { notePackageChanges, versionsOf } from './package-change-notes.js';
-
-const MiB = 1024 * 1024;
+import { otpOf } from './second-factor-guard.js';
 
 /**
- * Body limit of the routes that take a whole package document: the tarball travels base64
- * inside the JSON (4/3 of its size), plus room for the document itself.
+ * `PUT /<name>`: npm's publish, or npm's edit of the whole document (services/package-put.ts
+ * does either, and everything they need). The body is handed over unread: the service refuses
+ * what it can before reading it, and streams a tarball of any size into the blob store.
  */
-export function documentBodyLimit(config: Config): number {
-  return Math.ceil((config.maxTarballSize * 4) / 3) + MiB;
-}
-
-/**
- * `PUT /<name>`: npm's publish (a body with `_attachments`), or npm's edit of the document
- * without attachments (`npm deprecate` sends the whole document back this way). The body is
- * read as a stream, after the caller is known to be allowed to write: a tarball of any size
- * goes to the blob store piece by piece (services/publish-body-receiver.ts).
- */
-export async function publishRoutes(
-  app: FastifyInstance,
-  { services, config }: { services: Services; config: Config },
-): Promise<void> {
-  // This plugin's own parser (fastify scopes parsers to the plugin): the handler reads the body.
+export async function publishRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
+  // This plugin's own parser (fastify scopes parsers to the plugin): the service reads the body.
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', (_request, payload, done) => done(null, new StreamedBody(payload)));
-  const bodyLimit = documentBodyLimit(config);
+  const bodyLimit = services.packagePut.bodyLimit;
 
   app.put<{ Params: { name: string }; Body: StreamedBody | undefined }>('/:name', { bodyLimit }, async (request, reply) => {
-    const body = request.body;
-    const { tenant } = request.ctx;
-    const quota = usageLimitOf(request.ctx.settings);
-    let name, caller, received;
+    const body = request.body instanceof StreamedBody ? request.body : undefined;
+    const length = request.headers['content-length'];
     try {
-      name = packageNameParam(request.params.name);
-      caller = requirePublisher(request);
-      // Before the body: a publish that needs a code is refused without reading its tarball.
-      await requireWriteCode(services, request, caller, 'Publishing');
-      if (!(body instanceof StreamedBody)) throw new ProtocolError('BAD_REQUEST', 'The request body is empty');
-      const header = request.headers['content-length'];
-      const declaredLength = header === undefined ? undefined : Number(header);
-      if (declaredLength !== undefined && declaredLength > bodyLimit) {
-        throw payloadTooLarge('request body', bodyLimit);
-      }
-      // Only the body tells a publish from npm's other writes here, but a caller over the publish
-      // limit is refused before uploading it: while over the limit, these writes wait too.
-      await services.rateLimits.refuseIfUsedUp('publish', tenant, caller.user, request.ctx.settings.rateLimitPublish);
-      received = await services.publish.receive(tenant, caller, name, body.stream, { bodyLimit, declaredLength, quota });
+      const result = await services.packagePut.put({
+        ctx: request.ctx,
+        name: request.params.name,
+        body: body?.stream,
+        declaredLength: length === undefined ? undefined : Number(length),
+        otp: otpOf(request),
+        address: request.ip,
+      });
+      if (result.publishLimit) setLimitHeaders(reply, result.publishLimit);
+      return reply.code(result.created ? 201 : 200).send({ ok: true, id: result.id, rev: result.rev });
     } catch (err) {
       finishUnread(request, reply, body, err);
       throw err;
-    }
-    try {
-      if (isPublishBody(received.document)) {
-        if (request.ctx.settings.requireTwoFactor && caller.secondFactor === undefined) {
-          throw new ProtocolError(
-            'FORBIDDEN',
-            'This registry requires two-factor sign-in to publish: turn it on first (npm profile enable-2fa auth-and-writes, or the web account page)',
-          );
-        }
-        await countPublish(request, reply, services.rateLimits);
-        const { created, rev } = await services.publish.publish(tenant, caller, name, received, quota);
-        for (const version of versionsOf(received.document)) {
-          noteChange(request, {
-            action: 'package.publish',
-            package: name,
-            target: `${name}@${version}`,
-            details: { version },
-          });
-        }
-        return reply.code(created ? 201 : 200).send({ ok: true, id: name, rev });
-      }
-      refusePublishOnly(caller);
-      const { rev, changes } = await services.packageUpdates.update(tenant, caller, name, received.document, {
-        rev: undefined,
-        allowRemoval: false,
-      });
-      notePackageChanges(request, name, changes);
-      return reply.code(200).send({ ok: true, id: name, rev });
-    } finally {
-      await received.discard();
     }
   });
 }

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { ProtocolError, SIGNUP_HEADER, USER_ID_PREFIXES, type WhoamiResponse } from '@pkg/protocol';
+import { ProtocolError, SIGNUP_HEADER, USER_ID_PREFIXES, type WhoamiResponse, userNotFound } from '@pkg/protocol';
 import type { Caller, RequestContext } from '../context.js';
 import { jsonAnswer, sendAnswer, type Answer } from '../http/answer.js';
 import type { Services } from '../services/services.js';
@@ -45,7 +45,7 @@ export async function userAuthRoutes(app: FastifyInstance, { services }: { servi
     const name = userNameOfId(checkPathParameter('user id', request.params.id, MAX_USER_ID));
     callerOf(request.ctx);
     const user = await services.auth.getUser(request.ctx.tenant, name);
-    if (!user || user.disabled) throw new ProtocolError('NOT_FOUND', `User '${name}' not found`);
+    if (!user || user.disabled) throw userNotFound(name);
     return { _id: `org.couchdb.user:${user.name}`, name: user.name, email: user.email };
   });
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import semver from 'semver';
-import { ProtocolError, isSemverRange } from '@pkg/protocol';
+import { ProtocolError, isSemverRange, packageNotFound } from '@pkg/protocol';
 import type { Caller } from '../context.js';
 import type { ServerDeps } from '../deps.js';
 import { ADVISORY_SEVERITIES, type AdvisoryRecord, type AdvisorySeverity, type TenantId } from '../storage/ports.js';
@@ -9,6 +9,7 @@ import type { UpstreamAdvisories, UpstreamAdvisory } from './uplinks/upstream-ad
 import type { UplinkRules } from '../config/uplink-config.js';
 import { isObject } from './json-shapes.js';
 import { isAdministrator } from './administrators.js';
+import { readOnlyToken } from './caller-rules.js';
 
 /** One advisory as npm's bulk endpoint answers it. */
 export interface BulkAdvisory {
@@ -249,14 +250,9 @@ export class AdvisoryService {
    * maintainers are gone or are the problem. The refusal for anyone else.
    */
   async #refusal(tenant: TenantId, caller: Caller, name: string): Promise<ProtocolError | undefined> {
-    if (caller.readonly) {
-      return new ProtocolError(
-        'FORBIDDEN',
-        'This token is read-only: publishing or withdrawing an advisory needs a token that can write',
-      );
-    }
+    if (caller.readonly) return readOnlyToken();
     const stored = await this.#deps.packages.package(tenant, name).read();
-    if (!stored || stored.unpublished) return new ProtocolError('NOT_FOUND', `Package '${name}' is not published here`);
+    if (!stored || stored.unpublished) return packageNotFound(name);
     if (isCachedCopy(stored.document)) {
       return new ProtocolError('FORBIDDEN', `'${name}' comes from an upstream registry: its advisories are the upstream's`);
     }

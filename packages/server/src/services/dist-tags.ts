@@ -1,4 +1,4 @@
-import { ProtocolError, isSemver, type DistTags } from '@pkg/protocol';
+import { ProtocolError, isSemver, type DistTags, packageNotFound, versionNotFound } from '@pkg/protocol';
 import type { Caller } from '../context.js';
 import type { ServerDeps } from '../deps.js';
 import type { StoredPackage, TenantId } from '../storage/ports.js';
@@ -30,7 +30,7 @@ export class DistTagService {
       throw new ProtocolError('VALIDATION_ERROR', `'${String(version).slice(0, 80)}' is not a valid semver version`);
     await this.#change(tenant, caller, name, (tags, stored) => {
       if (!Object.hasOwn(stored.document.versions, version)) {
-        throw new ProtocolError('NOT_FOUND', `Version '${version}' of '${name}' not found`);
+        throw versionNotFound(name, version);
       }
       if (tags[tag] === version) return false;
       tags[tag] = version;
@@ -74,6 +74,6 @@ export class DistTagService {
 }
 
 function existing(stored: StoredPackage | undefined, name: string): StoredPackage {
-  if (!stored || stored.unpublished) throw new ProtocolError('NOT_FOUND', `Package '${name}' not found`);
+  if (!stored || stored.unpublished) throw packageNotFound(name);
   return stored;
 }

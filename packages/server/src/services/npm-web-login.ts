@@ -98,11 +98,11 @@ export class NpmWebLogin {
   async collect(tenant: TenantId, doneSecret: string): Promise<NpmLoginPoll> {
     const hash = hashToken(doneSecret);
     const session = await this.#registry.getSession(tenant, hash, this.#now().toISOString());
-    if (!session || session.kind !== DONE_KIND) throw gone();
+    if (!session || session.kind !== DONE_KIND) throw loginSessionNotFound();
     if (session.user === null) return { state: 'pending', retryAfter: NPM_LOGIN_POLL_SECONDS };
-    if (!(await this.#registry.deleteSession(tenant, hash))) throw gone();
+    if (!(await this.#registry.deleteSession(tenant, hash))) throw loginSessionNotFound();
     const user = await this.#registry.getUser(tenant, session.user);
-    if (!user || user.disabled) throw gone();
+    if (!user || user.disabled) throw loginSessionNotFound();
     return { state: 'done', token: await this.#auth.issueToken(tenant, user.name) };
   }
 
@@ -118,7 +118,8 @@ export function isSecret(value: string): boolean {
   return /^[A-Za-z0-9_-]{43}$/.test(value);
 }
 
-function gone(): ProtocolError {
+/** 404: a web login's secret that names no waiting session. */
+export function loginSessionNotFound(): ProtocolError {
   return new ProtocolError(
     'NOT_FOUND',
     'This login session does not exist, has expired or was already used: run npm login again',

@@ -1,6 +1,13 @@
 import type { Readable } from 'node:stream';
 import semver from 'semver';
-import { ABBREVIATED_ACCEPT, ProtocolError, type PackageDocument, type VersionRecord } from '@pkg/protocol';
+import {
+  ABBREVIATED_ACCEPT,
+  fileNotFound,
+  packageNotFound,
+  versionNotFound,
+  type PackageDocument,
+  type VersionRecord,
+} from '@pkg/protocol';
 import type { ServerDeps } from '../deps.js';
 import { blobKeyFor, sigstoreKeyFor } from '../storage/blob-keys.js';
 import type { ByteRange, StoredPackage, TenantId } from '../storage/ports.js';
@@ -101,7 +108,7 @@ export class PackageReadService {
     const doc = (await this.#cached(scope, name, 'full')).value as PackageDocument;
     const version = resolveVersion(doc, spec);
     const record = version === undefined ? undefined : doc.versions[version];
-    if (!record) throw new ProtocolError('NOT_FOUND', `Version '${truncate(spec)}' of '${name}' not found`);
+    if (!record) throw versionNotFound(name, spec);
     return record;
   }
 
@@ -189,10 +196,6 @@ export function tarballEtag(record: VersionRecord): string {
   return `"${record.dist.integrity ?? record.dist.shasum}"`;
 }
 
-function fileNotFound(name: string, fileName: string): ProtocolError {
-  return new ProtocolError('NOT_FOUND', `File '${truncate(fileName)}' of '${name}' not found`);
-}
-
 function variantOf(scope: ReadScope, form: DocumentForm): string {
   return `${form}\0${scope.tarballBaseUrl}`;
 }
@@ -209,10 +212,6 @@ function build(stored: StoredPackage, tarballBaseUrl: string, form: DocumentForm
 function visible(stored: StoredPackage | undefined, name: string): StoredPackage {
   if (!stored || stored.unpublished) throw packageNotFound(name);
   return stored;
-}
-
-export function packageNotFound(name: string): ProtocolError {
-  return new ProtocolError('NOT_FOUND', `Package '${name}' not found`);
 }
 
 /** Exact version first, then dist-tag, then the highest version a semver range accepts. */
@@ -239,8 +238,4 @@ export function parseFileName(name: string, fileName: string): { version: string
     return semver.valid(version) === version ? { version, kind } : undefined;
   }
   return undefined;
-}
-
-function truncate(value: string, max = 80): string {
-  return value.length > max ? `${value.slice(0, max)}…` : value;
 }

@@ -1,4 +1,4 @@
-import { ProtocolError, type PackageDocument, type Person } from '@pkg/protocol';
+import { ProtocolError, type PackageDocument, type Person, packageNotFound, fileNotFound, userNotFound } from '@pkg/protocol';
 import type { Caller } from '../context.js';
 import type { ServerDeps } from '../deps.js';
 import { blobKeysOfVersion } from '../storage/blob-keys.js';
@@ -156,7 +156,7 @@ export class PackageUpdateService {
   async deleteFile(tenant: TenantId, caller: Caller, name: string, fileName: string, rev: string): Promise<void> {
     const parsed = parseFileName(name, fileName);
     const stored = await this.#deps.packages.package(tenant, name).read();
-    if (!parsed || !stored) throw new ProtocolError('NOT_FOUND', `File '${fileName.slice(0, 80)}' of '${name}' not found`);
+    if (!parsed || !stored) throw fileNotFound(name, fileName);
     requireMaintainer(stored, caller.user, name);
     if (rev !== stored.document._rev) throw staleRevision(name);
     if (!stored.unpublished && Object.hasOwn(stored.document.versions, parsed.version)) {
@@ -166,7 +166,7 @@ export class PackageUpdateService {
       );
     }
     if (!stored.publishedVersions.includes(parsed.version)) {
-      throw new ProtocolError('NOT_FOUND', `File '${fileName.slice(0, 80)}' of '${name}' not found`);
+      throw fileNotFound(name, fileName);
     }
     await this.#deleteBlobs(tenant, name, [parsed.version]);
   }
@@ -187,7 +187,7 @@ export class PackageUpdateService {
         continue;
       }
       const user = await this.#deps.registry.getUser(tenant, name);
-      if (!user || user.disabled) throw new ProtocolError('NOT_FOUND', `User '${name.slice(0, 80)}' not found`);
+      if (!user || user.disabled) throw userNotFound(name);
       maintainers.push({ name: user.name, email: user.email });
     }
     return maintainers;
@@ -282,7 +282,7 @@ function tombstone(stored: StoredPackage, now: string): StoredPackage {
 }
 
 function existing(current: StoredPackage | undefined, name: string): StoredPackage {
-  if (!current || current.unpublished) throw new ProtocolError('NOT_FOUND', `Package '${name}' not found`);
+  if (!current || current.unpublished) throw packageNotFound(name);
   return current;
 }
 

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import secureJson from 'secure-json-parse';
-import { payloadTooLarge, ProtocolError } from '@pkg/protocol';
+import { payloadTooLarge, ProtocolError, requestBodyEmpty, requestBodyNotJson } from '@pkg/protocol';
 import type { BlobUpload } from '../storage/ports.js';
 import { AttachmentScanner } from './attachment-scanner.js';
 import {
@@ -101,13 +101,13 @@ export async function receivePublishBody(
       await scanner.write(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
     }
     const rest = scanner.rest();
-    if (rest.length === 0) throw new ProtocolError('BAD_REQUEST', 'The request body is empty');
+    if (rest.length === 0) throw requestBodyEmpty();
     let document: unknown;
     try {
       // As fastify parses JSON bodies (onProtoPoisoning/onConstructorPoisoning: 'error').
       document = secureJson.parse(rest.toString('utf8'), undefined, { protoAction: 'error', constructorAction: 'error' });
     } catch {
-      throw new ProtocolError('BAD_REQUEST', 'The request body is not valid JSON');
+      throw requestBodyNotJson();
     }
     const tarballs = new Map<string, ReceivedTarball>();
     for (const [file, intake] of intakes) {

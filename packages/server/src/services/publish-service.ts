@@ -21,6 +21,8 @@ export interface PublishResult {
   /** False when the same version with the same bytes was already there (an idempotent retry). */
   created: boolean;
   rev: string;
+  /** The version published (the attached one). */
+  version: string;
 }
 
 /** Fields of the client's manifest the registry owns or keeps elsewhere. */
@@ -147,7 +149,7 @@ export class PublishService {
         if (current?.publishedVersions.includes(request.version)) {
           const existing = current.unpublished ? undefined : current.document.versions[request.version];
           if (existing?.dist.integrity === request.integrity) {
-            return { next: null, result: { created: false, rev: current.document._rev } };
+            return { next: null, result: { created: false, rev: current.document._rev, version: request.version } };
           }
           throw new ProtocolError(
             'CONFLICT',
@@ -171,7 +173,7 @@ export class PublishService {
           ...this.#withVersion(current, name, checked),
           usage: { added: { [request.version]: usage }, ...(quota ? { limit: quota } : {}) },
         };
-        return { next, result: { created: true, rev: next.document._rev } };
+        return { next, result: { created: true, rev: next.document._rev, version: request.version } };
       });
     } catch (err) {
       if (

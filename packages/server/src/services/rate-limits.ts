@@ -65,17 +65,6 @@ export class RateLimitService {
   }
 
   /**
-   * Refuses, without counting, a `subject` that has already used up its `kind` limit: 429 as
-   * `count` would answer it. The publish route asks this before it reads a body, so that a
-   * publisher over the limit is not made to upload a tarball only to be refused.
-   */
-  async refuseIfUsedUp(kind: LimitKind, tenant: TenantId, subject: string, limit: number): Promise<void> {
-    if (limit <= 0) return;
-    const counter = await this.#counters.peek(`${kind}\0${this.#scopeOf(tenant)}\0${subject}`, WINDOW_SECONDS);
-    if (counter !== undefined && counter.count >= limit) judge(kind, limit, { ...counter, count: counter.count + 1 });
-  }
-
-  /**
    * Takes back one count of `subject` against the `kind` limit: a publish the registry refused
    * (4xx) is not a publish, so that bad documents do not use up a publisher's hour.
    */

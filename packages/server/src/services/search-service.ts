@@ -1,4 +1,4 @@
-import { ProtocolError, type SearchResponse } from '@pkg/protocol';
+import { type SearchResponse, packageNotFound } from '@pkg/protocol';
 import type { ServerDeps } from '../deps.js';
 import { fillDays, parseDownloadPeriod } from '../search/download-periods.js';
 import type { SearchRequest } from '../search/search-query.js';
@@ -180,7 +180,7 @@ export class SearchService {
   async #countsOf(tenant: TenantId, name: string, period: string) {
     const range = parseDownloadPeriod(period, this.#deps.now());
     const stored = await this.#deps.packages.package(tenant, name).read();
-    if (!stored || stored.unpublished) throw new ProtocolError('NOT_FOUND', `Package '${name}' not found`);
+    if (!stored || stored.unpublished) throw packageNotFound(name);
     const counts = await this.#deps.downloadCounts.perDay(tenant, name, range.start, range.end);
     return { range, counts };
   }

@@ -1,6 +1,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { Secret, TOTP } from 'otpauth';
 import { ProtocolError } from '@pkg/protocol';
+import type { Caller } from '../context.js';
 import type { ServerDeps } from '../deps.js';
 import type { SecondFactor, TenantId, UserRecord } from '../storage/ports.js';
 import { hashToken } from './tokens.js';
@@ -94,6 +95,17 @@ export class SecondFactorService {
 
   async disable(tenant: TenantId, user: string): Promise<void> {
     await this.#deps.registry.updateUser(tenant, user, { secondFactor: null });
+  }
+
+  /**
+   * A write by a user whose two-factor mode is `auth-and-writes` needs a one-time password (npm
+   * asks for it on the 401 this answers without one, and sends the request again); automation
+   * tokens are never asked, as npm's are not.
+   */
+  async requireWriteCode(tenant: TenantId, caller: Caller, code: string | undefined, why: string): Promise<void> {
+    if (caller.secondFactor !== 'auth-and-writes' || caller.scope?.automation) return;
+    const user = await this.#deps.registry.getUser(tenant, caller.user);
+    if (user) await this.check(tenant, user, code, why);
   }
 
   /**

@@ -7,6 +7,7 @@ import { DocumentCache } from './document-cache.js';
 import { HealthService } from './health-service.js';
 import { PackageReadService } from './package-reads.js';
 import { PackageUpdateService } from './package-updates.js';
+import { PackagePutService } from './package-put.js';
 import { PublishService } from './publish-service.js';
 import { RegistrySignatures } from './registry-signatures.js';
 import { AdvisoryService } from './advisories.js';
@@ -49,6 +50,8 @@ export interface Services {
   downloads: DownloadRecorder;
   packageReads: PackageReadService;
   publish: PublishService;
+  /** `PUT /<name>` whole: a publish or an edit of the document, with every check, the limit and the audit log. */
+  packagePut: PackagePutService;
   /** The registry's signing keys and signatures (dist.signatures, /-/npm/v1/keys). */
   signatures: RegistrySignatures;
   /** The uplinks' public keys, listed beside the registry's own (proxied packages keep their signatures). */
@@ -143,6 +146,9 @@ export function createServices(deps: ServerDeps, options: ServicesOptions = {}):
   const askUplink: AskUplink = (...args) => uplinks.ask(...args);
   const nowMs = deps.nowMs ?? (() => deps.now().getTime());
   const upstreamAnswers = deps.upstreamAnswers ?? createMemoryUpstreamAnswers();
+  const publish = new PublishService(deps, teams);
+  const packageUpdates = new PackageUpdateService(deps);
+  const secondFactors = new SecondFactorService(deps);
   return {
     tenants,
     audit,
@@ -161,19 +167,28 @@ export function createServices(deps: ServerDeps, options: ServicesOptions = {}):
     downloads,
     packageReads,
     uplinks,
-    publish: new PublishService(deps, teams),
+    publish,
+    packagePut: new PackagePutService({
+      config: deps.config,
+      publish,
+      packageUpdates,
+      rateLimits,
+      secondFactors,
+      audit,
+      onError,
+    }),
     signatures: new RegistrySignatures(deps),
     advisories: new AdvisoryService(deps, { upstream: new UpstreamAdvisories(askUplink, nowMs, upstreamAnswers) }),
     attestations: new AttestationService(deps, new UpstreamAttestations(askUplink, nowMs, upstreamAnswers)),
     upstreamKeys: new UpstreamKeys(upstream, nowMs),
-    packageUpdates: new PackageUpdateService(deps),
+    packageUpdates,
     distTags: new DistTagService(deps),
     health: new HealthService(deps, uplinks),
     documentCache: documents,
     search,
     tokenUses,
     tokens: new TokenService(auth, deps.now),
-    secondFactors: new SecondFactorService(deps),
+    secondFactors,
     users: new UserAdmin(deps.registry, { passwordMinLength: deps.config.passwordMinLength, now: deps.now, teams: deps.teams }),
     invitations: new Invitations(deps.registry, {
       ttlSeconds: deps.config.invitationTtl,

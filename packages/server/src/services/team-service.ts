@@ -1,4 +1,4 @@
-import { ProtocolError } from '@pkg/protocol';
+import { ProtocolError, userNotFound } from '@pkg/protocol';
 import type { ServerDeps } from '../deps.js';
 import { parsePackageRule, prefixesOverlap, ruleCovers } from '../config/package-rules.js';
 import type { TenantId } from '../storage/ports.js';
@@ -80,7 +80,7 @@ export class TeamService {
   async addMember(tenant: TenantId, actor: TeamActor, name: string, user: string): Promise<TeamRecord> {
     const team = await this.#managed(tenant, actor, name);
     if (user.length > 128 || !(await this.#deps.registry.getUser(tenant, user))) {
-      throw new ProtocolError('NOT_FOUND', `There is no user '${user.slice(0, 128)}' in this registry`);
+      throw userNotFound(user);
     }
     if (!(await this.#deps.teams.addMember(tenant, team.name, user))) throw noTeam(name);
     return this.get(tenant, name);

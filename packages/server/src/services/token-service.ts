@@ -2,6 +2,7 @@ import { ProtocolError } from '@pkg/protocol';
 import type { Caller } from '../context.js';
 import type { TenantId, TokenScope } from '../storage/ports.js';
 import type { AuthService, TokenSummary } from './auth-service.js';
+import { loginTokenRequired } from './caller-rules.js';
 
 /** Longest expiry a client may ask for, in days (ten years). */
 const MAX_EXPIRY_DAYS = 3650;
@@ -72,9 +73,6 @@ export class TokenService {
 
 function requireUnlimited(caller: Caller): void {
   if (caller.readonly || caller.scope !== undefined) {
-    throw new ProtocolError(
-      'FORBIDDEN',
-      'This token is limited: tokens are managed with the token of a login (npm login, pkg login)',
-    );
+    throw loginTokenRequired('managing tokens');
   }
 }

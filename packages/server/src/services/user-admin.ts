@@ -1,4 +1,4 @@
-import { ProtocolError } from '@pkg/protocol';
+import { ProtocolError, userNotFound } from '@pkg/protocol';
 import type { RegistryStore, TenantId, UserRecord } from '../storage/ports.js';
 import type { TeamStore } from '../storage/team-store.js';
 import { checkEmail, USER_NAME } from './account-names.js';
@@ -118,7 +118,7 @@ export class UserAdmin {
 
   async require(tenant: TenantId, name: string): Promise<UserRecord> {
     const user = USER_NAME.test(name) ? await this.#registry.getUser(tenant, name) : undefined;
-    if (!user) throw new ProtocolError('NOT_FOUND', `user '${name.slice(0, 128)}' does not exist in ${registryName(tenant)}`);
+    if (!user) throw userNotFound(name, registryName(tenant));
     return user;
   }
 }

@@ -1,7 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TenantAdmin } from '@pkg/server';
-import { loginUser, publishBody, registryHost, request, startRegistry, type TestRegistry } from '@pkg/testkit';
+import { loginUser, publishBody, registryHost, request, startRegistry, storeSnapshot, type TestRegistry } from '@pkg/testkit';
 
 let registry: TestRegistry | undefined;
 afterEach(async () => {
@@ -144,41 +145,54 @@ describe('publish limit per user', () => {
     expect((await request(`${registry.url}/-/whoami`, { token })).status).toBe(200);
   });
 
-  it('refuses a publisher over the limit before the body is sent', async () => {
+  it('refuses a publisher over the limit while the body is still on its way, and stores nothing', async () => {
     registry = await startRegistry({ settings: { rateLimitPublish: 1, rateLimitAuthenticated: 100 } });
     const token = await loginUser(registry.url, 'uploader');
-    const first = publishBody('com.example.early', '1.0.0').body;
-    expect((await request(`${registry.url}/com.example.early`, { method: 'PUT', token, body: first })).status).toBe(201);
+    const name = 'com.example.early';
+    expect(
+      (await request(`${registry.url}/${name}`, { method: 'PUT', token, body: publishBody(name, '1.0.0').body })).status,
+    ).toBe(201);
+    const before = await storeSnapshot(registry, [name]);
 
-    // Headers announcing a 5 MB body, and not one byte of it: the answer must come anyway.
+    // A real publish of a 1 MB tarball: its headers and the first 64 KiB of its body are sent,
+    // and nothing more until the answer has come.
+    const { body } = publishBody(name, '1.0.1', { files: [{ path: 'package/big.bin', content: randomBytes(1_000_000) }] });
+    const bytes = Buffer.from(JSON.stringify(body));
     const { hostname, port } = new URL(registry.url);
-    const answer = await new Promise<{ status: number | undefined; body: string; retryAfter: string | undefined }>(
+    const answer = await new Promise<{ status: number | undefined; body: string; retryAfter: string | undefined; sent: number }>(
       (resolve, reject) => {
         const req = httpRequest({
           host: hostname,
           port,
           method: 'PUT',
-          path: '/com.example.early',
-          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': String(5_000_000) },
+          path: `/${name}`,
+          headers: {
+            authorization: `Bearer ${token}`,
+            'content-type': 'application/json',
+            'content-length': String(bytes.length),
+          },
         });
+        const sent = 64 * 1024;
         req.on('response', (res) => {
           let text = '';
           res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
           res.on('end', () => {
             req.destroy();
-            resolve({ status: res.statusCode, body: text, retryAfter: res.headers['retry-after'] });
+            resolve({ status: res.statusCode, body: text, retryAfter: res.headers['retry-after'], sent });
           });
         });
         req.on('error', reject);
-        req.flushHeaders();
+        req.write(bytes.subarray(0, sent));
       },
     );
+    expect(answer.sent).toBeLessThan(bytes.length);
     expect(answer.status).toBe(429);
     expect(JSON.parse(answer.body)).toMatchObject({ code: 'RATE_LIMIT_EXCEEDED' });
     expect((JSON.parse(answer.body) as { details: string }).details).toMatch(
-      /^publish limit of 1 publishes? per hour per user exceeded/,
+      /^publish limit of 1 publishes? per hour per user exceeded; retry in \d+ s$/,
     );
     expect(Number(answer.retryAfter)).toBeGreaterThan(0);
+    expect(await storeSnapshot(registry, [name])).toEqual(before);
   });
 
   it('does not count refused publishes (4xx): bad documents do not use up the hour', async () => {

@@ -96,7 +96,7 @@ describe('POST /-/npm/v1/tokens', () => {
     const limited = await scopedToken({ readonly: true });
     const refused = await createToken({}, limited);
     expect(refused.status).toBe(403);
-    expect(refused.body.error).toBe('This token is limited: tokens are managed with the token of a login (npm login, pkg login)');
+    expect(refused.body.error).toBe('This token is limited: managing tokens needs the token of a login (npm login, pkg login)');
     expect((await request(TOKENS(), { method: 'POST', body: { password: PASSWORD } })).status).toBe(401);
     expect((await request(TOKENS(), { token: ada })).body.total).toBe(before + 1);
   });

@@ -329,13 +329,11 @@ describe('pkg-registry user', () => {
     expect(deleted.stdout).toContain("Deleted user 'leaver' of the global registry and revoked 1 tokens; its packages stay");
     expect((await global.request('/-/whoami', { token })).status).toBe(401);
     expect((await global.request('/com.leaver.tool')).status).toBe(200);
-    expect((await admin(['user', 'delete', 'leaver'])).stderr).toBe(
-      "Error: user 'leaver' does not exist in the global registry\n",
-    );
+    expect((await admin(['user', 'delete', 'leaver'])).stderr).toBe("Error: There is no user 'leaver' in the global registry\n");
   });
 
   it.each([
-    [['user', 'disable', 'ghost'], 1, /user 'ghost' does not exist in the global registry/],
+    [['user', 'disable', 'ghost'], 1, /There is no user 'ghost' in the global registry/],
     [['user', 'disable', 'ghost', '--tenant', 'nowhere'], 1, /tenant 'nowhere' does not exist/],
     [['user', 'enable'], 2, /'user enable' needs a user name/],
     [['user', 'reset-password', 'listed', '--password-stdin'], 2, /stdin holds no password/],

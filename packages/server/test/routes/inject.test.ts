@@ -1,7 +1,8 @@
 /**
- * The app on memory storage, requests sent with `inject()`: routes tested without a socket or
- * a database. inject() goes through fastify only (the hot path sits in front of the socket), so
- * these are the framework path's answers; test/http/hot-path/ compares the two paths.
+ * The app on memory storage, requests sent in process with `BuiltApp.inject()`: routes tested
+ * without a socket or a database. It goes where a socket's request goes, the hot path first
+ * (cached documents, tarballs, 404s, whoami, search), so every route answers it; fastify's own
+ * `app.inject()` would reach fastify's routes only. test/http/hot-path/ compares the two paths.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, createMemoryStorage, loadConfig, serverDeps, type BuiltApp, type Storage } from '@pkg/server';
@@ -21,8 +22,12 @@ afterAll(async () => {
   await storage.close();
 });
 
+function withoutTime(body: string): string {
+  return body.replace(/"time":"[^"]*"/, '"time":…');
+}
+
 async function login(name: string): Promise<string> {
-  const res = await built.app.inject({
+  const res = await built.inject({
     method: 'PUT',
     url: `/-/user/org.couchdb.user:${name}`,
     payload: { name, password: 'correct horse battery' },
@@ -35,7 +40,7 @@ describe('routes on memory storage', () => {
   it('publishes, then serves the document, the version and the tarball', async () => {
     const token = await login('ada');
     const { body, tarball } = publishBody('com.acme.injected', '1.0.0');
-    const published = await built.app.inject({
+    const published = await built.inject({
       method: 'PUT',
       url: '/com.acme.injected',
       headers: { authorization: `Bearer ${token}` },
@@ -43,38 +48,61 @@ describe('routes on memory storage', () => {
     });
     expect(published.statusCode, published.body).toBe(201);
 
-    const doc = await built.app.inject({ method: 'GET', url: '/com.acme.injected' });
+    const doc = await built.inject({ method: 'GET', url: '/com.acme.injected' });
     expect(doc.statusCode).toBe(200);
     const document = doc.json<{ versions: Record<string, { dist: { tarball: string } }> }>();
     expect(Object.keys(document.versions)).toEqual(['1.0.0']);
 
-    const version = await built.app.inject({ method: 'GET', url: '/com.acme.injected/1.0.0' });
+    const version = await built.inject({ method: 'GET', url: '/com.acme.injected/1.0.0' });
     expect(version.json()).toMatchObject({ name: 'com.acme.injected', version: '1.0.0' });
 
-    const file = await built.app.inject({ method: 'GET', url: new URL(document.versions['1.0.0']!.dist.tarball).pathname });
+    const file = await built.inject({ method: 'GET', url: new URL(document.versions['1.0.0']!.dist.tarball).pathname });
     expect(file.statusCode).toBe(200);
     expect(file.rawPayload.equals(tarball)).toBe(true);
   });
 
   it('answers whoami for a token and 401 without one', async () => {
     const token = await login('bob');
-    const me = await built.app.inject({ method: 'GET', url: '/-/whoami', headers: { authorization: `Bearer ${token}` } });
+    const me = await built.inject({ method: 'GET', url: '/-/whoami', headers: { authorization: `Bearer ${token}` } });
     expect(me.json()).toMatchObject({ username: 'bob' });
-    const anonymous = await built.app.inject({ method: 'GET', url: '/-/whoami' });
+    const anonymous = await built.inject({ method: 'GET', url: '/-/whoami' });
     expect(anonymous.statusCode).toBe(401);
     expect(anonymous.json()).toMatchObject({ code: 'UNAUTHORIZED' });
   });
 
   it('finds a published package by search', async () => {
-    const res = await built.app.inject({ method: 'GET', url: '/-/v1/search?text=injected' });
+    const res = await built.inject({ method: 'GET', url: '/-/v1/search?text=injected' });
     expect(res.statusCode).toBe(200);
     expect(res.json<{ objects: { package: { name: string } }[] }>().objects.map((o) => o.package.name)).toEqual([
       'com.acme.injected',
     ]);
   });
 
+  it('answers the hot reads on the hot path, in process, as fastify answers them', async () => {
+    const urls = ['/com.acme.injected', '/com.acme.never-published', '/-/v1/search?text=injected'];
+    const hot = [];
+    for (const url of urls) {
+      const served = built.hotPath.served;
+      hot.push(await built.inject({ method: 'GET', url }));
+      expect(built.hotPath.served, url).toBe(served + 1);
+    }
+    built.hotPath.enabled = false;
+    try {
+      for (const [i, url] of urls.entries()) {
+        const framework = await built.inject({ method: 'GET', url });
+        expect(framework.statusCode, url).toBe(hot[i]!.statusCode);
+        // A search answer says when it was made (`time`): the rest must be the same bytes.
+        expect(withoutTime(framework.body), url).toBe(withoutTime(hot[i]!.body));
+        expect(framework.headers['content-type'], url).toBe(hot[i]!.headers['content-type']);
+      }
+    } finally {
+      built.hotPath.enabled = true;
+    }
+    expect(hot.map((res) => res.statusCode)).toEqual([200, 404, 200]);
+  });
+
   it('answers bad input with the error shape, never 500', async () => {
-    const res = await built.app.inject({ method: 'GET', url: '/Not.A.Name' });
+    const res = await built.inject({ method: 'GET', url: '/Not.A.Name' });
     expect(res.statusCode).toBe(422);
     expect(res.json()).toMatchObject({ code: expect.any(String), error: expect.any(String) });
   });

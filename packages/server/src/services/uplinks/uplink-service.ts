@@ -1,14 +1,7 @@
-import { ProtocolError, type PackageDocument, type VersionRecord } from '@pkg/protocol';
+import { ProtocolError, packageNotFound, type PackageDocument, type VersionRecord } from '@pkg/protocol';
 import type { ServerDeps } from '../../deps.js';
 import { nextRevision } from '../revisions.js';
-import {
-  packageNotFound,
-  parseFileName,
-  tarballEtag,
-  type PackageReadService,
-  type ReadScope,
-  type TarballFile,
-} from '../package-reads.js';
+import { parseFileName, tarballEtag, type PackageReadService, type ReadScope, type TarballFile } from '../package-reads.js';
 import type { DocumentForm } from '../package-document.js';
 import type { Representation } from '../representation.js';
 import { blobKeyFor } from '../../storage/blob-keys.js';

@@ -1,3 +1,4 @@
+import { loginSessionNotFound } from '../../services/npm-web-login.js';
 import type { FastifyInstance } from 'fastify';
 import { ProtocolError } from '@pkg/protocol';
 import { isObject } from '../../services/json-shapes.js';
@@ -26,7 +27,7 @@ export async function npmLoginApiRoutes(app: FastifyInstance, { web }: { web: We
   });
 
   app.get<{ Params: { secret: string } }>('/-/v1/login/done/:secret', async (request, reply) => {
-    if (!isSecret(request.params.secret)) throw new ProtocolError('NOT_FOUND', 'This login session does not exist');
+    if (!isSecret(request.params.secret)) throw loginSessionNotFound();
     const poll = await web.registry.npmLogin.collect(request.ctx.tenant, request.params.secret);
     reply.header('cache-control', 'no-store');
     if (poll.state === 'pending') return reply.code(202).header('retry-after', String(poll.retryAfter)).send({});
