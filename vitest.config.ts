@@ -49,7 +49,13 @@ export default defineConfig({
     passWithNoTests: false,
     pool: 'forks',
     // Tests mostly wait on sockets and child processes; more workers than cores pays off.
-    poolOptions: { forks: { maxForks: 4, minForks: 1 } },
+    // A worker runs file after file with the modules it has loaded: loading the server's module
+    // graph afresh for each file cost more than most files' tests. Test files therefore leave no
+    // global state behind (timers, environment, listeners restored in their hooks). The pool
+    // keeps its workers (minForks = maxForks): with fewer, tinypool's ending of spare workers
+    // failed runs with "Terminating worker thread" (vitest-dev/vitest#8564).
+    isolate: false,
+    poolOptions: { forks: { maxForks: 4, minForks: 4 } },
     testTimeout: 60_000,
     hookTimeout: 120_000,
     reporters: process.env.CI ? ['default'] : ['default'],
