@@ -13,7 +13,7 @@ const src = (pkg: string) => fileURLToPath(new URL(`./packages/${pkg}/src/index.
  */
 const SCALE_OUT_FOLDERS = ['packages/server/test/http', 'packages/server/test/web'];
 /**
- * The real-client suites that also run on the scale-out profile (with npm 11 only there:
+ * The real-client suites that also run on the scale-out profile (with one npm line on each profile:
  * testkit's `npmLines`): the ones whose server side reads or writes what the backings keep
  * (accounts, tokens, second factors, advisories, packages). pnpm, yarn, `_auth` and the uplink
  * installs drive the same HTTP answers on both profiles and run on the embedded one only, as
