@@ -39,16 +39,23 @@ export async function publishRoutes(app: FastifyInstance, { services }: { servic
 
 /** The most of an unread body that is read and dropped to keep the connection (see below). */
 const DRAIN_LIMIT = 1024 * 1024;
-/** How long the rest of a large unread body is read and dropped before the connection closes. */
-const LINGER_MS = 1000;
+/**
+ * How the rest of a large unread body is read and dropped before the connection closes, as
+ * nginx's lingering close does: until the client pauses for LINGER_IDLE_MS, or at most
+ * LINGER_MAX_MS in all. A client on a slow link is still sending when the answer goes out, and
+ * must be able to finish its upload to read the answer; closing while bytes still arrive resets
+ * the connection, and the client sees a reset instead of the refusal's reason.
+ */
+const LINGER_IDLE_MS = 2000;
+const LINGER_MAX_MS = 30_000;
 
 /**
  * An answer given before the body was read to its end (401, 403, 413, malformed JSON). The rest
  * is read and dropped: closing a socket with unread bytes resets it, and the client may lose the
  * answer it has not read yet. A small rest is read to its end and the connection stays open; a
- * large one (or one over the limit, or of unknown length) is read for LINGER_MS after the answer
- * went out, then the connection is closed: the rest of a body of up to a gigabyte is not worth
- * receiving.
+ * large one (or one over the limit, or of unknown length) is read while it keeps coming (see
+ * LINGER_IDLE_MS), then the connection is closed: the rest of a body of up to a gigabyte is not
+ * worth keeping the connection for.
  */
 function finishUnread(request: FastifyRequest, reply: FastifyReply, body: StreamedBody | undefined, err: unknown): void {
   if (!(body instanceof StreamedBody) || body.stream.readableEnded) return;
@@ -61,7 +68,20 @@ function finishUnread(request: FastifyRequest, reply: FastifyReply, body: Stream
   if (!tooLarge && Number.isSafeInteger(declared) && declared <= DRAIN_LIMIT) return;
   reply.raw.once('finish', () => {
     if (raw.readableEnded) return;
-    const timer = setTimeout(() => raw.socket?.destroy(), LINGER_MS);
-    raw.once('end', () => clearTimeout(timer));
+    const close = () => {
+      clearTimeout(idle);
+      clearTimeout(cap);
+      raw.off('data', rearm);
+      raw.socket?.destroy();
+    };
+    const idle = setTimeout(close, LINGER_IDLE_MS);
+    const cap = setTimeout(close, LINGER_MAX_MS);
+    const rearm = () => idle.refresh();
+    raw.on('data', rearm);
+    raw.once('end', () => {
+      clearTimeout(idle);
+      clearTimeout(cap);
+      raw.off('data', rearm);
+    });
   });
 }
