@@ -250,3 +250,22 @@ describe('npm web login', () => {
     expect((await poll(`${registry.url}/-/v1/login/done/${session}`)).status).toBe(404);
   });
 });
+
+describe('npm web login polls', () => {
+  it('count against the web pages budget, not the anonymous API limit: a long sign-in is never refused', async () => {
+    const limited = await startRegistry({ settings: { rateLimitAnonymous: 5 } });
+    try {
+      const start = await request<{ doneUrl: string }>(`${limited.url}/-/v1/login`, { method: 'POST', body: {} });
+      expect(start.status).toBe(200);
+      const statuses: number[] = [];
+      for (let i = 0; i < 12; i++) statuses.push((await request(start.body.doneUrl)).status);
+      expect(statuses).toEqual(Array(12).fill(202));
+      // The API limit itself still holds for the address.
+      const api: number[] = [];
+      for (let i = 0; i < 6; i++) api.push((await request(`${limited.url}/com.example.none`)).status);
+      expect(api).toContain(429);
+    } finally {
+      await limited.close();
+    }
+  });
+});

@@ -26,7 +26,10 @@ export async function npmLoginApiRoutes(app: FastifyInstance, { web }: { web: We
     return reply.header('cache-control', 'no-store').send(urls);
   });
 
-  app.get<{ Params: { secret: string } }>('/-/v1/login/done/:secret', async (request, reply) => {
+  // npm polls this every NPM_LOGIN_POLL_SECONDS while its user signs in on the page: a few
+  // minutes of that would use up the anonymous API limit of an office behind one address, so the
+  // polls count against the web pages' budget, as the sign-in page they wait for does.
+  app.get<{ Params: { secret: string } }>('/-/v1/login/done/:secret', { config: { budget: 'page' } }, async (request, reply) => {
     if (!isSecret(request.params.secret)) throw loginSessionNotFound();
     const poll = await web.registry.npmLogin.collect(request.ctx.tenant, request.params.secret);
     reply.header('cache-control', 'no-store');
