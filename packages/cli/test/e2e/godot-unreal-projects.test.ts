@@ -268,7 +268,9 @@ describe('a Godot 4 project (built binary)', () => {
     expect(notMine.stderr).toMatch(
       /^Error: package 'com\.fixture\.godot\.utils' is installed only because other packages need it\n/,
     );
-    expect((await pkg(['list', '--all'], cwd)).stdout).toMatch(/\ncom\.fixture\.godot\.utils +\(dependency\) +1\.0\.0 +1\.1\.0 +com\.fixture\.godot\.dialogue@1\.1\.0\n/);
+    expect((await pkg(['list', '--all'], cwd)).stdout).toMatch(
+      /\ncom\.fixture\.godot\.utils +\(dependency\) +1\.0\.0 +1\.1\.0 +com\.fixture\.godot\.dialogue@1\.1\.0\n/,
+    );
     expect(await project.read('addons/dialogue/plugin.cfg')).toBe(PLUGIN_CFG('1.1.0'));
     expect(await project.read('addons/dialogue/plugin.gd.uid')).toBe('uid://b1x2y3z4\n');
     await expect(project.read('addons/dialogue/dialogue.gd.import')).rejects.toThrow(/ENOENT/);
@@ -382,7 +384,8 @@ describe('a Godot 4 project (built binary)', () => {
     ]);
     expect(JSON.parse(await project.read('pkg.json'))).toEqual({ dependencies: {} });
     expect(JSON.parse(await project.read('pkg-lock.json'))).toEqual({ lockfileVersion: 1, packages: {} });
-  });
+    // About thirty runs of the built `pkg`, one after another.
+  }, 180_000);
 
   it('refuses to overwrite a folder the lock does not list, changing nothing', async () => {
     const project = await tmpProject('pkg-godot-project-', {
