@@ -1,6 +1,7 @@
 import type { InvalidationBus, TenantId } from '../storage/ports.js';
 import type { EncodedListener, Representation } from './representation.js';
 import { singleIncarnation, type TenantScopeOf } from './tenant-scope.js';
+import { FrequencySketch } from './frequency-sketch.js';
 
 /** What the cache holds per key: the serialized form and the object it was serialized from. */
 export interface CachedValue<T> {
@@ -86,9 +87,17 @@ const OBJECT_OVERHEAD = 3;
  */
 export const ENTRY_OVERHEAD = 1024;
 
+/** Bytes of a typical entry (a small abbreviated document and its gzip): sizes the frequency sketch. */
+const TYPICAL_ENTRY = 2048;
+
 /**
  * Pre-serialized package documents, keyed by package and variant (form, tarball base URL),
- * bounded by bytes with second-chance (approximately least-recently-used) eviction. Every write to a package is announced on
+ * bounded by bytes with second-chance (approximately least-recently-used) eviction and
+ * TinyLFU admission: once the cache is full, a new entry is kept only if it was asked for more
+ * often lately than the entry it would evict (a fixed-size frequency sketch counts every
+ * lookup). A read of more documents than fit, in turn (an install of a large tree, a crawler),
+ * then leaves the documents that were in the cache there instead of flushing them all, and
+ * itself hits the share that fits rather than nothing. Every write to a package is announced on
  * the invalidation bus; the cache then drops all variants of that package. A build that started
  * before an invalidation is not stored, so a stale document never sticks. Only packages with a
  * build in flight are tracked besides the entries, so the bookkeeping does not grow with the
@@ -108,8 +117,10 @@ export class DocumentCache {
   readonly #clock: () => number;
   readonly #scopeOf: TenantScopeOf;
   readonly #budget = new Budget(() => this.#evict());
+  readonly #sketch: FrequencySketch;
   #hits = 0;
   #misses = 0;
+  #rejected = 0;
 
   constructor(bus: InvalidationBus, maxBytes: number, options: DocumentCacheOptions = {}) {
     this.#maxBytes = maxBytes;
@@ -117,6 +128,7 @@ export class DocumentCache {
     this.#maxAgeMs = options.maxAgeMs ?? Infinity;
     this.#clock = options.clock ?? (() => performance.now());
     this.#scopeOf = options.scopeOf ?? singleIncarnation;
+    this.#sketch = new FrequencySketch(maxBytes / TYPICAL_ENTRY);
     bus.subscribe((tenant, name) => this.invalidate(tenant, name));
     bus.subscribeReset(() => this.clear());
   }
@@ -125,9 +137,12 @@ export class DocumentCache {
     return { entries: this.#entries.size, bytes: this.#budget.bytes };
   }
 
-  /** Lookups answered from memory and built anew, since start. */
-  get stats(): { hits: number; misses: number } {
-    return { hits: this.#hits, misses: this.#misses };
+  /**
+   * Lookups answered from memory and built anew, and builds not kept because what they would
+   * have evicted was asked for more often, since start.
+   */
+  get stats(): { hits: number; misses: number; rejected: number } {
+    return { hits: this.#hits, misses: this.#misses, rejected: this.#rejected };
   }
 
   /**
@@ -143,6 +158,7 @@ export class DocumentCache {
   ): Promise<CachedValue<T> | undefined> {
     const pkg = packageKey(this.#scopeOf(tenant), name);
     const key = `${pkg}\0${variant}`;
+    this.#sketch.increment(key);
     if (!this.#bus.connected) {
       // Deaf to other nodes' writes: whatever is in memory may be stale.
       this.#misses++;
@@ -181,7 +197,12 @@ export class DocumentCache {
    */
   peek<T>(tenant: TenantId, name: string, variant: string): CachedValue<T> | null | undefined {
     if (!this.#bus.connected) return undefined;
-    return this.#hit(`${packageKey(this.#scopeOf(tenant), name)}\0${variant}`)?.cached as CachedValue<T> | null | undefined;
+    const key = `${packageKey(this.#scopeOf(tenant), name)}\0${variant}`;
+    const hit = this.#hit(key);
+    if (hit === undefined) return undefined;
+    // Counted here only when found: a miss goes on to `get`, which counts it.
+    this.#sketch.increment(key);
+    return hit.cached as CachedValue<T> | null | undefined;
   }
 
   #hit(key: string): Entry | undefined {
@@ -234,6 +255,7 @@ export class DocumentCache {
   #store(pkg: string, key: string, cached: CachedValue<unknown> | null, builtAt: number): void {
     this.#remove(key);
     if (cached === null) {
+      if (!this.#admits(key, ABSENT_SIZE + key.length)) return;
       this.#insert(key, new Entry(pkg, null, ABSENT_SIZE + key.length, builtAt, this.#budget));
       this.#evict();
       return;
@@ -243,6 +265,7 @@ export class DocumentCache {
     const size = ENTRY_OVERHEAD + cached.representation.body.length * (keep ? 1 + OBJECT_OVERHEAD : 1);
     // One huge document must not flush everything else.
     if (size > this.#maxBytes / 2) return;
+    if (!this.#admits(key, size)) return;
     const entry = new Entry(pkg, stored, size, builtAt, this.#budget);
     this.#insert(key, entry);
     cached.representation.onEncoded = entry;
@@ -255,6 +278,30 @@ export class DocumentCache {
     if (keys) keys.push(key);
     else this.#keysByPackage.set(entry.pkg, [key]);
     this.#budget.bytes += entry.size;
+  }
+
+  /**
+   * Whether an entry of `size` bytes for `key` may come in: always while there is room, else
+   * only if `key` was asked for more often lately than the entry eviction would take first.
+   * A tie keeps what is there: in a read of everything in turn, every key ties.
+   */
+  #admits(key: string, size: number): boolean {
+    if (this.#budget.bytes + size <= this.#maxBytes) return true;
+    const victim = this.#nextVictim();
+    if (victim === undefined || this.#sketch.frequency(key) > this.#sketch.frequency(victim)) return true;
+    this.#rejected++;
+    return false;
+  }
+
+  /** The key eviction takes next: entries read since the last pass get their second chance on the way. */
+  #nextVictim(): string | undefined {
+    for (const [key, entry] of this.#entries) {
+      if (!entry.referenced) return key;
+      entry.referenced = false;
+      this.#entries.delete(key);
+      this.#entries.set(key, entry);
+    }
+    return undefined;
   }
 
   /**

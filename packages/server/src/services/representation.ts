@@ -112,7 +112,9 @@ async function compress(body: Buffer, coding: ContentCoding): Promise<Buffer> {
   // compression would allocate (and fragment the heap with) state for the largest window.
   if (coding === 'gzip') {
     const windowBits = windowFor(body.length + DEFLATE_LOOKAHEAD, 9, 15);
-    return unpooled(await gzipAsync(body, { level: 9, windowBits, memLevel: Math.max(1, Math.min(8, windowBits - 6)) }));
+    return unpooled(
+      await gzipAsync(body, { level: GZIP_LEVEL, windowBits, memLevel: Math.max(1, Math.min(8, windowBits - 6)) }),
+    );
   }
   return unpooled(
     await brotliAsync(body, {
@@ -126,6 +128,13 @@ async function compress(body: Buffer, coding: ContentCoding): Promise<Buffer> {
     }),
   );
 }
+
+/**
+ * zlib's default level. Level 9 made the same bytes for package documents and search answers of
+ * 1 KB to 77 KB (bench/README.md, issue 29) at twice the CPU, which every document built
+ * after a cache miss paid.
+ */
+const GZIP_LEVEL = 6;
 
 /** deflate reaches back at most its window less this many bytes. */
 const DEFLATE_LOOKAHEAD = 262;
