@@ -282,13 +282,16 @@ export class DocumentCache {
 
   /**
    * Whether an entry of `size` bytes for `key` may come in: always while there is room, else
-   * only if `key` was asked for more often lately than the entry eviction would take first.
-   * A tie keeps what is there: in a read of everything in turn, every key ties.
+   * only if `key` was asked for at least twice more lately than the entry eviction would take
+   * first. A difference of one keeps what is there: in a read of everything in turn, the
+   * document being read has one request more than every cached one not yet reached in this
+   * pass (which eviction takes first), and letting it in would evict, in turn, each document
+   * just before it is read.
    */
   #admits(key: string, size: number): boolean {
     if (this.#budget.bytes + size <= this.#maxBytes) return true;
     const victim = this.#nextVictim();
-    if (victim === undefined || this.#sketch.frequency(key) > this.#sketch.frequency(victim)) return true;
+    if (victim === undefined || this.#sketch.frequency(key) > this.#sketch.frequency(victim) + 1) return true;
     this.#rejected++;
     return false;
   }
