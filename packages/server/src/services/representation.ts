@@ -112,9 +112,7 @@ async function compress(body: Buffer, coding: ContentCoding): Promise<Buffer> {
   // compression would allocate (and fragment the heap with) state for the largest window.
   if (coding === 'gzip') {
     const windowBits = windowFor(body.length + DEFLATE_LOOKAHEAD, 9, 15);
-    return unpooled(
-      await gzipAsync(body, { level: GZIP_LEVEL, windowBits, memLevel: Math.max(1, Math.min(8, windowBits - 6)) }),
-    );
+    return unpooled(await gzipAsync(body, { level: GZIP_LEVEL, windowBits, memLevel: Math.max(1, Math.min(8, windowBits - 6)) }));
   }
   return unpooled(
     await brotliAsync(body, {
