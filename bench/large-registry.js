@@ -22,7 +22,11 @@ const HELP = `Usage: node bench/large-registry.js [options]
   --duration <s>       seconds of each measured wrk run (default 10)
   --rounds <n>         rounds; ours and the ceiling alternate within a round (default 2)
   --data <dir>         where the seeded registries are kept between runs (default: a temporary
-                       directory, removed at the end)
+                       directory, removed at the end); PostgreSQL's are schemas bench_large_*,
+                       kept too
+  --postgres <url>     also on PostgreSQL (default $PKG_BENCH_POSTGRES, $PKG_TEST_POSTGRES or
+                       postgres://postgres@127.0.0.1:5432/test)
+  --no-postgres        only the embedded default
   --no-build           do not run \`npm run build\` first
   --json <file>        where to write the JSON (default bench/results/large-registry-<date>.json)
 `;
@@ -37,6 +41,8 @@ const args = parseFlags(
     duration: { type: 'string', default: '10' },
     rounds: { type: 'string', default: '2' },
     data: { type: 'string' },
+    postgres: { type: 'string' },
+    'no-postgres': { type: 'boolean', default: false },
     'no-build': { type: 'boolean', default: false },
     json: { type: 'string' },
   },
@@ -69,6 +75,12 @@ async function main() {
       rounds: whole('rounds', 1),
       dataRoot,
       workDir,
+      postgres: args['no-postgres']
+        ? undefined
+        : (args.postgres ??
+          process.env.PKG_BENCH_POSTGRES ??
+          process.env.PKG_TEST_POSTGRES ??
+          'postgres://postgres@127.0.0.1:5432/test'),
       log,
     });
     const load = os.loadavg().map((l) => l.toFixed(1));

@@ -279,6 +279,13 @@ async function main() {
         dataRoot: args.data ? path.resolve(args.data) : path.join(workDir, 'large-registry'),
         workDir,
         asInstalled: args['as-installed'],
+        // On PostgreSQL too with --scale-out (one node: the scenario measures a miss, not a cluster).
+        postgres: args['scale-out']
+          ? (args.postgres ??
+            process.env.PKG_BENCH_POSTGRES ??
+            process.env.PKG_TEST_POSTGRES ??
+            'postgres://postgres@127.0.0.1:5432/test')
+          : undefined,
         log,
       });
       log(`\n${formatLargeRegistry(report)}`);

@@ -126,9 +126,45 @@ async function sequentialReads(target, paths, headers) {
   return { requests: paths.length, p50: median(ms), p99: percentile(ms, 99), cpuUs: (cpu / paths.length) * 1e6 };
 }
 
-/** The seeded registry of `packages` packages in `dir` (seeded now unless seeded before with the same parameters). */
-async function seededRegistry({ dir, packages, versions, tarballSize, log }) {
-  const parameters = { packages, versions, tarballSize, seeder: 1 };
+/**
+ * Where a registry of `packages` lives: a data directory (the embedded default), or with
+ * `postgres` a schema of that database and a tarball directory; kept under `dataRoot` and
+ * reused by later runs.
+ */
+function registryPlace({ dataRoot, packages, versions, tarballSize, postgres }) {
+  const id = `${packages}x${versions}-${tarballSize}`;
+  if (!postgres) return { mode: 'embedded', dir: path.join(dataRoot, `large-${id}`), flags: {}, serveFlags: [] };
+  const schema = `bench_large_${id.replace(/[^a-z0-9]/g, '_')}`;
+  const url = new URL(postgres);
+  url.searchParams.set('schema', schema);
+  const dir = path.join(dataRoot, `large-pg-${id}`);
+  const storage = path.join(dir, 'tarballs');
+  return {
+    mode: 'postgres',
+    dir,
+    schema,
+    postgres,
+    flags: { database: url.toString(), storage },
+    serveFlags: ['--database', url.toString(), '--storage', storage],
+  };
+}
+
+async function dropSchema(postgres, schema) {
+  // `pg` is the benchmark's own dependency (bench/package.json).
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: postgres });
+  await client.connect();
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  } finally {
+    await client.end();
+  }
+}
+
+/** The seeded registry at `place` (seeded now unless seeded before with the same parameters). */
+async function seededRegistry({ place, packages, versions, tarballSize, log }) {
+  const dir = place.dir;
+  const parameters = { packages, versions, tarballSize, seeder: 1, mode: place.mode };
   const marker = path.join(dir, 'bench-large-seed.json');
   if (existsSync(marker)) {
     const kept = JSON.parse(readFileSync(marker, 'utf8'));
@@ -139,8 +175,9 @@ async function seededRegistry({ dir, packages, versions, tarballSize, log }) {
   }
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  log(`  seeding ${packages} packages × ${versions} versions through the store…`);
-  const seeded = await seedThroughStore({ flags: { data: dir }, packages, versions, tarballSize, log });
+  if (place.schema) await dropSchema(place.postgres, place.schema);
+  log(`  seeding ${packages} packages × ${versions} versions through the store (${place.mode})…`);
+  const seeded = await seedThroughStore({ flags: { data: dir, ...place.flags }, packages, versions, tarballSize, log });
   log(`  seeded in ${seeded.seconds.toFixed(1)} s (${Math.round(packages / seeded.seconds)} packages/s)`);
   writeFileSync(marker, JSON.stringify({ fingerprint: seedFingerprint(parameters), parameters, seconds: seeded.seconds }));
   return { ...seeded, reused: false };
@@ -164,78 +201,88 @@ export async function runLargeRegistry({
   dataRoot,
   workDir,
   asInstalled = false,
+  postgres,
   log,
 }) {
   const report = { sizes: {}, verified: undefined };
-  for (const packages of sizes) {
-    log(`\nlarge-registry: ${packages} packages × ${versions} versions`);
-    const dir = path.join(dataRoot, `large-${packages}x${versions}-${tarballSize}`);
-    const seeded = await seededRegistry({ dir, packages, versions, tarballSize, log });
-    const ours = await startOurs({ name: `ours-${packages}`, dataDir: dir, workDir, asInstalled });
-    const ceiling = await startCeiling({ workDir });
-    try {
-      await settle(ours.pids[0]);
-      if (report.verified === undefined) {
-        // The seeding against the publish API: the same first packages, published through HTTP.
-        const api = await startOurs({ name: 'api-published', dataDir: path.join(workDir, 'api-published'), workDir });
-        try {
-          const compared = await verifySeed({
-            apiUrl: api.url,
-            apiToken: await login(api.url),
-            seededUrl: ours.url,
-            sample: 10,
-            versions,
-            tarballSize,
-          });
-          report.verified = compared;
-          log(
-            `  seeded documents equal to API-published ones: ${compared} documents (full and abbreviated), signatures verified`,
-          );
-        } finally {
-          await api.stop();
-        }
-      }
-      const { drawn, unread } = popularity(seeded.names, draws);
-      const distinct = new Set(drawn).size;
-      log(`  ${draws} Zipf draws (s = 1) over ${packages} packages: ${distinct} distinct`);
-      const results = { distinct, seedSeconds: seeded.seconds, workloads: {} };
-      for (const workload of workloadsOf(drawn)) {
-        const started = performance.now();
-        await ceiling.load(`large-${workload.id}`, await capture(ours.url, workload));
-        log(`  ${workload.id}: ${workload.label} (captured in ${((performance.now() - started) / 1000).toFixed(0)} s)`);
-        const runs = { ceiling: [], ours: [] };
-        for (let round = 1; round <= rounds; round++) {
-          for (const target of [ceiling, ours]) {
-            if (round === 1 && warmup > 0) await measure(target, workload, warmup, workDir, connections);
-            const run = await measure(target, workload, duration, workDir, connections);
-            runs[target === ceiling ? 'ceiling' : 'ours'].push(run);
+  const modes = [undefined, ...(postgres ? [postgres] : [])];
+  for (const database of modes)
+    for (const packages of sizes) {
+      const place = registryPlace({ dataRoot, packages, versions, tarballSize, postgres: database });
+      const key = place.mode === 'embedded' ? String(packages) : `${packages} PostgreSQL`;
+      log(`\nlarge-registry: ${packages} packages × ${versions} versions (${place.mode})`);
+      const seeded = await seededRegistry({ place, packages, versions, tarballSize, log });
+      const ours = await startOurs({
+        name: `ours-${place.mode}-${packages}`,
+        dataDir: place.dir,
+        workDir,
+        storageFlags: place.serveFlags,
+        asInstalled,
+      });
+      const ceiling = await startCeiling({ workDir });
+      try {
+        await settle(ours.pids[0]);
+        if (report.verified === undefined) {
+          // The seeding against the publish API: the same first packages, published through HTTP.
+          const api = await startOurs({ name: 'api-published', dataDir: path.join(workDir, 'api-published'), workDir });
+          try {
+            const compared = await verifySeed({
+              apiUrl: api.url,
+              apiToken: await login(api.url),
+              seededUrl: ours.url,
+              sample: 10,
+              versions,
+              tarballSize,
+            });
+            report.verified = compared;
             log(
-              `    round ${round} ${(target === ceiling ? 'ceiling' : 'ours').padEnd(8)} ${run.rps.toFixed(0).padStart(7)} req/s  p50 ${run.p50.toFixed(2)} ms  p99 ${run.p99.toFixed(2)} ms  CPU ${run.cpuUs.toFixed(0)} µs/req  RSS ${run.rssMiB.toFixed(0)} MiB` +
-                (run.badStatus + run.socketErrors > 0 ? `  errors ${run.badStatus + run.socketErrors}` : ''),
+              `  seeded documents equal to API-published ones: ${compared} documents (full and abbreviated), signatures verified`,
             );
+          } finally {
+            await api.stop();
           }
         }
-        results.workloads[workload.id] = summarize(runs);
+        const { drawn, unread } = popularity(seeded.names, draws);
+        const distinct = new Set(drawn).size;
+        log(`  ${draws} Zipf draws (s = 1) over ${packages} packages: ${distinct} distinct`);
+        const results = { distinct, seedSeconds: seeded.seconds, workloads: {} };
+        for (const workload of workloadsOf(drawn)) {
+          const started = performance.now();
+          await ceiling.load(`large-${workload.id}`, await capture(ours.url, workload));
+          log(`  ${workload.id}: ${workload.label} (captured in ${((performance.now() - started) / 1000).toFixed(0)} s)`);
+          const runs = { ceiling: [], ours: [] };
+          for (let round = 1; round <= rounds; round++) {
+            for (const target of [ceiling, ours]) {
+              if (round === 1 && warmup > 0) await measure(target, workload, warmup, workDir, connections);
+              const run = await measure(target, workload, duration, workDir, connections);
+              runs[target === ceiling ? 'ceiling' : 'ours'].push(run);
+              log(
+                `    round ${round} ${(target === ceiling ? 'ceiling' : 'ours').padEnd(8)} ${run.rps.toFixed(0).padStart(7)} req/s  p50 ${run.p50.toFixed(2)} ms  p99 ${run.p99.toFixed(2)} ms  CPU ${run.cpuUs.toFixed(0)} µs/req  RSS ${run.rssMiB.toFixed(0)} MiB` +
+                  (run.badStatus + run.socketErrors > 0 ? `  errors ${run.badStatus + run.socketErrors}` : ''),
+              );
+            }
+          }
+          results.workloads[workload.id] = summarize(runs);
+        }
+        // Cold: documents no workload read (so not in the cache since this server started).
+        const cold = unread.slice(0, coldReads).map((n) => `/${n}`);
+        const hot = Array.from({ length: cold.length }, () => `/${drawn[0]}`);
+        const headers = { accept: ABBREVIATED_ACCEPT, 'accept-encoding': 'gzip' };
+        if (cold.length > 0) {
+          results.cold = await sequentialReads(ours, cold, headers);
+          results.cached = await sequentialReads(ours, hot, headers);
+          log(
+            `  one at a time, abbreviated + gzip: cold ${results.cold.p50.toFixed(2)} ms p50 / ${results.cold.p99.toFixed(2)} ms p99 / ${results.cold.cpuUs.toFixed(0)} µs CPU, ` +
+              `cached ${results.cached.p50.toFixed(2)} / ${results.cached.p99.toFixed(2)} / ${results.cached.cpuUs.toFixed(0)} µs (${cold.length} each)`,
+          );
+        }
+        results.cacheStats = await cacheStats(ours.url);
+        report.sizes[key] = results;
+      } finally {
+        await ceiling.stop();
+        await ours.stop();
       }
-      // Cold: documents no workload read (so not in the cache since this server started).
-      const cold = unread.slice(0, coldReads).map((n) => `/${n}`);
-      const hot = Array.from({ length: cold.length }, () => `/${drawn[0]}`);
-      const headers = { accept: ABBREVIATED_ACCEPT, 'accept-encoding': 'gzip' };
-      if (cold.length > 0) {
-        results.cold = await sequentialReads(ours, cold, headers);
-        results.cached = await sequentialReads(ours, hot, headers);
-        log(
-          `  one at a time, abbreviated + gzip: cold ${results.cold.p50.toFixed(2)} ms p50 / ${results.cold.p99.toFixed(2)} ms p99 / ${results.cold.cpuUs.toFixed(0)} µs CPU, ` +
-            `cached ${results.cached.p50.toFixed(2)} / ${results.cached.p99.toFixed(2)} / ${results.cached.cpuUs.toFixed(0)} µs (${cold.length} each)`,
-        );
-      }
-      results.cacheStats = await cacheStats(ours.url);
-      report.sizes[packages] = results;
-    } finally {
-      await ceiling.stop();
-      await ours.stop();
     }
-  }
   return report;
 }
 
@@ -267,17 +314,20 @@ function summarize(runs) {
 
 /** The scenario's table: one row per registry size and workload, then the cold and cached reads. */
 export function formatLargeRegistry(report) {
-  const sizes = Object.keys(report.sizes).map(Number);
-  const small = report.sizes[Math.min(...sizes)];
+  const keys = Object.keys(report.sizes);
+  const modeOf = (key) => key.replace(/^\d+\s*/, '');
+  /** The smallest registry of the same database: what flatness compares with. */
+  const smallest = (key) =>
+    report.sizes[keys.filter((k) => modeOf(k) === modeOf(key)).sort((a, b) => parseInt(a, 10) - parseInt(b, 10))[0]];
   const lines = [
     '| packages | workload | ours req/s | % ceiling | p50 ms | p99 ms | p99 vs smallest | CPU µs/req | ceiling µs/req | RSS MiB |',
-    '|--:|:--|--:|--:|--:|--:|--:|--:|--:|--:|',
+    '|:--|:--|--:|--:|--:|--:|--:|--:|--:|--:|',
   ];
-  for (const size of sizes) {
-    for (const [id, w] of Object.entries(report.sizes[size].workloads)) {
-      const base = small.workloads[id]?.ours.p99;
+  for (const key of keys) {
+    for (const [id, w] of Object.entries(report.sizes[key].workloads)) {
+      const base = smallest(key).workloads[id]?.ours.p99;
       lines.push(
-        `| ${size} | ${id} | ${w.ours.rps.toFixed(0)} | ${w.share.toFixed(1)} | ${w.ours.p50.toFixed(2)} | ${w.ours.p99.toFixed(2)} | ${base ? `${(w.ours.p99 / base).toFixed(2)}×` : ''} | ${w.ours.cpuUs.toFixed(0)} | ${w.ceiling.cpuUs.toFixed(0)} | ${w.ours.peakRssMiB.toFixed(0)} |`,
+        `| ${key} | ${id} | ${w.ours.rps.toFixed(0)} | ${w.share.toFixed(1)} | ${w.ours.p50.toFixed(2)} | ${w.ours.p99.toFixed(2)} | ${base ? `${(w.ours.p99 / base).toFixed(2)}×` : ''} | ${w.ours.cpuUs.toFixed(0)} | ${w.ceiling.cpuUs.toFixed(0)} | ${w.ours.peakRssMiB.toFixed(0)} |`,
       );
     }
   }
@@ -285,12 +335,12 @@ export function formatLargeRegistry(report) {
     '',
     '| packages | distinct read | cold p50 ms | cold p99 ms | cold CPU µs | cached p50 ms | cached p99 ms | cached CPU µs | cold ÷ cached (p50) | cache hits / misses / rejected |',
   );
-  lines.push('|--:|--:|--:|--:|--:|--:|--:|--:|--:|:--|');
-  for (const size of sizes) {
-    const r = report.sizes[size];
+  lines.push('|:--|--:|--:|--:|--:|--:|--:|--:|--:|:--|');
+  for (const key of keys) {
+    const r = report.sizes[key];
     if (!r.cold) continue;
     lines.push(
-      `| ${size} | ${r.distinct} | ${r.cold.p50.toFixed(2)} | ${r.cold.p99.toFixed(2)} | ${r.cold.cpuUs.toFixed(0)} | ${r.cached.p50.toFixed(2)} | ${r.cached.p99.toFixed(2)} | ${r.cached.cpuUs.toFixed(0)} | ${(r.cold.p50 / r.cached.p50).toFixed(2)}× | ${r.cacheStats.hits} / ${r.cacheStats.misses} / ${r.cacheStats.rejected} |`,
+      `| ${key} | ${r.distinct} | ${r.cold.p50.toFixed(2)} | ${r.cold.p99.toFixed(2)} | ${r.cold.cpuUs.toFixed(0)} | ${r.cached.p50.toFixed(2)} | ${r.cached.p99.toFixed(2)} | ${r.cached.cpuUs.toFixed(0)} | ${(r.cold.p50 / r.cached.p50).toFixed(2)}× | ${r.cacheStats.hits} / ${r.cacheStats.misses} / ${r.cacheStats.rejected} |`,
     );
   }
   return lines.join('\n');
