@@ -1,7 +1,7 @@
 import type { InvalidationBus, TenantId } from '../storage/ports.js';
 import type { EncodedListener, Representation } from './representation.js';
 import { singleIncarnation, type TenantScopeOf } from './tenant-scope.js';
-import { FrequencySketch } from './frequency-sketch.js';
+import { FrequencySketch, hashOf } from './frequency-sketch.js';
 
 /** What the cache holds per key: the serialized form and the object it was serialized from. */
 export interface CachedValue<T> {
@@ -39,6 +39,8 @@ class Entry implements EncodedListener {
 
   constructor(
     readonly pkg: string,
+    /** Its key's hash in the frequency sketch: a hit counts without hashing the key again. */
+    readonly keyHash: number,
     /** null: the package does not exist (a 404 answered from memory until a write creates it). */
     readonly cached: CachedValue<unknown> | null,
     public size: number,
@@ -158,7 +160,8 @@ export class DocumentCache {
   ): Promise<CachedValue<T> | undefined> {
     const pkg = packageKey(this.#scopeOf(tenant), name);
     const key = `${pkg}\0${variant}`;
-    this.#sketch.increment(key);
+    const keyHash = hashOf(key);
+    this.#sketch.incrementHash(keyHash);
     if (!this.#bus.connected) {
       // Deaf to other nodes' writes: whatever is in memory may be stale.
       this.#misses++;
@@ -173,7 +176,7 @@ export class DocumentCache {
       const started: Flight = { stale: false, pending: undefined! };
       started.pending = build().then(
         (built) => {
-          if (!started.stale && this.#bus.connected) this.#store(pkg, key, built ?? null, builtAt);
+          if (!started.stale && this.#bus.connected) this.#store(pkg, key, keyHash, built ?? null, builtAt);
           this.#land(pkg, key, started);
           return built;
         },
@@ -201,7 +204,7 @@ export class DocumentCache {
     const hit = this.#hit(key);
     if (hit === undefined) return undefined;
     // Counted here only when found: a miss goes on to `get`, which counts it.
-    this.#sketch.increment(key);
+    this.#sketch.incrementHash(hit.keyHash);
     return hit.cached as CachedValue<T> | null | undefined;
   }
 
@@ -252,11 +255,11 @@ export class DocumentCache {
     if (keys?.size === 0) this.#flightsByPackage.delete(pkg);
   }
 
-  #store(pkg: string, key: string, cached: CachedValue<unknown> | null, builtAt: number): void {
+  #store(pkg: string, key: string, keyHash: number, cached: CachedValue<unknown> | null, builtAt: number): void {
     this.#remove(key);
     if (cached === null) {
-      if (!this.#admits(key, ABSENT_SIZE + key.length)) return;
-      this.#insert(key, new Entry(pkg, null, ABSENT_SIZE + key.length, builtAt, this.#budget));
+      if (!this.#admits(keyHash, ABSENT_SIZE + key.length)) return;
+      this.#insert(key, new Entry(pkg, keyHash, null, ABSENT_SIZE + key.length, builtAt, this.#budget));
       this.#evict();
       return;
     }
@@ -265,8 +268,8 @@ export class DocumentCache {
     const size = ENTRY_OVERHEAD + cached.representation.body.length * (keep ? 1 + OBJECT_OVERHEAD : 1);
     // One huge document must not flush everything else.
     if (size > this.#maxBytes / 2) return;
-    if (!this.#admits(key, size)) return;
-    const entry = new Entry(pkg, stored, size, builtAt, this.#budget);
+    if (!this.#admits(keyHash, size)) return;
+    const entry = new Entry(pkg, keyHash, stored, size, builtAt, this.#budget);
     this.#insert(key, entry);
     cached.representation.onEncoded = entry;
     this.#evict();
@@ -281,25 +284,26 @@ export class DocumentCache {
   }
 
   /**
-   * Whether an entry of `size` bytes for `key` may come in: always while there is room, else
-   * only if `key` was asked for at least twice more lately than the entry eviction would take
+   * Whether an entry of `size` bytes for the key of `keyHash` may come in: always while there is room, else
+   * only if that key was asked for at least twice more lately than the entry eviction would take
    * first. A difference of one keeps what is there: in a read of everything in turn, the
    * document being read has one request more than every cached one not yet reached in this
    * pass (which eviction takes first), and letting it in would evict, in turn, each document
    * just before it is read.
    */
-  #admits(key: string, size: number): boolean {
+  #admits(keyHash: number, size: number): boolean {
     if (this.#budget.bytes + size <= this.#maxBytes) return true;
     const victim = this.#nextVictim();
-    if (victim === undefined || this.#sketch.frequency(key) > this.#sketch.frequency(victim) + 1) return true;
+    if (victim === undefined || this.#sketch.frequencyOfHash(keyHash) > this.#sketch.frequencyOfHash(victim.keyHash) + 1)
+      return true;
     this.#rejected++;
     return false;
   }
 
-  /** The key eviction takes next: entries read since the last pass get their second chance on the way. */
-  #nextVictim(): string | undefined {
+  /** The entry eviction takes next: entries read since the last pass get their second chance on the way. */
+  #nextVictim(): Entry | undefined {
     for (const [key, entry] of this.#entries) {
-      if (!entry.referenced) return key;
+      if (!entry.referenced) return entry;
       entry.referenced = false;
       this.#entries.delete(key);
       this.#entries.set(key, entry);

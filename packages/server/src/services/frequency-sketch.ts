@@ -27,7 +27,11 @@ export class FrequencySketch {
 
   /** One more request for `key`. */
   increment(key: string): void {
-    const h = hashOf(key);
+    this.incrementHash(hashOf(key));
+  }
+
+  /** One more request for the key of `h` (hashOf): a cached entry keeps its key's hash. */
+  incrementHash(h: number): void {
     const table = this.#table;
     const width = this.#mask + 1;
     // Conservative update: only the smallest counters grow, which keeps collisions from inflating a key.
@@ -43,6 +47,11 @@ export class FrequencySketch {
   /** The estimated recent requests of `key` (0–15). */
   frequency(key: string): number {
     return this.#frequencyOfHash(hashOf(key));
+  }
+
+  /** The same for the key of `h` (hashOf). */
+  frequencyOfHash(h: number): number {
+    return this.#frequencyOfHash(h);
   }
 
   #frequencyOfHash(h: number): number {
@@ -67,7 +76,7 @@ const MAX_COUNT = 15;
 const SEEDS = [0x9e3779b1, 0x85ebca77, 0xc2b2ae3d, 0x27d4eb2f] as const;
 
 /** FNV-1a over the key's UTF-16 code units. */
-function hashOf(key: string): number {
+export function hashOf(key: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
   return h >>> 0;
