@@ -164,7 +164,7 @@ async function dropSchema(postgres, schema) {
 /** The seeded registry at `place` (seeded now unless seeded before with the same parameters). */
 async function seededRegistry({ place, packages, versions, tarballSize, log }) {
   const dir = place.dir;
-  const parameters = { packages, versions, tarballSize, seeder: 1, mode: place.mode };
+  const parameters = { packages, versions, tarballSize, seeder: 1, ...(place.schema ? { schema: place.schema } : {}) };
   const marker = path.join(dir, 'bench-large-seed.json');
   if (existsSync(marker)) {
     const kept = JSON.parse(readFileSync(marker, 'utf8'));
@@ -221,7 +221,10 @@ export async function runLargeRegistry({
       });
       const ceiling = await startCeiling({ workDir });
       try {
-        await settle(ours.pids[0]);
+        // Its start-up sweep walks every package's tarball directory: ten minutes at most on a
+        // loaded machine at 100,000 packages, and measured as latency if not waited for.
+        const settled = await settle(ours.pids[0], 900_000);
+        log(`  our server idle ${settled.toFixed(0)} s after it listened`);
         if (report.verified === undefined) {
           // The seeding against the publish API: the same first packages, published through HTTP.
           const api = await startOurs({ name: 'api-published', dataDir: path.join(workDir, 'api-published'), workDir });
