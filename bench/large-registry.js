@@ -27,6 +27,7 @@ const HELP = `Usage: node bench/large-registry.js [options]
   --postgres <url>     also on PostgreSQL (default $PKG_BENCH_POSTGRES, $PKG_TEST_POSTGRES or
                        postgres://postgres@127.0.0.1:5432/test)
   --no-postgres        only the embedded default
+  --no-embedded        only PostgreSQL
   --no-build           do not run \`npm run build\` first
   --json <file>        where to write the JSON (default bench/results/large-registry-<date>.json)
 `;
@@ -43,6 +44,7 @@ const args = parseFlags(
     data: { type: 'string' },
     postgres: { type: 'string' },
     'no-postgres': { type: 'boolean', default: false },
+    'no-embedded': { type: 'boolean', default: false },
     'no-build': { type: 'boolean', default: false },
     json: { type: 'string' },
   },
@@ -75,6 +77,7 @@ async function main() {
       rounds: whole('rounds', 1),
       dataRoot,
       workDir,
+      embedded: !args['no-embedded'],
       postgres: args['no-postgres']
         ? undefined
         : (args.postgres ??

@@ -201,11 +201,12 @@ export async function runLargeRegistry({
   dataRoot,
   workDir,
   asInstalled = false,
+  embedded = true,
   postgres,
   log,
 }) {
   const report = { sizes: {}, verified: undefined };
-  const modes = [undefined, ...(postgres ? [postgres] : [])];
+  const modes = [...(embedded ? [undefined] : []), ...(postgres ? [postgres] : [])];
   for (const database of modes)
     for (const packages of sizes) {
       const place = registryPlace({ dataRoot, packages, versions, tarballSize, postgres: database });
