@@ -24,8 +24,20 @@ export const SERVE_NODE_FLAGS: readonly { name: string; flag: string }[] = [
 /** libuv's thread pool size of `serve`, unless the environment sets one. */
 export const SERVE_THREAD_POOL = '8';
 
-/** `0` (or `off`, `false`): `serve` runs in the process started, with whatever options it has. */
+/**
+ * `0` (or `off`, `false`, `no`): `serve` runs in the process started, with whatever options it
+ * has; `1` (`on`, `true`, `yes`) or unset: the default.
+ */
 export const RELAUNCH_ENV = 'PKG_REGISTRY_RELAUNCH';
+const RELAUNCH_OFF = /^(0|off|false|no)$/i;
+const RELAUNCH_ON = /^(1|on|true|yes)?$/i;
+
+/** The problem with RELAUNCH_ENV's value, if any (start-up then ends with exit code 2). */
+export function relaunchSettingProblem(env: NodeJS.ProcessEnv): string | undefined {
+  const value = env[RELAUNCH_ENV] ?? '';
+  if (RELAUNCH_OFF.test(value) || RELAUNCH_ON.test(value)) return undefined;
+  return `${RELAUNCH_ENV} must be 0 or 1 (also off/on, false/true, no/yes), got '${value.slice(0, 40)}'`;
+}
 /** Set by the parent for its child (and removed by the child): the parent is waiting on it. */
 const CHILD_ENV = 'PKG_REGISTRY_RELAUNCHED';
 
@@ -46,7 +58,7 @@ export function relaunchPlan(
   env: NodeJS.ProcessEnv,
 ): RelaunchPlan | undefined {
   if (argv[0] !== 'serve' || argv.includes('--help') || argv.includes('-h')) return undefined;
-  if (env[CHILD_ENV] !== undefined || /^(0|off|false|no)$/i.test(env[RELAUNCH_ENV] ?? '')) return undefined;
+  if (env[CHILD_ENV] !== undefined || RELAUNCH_OFF.test(env[RELAUNCH_ENV] ?? '')) return undefined;
   const given = [...execArgv, ...(env.NODE_OPTIONS ?? '').split(/\s+/)].map((option) => option.split('=')[0]!.replace(/_/g, '-'));
   const flags = SERVE_NODE_FLAGS.filter(({ name }) => !given.includes(name)).map(({ flag }) => flag);
   const poolEnv: Record<string, string> = env.UV_THREADPOOL_SIZE ? {} : { UV_THREADPOOL_SIZE: SERVE_THREAD_POOL };
@@ -65,6 +77,13 @@ export async function relaunchIfNeeded(argv: readonly string[]): Promise<number 
   if (process.env[CHILD_ENV] !== undefined) {
     adoptedByParent();
     return undefined;
+  }
+  if (argv[0] === 'serve') {
+    const problem = relaunchSettingProblem(process.env);
+    if (problem) {
+      process.stderr.write(`Error: ${problem}\n`);
+      return 2;
+    }
   }
   const plan = relaunchPlan(argv, process.execArgv, process.env);
   const script = process.argv[1];

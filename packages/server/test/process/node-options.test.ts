@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { REGISTRY_BIN, spawnRegistry, type SpawnedRegistry } from '@pkg/testkit';
+import { REGISTRY_BIN, runRegistryCli, spawnRegistry, type SpawnedRegistry } from '@pkg/testkit';
 import { relaunchPlan } from '../../src/node-options.js';
 
 // `pkg-registry serve` as npm's bin link or shim starts it: a plain `node` without the process
@@ -78,6 +78,15 @@ describe('pkg-registry serve started by a plain node', () => {
         { timeout: 30_000 },
       )
       .toBe('gone');
+  });
+});
+
+describe('PKG_REGISTRY_RELAUNCH', () => {
+  it('refuses a value it does not know, with exit code 2, before starting anything', async () => {
+    const run = await runRegistryCli(['serve', '--port', '0'], { env: { PKG_REGISTRY_RELAUNCH: 'sometimes' } });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("PKG_REGISTRY_RELAUNCH must be 0 or 1 (also off/on, false/true, no/yes), got 'sometimes'");
+    expect(run.stdout).toBe('');
   });
 });
 
