@@ -38,6 +38,7 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PKG_REGISTRY_PORT || 4873) + '/-/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # SIGTERM lets requests in flight finish (shutdownTimeout); node is PID 1 and handles it itself.
 STOPSIGNAL SIGTERM
-# The memory options of `npm start` (docs/operations.md, "Memory").
+# The memory options of `npm start` (docs/operations.md, "Memory"), spelled out so that PID 1 is
+# the server itself: the bin started without them would start itself again as a child with them.
 ENTRYPOINT ["node", "--max-semi-space-size=2", "--heap-growing-percent=20", "--no-concurrent-recompilation", "/app/packages/server/bin/pkg-registry.js"]
 CMD ["serve"]

@@ -27,6 +27,7 @@ import { benchWorkloads } from './lib/workloads.js';
 import { checkWrk, runWrk, writeWrkScript } from './lib/wrk.js';
 import { prepareScaleOut } from './lib/scale-out.js';
 import { formatLargePackage, runLargePackage } from './lib/large-package.js';
+import { formatLargeRegistry, runLargeRegistry } from './lib/large-registry.js';
 import { parseFlags } from './lib/flags.js';
 
 const HELP = `Usage: npm run bench -- [options]
@@ -41,8 +42,13 @@ const HELP = `Usage: npm run bench -- [options]
   --workloads <ids>       comma-separated subset (document-20, proxied-document, document-100,
                           document-100-gzip, abbreviated, tarball, search, not-found, whoami,
                           documents-all, publish, large-package: the large-package scenario,
-                          run after the table)
+                          large-registry: the large-registry scenario, both run after the table)
   --large-package-mb <n>  MiB of incompressible data of the large package (default 500)
+  --large-registry-packages <n>  packages of the large registry (default 10000, beside one of
+                          1000; 100000 is the full form, also \`node bench/large-registry.js\`)
+  --as-installed          start our server as docs/operations.md tells an operator to start the
+                          installed program: the \`pkg-registry\` bin itself, no node options and
+                          no UV_THREADPOOL_SIZE (it starts itself again with them)
   --with-verdaccio        also measure Verdaccio ${'6.8.0'} (installed on demand into a temp dir)
   --verdaccio-packages <n> corpus packages seeded into Verdaccio, 1 version each (default 200)
   --scale-out             PostgreSQL + shared storage + Redis, one node and two nodes
@@ -70,6 +76,8 @@ const args = parseFlags(
     connections: { type: 'string', default: '50' },
     workloads: { type: 'string' },
     'large-package-mb': { type: 'string', default: '500' },
+    'large-registry-packages': { type: 'string', default: '10000' },
+    'as-installed': { type: 'boolean', default: false },
     'with-verdaccio': { type: 'boolean', default: false },
     'verdaccio-packages': { type: 'string', default: '200' },
     'scale-out': { type: 'boolean', default: false },
@@ -231,12 +239,15 @@ async function main() {
       `bench: ${options.packages} packages × ${options.versions} versions, ${options.duration} s × ${options.rounds} rounds, ${options.connections} connections, work dir ${workDir}`,
     );
     log(
-      `our server: ${[...Object.entries(REGISTRY_NODE_ENV).map(([k, v]) => `${k}=${v}`), 'node', ...REGISTRY_NODE_FLAGS, 'pkg-registry serve'].join(' ')} (as npm start runs it)`,
+      args['as-installed']
+        ? 'our server: pkg-registry serve (the bin itself, no node options: as an operator starts the installed program)'
+        : `our server: ${[...Object.entries(REGISTRY_NODE_ENV).map(([k, v]) => `${k}=${v}`), 'node', ...REGISTRY_NODE_FLAGS, 'pkg-registry serve'].join(' ')} (as npm start runs it)`,
     );
     const all = benchWorkloads({ corpusNames: [] });
     const wanted = args.workloads ? new Set(args.workloads.split(',').map((s) => s.trim())) : undefined;
     // The large-package scenario has servers of its own and runs after the table.
     const largePackage = !wanted || wanted.delete('large-package');
+    const largeRegistry = !wanted || wanted.delete('large-registry');
     for (const id of wanted ?? []) if (!all.some((w) => w.id === id)) throw new Error(`unknown workload '${id}'`);
     const largePackageRun = async () => {
       const verdaccio = args['with-verdaccio'] ? await installVerdaccio(log) : undefined;
@@ -254,8 +265,38 @@ async function main() {
       writeFileSync(out, JSON.stringify({ date: started.toISOString(), ...report }, null, 2) + '\n');
       log(`results written to ${path.relative(process.cwd(), out)}`);
     };
+    const largeRegistryRun = async () => {
+      const report = await runLargeRegistry({
+        sizes: [1000, Math.max(1, int(args['large-registry-packages'], 'large-registry-packages'))],
+        versions: options.versions,
+        tarballSize: options.tarballSize,
+        draws: 30_000,
+        duration: options.duration,
+        rounds: options.rounds,
+        warmup: Math.max(options.warmup, 3),
+        connections: options.connections,
+        coldReads: 1000,
+        dataRoot: args.data ? path.resolve(args.data) : path.join(workDir, 'large-registry'),
+        workDir,
+        asInstalled: args['as-installed'],
+        // On PostgreSQL too with --scale-out (one node: the scenario measures a miss, not a cluster).
+        postgres: args['scale-out']
+          ? (args.postgres ??
+            process.env.PKG_BENCH_POSTGRES ??
+            process.env.PKG_TEST_POSTGRES ??
+            'postgres://postgres@127.0.0.1:5432/test')
+          : undefined,
+        log,
+      });
+      log(`\n${formatLargeRegistry(report)}`);
+      const out = path.join(resultsDir, `large-registry-${started.toISOString().replace(/[:.]/g, '-')}.json`);
+      mkdirSync(path.dirname(out), { recursive: true });
+      writeFileSync(out, JSON.stringify({ date: started.toISOString(), ...report }, null, 2) + '\n');
+      log(`results written to ${path.relative(process.cwd(), out)}`);
+    };
     if (wanted && wanted.size === 0) {
-      await largePackageRun();
+      if (largeRegistry) await largeRegistryRun();
+      if (largePackage) await largePackageRun();
       return;
     }
 
@@ -275,6 +316,7 @@ async function main() {
         workDir,
         extraFlags: uplinkFlags,
         cpuProfileDir: profileDir,
+        asInstalled: args['as-installed'],
       });
     // Our registry: the embedded default, or the scale-out drivers with one and two nodes.
     let seedTarget;
@@ -288,6 +330,7 @@ async function main() {
         extraFlags: uplinkFlags,
         env: scaleOut.env,
         cpuProfileDir: profileDir,
+        asInstalled: args['as-installed'],
       };
       const cluster = await startOursCluster({ name: 'ours-2-nodes', nodes: 2, ...common });
       targets.push(cluster);
@@ -416,7 +459,8 @@ async function main() {
       loadAverageAtEnd: load,
       mode: args['scale-out'] ? 'scale-out' : 'embedded',
       options,
-      nodeFlags: REGISTRY_NODE_FLAGS,
+      asInstalled: args['as-installed'],
+      nodeFlags: args['as-installed'] ? [] : REGISTRY_NODE_FLAGS,
       nodeEnv: REGISTRY_NODE_ENV,
       seeded: { publishes: seeded.publishes, seconds: seeded.seconds },
       rows,
@@ -426,9 +470,10 @@ async function main() {
     mkdirSync(path.dirname(out), { recursive: true });
     writeFileSync(out, JSON.stringify(report, null, 2) + '\n');
     log(`\nresults written to ${path.relative(process.cwd(), out)}`);
-    if (largePackage) {
+    if (largePackage || largeRegistry) {
       for (const target of targets.splice(0)) await target.stop().catch(() => undefined);
-      await largePackageRun();
+      if (largeRegistry) await largeRegistryRun();
+      if (largePackage) await largePackageRun();
     }
   } finally {
     for (const target of targets) await target.stop().catch(() => undefined);

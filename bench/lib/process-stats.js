@@ -35,15 +35,15 @@ export function memoryMiB(pid) {
 }
 
 /**
- * Waits (at most two minutes) until the server is idle: after listening it collects orphan
+ * Waits (at most `maxMs`, two minutes by default) until the server is idle: after listening it collects orphan
  * tarballs and refreshes search scores in the background, which takes a while at 100,000
  * packages and would be measured as request latency.
  */
-export async function settle(pid) {
+export async function settle(pid, maxMs = 120_000) {
   const t0 = performance.now();
   let quiet = 0;
   let last = cpuSeconds(pid);
-  while (quiet < 2 && performance.now() - t0 < 120_000) {
+  while (quiet < 2 && performance.now() - t0 < maxMs) {
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const now = cpuSeconds(pid);
     quiet = now - last < 0.05 ? quiet + 1 : 0;

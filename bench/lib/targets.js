@@ -37,9 +37,9 @@ function startScriptWords(script) {
 /** High enough never to refuse a benchmark request, so rate limiting is measured but not hit. */
 const NO_LIMIT = '1000000000';
 
-function spawnServer(name, args, { logFile, env, cwd }) {
+function spawnServer(name, args, { logFile, env, cwd, file = process.execPath }) {
   const out = openSync(logFile, 'a');
-  const child = spawn(process.execPath, args, { stdio: ['ignore', out, out], env: { ...process.env, ...env }, cwd });
+  const child = spawn(file, args, { stdio: ['ignore', out, out], env: { ...process.env, ...env }, cwd });
   let exited = false;
   const exit = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   void exit.then(() => (exited = true));
@@ -61,6 +61,10 @@ function spawnServer(name, args, { logFile, env, cwd }) {
 /**
  * Our registry from the built dist, logging at `info` (one JSON line per request) into a file,
  * rate limits on but out of reach. `storageFlags` picks the drivers (scale-out mode).
+ * `asInstalled`: started as docs/operations.md tells an operator to start the installed program,
+ * `pkg-registry serve` through npm's bin link: the bin file itself (its `#!/usr/bin/env node`),
+ * no node options, no UV_THREADPOOL_SIZE; it then starts itself again with its options
+ * (node-options.ts), and `pids` are the server's, the child (the parent is listed as `parentPid`).
  */
 export async function startOurs({
   name = 'ours',
@@ -70,12 +74,13 @@ export async function startOurs({
   extraFlags = [],
   env = {},
   cpuProfileDir,
+  asInstalled = false,
 }) {
   const port = await freePort();
   const args = [
-    ...REGISTRY_NODE_FLAGS,
-    ...(cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`] : []),
-    REGISTRY_BIN,
+    ...(asInstalled ? [] : REGISTRY_NODE_FLAGS),
+    ...(cpuProfileDir && !asInstalled ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`] : []),
+    ...(asInstalled ? [] : [REGISTRY_BIN]),
     'serve',
     ...['--data', dataDir, '--host', '127.0.0.1', '--port', String(port)],
     ...['--rate-limit-anonymous', NO_LIMIT, '--rate-limit-authenticated', NO_LIMIT, '--rate-limit-publish', NO_LIMIT],
@@ -83,7 +88,13 @@ export async function startOurs({
     ...storageFlags,
     ...extraFlags,
   ];
-  const server = spawnServer(name, args, { logFile: path.join(workDir, `${name}.log`), env: { ...REGISTRY_NODE_ENV, ...env } });
+  const server = asInstalled
+    ? spawnServer(name, args, {
+        logFile: path.join(workDir, `${name}.log`),
+        env: { UV_THREADPOOL_SIZE: '', PKG_REGISTRY_RELAUNCH: '', ...env },
+        file: REGISTRY_BIN,
+      })
+    : spawnServer(name, args, { logFile: path.join(workDir, `${name}.log`), env: { ...REGISTRY_NODE_ENV, ...env } });
   const url = `http://127.0.0.1:${port}`;
   await waitForHttp(`${url}/-/ping`, 120_000, server.alive).catch((err) => {
     const tail = readFileSync(path.join(workDir, `${name}.log`), 'utf8')
@@ -93,7 +104,12 @@ export async function startOurs({
       .join('\n');
     throw new Error(`${err.message}\n${tail}`);
   });
-  return { ...server, url, urls: [url] };
+  if (!asInstalled) return { ...server, url, urls: [url] };
+  const parentPid = server.pids[0];
+  const children = readFileSync(`/proc/${parentPid}/task/${parentPid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+  // None when the program ran the server in its own process (it had every option already).
+  const pids = children.length > 0 ? children.map(Number) : [parentPid];
+  return { ...server, pids, parentPid, url, urls: [url] };
 }
 
 /** Several nodes of our registry sharing one storage configuration (scale-out). */

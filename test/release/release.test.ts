@@ -141,6 +141,15 @@ describe('npm run release', () => {
     registry = await spawnRegistry({
       command: { file: path.join(prefixes.get('pkg-registry')!, 'bin', 'pkg-registry'), args: ['serve'] },
       cwd: await tempDir('serve'),
+      // As an operator's shell starts it: no thread pool size of this process's own.
+      env: { UV_THREADPOOL_SIZE: '' },
+    });
+    // npm's bin link starts a plain node: the program gives itself the process options of
+    // docs/operations.md ("Memory") and names them on its start-up line.
+    const listening = await registry.waitForLog((entry) => entry.msg === 'pkg-registry listening');
+    expect(listening.node).toMatchObject({
+      options: ['--max-semi-space-size=2', '--heap-growing-percent=20', '--no-concurrent-recompilation'],
+      threadPool: 8,
     });
     const token = await loginUser(registry.url, 'releaser');
     await publishFixtures(registry.url, token, {

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { getHeapStatistics } from 'node:v8';
 import { buildApp } from './app.js';
 import { serverDeps } from './deps.js';
 import { ConfigError, loadConfig, type Config } from './config/config.js';
@@ -33,7 +34,9 @@ export const processServeIo: ServeIo = {
   terminal: process.stdout.isTTY ? process.stdout : undefined,
   env: process.env,
   onStopSignal(listener) {
-    for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => listener(signal));
+    // Every time, not once: a repeat while stopping (Ctrl+C reaches a relaunched server from the
+    // terminal and from its parent, node-options.ts) changes nothing; shutdownTimeout bounds the stop.
+    for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => listener(signal));
   },
 };
 
@@ -152,7 +155,10 @@ export async function serve(argv: string[], io: ServeIo = processServeIo): Promi
 
   try {
     const address = await app.listen({ host: config.host, port: config.port });
-    app.log.info({ address, database: config.database.startsWith('sqlite:') ? 'sqlite' : 'postgres' }, 'pkg-registry listening');
+    app.log.info(
+      { address, database: config.database.startsWith('sqlite:') ? 'sqlite' : 'postgres', node: nodeRuntime(io.env) },
+      'pkg-registry listening',
+    );
     // Orphan tarballs are collected in the background once serving: walking every tarball takes
     // a time in proportion to the registry (half a minute at 100,000 packages), and an orphan
     // is never served meanwhile (only versions in a document are). Alone, every unreferenced
@@ -213,4 +219,17 @@ function reportConfigError(io: ServeIo, err: ConfigError): number {
 
 function isParseArgsError(err: unknown): boolean {
   return typeof (err as { code?: unknown })?.code === 'string' && (err as { code: string }).code.startsWith('ERR_PARSE_ARGS');
+}
+
+/**
+ * The options the process runs with (docs/operations.md, "Memory"), on the start-up line: an
+ * operator sees whether the heap bounds and the thread pool of node-options.ts took.
+ */
+function nodeRuntime(env: NodeJS.ProcessEnv): { version: string; options: string[]; threadPool: number; heapLimitMiB: number } {
+  return {
+    version: process.version,
+    options: process.execArgv.filter((option) => option.startsWith('--')),
+    threadPool: Number(env.UV_THREADPOOL_SIZE) || 4,
+    heapLimitMiB: Math.round(getHeapStatistics().heap_size_limit / 2 ** 20),
+  };
 }

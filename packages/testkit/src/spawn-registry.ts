@@ -52,7 +52,13 @@ export interface SpawnedRegistry {
   /** Base URL taken from the server's "listening" log line. */
   url: string;
   port: number;
+  /**
+   * The child process started. Started without its node options, `pkg-registry serve` starts
+   * itself again as a child of this one (node-options.ts): `child` is then that parent.
+   */
   child: ChildProcess;
+  /** The process of the server itself, from its "listening" line: the one whose memory counts. */
+  serverPid: number;
   dataDir: string;
   /** Everything written to stdout so far (the JSON-lines log). */
   stdout(): string;
@@ -155,6 +161,7 @@ export async function spawnRegistry(options: SpawnRegistryOptions = {}): Promise
     url,
     port: Number(new URL(url).port),
     child,
+    serverPid: Number(listening.pid),
     dataDir,
     stdout: () => stdout,
     stderr: () => stderr,

@@ -4,9 +4,10 @@ import type { UplinkConfig } from './uplink-config.js';
 import type { RetentionSchedule } from './retention-rules.js';
 import { SETTINGS, envName, type SettingSpec } from './settings.js';
 import { valueText } from './value-text.js';
+import { RELAUNCH_ENV } from '../node-options.js';
 
 const ENV_PREFIX = 'PKG_REGISTRY_';
-/** The one variable that is not a setting: where the config file is. */
+/** A variable that is not a setting: where the config file is (the other: RELAUNCH_ENV). */
 export const CONFIG_ENV = 'PKG_REGISTRY_CONFIG';
 
 /** The validated server configuration. */
@@ -97,7 +98,7 @@ export function loadConfig(sources: ConfigSources = {}): Config {
     const fileValues = readConfigFile(path.resolve(cwd, configFile));
     for (const [key, value] of Object.entries(fileValues)) raw[key] = value;
   }
-  const knownEnv = new Set<string>([CONFIG_ENV, ...SETTINGS.map((s: SettingSpec) => envName(s))]);
+  const knownEnv = new Set<string>([CONFIG_ENV, RELAUNCH_ENV, ...SETTINGS.map((s: SettingSpec) => envName(s))]);
   for (const name of Object.keys(env)) {
     // A misspelt variable would otherwise be ignored without a word and leave a default in force.
     if (name.startsWith(ENV_PREFIX) && !knownEnv.has(name)) throw new ConfigError(`unknown environment variable ${name}`);

@@ -274,7 +274,7 @@ export const SETTINGS = [
     min: 0,
     flag: '--document-cache',
     description:
-      'Bytes of serialized package documents (and their gzip/brotli forms) kept in memory; the least recently used go first. 0 disables the cache.',
+      'Bytes of serialized package documents (and their gzip/brotli forms) kept in memory; the least recently used go first, and once it is full a new document comes in only if asked for more often lately than the one it would evict. 0 disables the cache.',
   },
   {
     key: 'tarballCache',

@@ -6,7 +6,7 @@ import type { StorageFigures } from './storage-figures.js';
 /** Sources of figures kept elsewhere, read when Prometheus scrapes. */
 export interface MetricSources {
   /** Document cache lookups so far. */
-  cacheStats?: () => { hits: number; misses: number };
+  cacheStats?: () => { hits: number; misses: number; rejected?: number };
   /** Whether the invalidation bus hears other nodes. */
   busConnected?: () => boolean;
   /** Whether Redis answers commands; undefined when none is configured. */
@@ -59,6 +59,17 @@ export class RegistryMetrics {
         this.reset();
         this.inc({ result: 'hit' }, stats.hits);
         this.inc({ result: 'miss' }, stats.misses);
+      },
+    });
+    new Counter({
+      name: 'pkg_registry_document_cache_rejected_total',
+      help: 'Documents built after a miss and not kept: the cache was full of documents asked for at least as often.',
+      registers,
+      collect() {
+        const stats = sources().cacheStats?.();
+        if (!stats) return;
+        this.reset();
+        this.inc(stats.rejected ?? 0);
       },
     });
     new Gauge({

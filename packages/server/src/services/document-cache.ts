@@ -1,6 +1,7 @@
 import type { InvalidationBus, TenantId } from '../storage/ports.js';
 import type { EncodedListener, Representation } from './representation.js';
 import { singleIncarnation, type TenantScopeOf } from './tenant-scope.js';
+import { FrequencySketch, hashOf } from './frequency-sketch.js';
 
 /** What the cache holds per key: the serialized form and the object it was serialized from. */
 export interface CachedValue<T> {
@@ -38,6 +39,8 @@ class Entry implements EncodedListener {
 
   constructor(
     readonly pkg: string,
+    /** Its key's hash in the frequency sketch: a hit counts without hashing the key again. */
+    readonly keyHash: number,
     /** null: the package does not exist (a 404 answered from memory until a write creates it). */
     readonly cached: CachedValue<unknown> | null,
     public size: number,
@@ -86,9 +89,17 @@ const OBJECT_OVERHEAD = 3;
  */
 export const ENTRY_OVERHEAD = 1024;
 
+/** Bytes of a typical entry (a small abbreviated document and its gzip): sizes the frequency sketch. */
+const TYPICAL_ENTRY = 2048;
+
 /**
  * Pre-serialized package documents, keyed by package and variant (form, tarball base URL),
- * bounded by bytes with second-chance (approximately least-recently-used) eviction. Every write to a package is announced on
+ * bounded by bytes with second-chance (approximately least-recently-used) eviction and
+ * TinyLFU admission: once the cache is full, a new entry is kept only if it was asked for more
+ * often lately than the entry it would evict (a fixed-size frequency sketch counts every
+ * lookup). A read of more documents than fit, in turn (an install of a large tree, a crawler),
+ * then leaves the documents that were in the cache there instead of flushing them all, and
+ * itself hits the share that fits rather than nothing. Every write to a package is announced on
  * the invalidation bus; the cache then drops all variants of that package. A build that started
  * before an invalidation is not stored, so a stale document never sticks. Only packages with a
  * build in flight are tracked besides the entries, so the bookkeeping does not grow with the
@@ -108,8 +119,10 @@ export class DocumentCache {
   readonly #clock: () => number;
   readonly #scopeOf: TenantScopeOf;
   readonly #budget = new Budget(() => this.#evict());
+  readonly #sketch: FrequencySketch;
   #hits = 0;
   #misses = 0;
+  #rejected = 0;
 
   constructor(bus: InvalidationBus, maxBytes: number, options: DocumentCacheOptions = {}) {
     this.#maxBytes = maxBytes;
@@ -117,6 +130,7 @@ export class DocumentCache {
     this.#maxAgeMs = options.maxAgeMs ?? Infinity;
     this.#clock = options.clock ?? (() => performance.now());
     this.#scopeOf = options.scopeOf ?? singleIncarnation;
+    this.#sketch = new FrequencySketch(maxBytes / TYPICAL_ENTRY);
     bus.subscribe((tenant, name) => this.invalidate(tenant, name));
     bus.subscribeReset(() => this.clear());
   }
@@ -125,9 +139,12 @@ export class DocumentCache {
     return { entries: this.#entries.size, bytes: this.#budget.bytes };
   }
 
-  /** Lookups answered from memory and built anew, since start. */
-  get stats(): { hits: number; misses: number } {
-    return { hits: this.#hits, misses: this.#misses };
+  /**
+   * Lookups answered from memory and built anew, and builds not kept because what they would
+   * have evicted was asked for more often, since start.
+   */
+  get stats(): { hits: number; misses: number; rejected: number } {
+    return { hits: this.#hits, misses: this.#misses, rejected: this.#rejected };
   }
 
   /**
@@ -143,6 +160,8 @@ export class DocumentCache {
   ): Promise<CachedValue<T> | undefined> {
     const pkg = packageKey(this.#scopeOf(tenant), name);
     const key = `${pkg}\0${variant}`;
+    const keyHash = hashOf(key);
+    this.#sketch.incrementHash(keyHash);
     if (!this.#bus.connected) {
       // Deaf to other nodes' writes: whatever is in memory may be stale.
       this.#misses++;
@@ -157,7 +176,7 @@ export class DocumentCache {
       const started: Flight = { stale: false, pending: undefined! };
       started.pending = build().then(
         (built) => {
-          if (!started.stale && this.#bus.connected) this.#store(pkg, key, built ?? null, builtAt);
+          if (!started.stale && this.#bus.connected) this.#store(pkg, key, keyHash, built ?? null, builtAt);
           this.#land(pkg, key, started);
           return built;
         },
@@ -181,7 +200,12 @@ export class DocumentCache {
    */
   peek<T>(tenant: TenantId, name: string, variant: string): CachedValue<T> | null | undefined {
     if (!this.#bus.connected) return undefined;
-    return this.#hit(`${packageKey(this.#scopeOf(tenant), name)}\0${variant}`)?.cached as CachedValue<T> | null | undefined;
+    const key = `${packageKey(this.#scopeOf(tenant), name)}\0${variant}`;
+    const hit = this.#hit(key);
+    if (hit === undefined) return undefined;
+    // Counted here only when found: a miss goes on to `get`, which counts it.
+    this.#sketch.incrementHash(hit.keyHash);
+    return hit.cached as CachedValue<T> | null | undefined;
   }
 
   #hit(key: string): Entry | undefined {
@@ -231,10 +255,11 @@ export class DocumentCache {
     if (keys?.size === 0) this.#flightsByPackage.delete(pkg);
   }
 
-  #store(pkg: string, key: string, cached: CachedValue<unknown> | null, builtAt: number): void {
+  #store(pkg: string, key: string, keyHash: number, cached: CachedValue<unknown> | null, builtAt: number): void {
     this.#remove(key);
     if (cached === null) {
-      this.#insert(key, new Entry(pkg, null, ABSENT_SIZE + key.length, builtAt, this.#budget));
+      if (!this.#admits(keyHash, ABSENT_SIZE + key.length)) return;
+      this.#insert(key, new Entry(pkg, keyHash, null, ABSENT_SIZE + key.length, builtAt, this.#budget));
       this.#evict();
       return;
     }
@@ -243,7 +268,8 @@ export class DocumentCache {
     const size = ENTRY_OVERHEAD + cached.representation.body.length * (keep ? 1 + OBJECT_OVERHEAD : 1);
     // One huge document must not flush everything else.
     if (size > this.#maxBytes / 2) return;
-    const entry = new Entry(pkg, stored, size, builtAt, this.#budget);
+    if (!this.#admits(keyHash, size)) return;
+    const entry = new Entry(pkg, keyHash, stored, size, builtAt, this.#budget);
     this.#insert(key, entry);
     cached.representation.onEncoded = entry;
     this.#evict();
@@ -255,6 +281,34 @@ export class DocumentCache {
     if (keys) keys.push(key);
     else this.#keysByPackage.set(entry.pkg, [key]);
     this.#budget.bytes += entry.size;
+  }
+
+  /**
+   * Whether an entry of `size` bytes for the key of `keyHash` may come in: always while there is room, else
+   * only if that key was asked for at least twice more lately than the entry eviction would take
+   * first. A difference of one keeps what is there: in a read of everything in turn, the
+   * document being read has one request more than every cached one not yet reached in this
+   * pass (which eviction takes first), and letting it in would evict, in turn, each document
+   * just before it is read.
+   */
+  #admits(keyHash: number, size: number): boolean {
+    if (this.#budget.bytes + size <= this.#maxBytes) return true;
+    const victim = this.#nextVictim();
+    if (victim === undefined || this.#sketch.frequencyOfHash(keyHash) > this.#sketch.frequencyOfHash(victim.keyHash) + 1)
+      return true;
+    this.#rejected++;
+    return false;
+  }
+
+  /** The entry eviction takes next: entries read since the last pass get their second chance on the way. */
+  #nextVictim(): Entry | undefined {
+    for (const [key, entry] of this.#entries) {
+      if (!entry.referenced) return entry;
+      entry.referenced = false;
+      this.#entries.delete(key);
+      this.#entries.set(key, entry);
+    }
+    return undefined;
   }
 
   /**

@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import { promisify } from 'node:util';
-import { brotliCompress, constants, gzip } from 'node:zlib';
+import { brotliCompress, constants, gzip, gzipSync } from 'node:zlib';
 
 const gzipAsync = promisify(gzip);
 const brotliAsync = promisify(brotliCompress);
@@ -55,6 +55,12 @@ export class Representation {
   encode(coding: ContentCoding): Promise<Buffer> {
     const known = coding === 'br' ? this.#br : this.#gzip;
     if (known !== undefined) return known instanceof Promise ? known : Promise.resolve(known);
+    if (coding === 'gzip' && this.body.length <= SYNC_GZIP_MAX) {
+      const bytes = gzipNow(this.body);
+      this.#set(coding, bytes);
+      this.onEncoded?.encoded(bytes.length);
+      return Promise.resolve(bytes);
+    }
     const pending = compress(this.body, coding);
     this.#set(coding, pending);
     void pending.then(
@@ -107,13 +113,27 @@ function unpooled(bytes: Buffer): Buffer {
   return copy;
 }
 
+/**
+ * Bodies up to this size are gzipped on the spot: for a document of a few KB zlib's own work is
+ * 20–40 µs, and the asynchronous path around it (a stream, a trip to the thread pool and back)
+ * cost 65–200 µs of CPU more, which every document built after a cache miss paid (bench/README.md,
+ * issue 29). Larger ones (up to a few ms) go to the thread pool, so as not to stall other requests.
+ */
+const SYNC_GZIP_MAX = 16 * 1024;
+
+/** Windows no larger than the body: a larger one finds no more matches in it, but each
+ * compression would allocate (and fragment the heap with) state for the largest window. */
+function gzipOptions(body: Buffer): { level: number; windowBits: number; memLevel: number } {
+  const windowBits = windowFor(body.length + DEFLATE_LOOKAHEAD, 9, 15);
+  return { level: GZIP_LEVEL, windowBits, memLevel: Math.max(1, Math.min(8, windowBits - 6)) };
+}
+
+function gzipNow(body: Buffer): Buffer {
+  return unpooled(gzipSync(body, gzipOptions(body)));
+}
+
 async function compress(body: Buffer, coding: ContentCoding): Promise<Buffer> {
-  // Windows no larger than the body: a larger one finds no more matches in it, but each
-  // compression would allocate (and fragment the heap with) state for the largest window.
-  if (coding === 'gzip') {
-    const windowBits = windowFor(body.length + DEFLATE_LOOKAHEAD, 9, 15);
-    return unpooled(await gzipAsync(body, { level: 9, windowBits, memLevel: Math.max(1, Math.min(8, windowBits - 6)) }));
-  }
+  if (coding === 'gzip') return unpooled(await gzipAsync(body, gzipOptions(body)));
   return unpooled(
     await brotliAsync(body, {
       params: {
@@ -126,6 +146,13 @@ async function compress(body: Buffer, coding: ContentCoding): Promise<Buffer> {
     }),
   );
 }
+
+/**
+ * zlib's default level. Level 9 made the same bytes for package documents and search answers of
+ * 1 KB to 77 KB (bench/README.md, issue 29) at twice the CPU, which every document built
+ * after a cache miss paid.
+ */
+const GZIP_LEVEL = 6;
 
 /** deflate reaches back at most its window less this many bytes. */
 const DEFLATE_LOOKAHEAD = 262;

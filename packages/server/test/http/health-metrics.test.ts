@@ -140,5 +140,6 @@ describe('publish and cache metrics', () => {
     expect(metrics).toContain('pkg_registry_document_cache_lookups_total{result="miss"} 1');
     expect(metrics).toContain('pkg_registry_document_cache_lookups_total{result="hit"} 2');
     expect(metrics).toMatch(/pkg_registry_document_cache_hit_ratio 0\.66/);
+    expect(metrics).toContain('pkg_registry_document_cache_rejected_total 0');
   });
 });

@@ -21,7 +21,7 @@ describe('DocumentCache shared by several nodes', () => {
     bus.reset();
     expect((await cache.get('', 'com.a.b', 'full', build))?.value).toEqual({ text: 'build 4' });
     expect((await cache.get('', 'com.a.b', 'full', build))?.value).toEqual({ text: 'build 4' });
-    expect(cache.stats).toEqual({ hits: 1, misses: 4 });
+    expect(cache.stats).toEqual({ hits: 1, misses: 4, rejected: 0 });
   });
 
   it('drops everything on a reset, and does not keep a build that started before it', async () => {

@@ -63,7 +63,7 @@ describe('DocumentCache', () => {
     expect(next?.value).toEqual({ text: 'fresh' });
   });
 
-  it('evicts the least recently used entries beyond its byte bound, counting compressed forms', async () => {
+  it('evicts the least recently used entries beyond its byte bound for one asked for more often, counting compressed forms', async () => {
     const big = (tag: string) => value(`${tag}:${'x'.repeat(2000)}`);
     const oneEntry = ENTRY_OVERHEAD + big('a').representation.body.length * 4;
     const bound = oneEntry * 4 + 200;
@@ -73,7 +73,14 @@ describe('DocumentCache', () => {
     expect(cache.size.entries).toBe(4);
     // Touch the first so that the second is now the least recently used.
     await cache.get('', 'com.a.one', 'full', async () => big('rebuilt'));
+    // Asked for once, as often as com.a.two: it does not displace it.
     await cache.get('', 'com.a.five', 'full', async () => big('five'));
+    expect(cache.stats.rejected).toBe(1);
+    // Once more than com.a.two is not enough (see the next test); twice more, and it replaces it.
+    await cache.get('', 'com.a.five', 'full', async () => big('five'));
+    expect(cache.stats.rejected).toBe(2);
+    await cache.get('', 'com.a.five', 'full', async () => big('five'));
+    expect(cache.stats.rejected).toBe(2);
     expect(cache.size.entries).toBe(4);
     expect(cache.size.bytes).toBeLessThanOrEqual(bound);
     const builtAgain: string[] = [];
@@ -90,6 +97,38 @@ describe('DocumentCache', () => {
     const entry = await cache.get('', 'com.a.one', 'full', async () => big('x'));
     const gz = await entry!.representation.encode('gzip');
     expect(cache.size.bytes).toBeLessThanOrEqual(before + gz.length);
+  });
+
+  it('keeps what it holds when more documents than fit are read in turn, so such a loop hits the share that fits', async () => {
+    const doc = (name: string) => ({ ...value(`${name}:${'y'.repeat(500)}`), keepValue: false });
+    const oneEntry = ENTRY_OVERHEAD + doc('com.a.p00').representation.body.length;
+    const cache = new DocumentCache(new LocalInvalidationBus(), oneEntry * 10);
+    const names = Array.from({ length: 30 }, (_, i) => `com.a.p${String(i).padStart(2, '0')}`);
+    let builds = 0;
+    const readAll = async (from: number) => {
+      for (let i = 0; i < names.length; i++) {
+        const name = names[(from + i) % names.length]!;
+        await cache.get('', name, 'abbreviated', async () => {
+          builds++;
+          return doc(name);
+        });
+      }
+    };
+    await readAll(0);
+    expect(builds).toBe(30);
+    builds = 0;
+    // Starting past the cached ten: each document read then has one request more than they.
+    await readAll(15);
+    await readAll(15);
+    // Least-recently-used alone would build all 60 again: each read evicts the next one wanted.
+    expect(builds).toBe(40);
+    expect(cache.size.entries).toBe(10);
+    const hot = names[29]!;
+    // A document asked for more often than the others gets in even so.
+    for (let i = 0; i < 3; i++) await cache.get('', hot, 'abbreviated', async () => doc(hot));
+    let rebuilt = false;
+    await cache.get('', hot, 'abbreviated', async () => ((rebuilt = true), doc(hot)));
+    expect(rebuilt).toBe(false);
   });
 
   it("counts each entry's own room, so many small documents cannot pile up past the bound", async () => {

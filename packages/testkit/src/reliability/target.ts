@@ -46,8 +46,9 @@ export class Target {
     return this.#running().url;
   }
 
+  /** The server's process (not the parent a relaunched server has: see SpawnedRegistry.child). */
   get pid(): number {
-    return this.#running().child.pid!;
+    return this.#running().serverPid;
   }
 
   /** Runs `pkg-registry <args>` (an admin command) on this registry's data and database. */

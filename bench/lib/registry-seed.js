@@ -1,0 +1,270 @@
+// Seeding a large registry fast: the documents a publish of each corpus version would store,
+// built with the server's own pieces from the built dist (tarball inspection, the registry's
+// signing key and message, the latest-version fields, revisions, tarball paths) and written
+// through the storage drivers `serve` opens on the same data directory or database (one write
+// per package, with its search row and storage usage; the tarballs through the blob store).
+// Going through PublishService in process measured 66–96 versions/s here, most of it a write
+// and a key parse per version; this writes a package of two versions in about 1 ms.
+// `verifySeed` checks a sample against the same packages published through the HTTP API.
+import { createHash, createPrivateKey, createPublicKey, sign, verify } from 'node:crypto';
+import fs from 'node:fs';
+import { open } from 'node:fs/promises';
+import { syncBuiltinESMExports } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { corpusPackages, prng } from './corpus.js';
+import { requestJson } from './http.js';
+import { publish, versionOf } from './seed.js';
+import { manifestOf, publishBody, tarballWith } from './tarballs.js';
+import { repoRoot } from './targets.js';
+
+/** The publisher of every seeded version: the benchmark's account (BENCH_USER in seed.js). */
+const CALLER = { user: 'bench', email: 'bench@example.com', readonly: false };
+
+const dist = (file) => import(pathToFileURL(path.join(repoRoot, 'packages/server/dist', file)).href);
+
+/**
+ * An incompressible tar entry and the end of the archive, gzipped, the same bytes on every run
+ * (a tarball's integrity must not change between a seeded registry and its API-published twin).
+ */
+export function fixedPayload(size) {
+  const random = prng(size);
+  const data = Buffer.alloc(Math.max(0, size - 600));
+  for (let i = 0; i < data.length; i++) data[i] = (random() * 256) >>> 0;
+  const header = Buffer.alloc(512);
+  header.write('package/payload.bin', 0);
+  header.write('0000644\0', 100);
+  header.write('0000000\0', 108);
+  header.write('0000000\0', 116);
+  header.write(data.length.toString(8).padStart(11, '0') + '\0', 124);
+  header.write('00000000000\0', 136);
+  header.write('        ', 148);
+  header.write('0', 156);
+  header.write('ustar\0', 257);
+  header.write('00', 263);
+  let sum = 0;
+  for (const byte of header) sum += byte;
+  header.write(sum.toString(8).padStart(6, '0') + '\0 ', 148);
+  const pad = Buffer.alloc((512 - (data.length % 512)) % 512);
+  return gzipSync(Buffer.concat([header, data, pad, Buffer.alloc(1024)]), { level: 1 });
+}
+
+/** The publish body of corpus package `spec` at version index `v`. */
+export function corpusBody(spec, v, payload) {
+  const manifest = manifestOf(spec, versionOf(v));
+  return publishBody(manifest, tarballWith(manifest, payload), spec.readme);
+}
+
+/**
+ * Writes `packages` corpus packages × `versions` versions into the storage of `flags`
+ * (`serve`'s flags: `data`, `database`, `storage`), each package in one write of its store
+ * (PackageHandle.update, with the search row and storage usage of its transaction) and each
+ * tarball through the blob store, `concurrency` packages at a time. Returns the names and the
+ * time taken.
+ */
+export async function seedThroughStore({ flags, env = {}, packages, versions, tarballSize, concurrency = 16, log }) {
+  const { loadConfig } = await dist('config/config.js');
+  const { createStorage } = await dist('storage/create-storage.js');
+  const { RegistrySignatures, signedMessage } = await dist('services/registry-signatures.js');
+  const { inspectTarball } = await dist('services/tarball-validation.js');
+  const { mirrorLatestFields } = await dist('services/package-fields.js');
+  const { nextRevision } = await dist('services/revisions.js');
+  const { tarballPath } = await dist('services/package-document.js');
+  const { blobKeyFor } = await dist('storage/blob-keys.js');
+  const config = loadConfig({ flags, env });
+  const restoreSync = await withoutSync();
+  const storage = await createStorage(config);
+  // The same rows, written without waiting for the disk (see withoutSync).
+  storage.database.db?.pragma('synchronous = OFF');
+  const started = Date.now();
+  try {
+    const deps = { ...storage, config, now: () => new Date() };
+    const signingKey = await new RegistrySignatures(deps).signingKey('');
+    const privateKey = createPrivateKey(signingKey.privateKey);
+    const payload = fixedPayload(tarballSize);
+    const specs = [...corpusPackages(packages)];
+    const limits = { maxUnpackedSize: config.maxTarballSize * 10 };
+
+    /** What PublishService stores for one more version (its #withVersion and versionRecord). */
+    const withVersion = async (current, spec, v) => {
+      const name = spec.name;
+      const manifest = manifestOf(spec, versionOf(v));
+      const version = manifest.version;
+      const tarball = tarballWith(manifest, payload);
+      const facts = await inspectTarball(tarball, limits);
+      const integrity = `sha512-${createHash('sha512').update(tarball).digest('base64')}`;
+      const shasum = createHash('sha1').update(tarball).digest('hex');
+      const signature = {
+        keyid: signingKey.keyid,
+        sig: sign('sha256', Buffer.from(signedMessage(name, version, integrity)), privateKey).toString('base64'),
+      };
+      const publisher = { name: CALLER.user, email: CALLER.email };
+      // The body's version record (publishBody) less the fields the registry owns.
+      const record = { ...manifest };
+      const now = new Date().toISOString();
+      const previous = current?.document;
+      const time = { ...(previous?.time ?? {}) };
+      time.created ??= now;
+      time[version] = now;
+      time.modified = now;
+      const base = previous ?? {
+        _id: name,
+        _rev: '',
+        name,
+        'dist-tags': {},
+        versions: {},
+        time: {},
+        maintainers: [publisher],
+      };
+      const versions = {
+        ...base.versions,
+        [version]: {
+          ...record,
+          name,
+          version,
+          _id: `${name}@${version}`,
+          _npmUser: publisher,
+          _hasShrinkwrap: facts.hasShrinkwrap,
+          dist: {
+            integrity,
+            shasum,
+            tarball: tarballPath(name, version),
+            fileCount: facts.fileCount,
+            unpackedSize: facts.unpackedSize,
+            signatures: [signature],
+          },
+        },
+      };
+      const distTags = { ...base['dist-tags'], latest: version };
+      let doc = { ...base, versions, 'dist-tags': distTags, time };
+      doc.readme = spec.readme;
+      doc = mirrorLatestFields(doc);
+      doc._rev = nextRevision(previous?._rev, doc);
+      await storage.blobs.put(blobKeyFor('', name, version), tarball);
+      return {
+        document: doc,
+        publishedVersions: [...(current?.publishedVersions ?? []), version],
+        unpublished: false,
+        usage: { added: { ...(current?.usage?.added ?? {}), [version]: { bytes: tarball.length, files: 1 } } },
+      };
+    };
+
+    let next = 0;
+    let done = 0;
+    let report = Date.now() + 10_000;
+    const worker = async () => {
+      for (let i = next++; i < specs.length; i = next++) {
+        const spec = specs[i];
+        await storage.packages.package('', spec.name).update(async (current) => {
+          let stored = current;
+          for (let v = 0; v < versions; v++) stored = await withVersion(stored, spec, v);
+          return { next: stored, result: undefined };
+        });
+        done++;
+        if (Date.now() > report) {
+          report = Date.now() + 10_000;
+          log?.(`  seeded ${done}/${specs.length} packages (${Math.round(done / ((Date.now() - started) / 1000))}/s)`);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: concurrency }, worker));
+    return { names: specs.map((s) => s.name), versions: specs.length * versions, seconds: (Date.now() - started) / 1000 };
+  } finally {
+    await storage.close();
+    await restoreSync();
+  }
+}
+
+/**
+ * Makes fdatasync a no-op in this process while seeding: each tarball's sync is what bounds a
+ * publish on a slow disk (about 100 versions/s here), and seeding needs the bytes, not their
+ * durability across a power cut (a failed seeding is run again). Written files are the same.
+ */
+async function withoutSync() {
+  const original = fs.fdatasync;
+  const probe = path.join(os.tmpdir(), `pkg-bench-probe-${process.pid}`);
+  const handle = await open(probe, 'w');
+  const proto = Object.getPrototypeOf(handle);
+  const originalDatasync = proto.datasync;
+  await handle.close();
+  fs.rmSync(probe, { force: true });
+  fs.fdatasync = (fd, callback) => process.nextTick(callback, null);
+  proto.datasync = async () => {};
+  syncBuiltinESMExports();
+  return async () => {
+    fs.fdatasync = original;
+    proto.datasync = originalDatasync;
+    syncBuiltinESMExports();
+  };
+}
+
+/**
+ * Publishes the first `sample` corpus packages through the HTTP API of a fresh registry at
+ * `apiUrl` and compares their documents, full and abbreviated, with the seeded registry's at
+ * `seededUrl`: equal but for what differs between two publishes by nature (times, `_rev`, the
+ * signature, each made with its own registry's key), and every signature valid for its
+ * registry's public key. Returns the number of documents compared; throws on a difference.
+ */
+export async function verifySeed({ apiUrl, apiToken, seededUrl, sample, versions, tarballSize }) {
+  const payload = fixedPayload(tarballSize);
+  const specs = [...corpusPackages(sample)];
+  for (const spec of specs)
+    for (let v = 0; v < versions; v++) await publish(apiUrl, apiToken, corpusBody(spec, v, payload), spec.name);
+  const keys = async (url) => (await requestJson(`${url}/-/npm/v1/keys`)).json.keys;
+  const apiKeys = await keys(apiUrl);
+  const seededKeys = await keys(seededUrl);
+  let compared = 0;
+  for (const spec of specs) {
+    for (const accept of ['application/json', 'application/vnd.npm.install-v1+json']) {
+      const get = async (url) => {
+        const res = await requestJson(`${url}/${spec.name}`, { headers: { accept } });
+        if (res.status !== 200) throw new Error(`GET ${url}/${spec.name}: ${res.status}`);
+        return res.json;
+      };
+      const fromApi = await get(apiUrl);
+      const seeded = await get(seededUrl);
+      for (const [doc, docKeys] of [
+        [fromApi, apiKeys],
+        [seeded, seededKeys],
+      ]) {
+        for (const record of Object.values(doc.versions)) checkSignature(spec.name, record, docKeys);
+      }
+      const a = JSON.stringify(comparable(fromApi, apiUrl));
+      const b = JSON.stringify(comparable(seeded, seededUrl));
+      if (a !== b) throw new Error(`the seeded document of ${spec.name} (${accept}) differs from the published one:\n${b}\n${a}`);
+      compared++;
+    }
+  }
+  return compared;
+}
+
+function checkSignature(name, record, keys) {
+  const [signature] = record.dist.signatures ?? [];
+  const key = keys.find((k) => k.keyid === signature?.keyid);
+  const ok =
+    key &&
+    verify(
+      'sha256',
+      Buffer.from(`${name}@${record.version}:${record.dist.integrity}`),
+      createPublicKey({ key: Buffer.from(key.key, 'base64'), format: 'der', type: 'spki' }),
+      Buffer.from(signature.sig, 'base64'),
+    );
+  if (!ok) throw new Error(`${name}@${record.version}: dist.signatures is missing or does not verify`);
+}
+
+/** The document without what two publishes of the same bytes make differently; URLs relative. */
+function comparable(doc, baseUrl) {
+  return JSON.parse(JSON.stringify(doc), (key, value) => {
+    if (key === '_rev' || key === 'time' || key === 'modified') return undefined;
+    if (key === 'signatures') return value.length;
+    if (typeof value === 'string' && value.startsWith(baseUrl)) return value.slice(baseUrl.length);
+    return value;
+  });
+}
+
+/** sha256 of the seeding parameters: a reused data directory must hold what was asked for. */
+export function seedFingerprint(parameters) {
+  return createHash('sha256').update(JSON.stringify(parameters)).digest('hex').slice(0, 16);
+}
