@@ -26,8 +26,10 @@ export interface RunRegistryCliOptions {
 export function registryChildEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) if (!name.startsWith('PKG_REGISTRY_')) env[name] = value;
-  // Tests sign up with short throwaway passwords; the policy's own tests set it back.
-  return { ...env, PKG_REGISTRY_PASSWORD_MIN_LENGTH: '1', ...extra };
+  // Tests sign up with short throwaway passwords; the policy's own tests set it back. The server
+  // runs in the process started, not relaunched with npm start's node options (test/process/
+  // node-options.test.ts proves the relaunch): one process per server, and its pid is the child's.
+  return { ...env, PKG_REGISTRY_PASSWORD_MIN_LENGTH: '1', PKG_REGISTRY_RELAUNCH: '0', ...extra };
 }
 
 /** Runs the built `pkg-registry` with arguments to completion (admin commands, bad start-ups). */

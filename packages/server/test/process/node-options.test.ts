@@ -21,8 +21,8 @@ afterEach(async () => {
 
 async function serve(options: { env?: Record<string, string>; nodeOptions?: string[] } = {}) {
   const registry = await spawnRegistry({
-    // No UV_THREADPOOL_SIZE of this test process's own.
-    env: { UV_THREADPOOL_SIZE: '', ...options.env },
+    // No UV_THREADPOOL_SIZE of this test process's own, and the relaunch the test kit turns off.
+    env: { UV_THREADPOOL_SIZE: '', PKG_REGISTRY_RELAUNCH: '', ...options.env },
     command: { file: process.execPath, args: [...(options.nodeOptions ?? []), REGISTRY_BIN, 'serve'] },
   });
   started.push(registry);
