@@ -4,11 +4,11 @@
 // `npm install` of the same sets against our registry and the limit (the same bytes from a bare
 // node:http server), cold and warm, then `npm install` through an uplink. See bench/README.md.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseFlags } from './lib/flags.js';
-import { formatInstalls, runInstalls } from './lib/installs.js';
+import { installsPart } from './lib/installs.js';
 import { ENGINES } from './lib/install-projects.js';
 import { repoRoot } from './lib/targets.js';
 
@@ -18,6 +18,7 @@ const HELP = `Usage: node bench/installs.js [options]
   --engines <list>    comma-separated subset of ${Object.keys(ENGINES).join(', ')} (default: all)
   --with-verdaccio    also npm install through Verdaccio ${'6.8.0'} proxying our registry
   --no-uplink         leave out the npm installs through an uplink
+  --compare-pkg <bin> also run another build of pkg (its bin/pkg.js) as \`pkg-before\`, interleaved
   --profile           run pkg under --cpu-prof; profiles go to bench/results/profiles/
   --keep              keep the temporary work directory
   --no-build          do not run \`npm run build\` first
@@ -31,6 +32,7 @@ const args = parseFlags(
     'with-verdaccio': { type: 'boolean', default: false },
     'no-uplink': { type: 'boolean', default: false },
     profile: { type: 'boolean', default: false },
+    'compare-pkg': { type: 'string' },
     keep: { type: 'boolean', default: false },
     'no-build': { type: 'boolean', default: false },
     json: { type: 'string' },
@@ -40,29 +42,7 @@ const args = parseFlags(
 
 const log = (line) => process.stdout.write(`${line}\n`);
 
-/** The installs part with the flags of either runner; prints its tables and writes its JSON. */
-export async function installsPart({ workDir, resultsDir, started, rounds, engines, withVerdaccio, uplink, profile, json }) {
-  const profileDir = profile ? path.join(resultsDir, 'profiles') : undefined;
-  if (profileDir) mkdirSync(profileDir, { recursive: true });
-  const report = await runInstalls({
-    workDir,
-    rounds,
-    engines,
-    withVerdaccio,
-    uplink,
-    log,
-    pkgNodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
-  });
-  const load = os.loadavg().map((l) => Math.round(l * 10) / 10);
-  log(`\n${started.toISOString()} · ${os.cpus().length} × ${os.cpus()[0]?.model} · Node ${process.version} · load average ${load.join(' ')}`);
-  log(formatInstalls(report));
-  const out = json ?? path.join(resultsDir, `installs-${started.toISOString().replace(/[:.]/g, '-')}.json`);
-  mkdirSync(path.dirname(out), { recursive: true });
-  writeFileSync(out, JSON.stringify({ date: started.toISOString(), loadAverageAtEnd: load, ...report }, null, 2) + '\n');
-  log(`results written to ${path.relative(process.cwd(), out)}`);
-}
-
-if (import.meta.url === `file://${process.argv[1]}`) {
+{
   const engines = args.engines ? args.engines.split(',').map((s) => s.trim()) : Object.keys(ENGINES);
   for (const e of engines) if (!(e in ENGINES)) throw new Error(`unknown engine '${e}'`);
   if (!args['no-build']) execFileSync('npm', ['run', '--silent', 'build'], { cwd: repoRoot, stdio: 'inherit' });
@@ -77,6 +57,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     uplink: !args['no-uplink'],
     profile: args.profile,
     json: args.json,
+    comparePkg: args['compare-pkg'] ? path.resolve(args['compare-pkg']) : undefined,
+    log,
   })
     .then(
       () => 0,

@@ -28,6 +28,7 @@ import { checkWrk, runWrk, writeWrkScript } from './lib/wrk.js';
 import { prepareScaleOut } from './lib/scale-out.js';
 import { formatLargePackage, runLargePackage } from './lib/large-package.js';
 import { parseFlags } from './lib/flags.js';
+import { installsPart } from './lib/installs.js';
 
 const HELP = `Usage: npm run bench -- [options]
 
@@ -41,7 +42,8 @@ const HELP = `Usage: npm run bench -- [options]
   --workloads <ids>       comma-separated subset (document-20, proxied-document, document-100,
                           document-100-gzip, abbreviated, tarball, search, not-found, whoami,
                           documents-all, publish, large-package: the large-package scenario,
-                          run after the table)
+                          run after the table; installs: the install benchmark, only when
+                          named, see bench/installs.js)
   --large-package-mb <n>  MiB of incompressible data of the large package (default 500)
   --with-verdaccio        also measure Verdaccio ${'6.8.0'} (installed on demand into a temp dir)
   --verdaccio-packages <n> corpus packages seeded into Verdaccio, 1 version each (default 200)
@@ -237,6 +239,8 @@ async function main() {
     const wanted = args.workloads ? new Set(args.workloads.split(',').map((s) => s.trim())) : undefined;
     // The large-package scenario has servers of its own and runs after the table.
     const largePackage = !wanted || wanted.delete('large-package');
+    // The install benchmark (issue 29) runs only when named: it has servers and projects of its own.
+    const installs = wanted?.delete('installs') ?? false;
     for (const id of wanted ?? []) if (!all.some((w) => w.id === id)) throw new Error(`unknown workload '${id}'`);
     const largePackageRun = async () => {
       const verdaccio = args['with-verdaccio'] ? await installVerdaccio(log) : undefined;
@@ -254,8 +258,22 @@ async function main() {
       writeFileSync(out, JSON.stringify({ date: started.toISOString(), ...report }, null, 2) + '\n');
       log(`results written to ${path.relative(process.cwd(), out)}`);
     };
+    const installsRun = () =>
+      installsPart({
+        workDir,
+        resultsDir,
+        started,
+        // Installs are short and noisy: three rounds unless told (the table's default is two).
+        rounds: args.rounds ? options.rounds : args.quick ? 1 : 3,
+        engines: undefined,
+        withVerdaccio: args['with-verdaccio'],
+        uplink: true,
+        profile: args.profile,
+        log,
+      });
     if (wanted && wanted.size === 0) {
-      await largePackageRun();
+      if (largePackage) await largePackageRun();
+      if (installs) await installsRun();
       return;
     }
 
@@ -426,10 +444,9 @@ async function main() {
     mkdirSync(path.dirname(out), { recursive: true });
     writeFileSync(out, JSON.stringify(report, null, 2) + '\n');
     log(`\nresults written to ${path.relative(process.cwd(), out)}`);
-    if (largePackage) {
-      for (const target of targets.splice(0)) await target.stop().catch(() => undefined);
-      await largePackageRun();
-    }
+    if (largePackage || installs) for (const target of targets.splice(0)) await target.stop().catch(() => undefined);
+    if (largePackage) await largePackageRun();
+    if (installs) await installsRun();
   } finally {
     for (const target of targets) await target.stop().catch(() => undefined);
     await upstream?.stop().catch(() => undefined);

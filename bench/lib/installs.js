@@ -65,7 +65,7 @@ function runClient(command, args, { cwd, env, probeFile, timeoutMs = 300_000 }) 
 /** Lines of a server's log file, its request count when it logs one line per request. */
 function logLines(file) {
   try {
-    return readFileSync(file, 'utf8').split('\n').filter((l) => l.includes('"responseTime"') || l.includes('"res"')).length;
+    return readFileSync(file, 'utf8').split('\n').filter((l) => l.includes('"msg":"request"')).length;
   } catch {
     return 0;
   }
@@ -83,10 +83,10 @@ async function startInstallCeiling(workDir, upstreamUrl) {
     url,
     pids: [child.pid],
     async mode(m) {
-      await request(`${url}/__mode/${m}`, { method: 'PUT' });
+      await request(`${url}/__mode/${m}`, { method: 'PUT', useAgent: false });
     },
     async stats() {
-      return JSON.parse((await request(`${url}/__stats`)).body.toString());
+      return JSON.parse((await request(`${url}/__stats`, { useAgent: false })).body.toString());
     },
     async stop() {
       if (exited) return;
@@ -142,7 +142,20 @@ async function startVerdaccioProxy({ bin, dir, upstreamUrl }) {
  * Everything: seeds our registry, writes the projects, records the limit's answers, then
  * `rounds` rounds of every (engine, client, target, cold|warm), then the uplink runs.
  */
-export async function runInstalls({ workDir, rounds = 3, engines = Object.keys(ENGINES), withVerdaccio = false, uplink = true, log, pkgNodeArgs = [] }) {
+export async function runInstalls({
+  workDir,
+  rounds = 3,
+  engines = Object.keys(ENGINES),
+  withVerdaccio = false,
+  uplink = true,
+  log,
+  pkgNodeArgs = [],
+  comparePkg,
+}) {
+  /** `pkg` and, with comparePkg, another build of it run as `pkg-before` on the same projects. */
+  const pkgBins = { pkg: PKG_BIN, ...(comparePkg ? { 'pkg-before': comparePkg } : {}) };
+  const clients = [...Object.keys(pkgBins), 'npm'];
+  const isPkg = (client) => client in pkgBins;
   const dir = (...p) => path.join(workDir, 'installs', ...p);
   mkdirSync(dir(), { recursive: true });
   const kit = await import(pathToFileURL(path.join(repoRoot, 'packages/testkit/dist/index.js')).href);
@@ -169,8 +182,8 @@ export async function runInstalls({ workDir, rounds = 3, engines = Object.keys(E
         NO_COLOR: '1',
       };
     };
-    const pkgRun = (projectDir, registry, cache, probeFile, extra = []) =>
-      runClient(process.execPath, [...pkgNodeArgs, ...extra, PKG_BIN, 'install', '--json'], {
+    const pkgRun = (projectDir, registry, cache, probeFile, bin = PKG_BIN) =>
+      runClient(process.execPath, [...pkgNodeArgs, bin, 'install', '--json'], {
         cwd: projectDir,
         env: { ...baseEnv(dir('home')), PKG_REGISTRY: registry, PKG_CACHE_DIR: cache },
         probeFile,
@@ -224,15 +237,15 @@ export async function runInstalls({ workDir, rounds = 3, engines = Object.keys(E
       rmSync(cache, { recursive: true, force: true });
       const out = [];
       for (const state of ['cold', 'warm']) {
-        copyProject(templates[engine][client], project, ours.url, target.url);
+        copyProject(templates[engine][isPkg(client) ? 'pkg' : 'npm'], project, ours.url, target.url);
         const before = target.pids.map(cpuSeconds);
         const statsBefore = target === limit ? await limit.stats() : undefined;
         const r =
-          client === 'pkg'
-            ? await pkgRun(project, target.url, cache, dir('probe.jsonl'))
+          isPkg(client)
+            ? await pkgRun(project, target.url, cache, dir('probe.jsonl'), pkgBins[client])
             : await npmRun(project, target.url, cache, dir('probe.jsonl'));
         const serverCpu = target.pids.map(cpuSeconds).reduce((s, t, i) => s + t - before[i], 0);
-        check(`${client} install ${engine} ${state} against ${target.name}`, r, client === 'pkg' ? (x) => pkgCount(engine, x.stdout) === templates[engine].count : undefined);
+        check(`${client} install ${engine} ${state} against ${target.name}`, r, isPkg(client) ? (x) => pkgCount(engine, x.stdout) === templates[engine].count : undefined);
         if (statsBefore) {
           const after = await limit.stats();
           if (after.mode === 'replay' && after.misses > statsBefore.misses)
@@ -247,13 +260,13 @@ export async function runInstalls({ workDir, rounds = 3, engines = Object.keys(E
 
     // The limit records every answer in one unmeasured pass, then replays them.
     log('installs: recording the limit’s answers (one unmeasured pass)…');
-    for (const engine of engines) for (const client of ['pkg', 'npm']) await coldAndWarm(engine, client, limit);
+    for (const engine of engines) for (const client of clients) await coldAndWarm(engine, client, limit);
     await limit.mode('replay');
 
     for (let round = 0; round < rounds; round++) {
       const order = round % 2 === 0 ? targets : [...targets].reverse();
       for (const engine of engines) {
-        for (const client of ['pkg', 'npm']) {
+        for (const client of clients) {
           for (const target of order) {
             const rows = await coldAndWarm(engine, client, target);
             for (const row of rows) results.push({ round, load: os.loadavg()[0], ...row });
@@ -432,3 +445,27 @@ export function formatInstalls({ rows, uplinkRows }) {
   }
   return lines.join('\n');
 }
+
+/** The installs part with the flags of either runner; prints its tables and writes its JSON. */
+export async function installsPart({ workDir, resultsDir, started, rounds, engines, withVerdaccio, uplink, profile, json, comparePkg, log }) {
+  const profileDir = profile ? path.join(resultsDir, 'profiles') : undefined;
+  if (profileDir) mkdirSync(profileDir, { recursive: true });
+  const report = await runInstalls({
+    workDir,
+    rounds,
+    engines,
+    withVerdaccio,
+    uplink,
+    log,
+    comparePkg,
+    pkgNodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+  });
+  const load = os.loadavg().map((l) => Math.round(l * 10) / 10);
+  log(`\n${started.toISOString()} · ${os.cpus().length} × ${os.cpus()[0]?.model} · Node ${process.version} · load average ${load.join(' ')}`);
+  log(formatInstalls(report));
+  const out = json ?? path.join(resultsDir, `installs-${started.toISOString().replace(/[:.]/g, '-')}.json`);
+  mkdirSync(path.dirname(out), { recursive: true });
+  writeFileSync(out, JSON.stringify({ date: started.toISOString(), loadAverageAtEnd: load, ...report }, null, 2) + '\n');
+  log(`results written to ${path.relative(process.cwd(), out)}`);
+}
+
