@@ -31,7 +31,10 @@ function generator(seed) {
 
 const pad = (i) => String(i).padStart(2, '0');
 const pascal = (i) => `BenchPlugin${pad(i)}`;
-const WORDS = 'player enemy camera input state machine event buffer vector quaternion render mesh audio clip spawn pool timer signal tween path graph node inventory item dialogue quest save load config network sync'.split(' ');
+const WORDS =
+  'player enemy camera input state machine event buffer vector quaternion render mesh audio clip spawn pool timer signal tween path graph node inventory item dialogue quest save load config network sync'.split(
+    ' ',
+  );
 
 /**
  * The set of one engine: `count` packages, the first `direct` listed by the project; each other
@@ -95,10 +98,21 @@ function filesOf(engine, pkg, version) {
     const name = pascal(pkg.index);
     files.push({
       path: `${name}.uplugin`,
-      content: JSON.stringify({ FileVersion: 3, Version: 1, VersionName: version, FriendlyName: name, Modules: [{ Name: name, Type: 'Runtime', LoadingPhase: 'Default' }] }, null, '\t'),
+      content: JSON.stringify(
+        {
+          FileVersion: 3,
+          Version: 1,
+          VersionName: version,
+          FriendlyName: name,
+          Modules: [{ Name: name, Type: 'Runtime', LoadingPhase: 'Default' }],
+        },
+        null,
+        '\t',
+      ),
     });
     files.push({ path: `Source/${name}/${name}.Build.cs`, content: 'using UnrealBuildTool;\n' });
-    for (let i = 0; i < pkg.sourceFiles; i++) files.push(source(`Source/${name}/${i % 2 ? 'Private' : 'Public'}`, i % 2 ? 'cpp' : 'h', i));
+    for (let i = 0; i < pkg.sourceFiles; i++)
+      files.push(source(`Source/${name}/${i % 2 ? 'Private' : 'Public'}`, i % 2 ? 'cpp' : 'h', i));
     files.push(binary(`Content/${name}Assets.uasset`));
   }
   return files;
@@ -123,7 +137,8 @@ export async function publishSet(kit, baseUrl, token, set) {
           manifest: manifestOf(set.engine, pkg, version),
           files: filesOf(set.engine, pkg, version),
         });
-        if (res.status !== 201 && res.status !== 200) throw new Error(`publish ${pkg.name}@${version}: ${res.status} ${res.text}`);
+        if (res.status !== 201 && res.status !== 200)
+          throw new Error(`publish ${pkg.name}@${version}: ${res.status} ${res.text}`);
       }
     }
   };
@@ -131,7 +146,15 @@ export async function publishSet(kit, baseUrl, token, set) {
 }
 
 const PROJECT_GODOT = `; Engine configuration file.\n\nconfig_version=5\n\n[application]\n\nconfig/name="Bench"\nconfig/features=PackedStringArray("4.2", "Forward Plus")\n`;
-const UPROJECT = ['{', '\t"FileVersion": 3,', '\t"EngineAssociation": "5.3",', '\t"Category": "",', '\t"Description": "",', '\t"Plugins": []', '}'].join('\r\n');
+const UPROJECT = [
+  '{',
+  '\t"FileVersion": 3,',
+  '\t"EngineAssociation": "5.3",',
+  '\t"Category": "",',
+  '\t"Description": "",',
+  '\t"Plugins": []',
+  '}',
+].join('\r\n');
 
 /** Writes the project of `set` for `pkg` into `dir` (empty). Unity's manifest names `registry` as the scope's registry. */
 export function writePkgProject(dir, set, registry) {
@@ -143,7 +166,10 @@ export function writePkgProject(dir, set, registry) {
   };
   if (set.engine === 'unity') {
     mkdirSync(path.join(dir, 'Assets'), { recursive: true });
-    write('ProjectSettings/ProjectVersion.txt', 'm_EditorVersion: 2022.3.10f1\nm_EditorVersionWithRevision: 2022.3.10f1 (0123456789ab)\n');
+    write(
+      'ProjectSettings/ProjectVersion.txt',
+      'm_EditorVersion: 2022.3.10f1\nm_EditorVersionWithRevision: 2022.3.10f1 (0123456789ab)\n',
+    );
     const manifest = { dependencies, scopedRegistries: [{ name: 'bench', url: registry, scopes: [`${NAMESPACE}.unity`] }] };
     write('Packages/manifest.json', `${JSON.stringify(manifest, null, 2)}\n`);
   } else {
@@ -157,7 +183,10 @@ export function writePkgProject(dir, set, registry) {
 export function writeNpmProject(dir, set) {
   mkdirSync(dir, { recursive: true });
   const dependencies = Object.fromEntries(set.direct.map((n) => [n, INSTALLED]));
-  writeFileSync(path.join(dir, 'package.json'), `${JSON.stringify({ name: `bench-${set.engine}`, version: '1.0.0', private: true, dependencies }, null, 2)}\n`);
+  writeFileSync(
+    path.join(dir, 'package.json'),
+    `${JSON.stringify({ name: `bench-${set.engine}`, version: '1.0.0', private: true, dependencies }, null, 2)}\n`,
+  );
 }
 
 /** Files of a project that point at a registry (lock files, Unity's manifest): copied with `from` replaced by `to`. */

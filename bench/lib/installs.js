@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { clearTimeout, setTimeout } from 'node:timers';
 import { pathToFileURL } from 'node:url';
 import { freePort, request, waitForHttp } from './http.js';
 import { cpuSeconds } from './process-stats.js';
@@ -44,7 +45,13 @@ function runClient(command, args, { cwd, env, probeFile, timeoutMs = 300_000 }) 
     child.on('close', (code) => {
       clearTimeout(timer);
       const seconds = (performance.now() - t0) / 1000;
-      const lines = existsSync(probeFile) ? readFileSync(probeFile, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [];
+      const lines = existsSync(probeFile)
+        ? readFileSync(probeFile, 'utf8')
+            .trim()
+            .split('\n')
+            .filter(Boolean)
+            .map((l) => JSON.parse(l))
+        : [];
       const sum = (k) => lines.reduce((s, l) => s + l[k], 0);
       resolve({
         code,
@@ -65,7 +72,9 @@ function runClient(command, args, { cwd, env, probeFile, timeoutMs = 300_000 }) 
 /** Lines of a server's log file, its request count when it logs one line per request. */
 function logLines(file) {
   try {
-    return readFileSync(file, 'utf8').split('\n').filter((l) => l.includes('"msg":"request"')).length;
+    return readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('"msg":"request"')).length;
   } catch {
     return 0;
   }
@@ -122,7 +131,10 @@ async function startVerdaccioProxy({ bin, dir, upstreamUrl }) {
       '',
     ].join('\n'),
   );
-  const child = spawn(process.execPath, [bin, '--config', config, '--listen', `127.0.0.1:${port}`], { stdio: 'ignore', cwd: dir });
+  const child = spawn(process.execPath, [bin, '--config', config, '--listen', `127.0.0.1:${port}`], {
+    stdio: 'ignore',
+    cwd: dir,
+  });
   let exited = false;
   child.once('exit', () => (exited = true));
   const url = `http://127.0.0.1:${port}`;
@@ -168,7 +180,9 @@ export async function runInstalls({
     const sets = Object.fromEntries(engines.map((e) => [e, packageSet(e)]));
     const t0 = performance.now();
     for (const set of Object.values(sets)) await publishSet(kit, ours.url, token, set);
-    log(`installs: published ${engines.map((e) => `${ENGINES[e].packages} ${e}`).join(', ')} packages × 3 versions in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    log(
+      `installs: published ${engines.map((e) => `${ENGINES[e].packages} ${e}`).join(', ')} packages × 3 versions in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+    );
 
     const baseEnv = (home) => {
       const env = {};
@@ -189,14 +203,29 @@ export async function runInstalls({
         probeFile,
       });
     const npmRun = (projectDir, registry, cache, probeFile) =>
-      runClient('npm', ['install', '--registry', `${registry}/`, '--cache', cache, '--no-audit', '--no-fund', '--loglevel=error', '--ignore-scripts'], {
-        cwd: projectDir,
-        env: { ...baseEnv(dir('home')), npm_config_update_notifier: 'false' },
-        probeFile,
-      });
+      runClient(
+        'npm',
+        [
+          'install',
+          '--registry',
+          `${registry}/`,
+          '--cache',
+          cache,
+          '--no-audit',
+          '--no-fund',
+          '--loglevel=error',
+          '--ignore-scripts',
+        ],
+        {
+          cwd: projectDir,
+          env: { ...baseEnv(dir('home')), npm_config_update_notifier: 'false' },
+          probeFile,
+        },
+      );
     const check = (what, r, expected) => {
       if (r.code !== 0) throw new Error(`${what} failed (exit ${r.code}): ${r.stderr.slice(0, 800)} ${r.stdout.slice(0, 800)}`);
-      if (expected !== undefined && expected(r) === false) throw new Error(`${what}: unexpected result ${r.stdout.slice(0, 800)}`);
+      if (expected !== undefined && expected(r) === false)
+        throw new Error(`${what}: unexpected result ${r.stdout.slice(0, 800)}`);
     };
     const pkgCount = (engine, stdout) => {
       const json = JSON.parse(stdout);
@@ -216,7 +245,8 @@ export async function runInstalls({
       if (engine !== 'unity') {
         const r = await pkgRun(pkgTemplate, ours.url, dir('template-cache'), dir('probe.jsonl'));
         check(`pkg install (writing the lock of ${engine})`, r);
-        for (const f of ['addons', 'Plugins', '.pkg-install.lock']) rmSync(path.join(pkgTemplate, f), { recursive: true, force: true });
+        for (const f of ['addons', 'Plugins', '.pkg-install.lock'])
+          rmSync(path.join(pkgTemplate, f), { recursive: true, force: true });
         const n = await npmRun(npmTemplate, ours.url, dir('template-npm-cache'), dir('probe.jsonl'));
         check(`npm install (writing the lock of ${engine})`, n);
         rmSync(path.join(npmTemplate, 'node_modules'), { recursive: true, force: true });
@@ -240,18 +270,22 @@ export async function runInstalls({
         copyProject(templates[engine][isPkg(client) ? 'pkg' : 'npm'], project, ours.url, target.url);
         const before = target.pids.map(cpuSeconds);
         const statsBefore = target === limit ? await limit.stats() : undefined;
-        const r =
-          isPkg(client)
-            ? await pkgRun(project, target.url, cache, dir('probe.jsonl'), pkgBins[client])
-            : await npmRun(project, target.url, cache, dir('probe.jsonl'));
+        const r = isPkg(client)
+          ? await pkgRun(project, target.url, cache, dir('probe.jsonl'), pkgBins[client])
+          : await npmRun(project, target.url, cache, dir('probe.jsonl'));
         const serverCpu = target.pids.map(cpuSeconds).reduce((s, t, i) => s + t - before[i], 0);
-        check(`${client} install ${engine} ${state} against ${target.name}`, r, isPkg(client) ? (x) => pkgCount(engine, x.stdout) === templates[engine].count : undefined);
+        check(
+          `${client} install ${engine} ${state} against ${target.name}`,
+          r,
+          isPkg(client) ? (x) => pkgCount(engine, x.stdout) === templates[engine].count : undefined,
+        );
         if (statsBefore) {
           const after = await limit.stats();
           if (after.mode === 'replay' && after.misses > statsBefore.misses)
             throw new Error(`the limit was asked for something not recorded (${client} ${engine} ${state})`);
         }
-        if (client === 'npm' && !existsSync(path.join(project, 'node_modules', set0(engine)))) throw new Error(`npm install ${engine}: node_modules incomplete`);
+        if (client === 'npm' && !existsSync(path.join(project, 'node_modules', set0(engine))))
+          throw new Error(`npm install ${engine}: node_modules incomplete`);
         out.push({ engine, client, target: target.name, state, ...pick(r), serverCpu });
       }
       return out;
@@ -270,7 +304,9 @@ export async function runInstalls({
           for (const target of order) {
             const rows = await coldAndWarm(engine, client, target);
             for (const row of rows) results.push({ round, load: os.loadavg()[0], ...row });
-            log(`  round ${round + 1} ${client} ${engine} ${target.name}: ${rows.map((x) => `${x.state} ${x.seconds.toFixed(2)} s`).join(', ')}`);
+            log(
+              `  round ${round + 1} ${client} ${engine} ${target.name}: ${rows.map((x) => `${x.state} ${x.seconds.toFixed(2)} s`).join(', ')}`,
+            );
           }
         }
       }
@@ -284,12 +320,20 @@ export async function runInstalls({
         const frontData = dir('run', `front-data-${round}`);
         rmSync(frontData, { recursive: true, force: true });
         const uplinks = [{ name: 'origin', url: ours.url, packages: [`${NAMESPACE}.*`], maxAge: 86400 }];
-        const front = await startOurs({ name: `installs-front-${round}`, dataDir: frontData, workDir, extraFlags: ['--uplinks', JSON.stringify(uplinks)] });
+        const front = await startOurs({
+          name: `installs-front-${round}`,
+          dataDir: frontData,
+          workDir,
+          extraFlags: ['--uplinks', JSON.stringify(uplinks)],
+        });
         proxies.push({ name: 'ours-proxy', server: front, log: path.join(workDir, `installs-front-${round}.log`) });
         if (verdaccio) {
           const vdir = dir('run', `verdaccio-${round}`);
           rmSync(vdir, { recursive: true, force: true });
-          proxies.push({ name: 'verdaccio-proxy', server: await startVerdaccioProxy({ bin: verdaccio.bin, dir: vdir, upstreamUrl: ours.url }) });
+          proxies.push({
+            name: 'verdaccio-proxy',
+            server: await startVerdaccioProxy({ bin: verdaccio.bin, dir: vdir, upstreamUrl: ours.url }),
+          });
         }
         try {
           const direct = [
@@ -304,7 +348,15 @@ export async function runInstalls({
             const before = t.pids.map(cpuSeconds);
             const r = await npmRun(project, t.url, cache, dir('probe.jsonl'));
             check(`npm install through ${t.name}`, r);
-            uplinkResults.push({ round, target: t.name, state: 'cold', ...pick(r), serverCpu: t.pids.map(cpuSeconds).reduce((s, x, i) => s + x - before[i], 0), upstreamCpu: 0, upstreamRequests: 0 });
+            uplinkResults.push({
+              round,
+              target: t.name,
+              state: 'cold',
+              ...pick(r),
+              serverCpu: t.pids.map(cpuSeconds).reduce((s, x, i) => s + x - before[i], 0),
+              upstreamCpu: 0,
+              upstreamRequests: 0,
+            });
           }
           for (const p of proxies) {
             for (const state of ['cold', 'cached']) {
@@ -328,7 +380,12 @@ export async function runInstalls({
               });
             }
           }
-          log(`  uplink round ${round + 1}: ${uplinkResults.filter((u) => u.round === round).map((u) => `${u.target} ${u.state} ${u.seconds.toFixed(2)} s`).join(', ')}`);
+          log(
+            `  uplink round ${round + 1}: ${uplinkResults
+              .filter((u) => u.round === round)
+              .map((u) => `${u.target} ${u.state} ${u.seconds.toFixed(2)} s`)
+              .join(', ')}`,
+          );
         } finally {
           for (const p of proxies) await p.server.stop().catch(() => undefined);
         }
@@ -398,7 +455,9 @@ function summarizeUplink(runs) {
   return [...groups].map(([key, list]) => {
     const [target, state] = key.split('|');
     const direct = runs.filter((r) => r.target === 'direct-ours');
-    const ratios = list.map((r) => r.seconds / (direct.find((d) => d.round === r.round)?.seconds ?? NaN)).filter((x) => !Number.isNaN(x));
+    const ratios = list
+      .map((r) => r.seconds / (direct.find((d) => d.round === r.round)?.seconds ?? NaN))
+      .filter((x) => !Number.isNaN(x));
     return {
       target,
       state,
@@ -422,7 +481,12 @@ export function formatInstalls({ rows, uplinkRows }) {
     '| project | client | state | target | wall s | × limit | client CPU s | server CPU s | other s | requests | connections | MiB read |',
     '|:--|:--|:--|:--|--:|--:|--:|--:|--:|--:|--:|--:|',
   ];
-  const order = (r) => [Object.keys(ENGINES).indexOf(r.engine), r.client, r.state === 'cold' ? 0 : 1, r.target === 'limit' ? 0 : 1];
+  const order = (r) => [
+    Object.keys(ENGINES).indexOf(r.engine),
+    r.client,
+    r.state === 'cold' ? 0 : 1,
+    r.target === 'limit' ? 0 : 1,
+  ];
   const sorted = [...rows].sort((a, b) => {
     const x = order(a);
     const y = order(b);
@@ -436,7 +500,11 @@ export function formatInstalls({ rows, uplinkRows }) {
     );
   }
   if (uplinkRows.length > 0) {
-    lines.push('', '| npm install, unity set (50) | proxy cache | wall s | × direct | client CPU s | proxy CPU s | upstream CPU s | requests | upstream requests | MiB read |', '|:--|:--|--:|--:|--:|--:|--:|--:|--:|--:|');
+    lines.push(
+      '',
+      '| npm install, unity set (50) | proxy cache | wall s | × direct | client CPU s | proxy CPU s | upstream CPU s | requests | upstream requests | MiB read |',
+      '|:--|:--|--:|--:|--:|--:|--:|--:|--:|--:|',
+    );
     for (const r of uplinkRows) {
       lines.push(
         `| ${r.target} | ${r.target.startsWith('direct') ? '–' : r.state} | ${r.seconds.toFixed(2)} | ${r.ofDirect.toFixed(2)} | ${r.clientCpu.toFixed(2)} | ${r.serverCpu.toFixed(2)} | ${r.upstreamCpu.toFixed(2)} | ${r.requests} | ${r.target.startsWith('direct') ? '–' : r.upstreamRequests} | ${mb(r.bytesRead)} |`,
@@ -447,7 +515,19 @@ export function formatInstalls({ rows, uplinkRows }) {
 }
 
 /** The installs part with the flags of either runner; prints its tables and writes its JSON. */
-export async function installsPart({ workDir, resultsDir, started, rounds, engines, withVerdaccio, uplink, profile, json, comparePkg, log }) {
+export async function installsPart({
+  workDir,
+  resultsDir,
+  started,
+  rounds,
+  engines,
+  withVerdaccio,
+  uplink,
+  profile,
+  json,
+  comparePkg,
+  log,
+}) {
   const profileDir = profile ? path.join(resultsDir, 'profiles') : undefined;
   if (profileDir) mkdirSync(profileDir, { recursive: true });
   const report = await runInstalls({
@@ -461,11 +541,12 @@ export async function installsPart({ workDir, resultsDir, started, rounds, engin
     pkgNodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
   });
   const load = os.loadavg().map((l) => Math.round(l * 10) / 10);
-  log(`\n${started.toISOString()} · ${os.cpus().length} × ${os.cpus()[0]?.model} · Node ${process.version} · load average ${load.join(' ')}`);
+  log(
+    `\n${started.toISOString()} · ${os.cpus().length} × ${os.cpus()[0]?.model} · Node ${process.version} · load average ${load.join(' ')}`,
+  );
   log(formatInstalls(report));
   const out = json ?? path.join(resultsDir, `installs-${started.toISOString().replace(/[:.]/g, '-')}.json`);
   mkdirSync(path.dirname(out), { recursive: true });
   writeFileSync(out, JSON.stringify({ date: started.toISOString(), loadAverageAtEnd: load, ...report }, null, 2) + '\n');
   log(`results written to ${path.relative(process.cwd(), out)}`);
 }
-
