@@ -19,6 +19,8 @@ const HELP = `Usage: node bench/installs.js [options]
   --with-verdaccio    also npm install through Verdaccio ${'6.8.0'} proxying our registry
   --no-uplink         leave out the npm installs through an uplink
   --compare-pkg <bin> also run another build of pkg (its bin/pkg.js) as \`pkg-before\`, interleaved
+  --latency <ms>      then again against the limit with every answer delayed <ms> (a registry
+                      across a network), pkg and npm alike
   --profile           run pkg under --cpu-prof; profiles go to bench/results/profiles/
   --keep              keep the temporary work directory
   --no-build          do not run \`npm run build\` first
@@ -33,6 +35,7 @@ const args = parseFlags(
     'no-uplink': { type: 'boolean', default: false },
     profile: { type: 'boolean', default: false },
     'compare-pkg': { type: 'string' },
+    latency: { type: 'string', default: '0' },
     keep: { type: 'boolean', default: false },
     'no-build': { type: 'boolean', default: false },
     json: { type: 'string' },
@@ -58,6 +61,7 @@ const log = (line) => process.stdout.write(`${line}\n`);
     profile: args.profile,
     json: args.json,
     comparePkg: args['compare-pkg'] ? path.resolve(args['compare-pkg']) : undefined,
+    latencyMs: Math.max(0, Number(args.latency) || 0),
     log,
   })
     .then(

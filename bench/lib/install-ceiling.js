@@ -7,8 +7,10 @@
 // memory; a request it never saw is a 599 and is counted as a miss, which fails the run.
 //
 //   node install-ceiling.js <port> <our registry's URL>
-// `PUT /__mode/record|replay` switches; `GET /__stats` gives {requests, bytes, misses}.
+// `PUT /__mode/record|replay` switches; `PUT /__delay/<ms>` delays every answer from memory (a
+// registry across a network); `GET /__stats` gives {requests, bytes, misses}.
 import http from 'node:http';
+import { setTimeout } from 'node:timers';
 
 const [port, upstream] = process.argv.slice(2);
 const upstreamUrl = new URL(upstream);
@@ -19,6 +21,8 @@ const VARY = ['accept', 'accept-encoding', 'if-none-match', 'if-modified-since',
 
 const held = new Map();
 let mode = 'record';
+/** Each answer from memory waits this long first: a registry that far away (`PUT /__delay/<ms>`). */
+let delayMs = 0;
 const stats = { requests: 0, bytes: 0, misses: 0 };
 
 const keyOf = (req) => [req.method, req.url, ...VARY.map((h) => req.headers[h] ?? '')].join('\n');
@@ -60,6 +64,12 @@ function record(req, res, key, body) {
 
 http
   .createServer((req, res) => {
+    if (req.url.startsWith('/__delay/')) {
+      delayMs = Number(req.url.slice('/__delay/'.length)) || 0;
+      req.resume();
+      res.writeHead(204).end();
+      return;
+    }
     if (req.url.startsWith('/__mode/')) {
       mode = req.url.slice('/__mode/'.length);
       req.resume();
@@ -75,7 +85,8 @@ http
     req.on('end', () => {
       const key = keyOf(req);
       const answer = held.get(key);
-      if (answer) send(res, answer);
+      if (answer && delayMs > 0) setTimeout(() => send(res, answer), delayMs);
+      else if (answer) send(res, answer);
       else if (mode === 'record') record(req, res, key, Buffer.concat(chunks));
       else {
         stats.misses++;

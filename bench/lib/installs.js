@@ -94,6 +94,9 @@ async function startInstallCeiling(workDir, upstreamUrl) {
     async mode(m) {
       await request(`${url}/__mode/${m}`, { method: 'PUT', useAgent: false });
     },
+    async delay(ms) {
+      await request(`${url}/__delay/${ms}`, { method: 'PUT', useAgent: false });
+    },
     async stats() {
       return JSON.parse((await request(`${url}/__stats`, { useAgent: false })).body.toString());
     },
@@ -163,6 +166,7 @@ export async function runInstalls({
   log,
   pkgNodeArgs = [],
   comparePkg,
+  latencyMs = 0,
 }) {
   /** `pkg` and, with comparePkg, another build of it run as `pkg-before` on the same projects. */
   const pkgBins = { pkg: PKG_BIN, ...(comparePkg ? { 'pkg-before': comparePkg } : {}) };
@@ -269,7 +273,7 @@ export async function runInstalls({
       for (const state of ['cold', 'warm']) {
         copyProject(templates[engine][isPkg(client) ? 'pkg' : 'npm'], project, ours.url, target.url);
         const before = target.pids.map(cpuSeconds);
-        const statsBefore = target === limit ? await limit.stats() : undefined;
+        const statsBefore = target.url === limit.url ? await limit.stats() : undefined;
         const r = isPkg(client)
           ? await pkgRun(project, target.url, cache, dir('probe.jsonl'), pkgBins[client])
           : await npmRun(project, target.url, cache, dir('probe.jsonl'));
@@ -310,6 +314,25 @@ export async function runInstalls({
           }
         }
       }
+    }
+
+    // The limit again, each answer delayed as by a registry `latencyMs` away: what the client's
+    // own round trips cost when they are not free (loopback), whatever the machine's load.
+    if (latencyMs > 0) {
+      await limit.delay(latencyMs);
+      const far = { ...limit, name: `limit+${latencyMs}ms` };
+      for (let round = 0; round < rounds; round++) {
+        for (const engine of engines) {
+          for (const client of clients) {
+            const rows = await coldAndWarm(engine, client, far);
+            for (const row of rows) results.push({ round, load: os.loadavg()[0], ...row });
+            log(
+              `  latency round ${round + 1} ${client} ${engine}: ${rows.map((x) => `${x.state} ${x.seconds.toFixed(2)} s`).join(', ')}`,
+            );
+          }
+        }
+      }
+      await limit.delay(0);
     }
 
     if (uplink && engines.includes('unity')) {
@@ -516,6 +539,7 @@ export function formatInstalls({ rows, uplinkRows }) {
 
 /** The installs part with the flags of either runner; prints its tables and writes its JSON. */
 export async function installsPart({
+  latencyMs,
   workDir,
   resultsDir,
   started,
@@ -538,6 +562,7 @@ export async function installsPart({
     uplink,
     log,
     comparePkg,
+    latencyMs,
     pkgNodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
   });
   const load = os.loadavg().map((l) => Math.round(l * 10) / 10);
