@@ -12,7 +12,8 @@ export const DOWNLOAD_CONCURRENCY = 8;
 
 /**
  * `run` on every item, at most `limit` at a time; the results in the items' order. After a
- * failure no new item starts; those running are waited for, then the first failure is thrown.
+ * failure no new item starts; those running are waited for, then the failure of the earliest
+ * item is thrown (the one a run one at a time would have stopped at, whichever ended first).
  */
 export async function eachBounded<T, R>(
   items: readonly T[],
@@ -21,19 +22,19 @@ export async function eachBounded<T, R>(
 ): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
-  let failure: { error: unknown } | undefined;
+  const failures: { index: number; error: unknown }[] = [];
   const worker = async () => {
-    while (failure === undefined && next < items.length) {
+    while (failures.length === 0 && next < items.length) {
       const index = next++;
       try {
         results[index] = await run(items[index]!, index);
       } catch (error) {
-        failure ??= { error };
+        failures.push({ index, error });
       }
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-  if (failure !== undefined) throw failure.error;
+  if (failures.length > 0) throw failures.reduce((a, b) => (b.index < a.index ? b : a)).error;
   return results;
 }
 

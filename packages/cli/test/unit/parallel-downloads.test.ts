@@ -56,6 +56,18 @@ describe('eachBounded', () => {
     expect(started).toEqual([0, 1]);
   });
 
+  it('throws the failure of the earliest item, whichever ended first', async () => {
+    const slow = gate();
+    const result = eachBounded([0, 1], 2, async (n) => {
+      if (n === 0) await slow.opened;
+      throw new Error(`failed ${n}`);
+    });
+    const settled = result.catch((err: Error) => err.message);
+    await new Promise((resolve) => setImmediate(resolve));
+    slow.open();
+    expect(await settled).toBe('failed 0');
+  });
+
   it('returns an empty list for no items', async () => {
     expect(await eachBounded([], 4, async () => 1)).toEqual([]);
   });
