@@ -9,14 +9,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { clearTimeout, setTimeout } from 'node:timers';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { freePort, request, waitForHttp } from './http.js';
 import { cpuSeconds } from './process-stats.js';
 import { login } from './seed.js';
 import { ENGINES, NAMESPACE, copyProject, packageSet, publishSet, writeNpmProject, writePkgProject } from './install-projects.js';
 import { installVerdaccio, repoRoot, startOurs } from './targets.js';
 
-const here = path.dirname(new URL(import.meta.url).pathname);
+const here = path.dirname(fileURLToPath(import.meta.url));
 const PROBE = pathToFileURL(path.join(here, 'install-probe.mjs')).href;
 // BENCH_PKG_BIN: another build of the client (a worktree of an earlier commit, built), same harness.
 const PKG_BIN = process.env.BENCH_PKG_BIN ?? path.join(repoRoot, 'packages/cli/bin/pkg.js');
