@@ -29,6 +29,7 @@ import { prepareScaleOut } from './lib/scale-out.js';
 import { formatLargePackage, runLargePackage } from './lib/large-package.js';
 import { formatLargeRegistry, runLargeRegistry } from './lib/large-registry.js';
 import { parseFlags } from './lib/flags.js';
+import { installsPart } from './lib/installs.js';
 
 const HELP = `Usage: npm run bench -- [options]
 
@@ -42,7 +43,8 @@ const HELP = `Usage: npm run bench -- [options]
   --workloads <ids>       comma-separated subset (document-20, proxied-document, document-100,
                           document-100-gzip, abbreviated, tarball, search, not-found, whoami,
                           documents-all, publish, large-package: the large-package scenario,
-                          large-registry: the large-registry scenario, both run after the table)
+                          large-registry: the large-registry scenario, both run after the table;
+                          installs: the install benchmark, only when named, see bench/installs.js)
   --large-package-mb <n>  MiB of incompressible data of the large package (default 500)
   --large-registry-packages <n>  packages of the large registry (default 10000, beside one of
                           1000; 100000 is the full form, also \`node bench/large-registry.js\`)
@@ -248,6 +250,8 @@ async function main() {
     // The large-package scenario has servers of its own and runs after the table.
     const largePackage = !wanted || wanted.delete('large-package');
     const largeRegistry = !wanted || wanted.delete('large-registry');
+    // The install benchmark (issue 29) runs only when named: it has servers and projects of its own.
+    const installs = wanted?.delete('installs') ?? false;
     for (const id of wanted ?? []) if (!all.some((w) => w.id === id)) throw new Error(`unknown workload '${id}'`);
     const largePackageRun = async () => {
       const verdaccio = args['with-verdaccio'] ? await installVerdaccio(log) : undefined;
@@ -294,9 +298,23 @@ async function main() {
       writeFileSync(out, JSON.stringify({ date: started.toISOString(), ...report }, null, 2) + '\n');
       log(`results written to ${path.relative(process.cwd(), out)}`);
     };
+    const installsRun = () =>
+      installsPart({
+        workDir,
+        resultsDir,
+        started,
+        // Installs are short and noisy: three rounds unless told (the table's default is two).
+        rounds: args.rounds ? options.rounds : args.quick ? 1 : 3,
+        engines: undefined,
+        withVerdaccio: args['with-verdaccio'],
+        uplink: true,
+        profile: args.profile,
+        log,
+      });
     if (wanted && wanted.size === 0) {
       if (largeRegistry) await largeRegistryRun();
       if (largePackage) await largePackageRun();
+      if (installs) await installsRun();
       return;
     }
 
@@ -470,10 +488,11 @@ async function main() {
     mkdirSync(path.dirname(out), { recursive: true });
     writeFileSync(out, JSON.stringify(report, null, 2) + '\n');
     log(`\nresults written to ${path.relative(process.cwd(), out)}`);
-    if (largePackage || largeRegistry) {
+    if (largePackage || largeRegistry || installs) {
       for (const target of targets.splice(0)) await target.stop().catch(() => undefined);
       if (largeRegistry) await largeRegistryRun();
       if (largePackage) await largePackageRun();
+      if (installs) await installsRun();
     }
   } finally {
     for (const target of targets) await target.stop().catch(() => undefined);

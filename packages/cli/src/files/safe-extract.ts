@@ -10,6 +10,7 @@
  * but not beside it on Windows breaks the team's project. On Windows they are worse than
  * unreadable: `a.cs:x` writes a hidden stream of `a.cs`, `nul.cs` writes nothing, `a.` is `a`.
  */
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { FileSystem } from '../deps.js';
 import { ClientError } from '../errors/client-errors.js';
@@ -60,11 +61,21 @@ export function targetBelow(root: string, relative: string, paths: path.Platform
   return target;
 }
 
-/** Extracts the tarball `file` into `destination`, streamed; returns how many files it wrote. */
-export async function extractPackage(fs: FileSystem, file: TarballFile, destination: string, label: string): Promise<number> {
+/**
+ * Extracts the tarball `file` into `destination`, streamed; returns how many files it wrote.
+ * With `digests`, the SHA-256 of each file written (`sha256-<base64>`, by its path inside the
+ * package) is put there as it is written, so the caller need not read the files back.
+ */
+export async function extractPackage(
+  fs: FileSystem,
+  file: TarballFile,
+  destination: string,
+  label: string,
+  digests?: Record<string, string>,
+): Promise<number> {
   const root = path.resolve(destination);
   // Pass 1: every header checked; the target of each entry, in order (null: nothing to write).
-  const targets: ({ target: string; folder: boolean } | null)[] = [];
+  const targets: ({ target: string; folder: boolean; relative: string } | null)[] = [];
   await readEntries(fs, file, label, async (entry) => {
     const refuse = (reason: string) => new ClientError('UNSAFE_TARBALL', { label, entry: entry.path, reason });
     if (!FILE_TYPES.has(entry.type) && entry.type !== 'Directory') throw refuse(`an unsupported type (${entry.type})`);
@@ -76,7 +87,7 @@ export async function extractPackage(fs: FileSystem, file: TarballFile, destinat
     }
     const target = targetBelow(root, relative.path);
     if (target === null) throw refuse('a path outside the package');
-    targets.push({ target, folder: entry.type === 'Directory' });
+    targets.push({ target, folder: entry.type === 'Directory', relative: relative.path });
   });
   await fs.mkdir(root, { recursive: true });
   // Pass 2: the same entries, streamed to their files.
@@ -92,11 +103,17 @@ export async function extractPackage(fs: FileSystem, file: TarballFile, destinat
     await fs.mkdir(path.dirname(planned.target), { recursive: true });
     // Modes from the archive are not kept: no executable or setuid bits from a download.
     const handle = await fs.open(planned.target, 'w', 0o644);
+    const hash = digests ? createHash('sha256') : undefined;
     try {
-      for await (const chunk of entry.data) await handle.write(chunk);
+      for await (const chunk of entry.data) {
+        hash?.update(chunk);
+        await handle.write(chunk);
+      }
     } finally {
       await handle.close();
     }
+    // A path given twice holds the last entry's bytes, and so does its digest.
+    if (digests && hash) digests[planned.relative] = `sha256-${hash.digest('base64')}`;
     files++;
   });
   return files;

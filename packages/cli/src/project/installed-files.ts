@@ -8,6 +8,7 @@ import { pruneBackups } from '../files/backup.js';
 import path from 'node:path';
 import type { VersionRecord } from '@pkg/protocol';
 import { TarballCache } from '../cache/tarball-cache.js';
+import { DOWNLOAD_CONCURRENCY, eachBounded, oneLineAtATime } from '../cache/parallel-downloads.js';
 import type { CommandContext } from '../context.js';
 import type { Engine } from '../engines/engine.js';
 import type { EngineInstaller } from '../engines/installer.js';
@@ -114,19 +115,18 @@ async function fetchAll(ctx: CommandContext, clientOf: () => Promise<RegistryCli
   if (records.length === 0) return [];
   const client = await clientOf();
   const cache = new TarballCache(ctx.deps.fs, ctx.paths.cacheDir);
-  const fetched: { record: VersionRecord; tarball: string; fromCache: boolean }[] = [];
   const progress = progressBar(ctx.reporter, ctx.deps.stderr.isTTY, records.length);
+  const line = oneLineAtATime();
   try {
-    for (const record of records) {
-      const result = await cache.fetch(client, record, downloadProgress(ctx, record));
-      // The staged install streams each tarball from its verified file in the cache.
-      fetched.push({ record, tarball: result.path, fromCache: result.fromCache });
+    return await eachBounded(records, DOWNLOAD_CONCURRENCY, async (record) => {
+      const result = await cache.fetch(client, record, line(downloadProgress(ctx, record)));
       progress.tick(`${record.name}@${record.version}`);
-    }
+      // The staged install streams each tarball from its verified file in the cache.
+      return { record, tarball: result.path, fromCache: result.fromCache };
+    });
   } finally {
     progress.done();
   }
-  return fetched;
 }
 
 function transaction(ctx: CommandContext, open: OpenProject & { engine: InstallingEngine }, lock: LockFile) {

@@ -6,6 +6,7 @@
 import type { PackageDocument } from '@pkg/protocol';
 import semver from 'semver';
 import { TarballCache } from '../cache/tarball-cache.js';
+import { DOWNLOAD_CONCURRENCY, eachBounded, oneLineAtATime } from '../cache/parallel-downloads.js';
 import type { CommandContext } from '../context.js';
 import { ClientError } from '../errors/client-errors.js';
 import type { PackageStatus } from '../output/format.js';
@@ -179,17 +180,22 @@ export async function projectInstall(ctx: CommandContext, options: ProjectOption
   const cache = new TarballCache(ctx.deps.fs, ctx.paths.cacheDir);
   const fetched: FetchedPackage[] = [];
   const progress = progressBar(ctx.reporter, ctx.deps.stderr.isTTY, records.length);
+  const line = oneLineAtATime();
   try {
-    for (const record of records) {
-      const result = await cache.fetch(await registries.clientFor(record), record, downloadProgress(ctx, record));
-      fetched.push({
-        package: record.name,
-        version: record.version,
-        cached: result.fromCache,
-        registry: registries.set.registryOf(record.name),
-      });
+    await eachBounded(records, DOWNLOAD_CONCURRENCY, async (record) => {
+      const result = await cache.fetch(await registries.clientFor(record), record, line(downloadProgress(ctx, record)));
       progress.tick(`${record.name}@${record.version}`);
-    }
+      return result;
+    }).then((results) =>
+      results.forEach((result, i) =>
+        fetched.push({
+          package: records[i]!.name,
+          version: records[i]!.version,
+          cached: result.fromCache,
+          registry: registries.set.registryOf(records[i]!.name),
+        }),
+      ),
+    );
   } finally {
     progress.done();
   }

@@ -1,6 +1,7 @@
 /** `pkg update` on a project: plan, then print (dry run), fetch (--save=false) or apply. */
 import type { VersionRecord } from '@pkg/protocol';
 import { TarballCache } from '../cache/tarball-cache.js';
+import { DOWNLOAD_CONCURRENCY, eachBounded, oneLineAtATime } from '../cache/parallel-downloads.js';
 import type { CommandContext } from '../context.js';
 import type { RegistryClient } from '../http/registry-client.js';
 import { ClientError } from '../errors/client-errors.js';
@@ -127,11 +128,12 @@ export async function fetchIntoCache(
   const cache = new TarballCache(ctx.deps.fs, ctx.paths.cacheDir);
   const records = updates.flatMap((u) => recordOf(context, u.package, u.to) ?? []);
   const progress = progressBar(ctx.reporter, ctx.deps.stderr.isTTY, records.length);
+  const line = oneLineAtATime();
   try {
-    for (const record of records) {
-      await cache.fetch(await clientFor(record), record, downloadProgress(ctx, record));
+    await eachBounded(records, DOWNLOAD_CONCURRENCY, async (record) => {
+      await cache.fetch(await clientFor(record), record, line(downloadProgress(ctx, record)));
       progress.tick(`${record.name}@${record.version}`);
-    }
+    });
   } finally {
     progress.done();
   }

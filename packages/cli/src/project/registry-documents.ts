@@ -8,7 +8,8 @@ import type { RegistryClient } from '../http/registry-client.js';
 import { ClientError } from '../errors/client-errors.js';
 import type { NeedsDocuments } from '../resolve/plan-context.js';
 
-const CONCURRENCY = 6;
+/** Documents asked at once: a project's direct dependencies (often 10–30) in one wave, not several. */
+const CONCURRENCY = 16;
 const MAX_ROUNDS = 100;
 
 export type DocumentMap = Map<string, PackageDocument | null>;

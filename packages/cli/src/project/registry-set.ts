@@ -15,7 +15,8 @@ import { dependenciesOf } from '../resolve/plan-context.js';
 import type { RegistryRouting } from '../resolve/registry-routing.js';
 import { fetchDocument, type DocumentMap, type DocumentSource } from './registry-documents.js';
 
-const CONCURRENCY = 6;
+/** Documents asked at once: a project's direct dependencies (often 10–30) in one wave, not several. */
+const CONCURRENCY = 16;
 
 /** Failures of a registry rather than of one package: a tolerant set goes on without that registry. */
 const UNREACHABLE = new Set<string>(['FETCH_FAILED', 'INSECURE_REGISTRY', 'CONNECT_FAILED', 'REGISTRY_UNREACHABLE']);

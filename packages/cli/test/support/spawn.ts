@@ -72,6 +72,9 @@ export function runPkg(
     child.stderr.on('data', (d) => (stderr += d));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
+    // A pkg that ends before reading its input closes the pipe (EPIPE): its exit code and output
+    // are the result, not the failed write.
+    child.stdin.on('error', () => undefined);
     child.stdin.end(options.input ?? '');
   });
 }
