@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 import { testFiles } from './vitest.test-files.js';
 
 const src = (pkg: string) => fileURLToPath(new URL(`./packages/${pkg}/src/index.ts`, import.meta.url));
@@ -60,7 +60,16 @@ export default defineConfig({
     hookTimeout: 120_000,
     reporters: process.env.CI ? ['default'] : ['default'],
     projects: [
-      { extends: true, test: { name: 'embedded', include: testFiles('embedded', ['packages/*/test/**/*.test.ts']) } },
+      {
+        extends: true,
+        test: {
+          name: 'embedded',
+          include: testFiles('embedded', ['packages/*/test/**/*.test.ts']),
+          // What only the scale-out profile has (several nodes on shared backings) is tested in
+          // `*.scale-out.test.ts` files of its folders, run by that project alone.
+          exclude: [...configDefaults.exclude, '**/*.scale-out.test.ts'],
+        },
+      },
       ...(scaleOutAvailable
         ? [
             {

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loginUser, publishVersion, request, startRegistry, testProfile, type TestRegistry } from '@pkg/testkit';
+import { loginUser, publishVersion, request, startRegistry, type TestRegistry } from '@pkg/testkit';
 
 /**
  * On the scale-out profile the upstream's advisories are kept in the shared database: a node
  * that never asked the upstream answers from what another node asked, also while the upstream
- * is down. (On the embedded default one node runs, and keeps them in its memory.)
+ * is down. (On the embedded default one node runs, and keeps them in its memory: a
+ * `.scale-out.test.ts` file runs on the scale-out profile only, see vitest.config.ts.)
  */
 const PROXIED = 'com.upstream.shared';
 let upstream: TestRegistry;
@@ -12,7 +13,7 @@ let nodeA: TestRegistry;
 let nodeB: TestRegistry;
 let upstreamClosed = false;
 
-describe.skipIf(testProfile() !== 'scale-out')('upstream advisories shared by the nodes', () => {
+describe('upstream advisories shared by the nodes', () => {
   beforeAll(async () => {
     upstream = await startRegistry();
     const token = await loginUser(upstream.url, 'vendor');
