@@ -124,7 +124,7 @@ export async function seedPackage(
   tenant: TenantId = '',
 ): Promise<void> {
   if (tenant !== '' && storage.registry && !createdTenants.get(storage.registry)?.has(tenant)) {
-    await storage.registry.createTenant({
+    await storage.registry.tenants.create({
       name: tenant,
       incarnation: 'seeded',
       createdAt: new Date(0).toISOString(),

@@ -1,5 +1,5 @@
 import { blobKeysOfVersion, packageOfBlobKey } from '../storage/blob-keys.js';
-import { GLOBAL_TENANT, type BlobStore, type PackageStore, type RegistryStore, type TenantId } from '../storage/ports.js';
+import { GLOBAL_TENANT, type BlobStore, type PackageStore, type AccountStores, type TenantId } from '../storage/ports.js';
 
 export interface PackageUsage {
   name: string;
@@ -28,11 +28,11 @@ export interface TenantUsage {
  * blob store (sizes) and the package documents (which blobs are referenced). Reads only.
  */
 export async function storageReport(storage: {
-  registry: RegistryStore;
+  registry: AccountStores;
   packages: PackageStore;
   blobs: BlobStore;
 }): Promise<TenantUsage[]> {
-  const tenants: TenantId[] = [GLOBAL_TENANT, ...(await storage.registry.listTenants()).map((tenant) => tenant.name)];
+  const tenants: TenantId[] = [GLOBAL_TENANT, ...(await storage.registry.tenants.list()).map((tenant) => tenant.name)];
   const usage = new Map<TenantId, TenantUsage>();
   const referenced = new Map<string, { tenant: TenantId; name: string }>();
   for (const tenant of tenants) {

@@ -186,7 +186,7 @@ export class PackageUpdateService {
         maintainers.push(kept);
         continue;
       }
-      const user = await this.#deps.registry.getUser(tenant, name);
+      const user = await this.#deps.registry.users.get(tenant, name);
       if (!user || user.disabled) throw new ProtocolError('NOT_FOUND', `User '${name.slice(0, 80)}' not found`);
       maintainers.push({ name: user.name, email: user.email });
     }

@@ -62,7 +62,7 @@ export class SecondFactorService {
       lastStep: 0,
       createdAt: this.#deps.now().toISOString(),
     };
-    await this.#deps.registry.updateUser(tenant, user.name, { secondFactor: factor });
+    await this.#deps.registry.users.update(tenant, user.name, { secondFactor: factor });
     return this.#totp(factor.secret, user.name, issuer).toString();
   }
 
@@ -82,18 +82,18 @@ export class SecondFactorService {
       throw new ProtocolError('VALIDATION_ERROR', 'That code is not the current one of the authenticator app: try the next code');
     }
     const codes = Array.from({ length: RECOVERY_CODES }, () => randomBytes(8).toString('hex'));
-    await this.#deps.registry.updateUser(tenant, user.name, {
+    await this.#deps.registry.users.update(tenant, user.name, {
       secondFactor: { ...factor, pending: false, lastStep: step, recoveryCodes: codes.map((c) => hashToken(c)) },
     });
     return codes;
   }
 
   async setMode(tenant: TenantId, user: UserRecord, mode: SecondFactorMode): Promise<void> {
-    await this.#deps.registry.updateUser(tenant, user.name, { secondFactor: { ...user.secondFactor!, mode } });
+    await this.#deps.registry.users.update(tenant, user.name, { secondFactor: { ...user.secondFactor!, mode } });
   }
 
   async disable(tenant: TenantId, user: string): Promise<void> {
-    await this.#deps.registry.updateUser(tenant, user, { secondFactor: null });
+    await this.#deps.registry.users.update(tenant, user, { secondFactor: null });
   }
 
   /**
@@ -108,13 +108,13 @@ export class SecondFactorService {
     if (given.length === 0 || given.length > 64) throw otpRequired(why);
     const step = this.#stepOf(factor.secret, given);
     if (step !== undefined && step > factor.lastStep) {
-      await this.#deps.registry.updateUser(tenant, user.name, { secondFactor: { ...factor, lastStep: step } });
+      await this.#deps.registry.users.update(tenant, user.name, { secondFactor: { ...factor, lastStep: step } });
       return;
     }
     const hash = hashToken(given);
     const recovery = factor.recoveryCodes.find((h) => timingSafeEqual(Buffer.from(h), Buffer.from(hash)));
     if (recovery === undefined) throw otpRequired(why);
-    await this.#deps.registry.updateUser(tenant, user.name, {
+    await this.#deps.registry.users.update(tenant, user.name, {
       secondFactor: { ...factor, recoveryCodes: factor.recoveryCodes.filter((h) => h !== recovery) },
     });
   }
