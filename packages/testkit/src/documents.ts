@@ -110,7 +110,7 @@ export function buildStoredPackage(name: string, options: StoredPackageOptions =
   return { document, publishedVersions: Object.keys(versions), unpublished: options.unpublished ?? false };
 }
 
-/** Tenants seedPackage made sure of, per store: one createTenant per tenant, not per package. */
+/** Tenants seedPackage made sure of, per store: one tenant create per tenant, not per package. */
 const createdTenants = new WeakMap<object, Set<TenantId>>();
 
 /**
