@@ -3,9 +3,9 @@
 //   - one npm tarball per program, installable alone with `npm install -g <file>`: the workspace
 //     package @pkg/protocol travels inside each tarball as a bundled dependency, so nothing
 //     points at this repository; an npm-shrinkwrap.json made from package-lock.json pins the
-//     program's whole dependency tree to the versions the tests ran with (npm honours a
-//     published package's shrinkwrap), so an install never resolves anew against whatever the
-//     registry holds that day;
+//     program's whole dependency tree to the versions the tests ran with, which npm installs
+//     when it installs the package from a registry that reports the shrinkwrap (from the file
+//     itself npm resolves afresh: README, "Releases");
 //   - pkg-<platform>-<arch>: the client as a Node single executable application (the code
 //     bundled into one CommonJS file by esbuild, injected into a copy of this node binary by
 //     postject);

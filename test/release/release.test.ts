@@ -135,34 +135,26 @@ describe('npm run release', () => {
     },
   );
 
-  it.each(PROGRAMS)(
-    '$name: installs exactly the dependency tree of package-lock.json (its npm-shrinkwrap.json)',
-    async ({ name, bin }) => {
-      const { stdout } = await run('tar', [
-        '-xzOf',
-        path.join(releaseDir, `${name}-${version}.tgz`),
-        'package/npm-shrinkwrap.json',
-      ]);
-      const shrinkwrap = JSON.parse(stdout) as { packages: Record<string, LockEntry> };
-      const lock = JSON.parse(await readFile(path.join(root, 'package-lock.json'), 'utf8')) as {
-        packages: Record<string, LockEntry>;
-      };
-      const workspace = name === 'pkg-registry-server' ? 'packages/server' : 'packages/cli';
-      const installedRoot = path.join(prefixes.get(bin)!, 'lib', 'node_modules', name);
-      const pinned = Object.entries(shrinkwrap.packages).filter(([location, entry]) => location !== '' && !entry.inBundle);
-      expect(pinned.length).toBeGreaterThan(10);
-      for (const [location, entry] of pinned) {
-        // The version the tests ran with: the lockfile's, hoisted or under the workspace.
-        const tested = lock.packages[`${workspace}/${location}`] ?? lock.packages[location];
-        expect(entry.version, location).toBe(tested?.version);
-        expect(entry.dev, location).toBeUndefined();
-        const installed = await readFile(path.join(installedRoot, location, 'package.json'), 'utf8').catch(() => undefined);
-        // Optional packages of other platforms (the keychain's binaries) are not installed here.
-        if (installed === undefined && entry.optional) continue;
-        expect((JSON.parse(installed ?? '{}') as { version?: string }).version, location).toBe(entry.version);
-      }
-    },
-  );
+  it.each(PROGRAMS)('$name: its npm-shrinkwrap.json pins the dependency tree of package-lock.json', async ({ name }) => {
+    const { stdout } = await run('tar', [
+      '-xzOf',
+      path.join(releaseDir, `${name}-${version}.tgz`),
+      'package/npm-shrinkwrap.json',
+    ]);
+    const shrinkwrap = JSON.parse(stdout) as { packages: Record<string, LockEntry> };
+    const lock = JSON.parse(await readFile(path.join(root, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, LockEntry>;
+    };
+    const workspace = name === 'pkg-registry-server' ? 'packages/server' : 'packages/cli';
+    const pinned = Object.entries(shrinkwrap.packages).filter(([location, entry]) => location !== '' && !entry.inBundle);
+    expect(pinned.length).toBeGreaterThan(10);
+    for (const [location, entry] of pinned) {
+      // The version the tests ran with: the lockfile's, under the workspace or hoisted.
+      const tested = lock.packages[`${workspace}/${location}`] ?? lock.packages[location];
+      expect(entry.version, location).toBe(tested?.version);
+      expect(entry.dev, location).toBeUndefined();
+    }
+  });
 
   it('installed programs and the single executable print the release version', async () => {
     const env = await isolatedEnv();
