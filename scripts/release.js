@@ -2,7 +2,10 @@
 // Writes the release artifacts into release/ (run through `npm run release`, which builds first):
 //   - one npm tarball per program, installable alone with `npm install -g <file>`: the workspace
 //     package @pkg/protocol travels inside each tarball as a bundled dependency, so nothing
-//     points at this repository;
+//     points at this repository; an npm-shrinkwrap.json made from package-lock.json pins the
+//     program's whole dependency tree to the versions the tests ran with, which npm installs
+//     when it installs the package from a registry that reports the shrinkwrap (from the file
+//     itself npm resolves afresh: README, "Releases");
 //   - pkg-<platform>-<arch>: the client as a Node single executable application (the code
 //     bundled into one CommonJS file by esbuild, injected into a copy of this node binary by
 //     postject);
@@ -100,13 +103,15 @@ function packProgram({ workspace, name, readme }) {
     description: manifest.description,
     type: 'module',
     bin: manifest.bin,
-    files: manifest.files,
+    // A package with `files` gets only what they name (and package.json, the readme, the licence).
+    files: [...manifest.files, 'npm-shrinkwrap.json'],
     engines: readJson(path.join(root, 'package.json')).engines,
     license: manifest.license,
     dependencies: { ...dependencies, '@pkg/protocol': version },
     bundleDependencies: ['@pkg/protocol'],
   };
   writeFileSync(path.join(dir, 'package.json'), `${JSON.stringify(published, null, 2)}\n`);
+  writeFileSync(path.join(dir, 'npm-shrinkwrap.json'), `${JSON.stringify(shrinkwrap(workspace, published), null, 2)}\n`);
   writeFileSync(path.join(dir, 'README.md'), readmeText(name, readme));
   const packed = JSON.parse(
     execFileSync('npm', ['pack', '--json', '--pack-destination', out], {
@@ -116,6 +121,77 @@ function packProgram({ workspace, name, readme }) {
     }),
   );
   log(`release/${packed[0].filename}  (${Object.keys(manifest.bin).join(', ')})`);
+}
+
+/**
+ * The npm-shrinkwrap.json of a program: the part of this repository's package-lock.json its
+ * runtime dependencies reach from its workspace, as the installed package lays it out. A
+ * dependency nested under the workspace (`packages/<workspace>/node_modules/x`) goes to the
+ * package's own `node_modules/x`; should that clash with a hoisted `x` the program also
+ * reaches, the release stops rather than ship a tree nobody tested. The overrides of the root
+ * package.json are already applied in the lockfile, so they hold for the installed program too.
+ */
+function shrinkwrap(workspace, published) {
+  const lock = readJson(path.join(root, 'package-lock.json'));
+  const entries = lock.packages;
+  const home = `packages/${workspace}`;
+  /** Where Node.js finds `dependency` from the package at `location` (a lockfile path), or undefined. */
+  const resolve = (location, dependency) => {
+    for (let at = location; ;) {
+      const candidate = at === '' ? `node_modules/${dependency}` : `${at}/node_modules/${dependency}`;
+      if (entries[candidate]) return candidate;
+      if (at === '') return undefined;
+      // node_modules/a/node_modules/b looks in node_modules/a next; node_modules/a and the workspace in the root.
+      const nested = at.lastIndexOf('/node_modules/');
+      at = nested >= 0 ? at.slice(0, nested) : '';
+    }
+  };
+  const reached = new Map();
+  const visit = (location, dependencies, optional) => {
+    for (const dependency of Object.keys(dependencies)) {
+      if (dependency === '@pkg/protocol') continue; // bundled, not installed
+      const found = resolve(location, dependency);
+      if (found === undefined) {
+        if (optional.has(dependency)) continue;
+        throw new Error(`package-lock.json has no ${dependency} for ${location || 'the root'}: run npm install`);
+      }
+      if (reached.has(found)) continue;
+      const entry = entries[found];
+      if (entry.link) throw new Error(`${found} is a link in package-lock.json: a release cannot ship it`);
+      reached.set(found, entry);
+      const peers = Object.keys(entry.peerDependencies ?? {}).filter((peer) => !entry.peerDependenciesMeta?.[peer]?.optional);
+      visit(
+        found,
+        { ...entry.dependencies, ...entry.optionalDependencies, ...Object.fromEntries(peers.map((peer) => [peer, ''])) },
+        new Set(Object.keys(entry.optionalDependencies ?? {})),
+      );
+    }
+  };
+  visit(
+    home,
+    { ...published.dependencies, ...published.optionalDependencies },
+    new Set(Object.keys(published.optionalDependencies ?? {})),
+  );
+
+  const packages = {
+    '': {
+      name: published.name,
+      version: published.version,
+      license: published.license,
+      dependencies: published.dependencies,
+      bin: published.bin,
+      engines: published.engines,
+    },
+    'node_modules/@pkg/protocol': { version: published.version, inBundle: true, license: published.license },
+  };
+  for (const [location, entry] of [...reached].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const target = location.startsWith(`${home}/`) ? location.slice(home.length + 1) : location;
+    if (packages[target]) throw new Error(`${target}: two versions would share one place in ${published.name}'s shrinkwrap`);
+    // What only the repository's development needs is not the installed program's business.
+    const { dev: _dev, devOptional, ...kept } = entry;
+    packages[target] = devOptional ? { ...kept, optional: true } : kept;
+  }
+  return { name: published.name, version: published.version, lockfileVersion: 3, requires: true, packages };
 }
 
 function readmeText(name, program) {

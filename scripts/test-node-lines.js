@@ -14,6 +14,7 @@
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
+import { performance } from 'node:perf_hooks';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -34,6 +35,12 @@ const binaryPackage = `node-${process.platform}-${process.arch}`;
 
 function log(text) {
   process.stdout.write(`${text}\n`);
+}
+
+/** `1m 05s` since `start` (performance.now()). */
+function since(start) {
+  const seconds = Math.round((performance.now() - start) / 1000);
+  return `${Math.floor(seconds / 60)}m ${String(seconds % 60).padStart(2, '0')}s`;
 }
 
 /** Runs a command, echoing its output; returns it when asked to capture. */
@@ -113,11 +120,14 @@ function checkLine(line, npm) {
       npm_config_nodedir: path.dirname(path.dirname(node)),
     };
     delete env.npm_config_engine_strict;
+    const installing = performance.now();
     const installed = run(node, [npm, 'ci', '--no-audit', '--no-fund'], { cwd: work, env, capture: true });
     const warnings = `${installed.stdout}\n${installed.stderr}`.split('\n').filter((text) => text.includes('EBADENGINE'));
     if (warnings.length > 0) throw new Error(`npm ci on Node.js ${version} warned about engines:\n${warnings.join('\n')}`);
+    const installTime = since(installing);
+    const testing = performance.now();
     run(node, ['node_modules/vitest/vitest.mjs', 'run', '--project', 'embedded', ...SHORT_FORM], { cwd: work, env });
-    log(`Node.js ${version}: the short form passed.`);
+    log(`Node.js ${version}: the short form passed (npm ci ${installTime}, tests ${since(testing)}).`);
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

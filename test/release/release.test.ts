@@ -26,6 +26,13 @@ const PROGRAMS = [
   { name: 'pkg-registry-client', bin: 'pkg' },
 ] as const;
 
+interface LockEntry {
+  version?: string;
+  dev?: boolean;
+  optional?: boolean;
+  inBundle?: boolean;
+}
+
 const scratch: string[] = [];
 const prefixes = new Map<string, string>();
 let registry: SpawnedRegistry | undefined;
@@ -122,10 +129,32 @@ describe('npm run release', () => {
       expect(entries).toContain('package/node_modules/@pkg/protocol/package.json');
       expect(entries).toContain('package/node_modules/@pkg/protocol/dist/index.js');
       expect(entries).toContain('package/README.md');
+      expect(entries).toContain('package/npm-shrinkwrap.json');
       expect(entries.filter((entry) => entry.endsWith('.tsbuildinfo'))).toEqual([]);
       expect(entries.filter((entry) => entry.includes('/src/') && entry.endsWith('.ts') && !entry.endsWith('.d.ts'))).toEqual([]);
     },
   );
+
+  it.each(PROGRAMS)('$name: its npm-shrinkwrap.json pins the dependency tree of package-lock.json', async ({ name }) => {
+    const { stdout } = await run('tar', [
+      '-xzOf',
+      path.join(releaseDir, `${name}-${version}.tgz`),
+      'package/npm-shrinkwrap.json',
+    ]);
+    const shrinkwrap = JSON.parse(stdout) as { packages: Record<string, LockEntry> };
+    const lock = JSON.parse(await readFile(path.join(root, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, LockEntry>;
+    };
+    const workspace = name === 'pkg-registry-server' ? 'packages/server' : 'packages/cli';
+    const pinned = Object.entries(shrinkwrap.packages).filter(([location, entry]) => location !== '' && !entry.inBundle);
+    expect(pinned.length).toBeGreaterThan(10);
+    for (const [location, entry] of pinned) {
+      // The version the tests ran with: the lockfile's, under the workspace or hoisted.
+      const tested = lock.packages[`${workspace}/${location}`] ?? lock.packages[location];
+      expect(entry.version, location).toBe(tested?.version);
+      expect(entry.dev, location).toBeUndefined();
+    }
+  });
 
   it('installed programs and the single executable print the release version', async () => {
     const env = await isolatedEnv();

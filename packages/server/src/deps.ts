@@ -9,7 +9,7 @@ import type {
   InvalidationBus,
   MetadataLifecycle,
   PackageStore,
-  RegistryStore,
+  AccountStores,
   SearchIndex,
   SharedConnection,
   SigningKeyStore,
@@ -22,8 +22,8 @@ import type {
 /** Everything the server does IO through, built by main.ts (or by a test) and passed in. */
 export interface ServerDeps {
   config: Config;
-  /** Tenants, accounts, tokens, sessions. */
-  registry: RegistryStore;
+  /** Tenants, users, tokens, sessions: one store per kind. */
+  registry: AccountStores;
   /** Each package, through its handle (reads, update under the package's lock). */
   packages: PackageStore;
   /** The metadata database holding both: what readiness asks of it. */

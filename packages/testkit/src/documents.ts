@@ -110,7 +110,7 @@ export function buildStoredPackage(name: string, options: StoredPackageOptions =
   return { document, publishedVersions: Object.keys(versions), unpublished: options.unpublished ?? false };
 }
 
-/** Tenants seedPackage made sure of, per store: one createTenant per tenant, not per package. */
+/** Tenants seedPackage made sure of, per store: one tenant create per tenant, not per package. */
 const createdTenants = new WeakMap<object, Set<TenantId>>();
 
 /**
@@ -124,7 +124,7 @@ export async function seedPackage(
   tenant: TenantId = '',
 ): Promise<void> {
   if (tenant !== '' && storage.registry && !createdTenants.get(storage.registry)?.has(tenant)) {
-    await storage.registry.createTenant({
+    await storage.registry.tenants.create({
       name: tenant,
       incarnation: 'seeded',
       createdAt: new Date(0).toISOString(),

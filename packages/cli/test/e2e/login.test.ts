@@ -179,7 +179,7 @@ describe('pkg login', () => {
     expect(result.stdout).not.toContain('Successfully authenticated!');
     await expect(stat(home.upmconfig)).rejects.toThrow();
     // The token the registry issued was revoked again: the user holds none.
-    const tokens = await registry.storage.registry.listTokens('');
+    const tokens = await registry.storage.registry.tokens.list('');
     expect(tokens.filter((token) => token.user === 'nostore')).toEqual([]);
   });
 
@@ -262,7 +262,7 @@ describe('pkg login', () => {
     const refused = await pipedLogin(home, registry.url, 'cautious', 'secret-password', ['--no-signup']);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/^Error: Authentication failed: Invalid credentials\nHint: .*--no-signup/);
-    expect(await registry.storage.registry.getUser('', 'cautious')).toBeUndefined();
+    expect(await registry.storage.registry.users.get('', 'cautious')).toBeUndefined();
 
     const created = await pipedLogin(home, registry.url, 'cautious', 'secret-password', ['--json']);
     expect(created.code).toBe(0);

@@ -118,7 +118,7 @@ async function copyBlobsOfSnapshot(
   onProgress: (line: string) => void,
 ): Promise<BackupReport> {
   const report = { tarballsCopied: 0, tarballsPresent: 0, problems: [] as string[] };
-  const tenants: TenantId[] = [GLOBAL_TENANT, ...(await copy.registry.listTenants()).map((tenant) => tenant.name)];
+  const tenants: TenantId[] = [GLOBAL_TENANT, ...(await copy.registry.tenants.list()).map((tenant) => tenant.name)];
   let packages = 0;
   for (const tenant of tenants) {
     const names = await copy.packages.listPackageNames(tenant, { includeUnpublished: true });

@@ -8,7 +8,7 @@ import {
   type BlobStore,
   type DownloadCountStore,
   type PackageStore,
-  type RegistryStore,
+  type AccountStores,
   type SearchIndex,
   type SigningKeyStore,
   type StoredPackage,
@@ -19,7 +19,7 @@ import { DistCheck, streamMatchesDist } from '../services/integrity.js';
 import type { TeamStore } from '../storage/team-store.js';
 
 export interface RegistryStorage {
-  registry: RegistryStore;
+  registry: AccountStores;
   packages: PackageStore;
   blobs: BlobStore;
   downloadCounts: DownloadCountStore;
@@ -88,22 +88,22 @@ export async function copyRegistry(
     problems: [],
   };
   const tenants: TenantId[] = [GLOBAL_TENANT];
-  for (const tenant of await from.registry.listTenants()) {
-    if (!(await to.registry.createTenant(tenant))) await to.registry.updateTenantSettings(tenant.name, tenant.settings);
+  for (const tenant of await from.registry.tenants.list()) {
+    if (!(await to.registry.tenants.create(tenant))) await to.registry.tenants.updateSettings(tenant.name, tenant.settings);
     tenants.push(tenant.name);
     report.tenants++;
   }
   for (const tenant of tenants) {
     const label = tenant === GLOBAL_TENANT ? 'global registry' : `tenant ${tenant}`;
-    for (const user of await from.registry.listUsers(tenant)) {
-      if (!(await to.registry.createUser(tenant, user))) {
+    for (const user of await from.registry.users.list(tenant)) {
+      if (!(await to.registry.users.create(tenant, user))) {
         const { name, ...fields } = user;
-        await to.registry.updateUser(tenant, name, fields);
+        await to.registry.users.update(tenant, name, fields);
       }
       report.users++;
     }
-    for (const token of await from.registry.listTokens(tenant)) {
-      if (!(await to.registry.getToken(tenant, token.hash))) await to.registry.createToken(tenant, token);
+    for (const token of await from.registry.tokens.list(tenant)) {
+      if (!(await to.registry.tokens.get(tenant, token.hash))) await to.registry.tokens.create(tenant, token);
       report.tokens++;
     }
     for (const key of await from.signingKeys.list(tenant)) {

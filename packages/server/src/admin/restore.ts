@@ -48,8 +48,8 @@ export function assertEmptyFiles(target: Config): void {
 
 async function assertEmptyStorage(storage: Storage): Promise<void> {
   const occupied =
-    (await storage.registry.listTenants()).length > 0 ||
-    (await storage.registry.listUsers(GLOBAL_TENANT)).length > 0 ||
+    (await storage.registry.tenants.list()).length > 0 ||
+    (await storage.registry.users.list(GLOBAL_TENANT)).length > 0 ||
     (await storage.packages.listPackageNames(GLOBAL_TENANT, { includeUnpublished: true })).length > 0;
   let blobs = false;
   if (storage.blobs.listKeys)

@@ -88,11 +88,11 @@ export function storageCommand(argv: string[], io: AdminIo): Promise<number> {
         const tenants =
           values.tenant !== undefined
             ? [values.tenant]
-            : [GLOBAL_TENANT, ...(await storage.registry.listTenants()).map((t) => t.name)];
+            : [GLOBAL_TENANT, ...(await storage.registry.tenants.list()).map((t) => t.name)];
         if (
           values.tenant !== undefined &&
           values.tenant !== GLOBAL_TENANT &&
-          !(await storage.registry.getTenant(values.tenant))
+          !(await storage.registry.tenants.get(values.tenant))
         ) {
           throw new AdminUsageError(`there is no tenant '${values.tenant}'`);
         }

@@ -2,9 +2,9 @@ import { blobKeysOfVersion, packageOfBlobKey } from '../storage/blob-keys.js';
 import type { Config } from '../config/config.js';
 import {
   GLOBAL_TENANT,
+  type AccountStores,
   type BlobStore,
   type PackageStore,
-  type RegistryStore,
   type RegistryUsage,
   type StorageUsageStore,
   type TenantId,
@@ -50,14 +50,14 @@ export type QuotaSource = 'tenant' | 'server';
  */
 export async function storageReport(
   storage: {
-    registry: RegistryStore;
+    registry: AccountStores;
     packages: PackageStore;
     blobs: BlobStore;
     usage: StorageUsageStore;
   },
   config: Pick<Config, 'quotaBytes' | 'quotaPackages'>,
 ): Promise<TenantUsage[]> {
-  const records = await storage.registry.listTenants();
+  const records = await storage.registry.tenants.list();
   const tenants: TenantId[] = [GLOBAL_TENANT, ...records.map((tenant) => tenant.name)];
   const own = new Map(records.map((tenant) => [tenant.name, tenant.settings]));
   const usage = new Map<TenantId, TenantUsage>();

@@ -22,7 +22,7 @@ export async function verifyRegistry(
   onProgress: (line: string) => void = () => undefined,
 ): Promise<VerifyReport> {
   const report: VerifyReport = { packages: 0, tarballs: 0, notYetFetched: 0, problems: [] };
-  const tenants: TenantId[] = [GLOBAL_TENANT, ...(await storage.registry.listTenants()).map((tenant) => tenant.name)];
+  const tenants: TenantId[] = [GLOBAL_TENANT, ...(await storage.registry.tenants.list()).map((tenant) => tenant.name)];
   for (const tenant of tenants) {
     const names = await storage.packages.listPackageNames(tenant, { includeUnpublished: true });
     for (const name of names) {

@@ -107,7 +107,7 @@ export async function adminUserRoutes(app: FastifyInstance, { services }: { serv
  */
 async function requireAdministrator(services: Services, request: FastifyRequest, what: 'read' | 'change'): Promise<Caller> {
   const caller = requireCaller(request);
-  if (!(await isAdministrator(services.auth, request.ctx.tenant, caller.user))) {
+  if (!(await isAdministrator({ get: (tenant, name) => services.auth.getUser(tenant, name) }, request.ctx.tenant, caller.user))) {
     throw new ProtocolError('FORBIDDEN', `'${caller.user}' is not an administrator of this registry`);
   }
   if (what === 'change' && (caller.readonly || caller.scope?.packages || caller.scope?.publishOnly)) {

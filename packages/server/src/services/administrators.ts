@@ -1,4 +1,4 @@
-import type { RegistryStore, TenantId } from '../storage/ports.js';
+import type { TenantId, UserStore } from '../storage/ports.js';
 
 /**
  * Whether `user` is an administrator of the registry `tenant` (the global one or a tenant):
@@ -8,11 +8,7 @@ import type { RegistryStore, TenantId } from '../storage/ports.js';
  * create --admin`, `user grant-admin`); a disabled account has none. The server's operator, on
  * the command line, needs no role: the admin commands act directly.
  */
-export async function isAdministrator(
-  registry: Pick<RegistryStore, 'getUser'>,
-  tenant: TenantId,
-  user: string,
-): Promise<boolean> {
-  const record = await registry.getUser(tenant, user);
+export async function isAdministrator(users: Pick<UserStore, 'get'>, tenant: TenantId, user: string): Promise<boolean> {
+  const record = await users.get(tenant, user);
   return record?.admin === true && !record.disabled;
 }

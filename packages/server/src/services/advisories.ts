@@ -47,7 +47,7 @@ export class AdvisoryService {
 
   constructor(deps: AdvisoryServiceDeps, options: { isAdministrator?: IsAdministrator; upstream?: UpstreamAdvisories } = {}) {
     this.#deps = deps;
-    this.#isAdministrator = options.isAdministrator ?? ((tenant, user) => isAdministrator(deps.registry, tenant, user));
+    this.#isAdministrator = options.isAdministrator ?? ((tenant, user) => isAdministrator(deps.registry.users, tenant, user));
     this.#upstream = options.upstream;
   }
 

@@ -1,5 +1,5 @@
 import type { Caller } from '../context.js';
-import type { RegistryStore, TenantId } from '../storage/ports.js';
+import type { AccountStores, TenantId } from '../storage/ports.js';
 import { isAdministrator } from './administrators.js';
 
 /**
@@ -7,13 +7,13 @@ import { isAdministrator } from './administrators.js';
  * administrators, as services/administrators.ts (the one place that decides it) answers.
  */
 export class Administrators {
-  readonly #registry: RegistryStore;
+  readonly #registry: AccountStores;
 
-  constructor(registry: RegistryStore) {
+  constructor(registry: AccountStores) {
     this.#registry = registry;
   }
 
   async is(tenant: TenantId, caller: Caller | null): Promise<boolean> {
-    return caller !== null && (await isAdministrator(this.#registry, tenant, caller.user));
+    return caller !== null && (await isAdministrator(this.#registry.users, tenant, caller.user));
   }
 }

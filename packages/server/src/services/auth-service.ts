@@ -178,7 +178,7 @@ export class AuthService {
     settings: RegistrySettings,
   ): Promise<{ user: UserRecord; created: boolean }> {
     const { registry } = this.#deps;
-    const existing = await registry.getUser(tenant, input.name);
+    const existing = await registry.users.get(tenant, input.name);
     if (existing !== undefined) {
       if (!(await verifyPassword(input.password, existing.passwordHash)) || existing.disabled) {
         throw settings.signup ? wrongPassword(input.name) : invalidCredentials(CLOSED_SIGNUP);
@@ -200,9 +200,9 @@ export class AuthService {
       createdAt: this.#deps.now().toISOString(),
       disabled: false,
     };
-    if (await registry.createUser(tenant, candidate)) return { user: candidate, created: true };
+    if (await registry.users.create(tenant, candidate)) return { user: candidate, created: true };
     // A concurrent sign-up of the same name won: these credentials must match that account.
-    const winner = await registry.getUser(tenant, input.name);
+    const winner = await registry.users.get(tenant, input.name);
     if (!winner || winner.disabled || !(await verifyPassword(input.password, winner.passwordHash)))
       throw wrongPassword(input.name);
     return { user: winner, created: false };
@@ -233,7 +233,7 @@ export class AuthService {
       prefix: token.slice(0, TOKEN_PREFIX_LENGTH),
       ...(limits.scope ? { scope: limits.scope } : {}),
     };
-    await this.#deps.registry.createToken(tenant, record);
+    await this.#deps.registry.tokens.create(tenant, record);
     return { token, summary: summaryOf(record) };
   }
 
@@ -246,11 +246,11 @@ export class AuthService {
     const version = registry.credentialsVersion?.();
     const known = this.#known(key, version);
     if (known !== undefined) return known;
-    const record = await registry.getToken(tenant, hash);
+    const record = await registry.tokens.get(tenant, hash);
     if (!record) return null;
     const expiresAt = record.expiresAt === null ? null : Date.parse(record.expiresAt);
     if (expiresAt !== null && expiresAt <= this.#deps.now().getTime()) return null;
-    const user = await registry.getUser(tenant, record.user);
+    const user = await registry.users.get(tenant, record.user);
     if (!user || user.disabled) return null;
     const caller: Caller = {
       user: record.user,
@@ -272,7 +272,7 @@ export class AuthService {
   async refusalOf(tenant: TenantId, token: string): Promise<string> {
     const again = 'log in again or create a new token';
     if (token.length === 0 || token.length > 512) return `This is not a token of this registry: ${again}`;
-    const record = await this.#deps.registry.getToken(tenant, hashToken(token));
+    const record = await this.#deps.registry.tokens.get(tenant, hashToken(token));
     if (!record) return `This token is not valid here: it was revoked, or this registry never issued it; ${again}`;
     if (record.expiresAt !== null && Date.parse(record.expiresAt) <= this.#deps.now().getTime()) {
       return `This token expired at ${record.expiresAt}: ${again}`;
@@ -321,7 +321,7 @@ export class AuthService {
   async confirmPassword(tenant: TenantId, { name, password, clientIp }: BasicCredentials): Promise<UserRecord> {
     if (!USER_NAME.test(name) || password.length === 0 || password.length > 1024) throw invalidCredentials();
     await this.#throttle.check(tenant, name, clientIp);
-    const user = await this.#deps.registry.getUser(tenant, name);
+    const user = await this.#deps.registry.users.get(tenant, name);
     const valid = await verifyPassword(password, user?.passwordHash ?? (await dummyPasswordHash()));
     if (!user || !valid || user.disabled) {
       await this.#throttle.recordFailure(tenant, name, clientIp);
@@ -367,14 +367,14 @@ export class AuthService {
 
   /** A user's tokens, newest first. */
   async listTokens(tenant: TenantId, user: string): Promise<TokenSummary[]> {
-    const tokens = await this.#deps.registry.listUserTokens(tenant, user);
+    const tokens = await this.#deps.registry.tokens.listOfUser(tenant, user);
     return tokens.map(summaryOf);
   }
 
   /** Revokes the user's token with that public id; false when the user has no such token. */
   async revokeToken(tenant: TenantId, user: string, id: string): Promise<boolean> {
     if (!/^[0-9a-f]{16}$/.test(id)) return false;
-    const matches = (await this.#deps.registry.listUserTokens(tenant, user)).filter((t) => t.hash.startsWith(id));
+    const matches = (await this.#deps.registry.tokens.listOfUser(tenant, user)).filter((t) => t.hash.startsWith(id));
     if (matches.length !== 1) return false;
     return this.#revoke(tenant, matches[0]!.hash);
   }
@@ -382,11 +382,11 @@ export class AuthService {
   /** The one way a token ends: out of the cache of authenticated tokens, then out of the store. */
   #revoke(tenant: TenantId, hash: string): Promise<boolean> {
     this.#callers.delete(`${this.#scopeOf(tenant)}\0${hash}`);
-    return this.#deps.registry.deleteToken(tenant, hash);
+    return this.#deps.registry.tokens.delete(tenant, hash);
   }
 
   async getUser(tenant: TenantId, name: string): Promise<UserRecord | undefined> {
-    return this.#deps.registry.getUser(tenant, name);
+    return this.#deps.registry.users.get(tenant, name);
   }
 }
 

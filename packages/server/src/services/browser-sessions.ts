@@ -1,4 +1,4 @@
-import type { RegistryStore, TenantId } from '../storage/ports.js';
+import type { AccountStores, TenantId } from '../storage/ports.js';
 import { hashToken, newToken } from './tokens.js';
 
 /** How long a browser stays signed in to the web interface. */
@@ -12,10 +12,10 @@ const KIND = 'web';
  * nobody a session. A session is only a key to the web pages: it never authenticates API calls.
  */
 export class BrowserSessions {
-  readonly #registry: RegistryStore;
+  readonly #registry: AccountStores;
   readonly #now: () => Date;
 
-  constructor(registry: RegistryStore, now: () => Date) {
+  constructor(registry: AccountStores, now: () => Date) {
     this.#registry = registry;
     this.#now = now;
   }
@@ -23,9 +23,9 @@ export class BrowserSessions {
   /** Starts a session for a user whose password was just checked; returns the cookie secret. */
   async start(tenant: TenantId, user: string): Promise<string> {
     const now = this.#now();
-    await this.#registry.deleteExpiredSessions(now.toISOString());
+    await this.#registry.sessions.deleteExpired(now.toISOString());
     const secret = newToken();
-    await this.#registry.createSession(tenant, {
+    await this.#registry.sessions.create(tenant, {
       hash: hashToken(secret),
       kind: KIND,
       user,
@@ -39,13 +39,13 @@ export class BrowserSessions {
   /** The signed-in user behind a cookie secret, or undefined (unknown, expired, user disabled). */
   async userOf(tenant: TenantId, secret: string | undefined): Promise<string | undefined> {
     if (secret === undefined) return undefined;
-    const session = await this.#registry.getSession(tenant, hashToken(secret), this.#now().toISOString());
+    const session = await this.#registry.sessions.get(tenant, hashToken(secret), this.#now().toISOString());
     if (!session || session.kind !== KIND || session.user === null) return undefined;
-    const user = await this.#registry.getUser(tenant, session.user);
+    const user = await this.#registry.users.get(tenant, session.user);
     return user && !user.disabled ? user.name : undefined;
   }
 
   async end(tenant: TenantId, secret: string | undefined): Promise<void> {
-    if (secret !== undefined) await this.#registry.deleteSession(tenant, hashToken(secret));
+    if (secret !== undefined) await this.#registry.sessions.delete(tenant, hashToken(secret));
   }
 }

@@ -1,5 +1,5 @@
 import { ProtocolError } from '@pkg/protocol';
-import type { RegistryStore, SessionRecord, TenantId, UserRecord } from '../storage/ports.js';
+import type { AccountStores, SessionRecord, TenantId, UserRecord } from '../storage/ports.js';
 import { hashToken, newToken } from './tokens.js';
 import { checkEmail } from './account-names.js';
 import { UserAdmin } from './user-admin.js';
@@ -32,12 +32,12 @@ export interface Invitation {
  * concurrent takers wins.
  */
 export class Invitations {
-  readonly #registry: RegistryStore;
+  readonly #registry: AccountStores;
   readonly #users: UserAdmin;
   readonly #ttlSeconds: number;
   readonly #now: () => Date;
 
-  constructor(registry: RegistryStore, options: { ttlSeconds: number; passwordMinLength: number; now: () => Date }) {
+  constructor(registry: AccountStores, options: { ttlSeconds: number; passwordMinLength: number; now: () => Date }) {
     this.#registry = registry;
     this.#ttlSeconds = options.ttlSeconds;
     this.#now = options.now;
@@ -49,7 +49,7 @@ export class Invitations {
     const now = this.#now();
     const secret = newToken();
     const expiresAt = new Date(now.getTime() + this.#ttlSeconds * 1000).toISOString();
-    await this.#registry.createSession(tenant, {
+    await this.#registry.sessions.create(tenant, {
       hash: hashToken(secret),
       kind: KIND,
       user: null,
@@ -76,8 +76,8 @@ export class Invitations {
     // The account first: a refused name, e-mail or password leaves the invitation usable.
     const user = await this.#users.create(tenant, { ...input, admin: termsOf(session).admin });
     // Then the invitation is taken; when a concurrent taker won it, this account goes again.
-    if (!(await this.#registry.deleteSession(tenant, session.hash))) {
-      await this.#registry.deleteUser(tenant, user.name);
+    if (!(await this.#registry.sessions.delete(tenant, session.hash))) {
+      await this.#registry.users.delete(tenant, user.name);
       throw invalid();
     }
     return user;
@@ -85,7 +85,7 @@ export class Invitations {
 
   async #session(tenant: TenantId, secret: string): Promise<SessionRecord | undefined> {
     if (secret.length === 0 || secret.length > 512) return undefined;
-    const session = await this.#registry.getSession(tenant, hashToken(secret), this.#now().toISOString());
+    const session = await this.#registry.sessions.get(tenant, hashToken(secret), this.#now().toISOString());
     return session?.kind === KIND ? session : undefined;
   }
 }

@@ -1,7 +1,7 @@
 import { ProtocolError } from '@pkg/protocol';
 import type { AuthService } from './auth-service.js';
 import { hashToken, newToken } from './tokens.js';
-import type { RegistryStore, TenantId } from '../storage/ports.js';
+import type { AccountStores, TenantId } from '../storage/ports.js';
 
 /** How long an `npm login` waits for its user to sign in in the browser. */
 export const NPM_LOGIN_SECONDS = 5 * 60;
@@ -42,11 +42,11 @@ export type NpmLoginPoll = { state: 'pending'; retryAfter: number } | { state: '
  * so it is single use.
  */
 export class NpmWebLogin {
-  readonly #registry: RegistryStore;
+  readonly #registry: AccountStores;
   readonly #auth: AuthService;
   readonly #now: () => Date;
 
-  constructor(registry: RegistryStore, auth: AuthService, now: () => Date) {
+  constructor(registry: AccountStores, auth: AuthService, now: () => Date) {
     this.#registry = registry;
     this.#auth = auth;
     this.#now = now;
@@ -54,15 +54,21 @@ export class NpmWebLogin {
 
   async start(tenant: TenantId, baseUrl: string, request: NpmLoginRequest): Promise<{ loginUrl: string; doneUrl: string }> {
     const now = this.#now();
-    await this.#registry.deleteExpiredSessions(now.toISOString());
+    await this.#registry.sessions.deleteExpired(now.toISOString());
     const loginSecret = newToken();
     const doneSecret = newToken();
     const times = {
       createdAt: now.toISOString(),
       expiresAt: new Date(now.getTime() + NPM_LOGIN_SECONDS * 1000).toISOString(),
     };
-    await this.#registry.createSession(tenant, { hash: hashToken(doneSecret), kind: DONE_KIND, user: null, data: {}, ...times });
-    await this.#registry.createSession(tenant, {
+    await this.#registry.sessions.create(tenant, {
+      hash: hashToken(doneSecret),
+      kind: DONE_KIND,
+      user: null,
+      data: {},
+      ...times,
+    });
+    await this.#registry.sessions.create(tenant, {
       hash: hashToken(loginSecret),
       kind: PAGE_KIND,
       user: null,
@@ -90,25 +96,25 @@ export class NpmWebLogin {
     const page = await this.#page(tenant, loginSecret);
     if (!page || typeof page.data.done !== 'string') return false;
     // The login URL works once: whoever deletes the page record is the one who approves.
-    if (!(await this.#registry.deleteSession(tenant, page.hash))) return false;
-    return this.#registry.claimSession(tenant, page.data.done, user, this.#now().toISOString());
+    if (!(await this.#registry.sessions.delete(tenant, page.hash))) return false;
+    return this.#registry.sessions.claim(tenant, page.data.done, user, this.#now().toISOString());
   }
 
   /** npm's poll of the done URL: pending, or the token (exactly once). */
   async collect(tenant: TenantId, doneSecret: string): Promise<NpmLoginPoll> {
     const hash = hashToken(doneSecret);
-    const session = await this.#registry.getSession(tenant, hash, this.#now().toISOString());
+    const session = await this.#registry.sessions.get(tenant, hash, this.#now().toISOString());
     if (!session || session.kind !== DONE_KIND) throw loginSessionNotFound();
     if (session.user === null) return { state: 'pending', retryAfter: NPM_LOGIN_POLL_SECONDS };
-    if (!(await this.#registry.deleteSession(tenant, hash))) throw loginSessionNotFound();
-    const user = await this.#registry.getUser(tenant, session.user);
+    if (!(await this.#registry.sessions.delete(tenant, hash))) throw loginSessionNotFound();
+    const user = await this.#registry.users.get(tenant, session.user);
     if (!user || user.disabled) throw loginSessionNotFound();
     return { state: 'done', token: await this.#auth.issueToken(tenant, user.name) };
   }
 
   async #page(tenant: TenantId, loginSecret: string) {
     if (!isSecret(loginSecret)) return undefined;
-    const page = await this.#registry.getSession(tenant, hashToken(loginSecret), this.#now().toISOString());
+    const page = await this.#registry.sessions.get(tenant, hashToken(loginSecret), this.#now().toISOString());
     return page && page.kind === PAGE_KIND ? page : undefined;
   }
 }

@@ -186,7 +186,7 @@ export class PackageUpdateService {
         maintainers.push(kept);
         continue;
       }
-      const user = await this.#deps.registry.getUser(tenant, name);
+      const user = await this.#deps.registry.users.get(tenant, name);
       if (!user || user.disabled) throw userNotFound(name);
       maintainers.push({ name: user.name, email: user.email });
     }

@@ -208,7 +208,7 @@ export class PublishService {
         `package/package.json in the tarball names ${String(facts.manifest.name)}@${String(facts.manifest.version)}, not ${name}@${request.version}`,
       );
     }
-    const email = caller.email ?? (await this.#deps.registry.getUser(tenant, caller.user))?.email ?? '';
+    const email = caller.email ?? (await this.#deps.registry.users.get(tenant, caller.user))?.email ?? '';
     const sha512Hex = Buffer.from(request.integrity.slice('sha512-'.length), 'base64').toString('hex');
     const provenance = request.sigstore ? checkProvenance(request.sigstore, name, request.version, sha512Hex) : undefined;
     const signature = await this.#signatures.sign(tenant, name, request.version, request.integrity);

@@ -1,5 +1,5 @@
 import type { RetentionSchedule } from '../config/retention-rules.js';
-import { GLOBAL_TENANT, type RegistryStore, type TenantId } from '../storage/ports.js';
+import { GLOBAL_TENANT, type AccountStores, type TenantId } from '../storage/ports.js';
 import type { RetentionRemoval, RetentionService } from './retention.js';
 
 export interface RetentionLog {
@@ -15,7 +15,7 @@ export interface RetentionLog {
  */
 export class RetentionScheduler {
   readonly #service: RetentionService;
-  readonly #registry: RegistryStore;
+  readonly #registry: AccountStores;
   readonly #schedule: RetentionSchedule;
   readonly #log: RetentionLog;
   #timer: NodeJS.Timeout | undefined;
@@ -27,7 +27,7 @@ export class RetentionScheduler {
   /** `record` writes each run's removals to the audit log. */
   constructor(
     service: RetentionService,
-    registry: RegistryStore,
+    registry: AccountStores,
     schedule: RetentionSchedule,
     log: RetentionLog,
     record: (removals: RetentionRemoval[]) => Promise<void> = async () => undefined,
@@ -55,7 +55,7 @@ export class RetentionScheduler {
     this.#running = this.#running.then(async () => {
       const removed: RetentionRemoval[] = [];
       try {
-        const tenants: TenantId[] = [GLOBAL_TENANT, ...(await this.#registry.listTenants()).map((t) => t.name)];
+        const tenants: TenantId[] = [GLOBAL_TENANT, ...(await this.#registry.tenants.list()).map((t) => t.name)];
         for (const tenant of tenants) {
           if (this.#stopped) break;
           await this.#service.apply(tenant, this.#schedule, (removal) => {

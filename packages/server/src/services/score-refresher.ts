@@ -1,5 +1,5 @@
 import { utcDay } from '../search/utc-days.js';
-import { GLOBAL_TENANT, type RegistryStore, type SearchIndex } from '../storage/ports.js';
+import { GLOBAL_TENANT, type AccountStores, type SearchIndex } from '../storage/ports.js';
 
 export interface ScoreRefresherOptions {
   /** How often to look whether the UTC day changed. */
@@ -14,7 +14,7 @@ export interface ScoreRefresherOptions {
  */
 export class ScoreRefresher {
   readonly #search: SearchIndex;
-  readonly #registry: RegistryStore;
+  readonly #registry: AccountStores;
   readonly #now: () => Date;
   readonly #onError: (err: unknown) => void;
   readonly #timer: NodeJS.Timeout;
@@ -22,7 +22,7 @@ export class ScoreRefresher {
   #running: Promise<void> | undefined;
   #closed = false;
 
-  constructor(deps: { search: SearchIndex; registry: RegistryStore; now: () => Date }, options: ScoreRefresherOptions = {}) {
+  constructor(deps: { search: SearchIndex; registry: AccountStores; now: () => Date }, options: ScoreRefresherOptions = {}) {
     this.#search = deps.search;
     this.#registry = deps.registry;
     this.#now = deps.now;
@@ -56,7 +56,7 @@ export class ScoreRefresher {
   }
 
   async #refreshAll(): Promise<void> {
-    const tenants = [GLOBAL_TENANT, ...(await this.#registry.listTenants()).map((t) => t.name)];
+    const tenants = [GLOBAL_TENANT, ...(await this.#registry.tenants.list()).map((t) => t.name)];
     for (const tenant of tenants) {
       if (this.#closed) return;
       const now = this.#now();

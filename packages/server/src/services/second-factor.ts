@@ -63,7 +63,7 @@ export class SecondFactorService {
       lastStep: 0,
       createdAt: this.#deps.now().toISOString(),
     };
-    await this.#deps.registry.updateUser(tenant, user.name, { secondFactor: factor });
+    await this.#deps.registry.users.update(tenant, user.name, { secondFactor: factor });
     return this.#totp(factor.secret, user.name, issuer).toString();
   }
 
@@ -83,18 +83,18 @@ export class SecondFactorService {
       throw new ProtocolError('VALIDATION_ERROR', 'That code is not the current one of the authenticator app: try the next code');
     }
     const codes = Array.from({ length: RECOVERY_CODES }, () => randomBytes(8).toString('hex'));
-    await this.#deps.registry.updateUser(tenant, user.name, {
+    await this.#deps.registry.users.update(tenant, user.name, {
       secondFactor: { ...factor, pending: false, lastStep: step, recoveryCodes: codes.map((c) => hashToken(c)) },
     });
     return codes;
   }
 
   async setMode(tenant: TenantId, user: UserRecord, mode: SecondFactorMode): Promise<void> {
-    await this.#deps.registry.updateUser(tenant, user.name, { secondFactor: { ...user.secondFactor!, mode } });
+    await this.#deps.registry.users.update(tenant, user.name, { secondFactor: { ...user.secondFactor!, mode } });
   }
 
   async disable(tenant: TenantId, user: string): Promise<void> {
-    await this.#deps.registry.updateUser(tenant, user, { secondFactor: null });
+    await this.#deps.registry.users.update(tenant, user, { secondFactor: null });
   }
 
   /**
@@ -104,7 +104,7 @@ export class SecondFactorService {
    */
   async requireWriteCode(tenant: TenantId, caller: Caller, code: string | undefined, why: string): Promise<void> {
     if (caller.secondFactor !== 'auth-and-writes' || caller.scope?.automation) return;
-    const user = await this.#deps.registry.getUser(tenant, caller.user);
+    const user = await this.#deps.registry.users.get(tenant, caller.user);
     if (user) await this.check(tenant, user, code, why);
   }
 
@@ -120,13 +120,13 @@ export class SecondFactorService {
     if (given.length === 0 || given.length > 64) throw otpRequired(why);
     const step = this.#stepOf(factor.secret, given);
     if (step !== undefined && step > factor.lastStep) {
-      await this.#deps.registry.updateUser(tenant, user.name, { secondFactor: { ...factor, lastStep: step } });
+      await this.#deps.registry.users.update(tenant, user.name, { secondFactor: { ...factor, lastStep: step } });
       return;
     }
     const hash = hashToken(given);
     const recovery = factor.recoveryCodes.find((h) => timingSafeEqual(Buffer.from(h), Buffer.from(hash)));
     if (recovery === undefined) throw otpRequired(why);
-    await this.#deps.registry.updateUser(tenant, user.name, {
+    await this.#deps.registry.users.update(tenant, user.name, {
       secondFactor: { ...factor, recoveryCodes: factor.recoveryCodes.filter((h) => h !== recovery) },
     });
   }

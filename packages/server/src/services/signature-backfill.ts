@@ -16,7 +16,7 @@ export type SignatureBackfillDeps = Pick<ServerDeps, 'registry' | 'packages' | '
  * `signal` aborts and goes on at the next start. Returns the number of versions signed.
  */
 export async function signVersionsPublishedBefore(deps: SignatureBackfillDeps, signal?: AbortSignal): Promise<number> {
-  const tenants: TenantId[] = [GLOBAL_TENANT, ...(await deps.registry.listTenants()).map((t) => t.name)];
+  const tenants: TenantId[] = [GLOBAL_TENANT, ...(await deps.registry.tenants.list()).map((t) => t.name)];
   const signatures = new RegistrySignatures(deps);
   let signed = 0;
   for (const tenant of tenants) {

@@ -41,7 +41,7 @@ export class TeamService {
 
   /** The actor a signed-in user is: an administrator of this registry or not. */
   async actor(tenant: TenantId, user: string): Promise<TeamActor> {
-    return { user, administrator: await isAdministrator(this.#deps.registry, tenant, user) };
+    return { user, administrator: await isAdministrator(this.#deps.registry.users, tenant, user) };
   }
 
   list(tenant: TenantId): Promise<TeamRecord[]> {
@@ -79,7 +79,7 @@ export class TeamService {
 
   async addMember(tenant: TenantId, actor: TeamActor, name: string, user: string): Promise<TeamRecord> {
     const team = await this.#managed(tenant, actor, name);
-    if (user.length > 128 || !(await this.#deps.registry.getUser(tenant, user))) {
+    if (user.length > 128 || !(await this.#deps.registry.users.get(tenant, user))) {
       throw userNotFound(user);
     }
     if (!(await this.#deps.teams.addMember(tenant, team.name, user))) throw noTeam(name);
@@ -155,7 +155,7 @@ export class TeamService {
   async requireMayCreate(tenant: TenantId, user: string, name: string): Promise<void> {
     const owner = await this.#deps.teams.ownerOf(tenant, name);
     if (owner === undefined || owner.members.includes(user)) return;
-    if (await isAdministrator(this.#deps.registry, tenant, user)) return;
+    if (await isAdministrator(this.#deps.registry.users, tenant, user)) return;
     throw new ProtocolError(
       'FORBIDDEN',
       `'${name}' is in the namespace '${owner.namespace}' of team '${owner.team}': only its members and administrators may publish new packages there`,

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { BlobStore, InvalidationBus, PackageStore, RegistryStore, TenantRecord, TenantSettings } from '../storage/ports.js';
+import type { BlobStore, InvalidationBus, PackageStore, AccountStores, TenantRecord, TenantSettings } from '../storage/ports.js';
 import { tenantNameProblem } from './tenant-names.js';
 import { WHOLE_TENANT } from './tenant-service.js';
 
@@ -15,14 +15,14 @@ export class AdminUsageError extends Error {
 
 /** Creating, listing, configuring and deleting tenant registries (the admin command line). */
 export class TenantAdmin {
-  readonly #registry: RegistryStore;
+  readonly #registry: AccountStores;
   readonly #packages: PackageStore;
   readonly #blobs: BlobStore;
   readonly #bus: InvalidationBus | undefined;
   readonly #now: () => Date;
 
   constructor(
-    stores: { registry: RegistryStore; packages: PackageStore; blobs: BlobStore; bus?: InvalidationBus },
+    stores: { registry: AccountStores; packages: PackageStore; blobs: BlobStore; bus?: InvalidationBus },
     now: () => Date = () => new Date(),
   ) {
     this.#registry = stores.registry;
@@ -37,13 +37,13 @@ export class TenantAdmin {
     if (problem) throw new AdminUsageError(`invalid tenant name '${name}': ${problem}`);
     const incarnation = randomBytes(16).toString('hex');
     const record: TenantRecord = { name, incarnation, createdAt: this.#now().toISOString(), settings };
-    if (!(await this.#registry.createTenant(record))) throw new AdminError(`tenant '${name}' already exists`);
+    if (!(await this.#registry.tenants.create(record))) throw new AdminError(`tenant '${name}' already exists`);
     await this.#announce(name);
     return record;
   }
 
   list(): Promise<TenantRecord[]> {
-    return this.#registry.listTenants();
+    return this.#registry.tenants.list();
   }
 
   /** Changes some settings; `null` for a key removes the tenant's own value (the server's applies). */
@@ -54,7 +54,7 @@ export class TenantAdmin {
       if (value === null) delete settings[key];
       else settings[key] = value;
     }
-    await this.#registry.updateTenantSettings(name, settings);
+    await this.#registry.tenants.updateSettings(name, settings);
     await this.#announce(name);
     return { ...tenant, settings: settings };
   }
@@ -62,9 +62,9 @@ export class TenantAdmin {
   /** Deletes the tenant with its users, tokens, packages and tarballs. */
   async delete(name: string): Promise<{ users: number; packages: number; tarballs: number }> {
     await this.require(name);
-    const users = (await this.#registry.listUsers(name)).length;
+    const users = (await this.#registry.users.list(name)).length;
     const packages = (await this.#packages.listPackageNames(name)).length;
-    if (!(await this.#registry.deleteTenant(name))) throw new AdminError(`tenant '${name}' does not exist`);
+    if (!(await this.#registry.tenants.delete(name))) throw new AdminError(`tenant '${name}' does not exist`);
     await this.#announce(name);
     // Tarball keys start with the tenant's label (storage/blob-keys.ts); the metadata is gone, so
     // these are unreferenced now.
@@ -90,7 +90,7 @@ export class TenantAdmin {
   async require(name: string): Promise<TenantRecord> {
     const problem = tenantNameProblem(name);
     if (problem) throw new AdminUsageError(`invalid tenant name '${name}': ${problem}`);
-    const tenant = await this.#registry.getTenant(name);
+    const tenant = await this.#registry.tenants.get(name);
     if (!tenant) throw new AdminError(`tenant '${name}' does not exist`);
     return tenant;
   }

@@ -162,7 +162,7 @@ export class TenantService {
     let pending = this.#pending.get(name);
     if (!pending) {
       const generation = this.#generation;
-      pending = registry.getTenant(name).finally(() => this.#pending.delete(name));
+      pending = registry.tenants.get(name).finally(() => this.#pending.delete(name));
       this.#pending.set(name, pending);
       const record = await pending;
       if (record) this.#incarnations.set(name, record.incarnation);

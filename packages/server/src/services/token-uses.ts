@@ -1,4 +1,4 @@
-import type { RegistryStore, TenantId, TokenUse } from '../storage/ports.js';
+import type { AccountStores, TenantId, TokenUse } from '../storage/ports.js';
 
 /** A token used again from the same address within this time is not written again. */
 const QUIET_MS = 60_000;
@@ -20,7 +20,7 @@ interface Written {
  * one write per token per minute per node.
  */
 export class TokenUseRecorder {
-  readonly #registry: Pick<RegistryStore, 'recordTokenUses'>;
+  readonly #registry: Pick<AccountStores, 'tokens'>;
   readonly #now: () => Date;
   readonly #onError: (err: unknown) => void;
   /** tenant → hash → the latest use not written yet. */
@@ -28,7 +28,7 @@ export class TokenUseRecorder {
   readonly #written = new Map<string, Written>();
   #timer: NodeJS.Timeout | undefined;
 
-  constructor(registry: Pick<RegistryStore, 'recordTokenUses'>, now: () => Date, onError: (err: unknown) => void) {
+  constructor(registry: Pick<AccountStores, 'tokens'>, now: () => Date, onError: (err: unknown) => void) {
     this.#registry = registry;
     this.#now = now;
     this.#onError = onError;
@@ -56,7 +56,7 @@ export class TokenUseRecorder {
     this.#pending.clear();
     for (const [tenant, uses] of batches) {
       try {
-        await this.#registry.recordTokenUses(tenant, [...uses.values()]);
+        await this.#registry.tokens.recordUses(tenant, [...uses.values()]);
       } catch (err) {
         // A last-use time is not worth failing anything for; the next use notes it again.
         for (const hash of uses.keys()) this.#written.delete(`${tenant}\0${hash}`);

@@ -13,7 +13,7 @@ export async function measureUnmeasuredVersions(
   deps: Pick<ServerDeps, 'registry' | 'packages' | 'blobs' | 'usage'>,
   signal?: AbortSignal,
 ): Promise<number> {
-  const tenants: TenantId[] = [GLOBAL_TENANT, ...(await deps.registry.listTenants()).map((tenant) => tenant.name)];
+  const tenants: TenantId[] = [GLOBAL_TENANT, ...(await deps.registry.tenants.list()).map((tenant) => tenant.name)];
   let measured = 0;
   for (const tenant of tenants) {
     const byPackage = new Map<string, string[]>();

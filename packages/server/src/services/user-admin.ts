@@ -1,5 +1,5 @@
 import { ProtocolError, userNotFound } from '@pkg/protocol';
-import type { RegistryStore, TenantId, UserRecord } from '../storage/ports.js';
+import type { AccountStores, TenantId, UserRecord } from '../storage/ports.js';
 import type { TeamStore } from '../storage/team-store.js';
 import { checkEmail, USER_NAME } from './account-names.js';
 import { hashPassword } from './passwords.js';
@@ -42,13 +42,13 @@ export function summaryOfUser(user: UserRecord): UserSummary {
  * delete. New passwords meet the password policy. Refusals are ProtocolErrors that say why.
  */
 export class UserAdmin {
-  readonly #registry: RegistryStore;
+  readonly #registry: AccountStores;
   readonly #passwordMinLength: number;
   readonly #now: () => Date;
   readonly #teams: Pick<TeamStore, 'forgetUser'> | undefined;
 
   constructor(
-    registry: RegistryStore,
+    registry: AccountStores,
     options: { passwordMinLength: number; now?: () => Date; teams?: Pick<TeamStore, 'forgetUser'> },
   ) {
     this.#registry = registry;
@@ -58,7 +58,7 @@ export class UserAdmin {
   }
 
   list(tenant: TenantId): Promise<UserRecord[]> {
-    return this.#registry.listUsers(tenant);
+    return this.#registry.users.list(tenant);
   }
 
   /** Creates an account whatever the sign-up setting (an administrator's decision). */
@@ -73,7 +73,7 @@ export class UserAdmin {
       disabled: false,
       ...(input.admin ? { admin: true } : {}),
     };
-    if (!(await this.#registry.createUser(tenant, user))) {
+    if (!(await this.#registry.users.create(tenant, user))) {
       throw new ProtocolError('CONFLICT', `user '${input.name}' exists already in ${registryName(tenant)}`);
     }
     return user;
@@ -82,21 +82,21 @@ export class UserAdmin {
   /** Disabling also revokes every token of the user; returns how many. */
   async setDisabled(tenant: TenantId, name: string, disabled: boolean): Promise<number> {
     await this.require(tenant, name);
-    await this.#registry.updateUser(tenant, name, { disabled });
-    return disabled ? this.#registry.deleteUserTokens(tenant, name) : 0;
+    await this.#registry.users.update(tenant, name, { disabled });
+    return disabled ? this.#registry.tokens.deleteOfUser(tenant, name) : 0;
   }
 
   async setAdmin(tenant: TenantId, name: string, admin: boolean): Promise<void> {
     await this.require(tenant, name);
-    await this.#registry.updateUser(tenant, name, { admin });
+    await this.#registry.users.update(tenant, name, { admin });
   }
 
   /** Sets a new password and revokes every token of the user; returns how many. */
   async resetPassword(tenant: TenantId, name: string, password: string): Promise<number> {
     checkNewPassword(password, this.#passwordMinLength, name);
     await this.require(tenant, name);
-    await this.#registry.updateUser(tenant, name, { passwordHash: await hashPassword(password) });
-    return this.#registry.deleteUserTokens(tenant, name);
+    await this.#registry.users.update(tenant, name, { passwordHash: await hashPassword(password) });
+    return this.#registry.tokens.deleteOfUser(tenant, name);
   }
 
   /**
@@ -108,16 +108,16 @@ export class UserAdmin {
    */
   async delete(tenant: TenantId, name: string): Promise<number> {
     await this.require(tenant, name);
-    const tokens = (await this.#registry.listUserTokens(tenant, name)).length;
+    const tokens = (await this.#registry.tokens.listOfUser(tenant, name)).length;
     // Deleted meanwhile by another administrator: the same answer as an unknown user.
-    if (!(await this.#registry.deleteUser(tenant, name))) await this.require(tenant, name);
+    if (!(await this.#registry.users.delete(tenant, name))) await this.require(tenant, name);
     // Its team memberships end too (a team store of its own: after the account, not with it).
     await this.#teams?.forgetUser(tenant, name);
     return tokens;
   }
 
   async require(tenant: TenantId, name: string): Promise<UserRecord> {
-    const user = USER_NAME.test(name) ? await this.#registry.getUser(tenant, name) : undefined;
+    const user = USER_NAME.test(name) ? await this.#registry.users.get(tenant, name) : undefined;
     if (!user) throw userNotFound(name, registryName(tenant));
     return user;
   }

@@ -36,7 +36,7 @@ import type {
   MetadataLifecycle,
   MetadataStore,
   PackageStore,
-  RegistryStore,
+  AccountStores,
   SearchIndex,
   SharedConnection,
   SigningKeyStore,
@@ -51,8 +51,8 @@ import type { TeamStore } from './team-store.js';
 import { MemoryCounterStore } from './drivers/memory/memory-counter-store.js';
 
 export interface Storage {
-  /** Tenants, accounts, tokens, sessions: the registry-wide part of the metadata database. */
-  registry: RegistryStore;
+  /** Tenants, users, tokens, sessions: the registry-wide part of the metadata database, one store per kind. */
+  registry: AccountStores;
   /** Each package's document under its own lock: the per-package part of the same database. */
   packages: PackageStore;
   /** The metadata database's lifecycle (the driver object holding both parts). */
@@ -249,7 +249,7 @@ export async function createStorage(config: Config, options: CreateStorageOption
 
 /** A PostgreSQL registry's records as they were at one moment, read only (a backup's source). */
 export interface MetadataSnapshot {
-  registry: RegistryStore;
+  registry: AccountStores;
   packages: PackageStore;
   downloadCounts: DownloadCountStore;
   signingKeys: SigningKeyStore;
@@ -290,7 +290,7 @@ export async function openPostgresSnapshot(config: Pick<Config, 'database'>): Pr
     const changeLog = new PostgresChangeLog();
     changeLog.attach(store.pool);
     return {
-      registry: store,
+      registry: store.accounts,
       packages: store,
       downloadCounts,
       signingKeys,
@@ -373,7 +373,7 @@ export function createMemoryStorage(options: { now?: () => Date } = {}): Storage
 
 /** The driver object of the metadata database, as the parts the rest of the server receives. */
 function parts(metadata: MetadataStore): Pick<Storage, 'registry' | 'packages' | 'database'> {
-  return { registry: metadata, packages: metadata, database: metadata };
+  return { registry: metadata.accounts, packages: metadata, database: metadata };
 }
 
 /** What one collection removed (the `at` of a CollectResult is the caller's). */

@@ -235,65 +235,90 @@ export interface PackageMutation<T> {
   result: T;
 }
 
-/**
- * The registry-wide records of a metadata store: tenants, accounts, tokens and the short-lived
- * sessions of the web interface. (Verdaccio's two-level storage contract: this is its `Storage`.)
- */
-export interface RegistryStore {
-  getTenant(name: TenantId): Promise<TenantRecord | undefined>;
-  listTenants(): Promise<TenantRecord[]>;
+/** The tenant registries a server serves beside the global one (`''`, which has no record). */
+export interface TenantStore {
+  get(name: TenantId): Promise<TenantRecord | undefined>;
+  list(): Promise<TenantRecord[]>;
   /** False when a tenant of that name already exists. */
-  createTenant(tenant: TenantRecord): Promise<boolean>;
-  updateTenantSettings(name: TenantId, settings: TenantSettings): Promise<boolean>;
-  /** Deletes the tenant and everything it holds; false when it did not exist. */
-  deleteTenant(name: TenantId): Promise<boolean>;
+  create(tenant: TenantRecord): Promise<boolean>;
+  updateSettings(name: TenantId, settings: TenantSettings): Promise<boolean>;
+  /**
+   * Deletes the tenant and everything it holds (accounts, packages, and the rows of every store
+   * beside them) in one transaction; false when it did not exist.
+   */
+  delete(name: TenantId): Promise<boolean>;
+}
 
-  getUser(tenant: TenantId, name: string): Promise<UserRecord | undefined>;
+/** The accounts of each registry, with their administrator flag and second factor. */
+export interface UserStore {
+  get(tenant: TenantId, name: string): Promise<UserRecord | undefined>;
   /** False when the user already exists (concurrent sign-ups of one name: one wins). */
-  createUser(tenant: TenantId, user: UserRecord): Promise<boolean>;
-  updateUser(tenant: TenantId, name: string, patch: Partial<Omit<UserRecord, 'name'>>): Promise<boolean>;
-  listUsers(tenant: TenantId): Promise<UserRecord[]>;
+  create(tenant: TenantId, user: UserRecord): Promise<boolean>;
+  update(tenant: TenantId, name: string, patch: Partial<Omit<UserRecord, 'name'>>): Promise<boolean>;
+  list(tenant: TenantId): Promise<UserRecord[]>;
   /**
    * Deletes a user with its tokens and sessions, in one transaction; false when there was no
    * such user. Its packages are not touched (they keep their maintainers lists).
    */
-  deleteUser(tenant: TenantId, name: string): Promise<boolean>;
+  delete(tenant: TenantId, name: string): Promise<boolean>;
+}
 
-  createToken(tenant: TenantId, token: TokenRecord): Promise<void>;
-  getToken(tenant: TenantId, hash: string): Promise<TokenRecord | undefined>;
+/** The tokens of each registry's users, by the hash of the secret. */
+export interface TokenStore {
+  create(tenant: TenantId, token: TokenRecord): Promise<void>;
+  get(tenant: TenantId, hash: string): Promise<TokenRecord | undefined>;
   /** Every token of a tenant, ordered by hash (copying a registry). */
-  listTokens(tenant: TenantId): Promise<TokenRecord[]>;
-  deleteToken(tenant: TenantId, hash: string): Promise<boolean>;
+  list(tenant: TenantId): Promise<TokenRecord[]>;
+  /** The tokens of one user, newest first. */
+  listOfUser(tenant: TenantId, user: string): Promise<TokenRecord[]>;
+  delete(tenant: TenantId, hash: string): Promise<boolean>;
   /** Revokes every token of a user (disable, password reset). */
-  deleteUserTokens(tenant: TenantId, user: string): Promise<number>;
+  deleteOfUser(tenant: TenantId, user: string): Promise<number>;
+  /**
+   * Records when and from where tokens were last used (one batch of many uses); tokens that no
+   * longer exist are skipped. Not a credentials change: it leaves credentialsVersion alone.
+   */
+  recordUses(tenant: TenantId, uses: TokenUse[]): Promise<void>;
+}
+
+/**
+ * Short-lived sessions found by the hash of a secret: browsers signed in to the web interface,
+ * `npm login`s waiting in the browser, invitations.
+ */
+export interface SessionStore {
+  create(tenant: TenantId, session: SessionRecord): Promise<void>;
+  /** The session, unless it does not exist or has expired at `now` (ISO time). */
+  get(tenant: TenantId, hash: string, now: string): Promise<SessionRecord | undefined>;
+  /**
+   * Signs a pending session (user null, not expired at `now`) in as `user`. Exactly one of
+   * concurrent callers gets true; a session already claimed stays with its first user.
+   */
+  claim(tenant: TenantId, hash: string, user: string, now: string): Promise<boolean>;
+  /** Removes a session; exactly one of concurrent callers gets true (single-use sessions rely on it). */
+  delete(tenant: TenantId, hash: string): Promise<boolean>;
+  /** Removes the sessions of every tenant that have expired at `now`; returns how many. */
+  deleteExpired(now: string): Promise<number>;
+}
+
+/**
+ * The registry-wide records of a metadata database, one store per kind, each with its own
+ * contract suite (test/contract/<kind>-store.*). A service receives this group and uses the
+ * kinds it needs; the stores of one group share the database's connection and transactions
+ * (deleting a tenant or a user removes its records of every kind at once).
+ */
+export interface AccountStores {
+  readonly tenants: TenantStore;
+  readonly users: UserStore;
+  readonly tokens: TokenStore;
+  readonly sessions: SessionStore;
   /**
    * Optional: a number, read cheaply and synchronously, that changes whenever a tenant, user or
-   * token changed through this store object, and also (when `credentialsVersionCoversOthers`) when
+   * token changed through these stores, and also (when `credentialsVersionCoversOthers`) when
    * another process wrote them. Lets the server keep authenticated tokens in memory without
    * missing a revocation; what the version cannot see, it asks again about every second.
    */
   credentialsVersion?(): number;
   readonly credentialsVersionCoversOthers?: boolean;
-  /** The tokens of one user, newest first. */
-  listUserTokens(tenant: TenantId, user: string): Promise<TokenRecord[]>;
-  /**
-   * Records when and from where tokens were last used (one batch of many uses); tokens that no
-   * longer exist are skipped. Not a credentials change: it leaves credentialsVersion alone.
-   */
-  recordTokenUses(tenant: TenantId, uses: TokenUse[]): Promise<void>;
-
-  createSession(tenant: TenantId, session: SessionRecord): Promise<void>;
-  /** The session, unless it does not exist or has expired at `now` (ISO time). */
-  getSession(tenant: TenantId, hash: string, now: string): Promise<SessionRecord | undefined>;
-  /**
-   * Signs a pending session (user null, not expired at `now`) in as `user`. Exactly one of
-   * concurrent callers gets true; a session already claimed stays with its first user.
-   */
-  claimSession(tenant: TenantId, hash: string, user: string, now: string): Promise<boolean>;
-  /** Removes a session; exactly one of concurrent callers gets true (single-use sessions rely on it). */
-  deleteSession(tenant: TenantId, hash: string): Promise<boolean>;
-  /** Removes the sessions of every tenant that have expired at `now`; returns how many. */
-  deleteExpiredSessions(now: string): Promise<number>;
 }
 
 /**
@@ -356,9 +381,12 @@ export interface MetadataLifecycle {
 
 /**
  * One database holding both parts, with its lifecycle: what a driver implements. Every driver
- * passes both contract suites; services and admin code receive only the part they use.
+ * passes the contract suites of every part; services and admin code receive only the part they use.
  */
-export interface MetadataStore extends RegistryStore, PackageStore, MetadataLifecycle {}
+export interface MetadataStore extends PackageStore, MetadataLifecycle {
+  /** The account stores on this database's connection. */
+  readonly accounts: AccountStores;
+}
 
 export interface BlobInfo {
   size: number;

@@ -107,7 +107,7 @@ beforeAll(async () => {
   });
   loginUrl = ((await login.json()) as { loginUrl: string }).loginUrl;
   // alice administers the registry (its webhooks and audit log pages) and maintains questlog (its advisories).
-  await registry.storage.registry.updateUser('', 'alice', { admin: true });
+  await registry.storage.registry.users.update('', 'alice', { admin: true });
   const advisory = await fetch(`${registry.url}/-/pkg/v1/advisories/com.studio.questlog`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },

@@ -307,7 +307,7 @@ describe('advisories and webhooks in Chromium', () => {
 
   it('an administrator adds a webhook (its secret shown once), changes its events, rotates its secret and deletes it', async () => {
     await loginUser(registry.url, 'boss', 'pw-boss');
-    await registry.storage.registry.updateUser('', 'boss', { admin: true });
+    await registry.storage.registry.users.update('', 'boss', { admin: true });
     const { context, page } = await openPage();
     await signIn(page, 'boss');
     await page.goto(`${registry.url}/-/web/webhooks`);

@@ -82,13 +82,13 @@ describe.each(clients)('$label prints the reason of every refusal', ({ label, ma
   it('an unknown user where sign-up is closed', async () => {
     const out = printed(await npmClosed.login(`newcomer${major}`, 'a good password', 'new@example.com', 'adduser'));
     expect(out).toContain('sign-up is closed on this registry: only existing accounts can log in, an administrator creates them');
-    expect(await closed.storage.registry.getUser('', `newcomer${major}`)).toBeUndefined();
+    expect(await closed.storage.registry.users.get('', `newcomer${major}`)).toBeUndefined();
   });
 
   it('a new password the policy refuses at npm adduser', async () => {
     const out = printed(await npm.login(`weak${major}`, 'iloveyou', 'weak@example.com', 'adduser'));
     expect(out).toContain('password is one of the most common passwords: choose another');
-    expect(await open.storage.registry.getUser('', `weak${major}`)).toBeUndefined();
+    expect(await open.storage.registry.users.get('', `weak${major}`)).toBeUndefined();
   });
 
   it('an anonymous read of a registry that requires a token', async () => {
@@ -100,7 +100,7 @@ describe.each(clients)('$label prints the reason of every refusal', ({ label, ma
   it('an expired token', async () => {
     const token = `expired-token-of-npm-${major}-${'x'.repeat(24)}`;
     const { hashToken } = await import('../../src/services/tokens.js');
-    await open.storage.registry.createToken('', {
+    await open.storage.registry.tokens.create('', {
       hash: hashToken(token),
       user: 'ada',
       createdAt: '2020-01-01T00:00:00.000Z',

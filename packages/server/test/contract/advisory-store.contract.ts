@@ -79,21 +79,21 @@ export function advisoryStoreContract(driver: string, freshDatabase: () => Promi
 
     it('keeps registries apart and forgets a deleted tenant', async () => {
       const { registry } = await database.open();
-      await registry.createTenant({ name: 'acme', incarnation: 'first', createdAt: '2025-01-01T00:00:00.000Z', settings: {} });
+      await registry.tenants.create({ name: 'acme', incarnation: 'first', createdAt: '2025-01-01T00:00:00.000Z', settings: {} });
       await store.put('', advisory('com.acme.tool', 'GLOBAL'));
       await store.put('acme', advisory('com.acme.tool', 'TENANT'));
       expect((await store.list('acme', 'com.acme.tool')).map((a) => a.id)).toEqual(['TENANT']);
       expect([...(await store.inForce('acme', ['com.acme.tool'])).values()].flat().map((a) => a.id)).toEqual(['TENANT']);
-      expect(await registry.deleteTenant('acme')).toBe(true);
+      expect(await registry.tenants.delete('acme')).toBe(true);
       expect(await store.list('acme', 'com.acme.tool')).toEqual([]);
-      await registry.createTenant({ name: 'acme', incarnation: 'second', createdAt: '2025-01-02T00:00:00.000Z', settings: {} });
+      await registry.tenants.create({ name: 'acme', incarnation: 'second', createdAt: '2025-01-02T00:00:00.000Z', settings: {} });
       expect(await store.list('acme', 'com.acme.tool')).toEqual([]);
       expect((await store.list('', 'com.acme.tool')).map((a) => a.id)).toEqual(['GLOBAL']);
     });
 
     it("lists every advisory of a registry, withdrawn ones too, oldest first, and no other registry's", async () => {
       const { registry } = await database.open();
-      await registry.createTenant({ name: 'acme', incarnation: 'first', createdAt: '2025-01-01T00:00:00.000Z', settings: {} });
+      await registry.tenants.create({ name: 'acme', incarnation: 'first', createdAt: '2025-01-01T00:00:00.000Z', settings: {} });
       const withdrawn = {
         ...advisory('com.acme.other', 'W', '2025-03-01T00:00:00.000Z'),
         updatedAt: '2025-03-02T00:00:00.000Z',

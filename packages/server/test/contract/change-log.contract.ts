@@ -121,7 +121,7 @@ export function changeLogContract(driver: string, freshDatabase: () => Promise<C
 
     it('keeps registries apart, writes nothing for a tenant that does not exist, and forgets a deleted one', async () => {
       const { registry } = await database.open();
-      await registry.createTenant({ name: 'acme', incarnation: 'first', createdAt: T0, settings: {} });
+      await registry.tenants.create({ name: 'acme', incarnation: 'first', createdAt: T0, settings: {} });
       await audit.append('acme', entry({ user: 'acme-user' }), [delivery('d-acme', 'h-acme')]);
       expect(await webhooks.addWebhook('acme', hook('h-acme'))).toBe(true);
       await audit.append('', entry(), []);
@@ -132,7 +132,7 @@ export function changeLogContract(driver: string, freshDatabase: () => Promise<C
       expect(await audit.query('ghost', { limit: 10 })).toEqual([]);
       expect(await webhooks.listWebhooks('')).toEqual([]);
 
-      await registry.deleteTenant('acme');
+      await registry.tenants.delete('acme');
       expect(await audit.query('acme', { limit: 10 })).toEqual([]);
       expect(await webhooks.listWebhooks('acme')).toEqual([]);
       expect(await webhooks.claimDeliveries('2026-02-01T00:00:00.000Z', 60_000, 10)).toEqual([]);
@@ -161,7 +161,7 @@ export function changeLogContract(driver: string, freshDatabase: () => Promise<C
 
     it('copies entries as they were, ids and times kept, skipping ids it has; later appends come after them', async () => {
       const { registry } = await database.open();
-      await registry.createTenant({ name: 'acme', incarnation: 'first', createdAt: T0, settings: {} });
+      await registry.tenants.create({ name: 'acme', incarnation: 'first', createdAt: T0, settings: {} });
       const copied: AuditEntry[] = [
         { ...entry({ at: '2025-05-01T00:00:00.000Z', action: 'owner.add' }), id: '40' },
         { ...entry({ at: '2025-04-01T00:00:00.000Z', user: null, tokenId: null }), id: '7' },

@@ -9,7 +9,7 @@ async function withTenantAcme(kind: 'sqlite' | 'postgres') {
     ...database,
     async open() {
       const storage = await database.open();
-      await storage.registry.createTenant({
+      await storage.registry.tenants.create({
         name: 'acme',
         incarnation: 'first',
         createdAt: '2025-01-01T00:00:00.000Z',

@@ -8,8 +8,6 @@ import { blobStoreContract } from './blob-store.contract.js';
 import { downloadCountsContract } from './download-counts.contract.js';
 import type { MetadataStoreDatabase } from './metadata-database.js';
 import { packageStoreContract } from './package-store.contract.js';
-import { registryStoreContract } from './registry-store.contract.js';
-import { sessionStoreContract } from './session-store.contract.js';
 import { uplinkCacheContract } from './uplink-cache.contract.js';
 import { storageUsageContract } from './storage-usage.contract.js';
 import { MemoryStorageUsage } from '../../src/storage/drivers/memory/memory-storage-usage.js';
@@ -20,10 +18,7 @@ async function freshDatabase(): Promise<MetadataStoreDatabase> {
   return { open: async () => new MemoryMetadataStore(db), destroy: async () => undefined };
 }
 
-registryStoreContract('memory', freshDatabase);
 packageStoreContract('memory', freshDatabase, { exclusiveAcrossInstances: true });
-
-sessionStoreContract('memory', freshDatabase);
 
 blobStoreContract('memory', async () => {
   const blobs: MemoryBlobs = new Map();
@@ -46,7 +41,7 @@ uplinkCacheContract('memory', async () => {
   return {
     open: async () => {
       const uplinkCache = new MemoryUplinkCache(records, (tenant) => db.tenantExists(tenant));
-      return { uplinkCache, registry: new MemoryMetadataStore(db, [uplinkCache.writeHook]) };
+      return { uplinkCache, registry: new MemoryMetadataStore(db, [uplinkCache.writeHook]).accounts };
     },
     destroy: async () => undefined,
   };
@@ -58,7 +53,7 @@ storageUsageContract('memory', async () => {
   return {
     open: async () => {
       const store = new MemoryMetadataStore(db, [usage.writeHook]);
-      return { usage, registry: store, packages: store };
+      return { usage, registry: store.accounts, packages: store };
     },
     destroy: async () => undefined,
   };

@@ -33,7 +33,7 @@ export function packageStoreContract(
     describe('packages', () => {
       // Writes to a tenant need the tenant (a deleted one takes none).
       beforeEach(async () => {
-        for (const name of ['acme', 'other']) await store.createTenant(tenant(name));
+        for (const name of ['acme', 'other']) await store.accounts.tenants.create(tenant(name));
       });
 
       it('creates a package, returning the mutation result', async () => {

@@ -4,7 +4,6 @@ import { parsePostgresUrl } from '../../src/storage/drivers/postgres/pg-connecti
 import { PostgresMetadataStore } from '../../src/storage/drivers/postgres/postgres-metadata-store.js';
 import type { MetadataStoreDatabase } from './metadata-database.js';
 import { packageStoreContract } from './package-store.contract.js';
-import { registryStoreContract } from './registry-store.contract.js';
 
 async function freshDatabase(): Promise<MetadataStoreDatabase> {
   const schema = freshPostgresSchema();
@@ -15,6 +14,5 @@ async function freshDatabase(): Promise<MetadataStoreDatabase> {
 }
 
 describe.skipIf(!testPostgresUrl)('PostgreSQL metadata store', () => {
-  registryStoreContract('PostgreSQL', freshDatabase);
   packageStoreContract('PostgreSQL', freshDatabase, { exclusiveAcrossInstances: true });
 });

@@ -55,7 +55,7 @@ export function signingKeyContract(driver: string, freshDatabase: () => Promise<
 
     it('keeps registries apart, remembers the one-time job, and forgets a deleted tenant', async () => {
       const { registry } = await database.open();
-      await registry.createTenant({ name: 'acme', incarnation: 'first', createdAt: '2025-01-01T00:00:00.000Z', settings: {} });
+      await registry.tenants.create({ name: 'acme', incarnation: 'first', createdAt: '2025-01-01T00:00:00.000Z', settings: {} });
       await store.createIfNone('', key('global'));
       await store.createIfNone('acme', key('acme'));
       expect(await store.list('acme')).toEqual([key('acme')]);
@@ -63,7 +63,7 @@ export function signingKeyContract(driver: string, freshDatabase: () => Promise<
       await store.markBackfilled('acme', '2025-01-02T00:00:00.000Z');
       expect(await store.backfilled('acme')).toBe(true);
       expect(await store.backfilled('')).toBe(false);
-      expect(await registry.deleteTenant('acme')).toBe(true);
+      expect(await registry.tenants.delete('acme')).toBe(true);
       expect(await store.list('acme')).toEqual([]);
       expect(await store.backfilled('acme')).toBe(false);
       expect(await store.list('')).toEqual([key('global')]);

@@ -4,7 +4,6 @@ import path from 'node:path';
 import { SqliteMetadataStore } from '../../src/storage/drivers/sqlite/sqlite-metadata-store.js';
 import type { MetadataStoreDatabase } from './metadata-database.js';
 import { packageStoreContract } from './package-store.contract.js';
-import { registryStoreContract } from './registry-store.contract.js';
 
 async function freshDatabase(): Promise<MetadataStoreDatabase> {
   const dir = await mkdtemp(path.join(tmpdir(), 'pkg-sqlite-contract-'));
@@ -15,5 +14,4 @@ async function freshDatabase(): Promise<MetadataStoreDatabase> {
   };
 }
 
-registryStoreContract('SQLite', freshDatabase);
 packageStoreContract('SQLite', freshDatabase, { exclusiveAcrossInstances: false });

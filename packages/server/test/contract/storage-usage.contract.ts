@@ -1,11 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { PackageStore, RegistryStore, StorageUsageStore, StoredPackage, UsageLimit } from '../../src/storage/ports.js';
+import type { PackageStore, AccountStores, StorageUsageStore, StoredPackage, UsageLimit } from '../../src/storage/ports.js';
 import { QuotaExceededError } from '../../src/storage/storage-usage.js';
 import { addVersion, stored, tenant } from './metadata-fixtures.js';
 
 /** A database for one test: `open` may be called twice (two nodes sharing it). */
 export interface StorageUsageDatabase {
-  open(): Promise<{ usage: StorageUsageStore; registry: RegistryStore; packages: PackageStore }>;
+  open(): Promise<{ usage: StorageUsageStore; registry: AccountStores; packages: PackageStore }>;
   destroy(): Promise<void>;
 }
 
@@ -18,7 +18,7 @@ export function storageUsageContract(driver: string, freshDatabase: () => Promis
     beforeEach(async () => {
       database = await freshDatabase();
       node = await database.open();
-      await node.registry.createTenant(tenant('acme'));
+      await node.registry.tenants.create(tenant('acme'));
     });
     afterEach(async () => {
       await database.destroy();
@@ -106,8 +106,8 @@ export function storageUsageContract(driver: string, freshDatabase: () => Promis
 
     it("forgets a deleted tenant's usage", async () => {
       await publish('acme', 'com.a.one', '1.0.0', 100);
-      await node.registry.deleteTenant('acme');
-      await node.registry.createTenant(tenant('acme', {}, 'acme-second'));
+      await node.registry.tenants.delete('acme');
+      await node.registry.tenants.create(tenant('acme', {}, 'acme-second'));
       expect(await node.usage.usage('acme')).toEqual({ bytes: 0, files: 0, packages: 0 });
     });
 

@@ -112,15 +112,15 @@ export function teamStoreContract(driver: string, freshDatabase: () => Promise<T
     it('keeps registries apart and forgets the teams of a deleted tenant, also when it is created again', async () => {
       const { registry } = await database.open();
       const tenant = (incarnation: string) => ({ name: 'acme', incarnation, createdAt: CREATED, settings: {} });
-      await registry.createTenant(tenant('first'));
+      await registry.tenants.create(tenant('first'));
       await store.create('', 'studio', CREATED, ['alice']);
       await store.claim('', 'studio', 'com.studio.*');
       await store.create('acme', 'studio', CREATED, ['eve']);
       await store.claim('acme', 'studio', 'com.acme.*');
       expect((await store.ownerOf('acme', 'com.studio.game'))?.team).toBeUndefined();
       expect((await store.ownerOf('acme', 'com.acme.game'))?.members).toEqual(['eve']);
-      expect(await registry.deleteTenant('acme')).toBe(true);
-      await registry.createTenant(tenant('second'));
+      expect(await registry.tenants.delete('acme')).toBe(true);
+      await registry.tenants.create(tenant('second'));
       expect(await store.list('acme')).toEqual([]);
       expect(await store.ownerOf('acme', 'com.acme.game')).toBeUndefined();
       expect(await store.teamsOf('acme', 'eve')).toEqual([]);

@@ -24,7 +24,7 @@ export function uplinkCacheContract(driver: string, freshDatabase: () => Promise
 
     it('keeps a record per tenant and package, replaced by the next put', async () => {
       const { registry } = await database.open();
-      await registry.createTenant({ name: 'acme', incarnation: 'first', createdAt: '2025-01-01T00:00:00.000Z', settings: {} });
+      await registry.tenants.create({ name: 'acme', incarnation: 'first', createdAt: '2025-01-01T00:00:00.000Z', settings: {} });
       expect(await store.get('', 'com.a.b')).toBeUndefined();
       await store.put('', 'com.a.b', { uplink: 'openupm', etag: '"abc"', fetchedAt: '2025-01-01T00:00:00.000Z' });
       await store.put('acme', 'com.a.b', { uplink: 'other', etag: null, fetchedAt: '2025-01-02T00:00:00.000Z' });
@@ -49,11 +49,16 @@ export function uplinkCacheContract(driver: string, freshDatabase: () => Promise
     it("forgets a deleted tenant's records", async () => {
       const { registry } = await database.open();
       expect(
-        await registry.createTenant({ name: 'acme', incarnation: 'first', createdAt: '2025-01-01T00:00:00.000Z', settings: {} }),
+        await registry.tenants.create({
+          name: 'acme',
+          incarnation: 'first',
+          createdAt: '2025-01-01T00:00:00.000Z',
+          settings: {},
+        }),
       ).toBe(true);
       await store.put('acme', 'com.a.b', { uplink: 'openupm', etag: null, fetchedAt: '2025-01-01T00:00:00.000Z' });
       await store.put('', 'com.a.b', { uplink: 'openupm', etag: null, fetchedAt: '2025-01-01T00:00:00.000Z' });
-      expect(await registry.deleteTenant('acme')).toBe(true);
+      expect(await registry.tenants.delete('acme')).toBe(true);
       expect(await store.get('acme', 'com.a.b')).toBeUndefined();
       expect(await store.get('', 'com.a.b')).toBeDefined();
     });

@@ -21,7 +21,7 @@ beforeAll(async () => {
     startRegistry({ settings: { signup: false, passwordMinLength: 8 } }),
     startRegistry({ settings: { passwordMinLength: 8 } }),
   ]);
-  const created = await registry.storage.registry.createUser('', {
+  const created = await registry.storage.registry.users.create('', {
     name: 'root',
     email: 'root@example.com',
     passwordHash: await hashPassword(PASSWORD),
@@ -256,7 +256,7 @@ describe('the password policy on sign-up (npm adduser)', () => {
       expect(res.status).toBe(422);
       expect(res.body.error).toBe(reason);
     }
-    expect(await open.storage.registry.getUser('', 'newbie')).toBeUndefined();
+    expect(await open.storage.registry.users.get('', 'newbie')).toBeUndefined();
     expect(await loginUser(open.url, 'newbie', 'a fine long passphrase')).toBeTruthy();
   });
 });

@@ -47,7 +47,7 @@ describe('Basic credentials', () => {
     registry = await startRegistry({ settings: { rateLimitAnonymous: 100 } });
     await loginUser(registry.url, 'bob', 'bob-password');
     await loginUser(registry.url, 'gone', 'gone-password');
-    await registry.storage.registry.updateUser('', 'gone', { disabled: true });
+    await registry.storage.registry.users.update('', 'gone', { disabled: true });
 
     for (const [name, password] of [
       ['bob', 'not-bob-password'],
@@ -63,7 +63,7 @@ describe('Basic credentials', () => {
       expect(res.headers.get('x-ratelimit-limit')).toBe('100');
     }
     // Sign-up is open, but credentials on a read never create an account.
-    expect(await registry.storage.registry.getUser('', 'nobody')).toBeUndefined();
+    expect(await registry.storage.registry.users.get('', 'nobody')).toBeUndefined();
   });
 
   it('share the login throttle: failed Basic credentials and failed logins count together', async () => {
@@ -88,7 +88,7 @@ describe('Basic credentials', () => {
     registry = await startRegistry();
     await loginUser(registry.url, 'dave', 'old-password');
     expect((await request(`${registry.url}/-/whoami`, { headers: basic('dave', 'old-password') })).status).toBe(200);
-    await registry.storage.registry.updateUser('', 'dave', { passwordHash: await hashPassword('new-password') });
+    await registry.storage.registry.users.update('', 'dave', { passwordHash: await hashPassword('new-password') });
     expect((await request(`${registry.url}/-/whoami`, { headers: basic('dave', 'old-password') })).status).toBe(401);
     expect((await request(`${registry.url}/-/whoami`, { headers: basic('dave', 'new-password') })).status).toBe(200);
   });

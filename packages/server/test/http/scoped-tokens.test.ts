@@ -226,9 +226,9 @@ describe('limits on every route', () => {
 
   it('an expired scoped token gets the 401 that says so', async () => {
     const res = await createToken({ expires: 1 });
-    const record = (await registry.storage.registry.listUserTokens('', 'ada')).find((t) => t.hash.startsWith(res.body.key))!;
-    await registry.storage.registry.deleteToken('', record.hash);
-    await registry.storage.registry.createToken('', { ...record, expiresAt: '2020-01-01T00:00:00.000Z' });
+    const record = (await registry.storage.registry.tokens.listOfUser('', 'ada')).find((t) => t.hash.startsWith(res.body.key))!;
+    await registry.storage.registry.tokens.delete('', record.hash);
+    await registry.storage.registry.tokens.create('', { ...record, expiresAt: '2020-01-01T00:00:00.000Z' });
     const who = await request(`${registry.url}/-/whoami`, { token: res.body.token });
     expect(who.status).toBe(401);
     expect(who.body.error).toBe('This token expired at 2020-01-01T00:00:00.000Z: log in again or create a new token');

@@ -25,7 +25,7 @@ describe('hostile JSON bodies', () => {
     const res = await request(loginUrl('proto'), { method: 'PUT', rawBody, headers: json });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('BAD_REQUEST');
-    expect(await registry.storage.registry.getUser('', 'proto')).toBeUndefined();
+    expect(await registry.storage.registry.users.get('', 'proto')).toBeUndefined();
     expect(({} as Record<string, unknown>).admin).toBeUndefined();
   });
 
@@ -65,7 +65,7 @@ describe('hostile JSON bodies', () => {
       headers: { ...json, 'content-encoding': 'gzip' },
     });
     expect(res.status).toBe(413);
-    expect(await registry.storage.registry.getUser('', 'bomb')).toBeUndefined();
+    expect(await registry.storage.registry.users.get('', 'bomb')).toBeUndefined();
   });
 
   it.each([
@@ -143,7 +143,7 @@ describe('secrets at rest', () => {
       expect(bytes).not.toContain(token);
       expect(bytes).not.toContain(password);
       expect(bytes).toContain(createHash('sha256').update(token).digest('hex'));
-      expect((await embedded.storage.registry.getUser('', 'at-rest'))!.passwordHash).toMatch(/^scrypt\$32768\$8\$1\$/);
+      expect((await embedded.storage.registry.users.get('', 'at-rest'))!.passwordHash).toMatch(/^scrypt\$32768\$8\$1\$/);
     } finally {
       await embedded.close();
     }
@@ -153,8 +153,8 @@ describe('secrets at rest', () => {
     for (const name of ['salt-a', 'salt-b']) {
       await request(loginUrl(name), { method: 'PUT', body: { name, password: 'same-password' } });
     }
-    const a = await registry.storage.registry.getUser('', 'salt-a');
-    const b = await registry.storage.registry.getUser('', 'salt-b');
+    const a = await registry.storage.registry.users.get('', 'salt-a');
+    const b = await registry.storage.registry.users.get('', 'salt-b');
     expect(a!.passwordHash).not.toBe(b!.passwordHash);
   });
 });

@@ -190,8 +190,8 @@ describe('a tenant deleted and created again under the same name', () => {
   it('leaves no row and no tarball of a deleted incarnation in the shared storage', async () => {
     await admin.delete('leak');
     const { registry, packages, downloadCounts, blobs } = adminStorage;
-    expect(await registry.listUsers('leak')).toEqual([]);
-    expect(await registry.listTokens('leak')).toEqual([]);
+    expect(await registry.users.list('leak')).toEqual([]);
+    expect(await registry.tokens.list('leak')).toEqual([]);
     expect(await packages.listPackageNames('leak', { includeUnpublished: true })).toEqual([]);
     await nodeA.services.downloads.flush();
     await nodeB.services.downloads.flush();

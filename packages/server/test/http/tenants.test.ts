@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TenantAdmin, TenantService, loadConfig, type RegistryStore } from '@pkg/server';
+import { TenantAdmin, TenantService, loadConfig, type AccountStores, type TenantStore } from '@pkg/server';
 import { loginOn, publishBody, registryHost, startRegistry, type RegistryHost, type TestRegistry } from '@pkg/testkit';
 
 const DOMAIN = 'registry.test';
@@ -114,7 +114,7 @@ describe('which registry a host names', () => {
       expect(res.status).toBe(404);
       expect(res.body.code).toBe('NOT_FOUND');
     }
-    expect(await registry.storage.registry.getUser('nope', 'someone')).toBeUndefined();
+    expect(await registry.storage.registry.users.get('nope', 'someone')).toBeUndefined();
   });
 
   it('host names are case-insensitive and may end with a dot', async () => {
@@ -143,7 +143,7 @@ describe('per-tenant settings', () => {
     });
     expect(res.status).toBe(401);
     expect(res.body.details).toMatch(/^Invalid credentials: .*sign-up is closed on this registry/);
-    expect(await registry.storage.registry.getUser('closed', 'newbie')).toBeUndefined();
+    expect(await registry.storage.registry.users.get('closed', 'newbie')).toBeUndefined();
     await login(hosts.global, 'newbie');
   });
 
@@ -201,16 +201,20 @@ describe('public URLs with publicUrl configured', () => {
 });
 
 describe('tenant lookups are cached', () => {
-  function countingStore(store: RegistryStore): { store: RegistryStore; reads: () => number } {
+  function countingStore(store: AccountStores): { store: AccountStores; reads: () => number } {
     let reads = 0;
-    const counted = Object.create(store) as RegistryStore;
-    // Its own methods read private fields: called on the store itself.
-    if (store.credentialsVersion) counted.credentialsVersion = () => store.credentialsVersion!();
-    counted.getTenant = (name) => {
-      reads++;
-      return store.getTenant(name);
+    // The tenant store's methods read private fields: each is called on the store itself.
+    const tenants: TenantStore = {
+      get: (name) => {
+        reads++;
+        return store.tenants.get(name);
+      },
+      list: () => store.tenants.list(),
+      create: (tenant) => store.tenants.create(tenant),
+      updateSettings: (name, settings) => store.tenants.updateSettings(name, settings),
+      delete: (name) => store.tenants.delete(name),
     };
-    return { store: counted, reads: () => reads };
+    return { store: { ...store, tenants }, reads: () => reads };
   }
 
   it('many requests for a tenant read it from the database once per cache period', async () => {
@@ -277,9 +281,9 @@ describe('deleting a tenant while requests arrive', () => {
     const failed = registry.logLines.filter((line) => line.includes('"statusCode":500') || line.includes('unhandled'));
     expect({ statuses: statuses.filter((s) => s >= 500), failed }).toEqual({ statuses: [], failed: [] });
     expect(statuses.slice(-8).every((s) => s === 404 || s === 401)).toBe(true);
-    expect(await accounts.getTenant('doomed')).toBeUndefined();
-    expect(await accounts.listUsers('doomed')).toEqual([]);
-    expect(await accounts.listTokens('doomed')).toEqual([]);
+    expect(await accounts.tenants.get('doomed')).toBeUndefined();
+    expect(await accounts.users.list('doomed')).toEqual([]);
+    expect(await accounts.tokens.list('doomed')).toEqual([]);
     expect(await packages.listPackageNames('doomed', { includeUnpublished: true })).toEqual([]);
     expect(await downloadCounts.list('doomed')).toEqual([]);
     const left: string[] = [];

@@ -91,7 +91,7 @@ describe('two-factor sign-in', () => {
     const asked = await login();
     expect(asked.status).toBe(401);
     expect(asked.headers.get('www-authenticate')).toBe('OTP');
-    const user = await registry.storage.registry.getUser('', 'ada');
+    const user = await registry.storage.registry.users.get('', 'ada');
     expect((await login(code(user!.secondFactor!.secret))).status).toBe(201);
     const basic = await request(`${registry.url}/-/whoami`, {
       headers: { authorization: `Basic ${Buffer.from(`ada:${PASSWORD}`).toString('base64')}` },

@@ -34,7 +34,7 @@ describe('sign-up closed', () => {
       expect(unknown.status).toBe(401);
       expect(unknown.body).toEqual(invalidCredentials);
       expect(unknown.headers.get('www-authenticate')).toBe(`Token reason="${closedSignup}"`);
-      expect(await registry.storage.registry.getUser('', 'newcomer')).toBeUndefined();
+      expect(await registry.storage.registry.users.get('', 'newcomer')).toBeUndefined();
 
       const wrong = await login('existing', 'not-the-password');
       expect(wrong.status).toBe(401);
@@ -61,7 +61,7 @@ describe('a login that may not sign up (x-pkg-signup: false)', () => {
     const refused = await put('newcomer', { 'x-pkg-signup': 'false' });
     expect(refused.status).toBe(401);
     expect(refused.body).toEqual(invalidCredentials);
-    expect(await registry.storage.registry.getUser('', 'newcomer')).toBeUndefined();
+    expect(await registry.storage.registry.users.get('', 'newcomer')).toBeUndefined();
 
     const created = await put('newcomer');
     expect(created.status).toBe(201);
@@ -78,7 +78,7 @@ describe('disabled users', () => {
     const token = await loginUser(registry.url, 'gone', 'gone-password');
     expect((await request(`${registry.url}/-/whoami`, { token })).status).toBe(200);
 
-    await registry.storage.registry.updateUser('', 'gone', { disabled: true });
+    await registry.storage.registry.users.update('', 'gone', { disabled: true });
 
     const res = await login('gone', 'gone-password');
     expect(res.status).toBe(401);
@@ -139,7 +139,7 @@ describe('login body', () => {
     const res = await request(`${registry.url}/-/user/org.couchdb.user:strict`, { method: 'PUT', body });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('BAD_REQUEST');
-    expect(await registry.storage.registry.getUser('', 'strict')).toBeUndefined();
+    expect(await registry.storage.registry.users.get('', 'strict')).toBeUndefined();
   });
 
   it.each([
@@ -153,7 +153,7 @@ describe('login body', () => {
     });
     expect(res.status).toBe(422);
     expect(res.body.code).toBe('VALIDATION_ERROR');
-    expect(await registry.storage.registry.listUsers('')).toEqual([]);
+    expect(await registry.storage.registry.users.list('')).toEqual([]);
   });
 
   it('answers 400 to a user id without the org.couchdb.user: prefix', async () => {

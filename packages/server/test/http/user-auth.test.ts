@@ -94,6 +94,6 @@ describe('login, whoami, logout', () => {
   ])('rejects %s without creating the user', async (_label, init, status) => {
     const res = await request(`${registry.url}/-/user/org.couchdb.user:eve`, { method: 'PUT', ...init });
     expect(res.status).toBe(status);
-    expect(await registry.storage.registry.getUser('', 'eve')).toBeUndefined();
+    expect(await registry.storage.registry.users.get('', 'eve')).toBeUndefined();
   });
 });

@@ -313,7 +313,7 @@ describe('webhooks', () => {
     const registry = await sharedNode();
     const hook = await addHook(registry, 'team,namespace.claim');
     const boss = await loginUser(registry.url, 'boss');
-    await registry.storage.registry.updateUser('', 'boss', { admin: true });
+    await registry.storage.registry.users.update('', 'boss', { admin: true });
     await loginUser(registry.url, 'alice');
     const api = (path: string, method: string, body?: unknown) =>
       request(`${registry.url}/-/pkg/v1/teams${path}`, { method, token: boss, ...(body ? { body } : {}) });

@@ -94,7 +94,7 @@ describe('pkg-registry tenant', () => {
     const set = await admin(['tenant', 'set', 'capped', '--quota-bytes', 'default', '--quota-packages', '0']);
     expect(set.code, set.stderr).toBe(0);
     expect(set.stdout).toContain("Tenant 'capped' now has quotaPackages=0.");
-    expect((await registry.storage.registry.getTenant('capped'))!.settings).toEqual({ quotaPackages: 0 });
+    expect((await registry.storage.registry.tenants.get('capped'))!.settings).toEqual({ quotaPackages: 0 });
   });
 
   it('create takes uplinks as JSON; set ... default removes them', async () => {
@@ -135,7 +135,7 @@ describe('pkg-registry tenant', () => {
     expect(deleted.code).toBe(0);
     expect(deleted.stdout).toBe("Deleted tenant 'doomed' with 1 user, 1 package and 1 tarball.\n");
     expect(await eventually(doomed, '/-/ping', 404)).toBe(404);
-    expect(await registry.storage.registry.listUsers('doomed')).toEqual([]);
+    expect(await registry.storage.registry.users.list('doomed')).toEqual([]);
     expect(await registry.storage.packages.package('doomed', 'com.example.doomed').read()).toBeUndefined();
     const keys: string[] = [];
     for await (const blob of registry.storage.blobs.list()) keys.push(blob.key);

@@ -50,6 +50,6 @@ describe('who manages advisories', () => {
   });
 
   it('has no administrators until the account store has the role', async () => {
-    expect(await isAdministrator(storage.registry, '', 'root')).toBe(false);
+    expect(await isAdministrator(storage.registry.users, '', 'root')).toBe(false);
   });
 });

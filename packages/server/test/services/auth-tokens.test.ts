@@ -25,7 +25,7 @@ describe('AuthService on memory storage', () => {
   it('signs up, then authenticates the token it issued', async () => {
     const token = await loginToken('ada');
     expect(await services.auth.authenticate('', token)).toMatchObject({ user: 'ada', readonly: false });
-    expect(await storage.registry.getUser('', 'ada')).toMatchObject({ name: 'ada', disabled: false });
+    expect(await storage.registry.users.get('', 'ada')).toMatchObject({ name: 'ada', disabled: false });
   });
 
   it('refuses a wrong password, and an unknown user when sign-up is closed, alike', async () => {

@@ -48,18 +48,18 @@ async function open(database: string) {
 async function upgradeFromPreviousRelease(database: string, downgrade: () => Promise<void>): Promise<void> {
   const before = await open(database);
   try {
-    await before.registry.createUser('', OLD_USER);
-    await before.registry.createToken('', OLD_TOKEN);
+    await before.registry.users.create('', OLD_USER);
+    await before.registry.tokens.create('', OLD_TOKEN);
   } finally {
     await before.close();
   }
   await downgrade();
   const after = await open(database);
   try {
-    expect(await after.registry.getUser('', 'ada')).toEqual(OLD_USER);
-    expect(await after.registry.getToken('', OLD_TOKEN.hash)).toEqual(OLD_TOKEN);
-    await after.registry.updateUser('', 'ada', { admin: true });
-    expect(await after.registry.getUser('', 'ada')).toEqual({ ...OLD_USER, admin: true });
+    expect(await after.registry.users.get('', 'ada')).toEqual(OLD_USER);
+    expect(await after.registry.tokens.get('', OLD_TOKEN.hash)).toEqual(OLD_TOKEN);
+    await after.registry.users.update('', 'ada', { admin: true });
+    expect(await after.registry.users.get('', 'ada')).toEqual({ ...OLD_USER, admin: true });
   } finally {
     await after.close();
   }

@@ -108,7 +108,7 @@ describe.skipIf(!testPostgresUrl || !testRedisUrl)('createStorage with PostgreSQ
       expect(storage.bus.connected).toBe(true);
       expect(storage.shared).toBe(true);
       // Migrated at start: usable at once.
-      expect(await storage.registry.listTenants()).toEqual([]);
+      expect(await storage.registry.tenants.list()).toEqual([]);
     } finally {
       await storage.close();
       await postgres.drop();

@@ -52,7 +52,7 @@ async function publishDirectly(storage: Storage, tenantId: TenantId, name: strin
 
 /** Everything a registry holds, in a comparable form. */
 async function snapshot(storage: Storage) {
-  const tenants = await storage.registry.listTenants();
+  const tenants = await storage.registry.tenants.list();
   const out: Record<string, unknown> = { tenants };
   for (const t of ['', ...tenants.map((x) => x.name)]) {
     const packages: Record<string, StoredPackage | undefined> = {};
@@ -61,8 +61,8 @@ async function snapshot(storage: Storage) {
     }
     out[`tenant:${t}`] = {
       downloads: await storage.downloadCounts.list(t),
-      users: await storage.registry.listUsers(t),
-      tokens: await storage.registry.listTokens(t),
+      users: await storage.registry.users.list(t),
+      tokens: await storage.registry.tokens.list(t),
       signingKeys: await storage.signingKeys.list(t),
       teams: await storage.teams.list(t),
       advisories: await storage.advisories.listAll(t),
@@ -159,12 +159,12 @@ beforeAll(async () => {
   sourceDir = await mkdtemp(path.join(tmpdir(), 'pkg-migrate-src-'));
   const source = await openEmbedded(sourceDir);
   try {
-    await source.registry.createTenant(tenant('acme', { signup: false, readAccess: 'token' }));
+    await source.registry.tenants.create(tenant('acme', { signup: false, readAccess: 'token' }));
     for (const t of ['', 'acme']) {
-      await source.registry.createUser(t, user('ada'));
-      await source.registry.createUser(t, user('eve', { disabled: true }));
-      await source.registry.createToken(t, token(`${t}h1`, 'ada'));
-      await source.registry.createToken(t, { ...token(`${t}h2`, 'eve'), expiresAt: '2031-01-01T00:00:00.000Z' });
+      await source.registry.users.create(t, user('ada'));
+      await source.registry.users.create(t, user('eve', { disabled: true }));
+      await source.registry.tokens.create(t, token(`${t}h1`, 'ada'));
+      await source.registry.tokens.create(t, { ...token(`${t}h2`, 'eve'), expiresAt: '2031-01-01T00:00:00.000Z' });
       await publishDirectly(source, t, 'com.acme.tool', ['1.0.0', '1.1.0']);
       await publishDirectly(source, t, 'com.acme.other', ['0.1.0']);
       // A rotated key and the one in use: both must travel, or copied signatures stop verifying.

@@ -25,7 +25,12 @@ afterAll(async () => {
 it('an embedded registry of the previous release gets its tables, a key, and signatures on every version', async () => {
   const config = loadConfig({ flags: { data: dataDir }, env: {} });
   const before = await createStorage(config);
-  await before.registry.createTenant({ name: 'acme', incarnation: 'first', createdAt: '2025-01-01T00:00:00.000Z', settings: {} });
+  await before.registry.tenants.create({
+    name: 'acme',
+    incarnation: 'first',
+    createdAt: '2025-01-01T00:00:00.000Z',
+    settings: {},
+  });
   for (const tenant of ['', 'acme']) {
     const pkg = buildStoredPackage('com.acme.old', { versions: ['1.0.0', '1.1.0'] });
     await before.packages.package(tenant, 'com.acme.old').update(() => ({ next: pkg, result: null }));

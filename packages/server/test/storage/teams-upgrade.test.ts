@@ -22,7 +22,12 @@ afterAll(async () => {
 it('an embedded registry of the previous release gets the team tables and keeps its packages', async () => {
   const config = loadConfig({ flags: { data: dataDir }, env: {} });
   const before = await createStorage(config);
-  await before.registry.createTenant({ name: 'acme', incarnation: 'first', createdAt: '2025-01-01T00:00:00.000Z', settings: {} });
+  await before.registry.tenants.create({
+    name: 'acme',
+    incarnation: 'first',
+    createdAt: '2025-01-01T00:00:00.000Z',
+    settings: {},
+  });
   const pkg = buildStoredPackage('com.acme.old', { versions: ['1.0.0'] });
   await before.packages.package('acme', 'com.acme.old').update(() => ({ next: pkg, result: null }));
   await before.close();

@@ -29,9 +29,9 @@ async function writtenByThePreviousRelease(database: string, downgrade: () => Pr
   const storage = await createStorage(loadConfig({ flags: { data: dataDir, database }, env: {} }));
   try {
     for (const name of ['acme', 'other']) {
-      await storage.registry.createTenant(tenant(name, { readAccess: 'token' }));
-      await storage.registry.createUser(name, user('ada'));
-      await storage.registry.createToken(name, token(`hash-${name}`, 'ada'));
+      await storage.registry.tenants.create(tenant(name, { readAccess: 'token' }));
+      await storage.registry.users.create(name, user('ada'));
+      await storage.registry.tokens.create(name, token(`hash-${name}`, 'ada'));
     }
   } finally {
     await storage.close();
@@ -42,7 +42,7 @@ async function writtenByThePreviousRelease(database: string, downgrade: () => Pr
 async function afterUpgrade(database: string): Promise<void> {
   const storage = await createStorage(loadConfig({ flags: { data: dataDir, database }, env: {} }));
   try {
-    const tenants = await storage.registry.listTenants();
+    const tenants = await storage.registry.tenants.list();
     expect(tenants.map((t) => [t.name, t.settings])).toEqual([
       ['acme', { readAccess: 'token' }],
       ['other', { readAccess: 'token' }],
@@ -50,10 +50,10 @@ async function afterUpgrade(database: string): Promise<void> {
     const incarnations = tenants.map((t) => t.incarnation);
     for (const incarnation of incarnations) expect(incarnation).toMatch(/^[0-9a-f]{32}$/);
     expect(new Set(incarnations).size).toBe(2);
-    expect((await storage.registry.getTenant('acme'))?.incarnation).toBe(incarnations[0]);
+    expect((await storage.registry.tenants.get('acme'))?.incarnation).toBe(incarnations[0]);
     for (const name of ['acme', 'other']) {
-      expect(await storage.registry.getUser(name, 'ada')).toEqual(user('ada'));
-      expect(await storage.registry.getToken(name, `hash-${name}`)).toEqual(token(`hash-${name}`, 'ada'));
+      expect(await storage.registry.users.get(name, 'ada')).toEqual(user('ada'));
+      expect(await storage.registry.tokens.get(name, `hash-${name}`)).toEqual(token(`hash-${name}`, 'ada'));
     }
   } finally {
     await storage.close();

@@ -37,14 +37,14 @@ const OLD_TOKEN: TokenRecord = {
 async function writtenByThePreviousRelease(database: string, downgrade: () => Promise<void>): Promise<void> {
   const storage = await createStorage(loadConfig({ flags: { data: dataDir, database }, env: {} }));
   try {
-    await storage.registry.createUser('', {
+    await storage.registry.users.create('', {
       name: 'ada',
       email: 'ada@example.com',
       passwordHash: 'x',
       createdAt: OLD_TOKEN.createdAt,
       disabled: false,
     });
-    await storage.registry.createToken('', OLD_TOKEN);
+    await storage.registry.tokens.create('', OLD_TOKEN);
   } finally {
     await storage.close();
   }
@@ -54,9 +54,9 @@ async function writtenByThePreviousRelease(database: string, downgrade: () => Pr
 async function afterTheUpgrade(database: string): Promise<void> {
   const storage = await createStorage(loadConfig({ flags: { data: dataDir, database }, env: {} }));
   try {
-    expect(await storage.registry.getToken('', OLD_TOKEN.hash)).toEqual(OLD_TOKEN);
-    await storage.registry.recordTokenUses('', [{ hash: OLD_TOKEN.hash, at: '2026-01-01T00:00:00.000Z', address: '10.0.0.1' }]);
-    expect(await storage.registry.listUserTokens('', 'ada')).toEqual([
+    expect(await storage.registry.tokens.get('', OLD_TOKEN.hash)).toEqual(OLD_TOKEN);
+    await storage.registry.tokens.recordUses('', [{ hash: OLD_TOKEN.hash, at: '2026-01-01T00:00:00.000Z', address: '10.0.0.1' }]);
+    expect(await storage.registry.tokens.listOfUser('', 'ada')).toEqual([
       { ...OLD_TOKEN, lastUsedAt: '2026-01-01T00:00:00.000Z', lastAddress: '10.0.0.1' },
     ]);
   } finally {

@@ -30,7 +30,7 @@ async function writtenByThePreviousRelease(
   const before = await createStorage(loadConfig({ flags, env: {} }));
   const bytes: Record<string, number> = { '': 0, acme: 0 };
   try {
-    await before.registry.createTenant({
+    await before.registry.tenants.create({
       name: 'acme',
       incarnation: 'first',
       createdAt: '2025-01-01T00:00:00.000Z',

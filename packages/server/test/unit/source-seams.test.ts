@@ -185,7 +185,7 @@ describe('the metadata store', () => {
   const serverSrc = path.join(packagesRoot, 'server/src');
   const under = (file: string, ...dirs: string[]) => dirs.some((dir) => file.startsWith(path.join(serverSrc, dir) + path.sep));
 
-  it('is named whole only in storage/: services and admin code receive RegistryStore or PackageStore', () => {
+  it('is named whole only in storage/: services and admin code receive AccountStores or PackageStore', () => {
     const naming = sourceFiles(serverSrc)
       .filter((file) => !under(file, 'storage') && /\bMetadataStore\b/.test(readFileSync(file, 'utf8')))
       .map(relative);

@@ -11,7 +11,12 @@ async function usageOf(count: number): Promise<MemoryStorageUsage> {
   const store = new MemoryMetadataStore(new MemoryDatabase(), [usage.writeHook]);
   for (let i = 0; i < count; i++) {
     const tenant = `t${i}`;
-    await store.createTenant({ name: tenant, incarnation: tenant, createdAt: '2026-01-01T00:00:00.000Z', settings: {} });
+    await store.accounts.tenants.create({
+      name: tenant,
+      incarnation: tenant,
+      createdAt: '2026-01-01T00:00:00.000Z',
+      settings: {},
+    });
     await store.package(tenant, 'com.a.b').update((current) => ({
       next: { ...addVersion(current, 'com.a.b', '1.0.0'), usage: { added: { '1.0.0': { bytes: i + 1, files: 1 } } } },
       result: undefined,

@@ -59,7 +59,7 @@ describe('signing in to the web interface', () => {
     await client.get('/-/web/signin');
     const typo = await client.post('/-/web/signin', { csrf: client.csrf(), name: 'alcie', password: 'pw-alice' });
     expect(typo.status).toBe(401);
-    expect(await registry.storage.registry.getUser('', 'alcie')).toBeUndefined();
+    expect(await registry.storage.registry.users.get('', 'alcie')).toBeUndefined();
     const signup = await client.post('/-/web/signin', {
       csrf: client.csrf(),
       name: 'dora',
@@ -67,7 +67,7 @@ describe('signing in to the web interface', () => {
       email: 'dora@example.com',
     });
     expect(signup.status).toBe(303);
-    expect(await registry.storage.registry.getUser('', 'dora')).toMatchObject({ email: 'dora@example.com' });
+    expect(await registry.storage.registry.users.get('', 'dora')).toMatchObject({ email: 'dora@example.com' });
   });
 
   it('signs in with an HttpOnly session cookie and goes back to a local page only', async () => {
@@ -265,7 +265,7 @@ describe('the account page', () => {
   it('refuses a wrong password or a bad limit with the reason on the page, creating nothing', async () => {
     const client = await signedIn('bob', 'pw-bob');
     await client.get('/-/web/account');
-    const count = async () => (await registry.storage.registry.listUserTokens('', 'bob')).length;
+    const count = async () => (await registry.storage.registry.tokens.listOfUser('', 'bob')).length;
     const before = await count();
     const wrong = await client.post('/-/web/account/tokens', { csrf: client.csrf(), name: 'x', password: 'not-pw' });
     expect(wrong.status).toBe(401);

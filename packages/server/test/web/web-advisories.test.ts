@@ -57,7 +57,7 @@ beforeAll(async () => {
   aliceToken = await loginUser(registry.url, 'alice', 'pw-alice');
   await loginUser(registry.url, 'bob', 'pw-bob');
   rootToken = await loginUser(registry.url, 'root', 'pw-root');
-  await registry.storage.registry.updateUser('', 'root', { admin: true });
+  await registry.storage.registry.users.update('', 'root', { admin: true });
   for (const version of ['1.0.0', '1.1.0'])
     expect((await publishVersion(registry.url, aliceToken, NAME, version)).status).toBe(201);
   // The proxied package, fetched through the uplink once.

@@ -55,7 +55,7 @@ describe('two-factor sign-in on the web account page', () => {
     });
     expect(wrong.status).toBe(401);
     expect(wrong.html).toContain('Wrong password.');
-    expect((await registry.storage.registry.getUser('', 'zoe'))?.secondFactor).toBeUndefined();
+    expect((await registry.storage.registry.users.get('', 'zoe'))?.secondFactor).toBeUndefined();
 
     const begun = await client.post('/-/web/account/two-factor/begin', {
       csrf: client.csrf(),
@@ -70,7 +70,7 @@ describe('two-factor sign-in on the web account page', () => {
     expect(begun.html).not.toMatch(/<img[^>]+qr/i);
     secret = secretOf(begun.html)!;
     expect(secret).toMatch(/^[A-Z2-7]{32}$/);
-    expect((await registry.storage.registry.getUser('', 'zoe'))?.secondFactor).toMatchObject({ pending: true, secret });
+    expect((await registry.storage.registry.users.get('', 'zoe'))?.secondFactor).toMatchObject({ pending: true, secret });
     // A reload shows the same enrolment again (nothing is lost by leaving the page).
     expect(secretOf((await client.get('/-/web/account')).html)).toBe(secret);
   });
@@ -116,7 +116,7 @@ describe('two-factor sign-in on the web account page', () => {
     });
     expect(wrong.status).toBe(401);
     expect(wrong.html).toContain('That code is not the current one of your authenticator app');
-    expect((await registry.storage.registry.getUser('', 'zoe'))?.secondFactor).toMatchObject({ pending: false });
+    expect((await registry.storage.registry.users.get('', 'zoe'))?.secondFactor).toMatchObject({ pending: false });
 
     const off = await client.post('/-/web/account/two-factor/disable', {
       csrf: client.csrf(),
@@ -125,7 +125,7 @@ describe('two-factor sign-in on the web account page', () => {
     });
     expect(off.status).toBe(200);
     expect(off.html).toContain('Set up two-factor sign-in');
-    expect((await registry.storage.registry.getUser('', 'zoe'))?.secondFactor).toBeUndefined();
+    expect((await registry.storage.registry.users.get('', 'zoe'))?.secondFactor).toBeUndefined();
     expect((await signedIn()).status).toBe(303);
   });
 
@@ -133,6 +133,6 @@ describe('two-factor sign-in on the web account page', () => {
     const { client } = await signedIn();
     const res = await client.post('/-/web/account/two-factor/begin', { mode: 'auth-only', password: PASSWORD });
     expect(res.status).toBe(403);
-    expect((await registry.storage.registry.getUser('', 'zoe'))?.secondFactor).toBeUndefined();
+    expect((await registry.storage.registry.users.get('', 'zoe'))?.secondFactor).toBeUndefined();
   });
 });

@@ -28,7 +28,7 @@ beforeAll(async () => {
   registry = await startRegistry();
   await loginUser(registry.url, 'alice', 'pw-alice');
   rootToken = await loginUser(registry.url, 'root', 'pw-root');
-  await registry.storage.registry.updateUser('', 'root', { admin: true });
+  await registry.storage.registry.users.update('', 'root', { admin: true });
 });
 afterAll(async () => {
   await registry.close();

@@ -283,7 +283,7 @@ export class UplinkService {
       let timer: NodeJS.Timeout | undefined;
       try {
         const tenants = await Promise.race([
-          this.#deps.registry.listTenants(),
+          this.#deps.registry.tenants.list(),
           new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('timeout')), HEALTH_TIMEOUT_MS))),
         ]);
         for (const tenant of tenants) configured.push([tenant.name, tenant.settings.uplinks ?? config.uplinks]);

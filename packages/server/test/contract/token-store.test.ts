@@ -1,0 +1,4 @@
+import { onEveryMetadataDriver } from './metadata-drivers.js';
+import { tokenStoreContract } from './token-store.contract.js';
+
+onEveryMetadataDriver(tokenStoreContract);
