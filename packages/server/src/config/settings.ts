@@ -270,7 +270,7 @@ export const SETTINGS = [
   {
     key: 'documentCache',
     type: 'integer',
-    default: 24 * MiB,
+    default: 32 * MiB,
     min: 0,
     flag: '--document-cache',
     description:
