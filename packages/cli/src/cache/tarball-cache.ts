@@ -17,6 +17,7 @@ import { isPackageName, isSemver, type VersionRecord } from '@pkg/protocol';
 import type { FileSystem } from '../deps.js';
 import { RangeNotUsable, type RegistryClient } from '../http/registry-client.js';
 import { isNetworkError, networkReason } from '../http/transport-errors.js';
+import { hashFile } from '../io/file-hash.js';
 import { LockTimeoutError, withFileLock } from '../io/fs.js';
 import { ClientError } from '../errors/client-errors.js';
 import { megabytes, type TransferProgress } from '../output/transfer-progress.js';
@@ -34,7 +35,6 @@ export interface CachedTarball {
 /** Progress of one download, given its size when the registry tells it. */
 export type DownloadProgress = (totalBytes: number | undefined) => TransferProgress;
 
-const READ_CHUNK = 1024 * 1024;
 /** Temporary files of another `pkg` younger than this may still be written to. */
 const STALE_TEMP_MS = 60 * 60 * 1000;
 
@@ -233,21 +233,6 @@ async function sizeOf(fs: FileSystem, file: string): Promise<number> {
     return (await fs.stat(file)).size;
   } catch {
     return 0;
-  }
-}
-
-/** Feeds a file's bytes to `hash`, in pieces. */
-async function hashFile(fs: FileSystem, file: string, hash: ReturnType<typeof createHash>): Promise<void> {
-  const handle = await fs.open(file, 'r');
-  try {
-    const buffer = Buffer.allocUnsafe(READ_CHUNK);
-    for (;;) {
-      const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
-      if (bytesRead === 0) break;
-      hash.update(buffer.subarray(0, bytesRead));
-    }
-  } finally {
-    await handle.close();
   }
 }
 

@@ -2,28 +2,14 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { FileSystem } from '../deps.js';
+import { hashFile } from '../io/file-hash.js';
 import type { EngineInstaller } from '../engines/installer.js';
 import type { LockedPackage } from './lock-file.js';
 
-const READ_CHUNK = 1024 * 1024;
-
-/**
- * `sha256-<base64>` of a file, read in pieces: an installed file of any size (an Unreal asset of
- * gigabytes) is never held whole, as its tarball never is.
- */
+/** `sha256-<base64>` of a file, read in pieces (an installed file of any size is never held whole). */
 export async function fileDigest(fs: FileSystem, file: string): Promise<string> {
   const hash = createHash('sha256');
-  const handle = await fs.open(file, 'r');
-  try {
-    const buffer = Buffer.allocUnsafe(READ_CHUNK);
-    for (;;) {
-      const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
-      if (bytesRead === 0) break;
-      hash.update(buffer.subarray(0, bytesRead));
-    }
-  } finally {
-    await handle.close();
-  }
+  await hashFile(fs, file, hash);
   return `sha256-${hash.digest('base64')}`;
 }
 
