@@ -1,7 +1,7 @@
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
 import type { ServerDeps } from '../deps.js';
 import { BudgetLru } from '../storage/budget-lru.js';
-import type { SigningKeyRecord, TenantId } from '../storage/ports.js';
+import { TenantGoneError, type SigningKeyRecord, type TenantId } from '../storage/ports.js';
 
 /** One entry of `dist.signatures`, as npm's registry writes it. */
 export interface RegistrySignature {
@@ -38,8 +38,8 @@ export class RegistrySignatures {
     if (current) return current;
     await this.#deps.signingKeys.createIfNone(tenant, generateSigningKey(this.#deps.now()));
     const made = (await this.#deps.signingKeys.list(tenant)).find((key) => key.expiresAt === null);
-    // Only a tenant deleted meanwhile has none: its publish fails as a deleted tenant's does.
-    if (!made) throw new Error(`the registry '${tenant}' has no signing key (deleted?)`);
+    // Only a tenant deleted meanwhile has none: its publish fails as a deleted tenant's write does.
+    if (!made) throw new TenantGoneError(tenant);
     return made;
   }
 

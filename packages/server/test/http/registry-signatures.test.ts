@@ -21,6 +21,7 @@ import { RegistrySignatures } from '../../src/services/registry-signatures.js';
 import { signVersionsPublishedBefore } from '../../src/services/signature-backfill.js';
 import { verifyStoredVersions } from '../../src/services/version-verification.js';
 import { blobKeyFor } from '../../src/storage/blob-keys.js';
+import { TenantGoneError } from '../../src/storage/ports.js';
 
 /**
  * Registry signatures as npm's registry makes them, checked with npm's own code (the pacote
@@ -228,5 +229,16 @@ describe('versions published before the upgrade, and tarballs changed in storage
         { name, version: '1.1.0', problem: 'the tarball is missing from storage' },
       ],
     });
+  });
+});
+
+describe('a tenant deleted before its first signature', () => {
+  it('is a deleted tenant to the signer (404 to a publish), never an unhandled error', async () => {
+    const signatures = new RegistrySignatures({ signingKeys: registry.storage.signingKeys, now: () => new Date() });
+    // No key is ever made for a tenant that does not exist (any more): a publish racing the
+    // tenant's delete reaches this after the delete.
+    const refused = await signatures.sign('never-created', 'com.gone.pkg', '1.0.0', 'sha512-AAAA').catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(TenantGoneError);
+    expect(refused).toMatchObject({ code: 'NOT_FOUND' });
   });
 });
