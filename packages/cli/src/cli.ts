@@ -66,6 +66,7 @@ export async function runCli(argv: string[], deps: Deps): Promise<ExitCode> {
   const otpFlag = invocation.input.options.otp;
   const ctx = new CommandContext(deps, reporter, typeof registryFlag === 'string' ? registryFlag : undefined, {
     ...(typeof otpFlag === 'string' ? { otp: otpFlag } : {}),
+    documentFreshness: invocation.command.documentFreshness?.(invocation.input) ?? 'revalidate',
   });
   try {
     const result = await invocation.command.run(ctx, invocation.input);

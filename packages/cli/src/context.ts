@@ -4,6 +4,7 @@ import { DEFAULT_REGISTRY } from './config/keys.js';
 import { clientPaths, type ClientPaths } from './config/paths.js';
 import { parseRegistryUrl, registryHostKey, type RegistryUrl } from './http/registry-url.js';
 import type { OneTimePassword, RegistryClient } from './http/registry-client.js';
+import type { DocumentCache, DocumentFreshness } from './http/document-cache.js';
 import { Prompter } from './io/prompt.js';
 import type { TokenStore } from './auth/token-store.js';
 import type { Reporter } from './output/reporter.js';
@@ -40,17 +41,25 @@ export class CommandContext {
   /** The run's one-time password: `--otp`, then whatever was typed when a registry asked. */
   readonly #oneTimePassword: OneTimePassword;
   #upmconfigWarned = false;
+  readonly #documentFreshness: DocumentFreshness;
+  #documents: Promise<DocumentCache> | null = null;
 
   /**
    * `registryFlag` is the run's `--registry`, which decides the registry in effect; `otp` its
    * `--otp`, sent to the registries of the run (they ask for it on writes of accounts with
    * two-factor sign-in).
    */
-  constructor(deps: Deps, reporter: Reporter, registryFlag?: string, options: { otp?: string } = {}) {
+  constructor(
+    deps: Deps,
+    reporter: Reporter,
+    registryFlag?: string,
+    options: { otp?: string; documentFreshness?: DocumentFreshness } = {},
+  ) {
     this.deps = deps;
     this.reporter = reporter;
     this.paths = clientPaths(deps.env, deps.platform, deps.homedir);
     this.#registryFlag = registryFlag;
+    this.#documentFreshness = options.documentFreshness ?? 'revalidate';
     this.#oneTimePassword = {
       code: options.otp?.trim() || undefined,
       // Only a person at a terminal can answer; piped or in CI, --otp is the way.
@@ -122,10 +131,11 @@ export class CommandContext {
    * `~/.upmconfig.toml` holds for the URL.
    */
   async registry(registry: RegistryUrl, request: RegistryClientRequest = {}): Promise<RegistryClient> {
-    const [{ RegistryClient }, transport, credential] = await Promise.all([
+    const [{ RegistryClient }, transport, credential, documentCache] = await Promise.all([
       import('./http/registry-client.js'),
       this.#openTransport(),
       request.token === undefined ? this.#credentialForReads(registry) : Promise.resolve<Credential>({ token: request.token }),
+      this.#documentCache(),
     ]);
     const { token } = credential;
     if (token) this.reporter.addSecret(token);
@@ -144,7 +154,17 @@ export class CommandContext {
       now: this.deps.now,
       debug: (message) => this.reporter.debug(message),
       activity: (label) => this.reporter.activity(label),
+      documentCache,
+      documentFreshness: this.#documentFreshness,
     });
+  }
+
+  /** The run's document cache (package documents kept between runs, http/document-cache.ts). */
+  #documentCache(): Promise<DocumentCache> {
+    this.#documents ??= import('./http/document-cache.js').then(
+      ({ DocumentCache }) => new DocumentCache(this.deps.fs, this.paths.cacheDir, this.deps.now),
+    );
+    return this.#documents;
   }
 
   // A damaged token store must not stop anonymous reads: warn and go on without a token.
@@ -191,6 +211,7 @@ export class CommandContext {
   /** Releases what the run opened (sockets, stdin). */
   async close(): Promise<void> {
     this.#prompter?.close();
+    if (this.#documents) await (await this.#documents).prune().catch(() => undefined);
     if (this.#transport) await (await this.#transport.catch(() => null))?.close();
   }
 

@@ -67,8 +67,16 @@ export class TarballCache {
     return path.join(this.#dir, name, `${version}.tgz`);
   }
 
-  /** The verified tarball of `record`, from the cache or downloaded into it. */
-  async fetch(client: RegistryClient, record: VersionRecord, progress?: DownloadProgress): Promise<CachedTarball> {
+  /**
+   * The verified tarball of `record`, from the cache or downloaded into it. `client` may be given
+   * as a function: it is then made only for a download, so a run that finds everything in the
+   * cache loads no HTTP client and reads no credentials.
+   */
+  async fetch(
+    client: RegistryClient | (() => Promise<RegistryClient>),
+    record: VersionRecord,
+    progress?: DownloadProgress,
+  ): Promise<CachedTarball> {
     const { name, version } = record;
     // The names become paths: a foreign registry must not be able to steer them.
     if (!isPackageName(name) || !isSemver(version)) {
@@ -86,11 +94,12 @@ export class TarballCache {
       throw new ClientError('UNREADABLE_ANSWER', { what: `${name}@${version} without a tarball URL` });
     }
     const url = record.dist.tarball;
+    const registry = typeof client === 'function' ? await client() : client;
     await this.#fs.mkdir(path.dirname(file), { recursive: true });
     await this.#removeStaleTemps(path.dirname(file));
     const partial = partialPathOf(file, expected);
     const download = (target: DownloadTarget) =>
-      this.#download(client, url, file, target, expected, progress, `${name}@${version}`);
+      this.#download(registry, url, file, target, expected, progress, `${name}@${version}`);
     try {
       await withFileLock(this.#fs, `${partial}.lock`, { now: this.#now, sleep: this.#sleep, timeoutMs: 0 }, () =>
         download({ file: partial, resumable: true }),

@@ -17,6 +17,9 @@ export const install: Command<InstallOptions> = {
   arguments: [{ name: 'package', description: 'packages to add (as with `pkg add`)', variadic: true }],
   options: [REGISTRY_OPTION, ENGINE_OPTION, ENGINE_VERSION_OPTION, FORCE_OPTION, GLOBAL_OPTION],
   examples: ['pkg install', 'pkg install com.vendor.input@1.2.0', 'pkg install --global com.vendor.tools'],
+  // Restoring what the project states, as `npm install` does, a fresh cached document will do;
+  // with names it is `add`, which asks what the registry holds now.
+  documentFreshness: ({ args, options }) => (nameList(args.package).length === 0 && !options.global ? 'max-age' : 'revalidate'),
   async run(ctx, { args, options }) {
     const names = nameList(args.package);
     if (options.global) {

@@ -1,3 +1,4 @@
+import type { DocumentFreshness } from '../http/document-cache.js';
 import type { CommandContext } from '../context.js';
 import type { CommandResult } from '../output/reporter.js';
 
@@ -47,6 +48,13 @@ export interface Command<O = unknown> {
   helpText?: string;
   /** Lines shown under "Examples:" in the command's help. */
   examples?: string[];
+  /**
+   * How the command reads package documents from the document cache: `max-age` uses a fresh
+   * one without asking (what installs do, as npm's do); `revalidate` (the default) asks the
+   * registry every time, with the cached copy's validators, for commands whose point is to
+   * see what the registry holds now (info, outdated, update, add).
+   */
+  documentFreshness?(input: CommandArgs<O>): DocumentFreshness;
   run(ctx: CommandContext, input: CommandArgs<O>): Promise<CommandResult>;
 }
 

@@ -17,6 +17,8 @@ export const uninstall: Command<UninstallOptions> = {
   arguments: [{ name: 'package', description: 'packages to remove', required: true, variadic: true }],
   options: [PROJECT_REGISTRY_OPTION, ENGINE_OPTION, ENGINE_VERSION_OPTION, FORCE_OPTION, GLOBAL_OPTION],
   examples: ['pkg uninstall com.vendor.input', 'pkg uninstall --global com.vendor.tools'],
+  // What stays is already chosen: a fresh cached document will do.
+  documentFreshness: () => 'max-age',
   async run(ctx, { args, options }) {
     const names = nameList(args.package);
     if (options.global) {

@@ -2,8 +2,9 @@
  * Extracting a package tarball where a malicious one cannot reach: every entry must be a plain
  * file or folder below the tarball's single top folder (`package/`), with no absolute path, no
  * `..`, no drive letter or backslash, and no link or device. One bad entry refuses the whole
- * tarball before anything is written: a first pass reads only the headers, a second streams each
- * file to disk, so a tarball of any size is never held in memory.
+ * tarball and leaves nothing written: each entry is checked before it is written, each file is
+ * streamed to disk (a tarball of any size is never held in memory), and what a tarball refused
+ * half-way wrote is removed.
  *
  * Names Windows cannot hold are refused on every system: a project is shared by a team through
  * Perforce or git, usually with Windows machines among them, and a package that installs on a Mac
@@ -65,6 +66,10 @@ export function targetBelow(root: string, relative: string, paths: path.Platform
  * Extracts the tarball `file` into `destination`, streamed; returns how many files it wrote.
  * With `digests`, the SHA-256 of each file written (`sha256-<base64>`, by its path inside the
  * package) is put there as it is written, so the caller need not read the files back.
+ *
+ * One pass: each entry is checked before anything of it is written, and a refused entry (or a
+ * tarball that stops being readable) removes what the earlier entries wrote, so a refused
+ * tarball leaves nothing behind, without reading and unzipping the file twice.
  */
 export async function extractPackage(
   fs: FileSystem,
@@ -74,48 +79,48 @@ export async function extractPackage(
   digests?: Record<string, string>,
 ): Promise<number> {
   const root = path.resolve(destination);
-  // Pass 1: every header checked; the target of each entry, in order (null: nothing to write).
-  const targets: ({ target: string; folder: boolean; relative: string } | null)[] = [];
-  await readEntries(fs, file, label, async (entry) => {
-    const refuse = (reason: string) => new ClientError('UNSAFE_TARBALL', { label, entry: entry.path, reason });
-    if (!FILE_TYPES.has(entry.type) && entry.type !== 'Directory') throw refuse(`an unsupported type (${entry.type})`);
-    const relative = packageRelativePath(entry.path);
-    if (!relative.ok) throw refuse(relative.reason);
-    if (relative.path === null) {
-      targets.push(null);
-      return;
-    }
-    const target = targetBelow(root, relative.path);
-    if (target === null) throw refuse('a path outside the package');
-    targets.push({ target, folder: entry.type === 'Directory', relative: relative.path });
-  });
+  const existed = await fs.stat(root).then(
+    () => true,
+    () => false,
+  );
   await fs.mkdir(root, { recursive: true });
-  // Pass 2: the same entries, streamed to their files.
+  const written: string[] = [];
   let files = 0;
-  let index = 0;
-  await readEntries(fs, file, label, async (entry) => {
-    const planned = targets[index++];
-    if (!planned) return;
-    if (planned.folder) {
-      await fs.mkdir(planned.target, { recursive: true });
-      return;
-    }
-    await fs.mkdir(path.dirname(planned.target), { recursive: true });
-    // Modes from the archive are not kept: no executable or setuid bits from a download.
-    const handle = await fs.open(planned.target, 'w', 0o644);
-    const hash = digests ? createHash('sha256') : undefined;
-    try {
-      for await (const chunk of entry.data) {
-        hash?.update(chunk);
-        await handle.write(chunk);
+  try {
+    await readEntries(fs, file, label, async (entry) => {
+      const refuse = (reason: string) => new ClientError('UNSAFE_TARBALL', { label, entry: entry.path, reason });
+      if (!FILE_TYPES.has(entry.type) && entry.type !== 'Directory') throw refuse(`an unsupported type (${entry.type})`);
+      const relative = packageRelativePath(entry.path);
+      if (!relative.ok) throw refuse(relative.reason);
+      if (relative.path === null) return;
+      const target = targetBelow(root, relative.path);
+      if (target === null) throw refuse('a path outside the package');
+      if (entry.type === 'Directory') {
+        await fs.mkdir(target, { recursive: true });
+        return;
       }
-    } finally {
-      await handle.close();
-    }
-    // A path given twice holds the last entry's bytes, and so does its digest.
-    if (digests && hash) digests[planned.relative] = `sha256-${hash.digest('base64')}`;
-    files++;
-  });
+      await fs.mkdir(path.dirname(target), { recursive: true });
+      written.push(target);
+      // Modes from the archive are not kept: no executable or setuid bits from a download.
+      const handle = await fs.open(target, 'w', 0o644);
+      const hash = digests ? createHash('sha256') : undefined;
+      try {
+        for await (const chunk of entry.data) {
+          hash?.update(chunk);
+          await handle.write(chunk);
+        }
+      } finally {
+        await handle.close();
+      }
+      // A path given twice holds the last entry's bytes, and so does its digest.
+      if (digests && hash) digests[relative.path] = `sha256-${hash.digest('base64')}`;
+      files++;
+    });
+  } catch (err) {
+    if (existed) for (const target of written) await fs.rm(target, { force: true });
+    else await fs.rm(root, { recursive: true, force: true });
+    throw err;
+  }
   return files;
 }
 

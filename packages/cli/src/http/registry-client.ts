@@ -10,6 +10,7 @@ import {
 } from '@pkg/protocol';
 import type { HttpRequest, HttpResponse, HttpStreamResponse, HttpTransport } from '../deps.js';
 import { ClientError } from '../errors/client-errors.js';
+import { isFresh, type DocumentCache, type DocumentFreshness } from './document-cache.js';
 import { DEFAULT_RETRY, retryDelay, type RetryPolicy } from './retry.js';
 import { registryEndpoint, registryHostKey, type RegistryUrl } from './registry-url.js';
 import { errorCode, isNetworkError, transportError } from './transport-errors.js';
@@ -38,6 +39,10 @@ export interface RegistryClientOptions {
   /** Told when a request (or a wait before retrying) starts; returns its end (the spinner). */
   activity?(label: string): () => void;
   retry?: RetryPolicy;
+  /** Package documents kept between runs (http/document-cache.ts); none: every document is fetched. */
+  documentCache?: DocumentCache;
+  /** `max-age` (default): a fresh cached document is used without asking; `revalidate`: always asked for, conditionally. */
+  documentFreshness?: DocumentFreshness;
 }
 
 /**
@@ -264,13 +269,51 @@ export class RegistryClient {
     }
   }
 
-  /** `GET /<name>`: the full package document. */
+  /**
+   * `GET /<name>`: the full package document; through the document cache when the client has
+   * one: a fresh entry answers without a request, an older one is asked for with its validators
+   * and reused on `304`.
+   */
   async packument(name: string): Promise<PackageDocument> {
+    const cache = this.#options.documentCache;
+    const pathname = `/${encodeURIComponent(name)}`;
     try {
-      return await this.#json<PackageDocument>('GET', `/${encodeURIComponent(name)}`, { idempotent: true });
+      if (!cache) return await this.#json<PackageDocument>('GET', pathname, { idempotent: true });
+      const cached = await cache.read(this.registry, name);
+      const reused = cached ? parseDocument(cached.body) : undefined;
+      const entry = reused !== undefined ? cached : null;
+      if (entry && reused !== undefined && this.#options.documentFreshness !== 'revalidate' && isFresh(entry, this.#options.now())) {
+        this.#options.debug(`✓ ${name}: the cached document (fresh)`);
+        return reused;
+      }
+      const headers: Record<string, string> = {};
+      if (entry?.etag) headers['if-none-match'] = entry.etag;
+      if (entry?.lastModified) headers['if-modified-since'] = entry.lastModified;
+      const response = await this.#send('GET', registryEndpoint(this.registry, pathname), { idempotent: true, headers });
+      if (response.status === 304 && entry && reused !== undefined) {
+        await cache.revalidated(this.registry, name, entry, response.headers);
+        return reused;
+      }
+      if (response.status < 200 || response.status >= 300) throw httpError(response);
+      if (response.body.length === 0) return undefined as unknown as PackageDocument;
+      const text = response.body.toString('utf8');
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        throw new ClientError('INVALID_RESPONSE', { request: `GET ${redactPath(pathname)}`, registry: this.registry });
+      }
+      // Only a document is kept; anything else goes to the caller's checks as it came, as without a cache.
+      if (isDocument(parsed)) await cache.store(this.registry, name, response.headers, text);
+      return parsed as PackageDocument;
     } catch (err) {
       throw this.#statusError(err, 'package', name);
     }
+  }
+
+  /** Drops the cached document of `name`: this client just changed it. */
+  async #forgetDocument(name: string): Promise<void> {
+    await this.#options.documentCache?.forget(this.registry, name);
   }
 
   /** `GET /<name>/<version>`: one version record (a dist-tag works as the version too). */
@@ -405,6 +448,7 @@ export class RegistryClient {
     try {
       await call();
     } catch (err) {
+      await this.#forgetDocument(name);
       if (err instanceof RegistryHttpError && [400, 403, 409, 422].includes(err.status)) {
         throw new ClientError('CHANGE_REFUSED', {
           name,
@@ -419,6 +463,7 @@ export class RegistryClient {
       }
       throw this.#statusError(err, 'package', name);
     }
+    await this.#forgetDocument(name);
   }
 
   /**
@@ -429,6 +474,7 @@ export class RegistryClient {
     try {
       await this.#json('PUT', `/${encodeURIComponent(name)}`, { idempotent: false, streamedBody: body });
     } catch (err) {
+      await this.#forgetDocument(name);
       if (err instanceof RegistryHttpError && [400, 403, 409, 413, 422].includes(err.status)) {
         throw new ClientError('PUBLISH_REFUSED', {
           name,
@@ -443,6 +489,7 @@ export class RegistryClient {
       }
       throw this.#statusError(err, 'publish', name);
     }
+    await this.#forgetDocument(name);
   }
 
   /** Downloads a tarball (`dist.tarball`, possibly on a CDN host: it then gets no token). */
@@ -735,6 +782,20 @@ async function readLimited(body: AsyncIterable<Uint8Array>, limit: number): Prom
 async function drain(body: AsyncIterable<Uint8Array>): Promise<void> {
   for await (const _chunk of body) {
     // discarded: the request is sent again
+  }
+}
+
+function isDocument(value: unknown): value is PackageDocument {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A cached document's text parsed; undefined when it is not a JSON object (a damaged entry: a miss). */
+function parseDocument(text: string): PackageDocument | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return isDocument(value) ? value : undefined;
+  } catch {
+    return undefined;
   }
 }
 

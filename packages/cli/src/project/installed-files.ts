@@ -113,13 +113,12 @@ export function lockDocuments(lock: LockFile): DocumentMap {
 
 async function fetchAll(ctx: CommandContext, clientOf: () => Promise<RegistryClient>, records: VersionRecord[]) {
   if (records.length === 0) return [];
-  const client = await clientOf();
   const cache = new TarballCache(ctx.deps.fs, ctx.paths.cacheDir);
   const progress = progressBar(ctx.reporter, ctx.deps.stderr.isTTY, records.length);
   const line = oneLineAtATime();
   try {
     return await eachBounded(records, DOWNLOAD_CONCURRENCY, async (record) => {
-      const result = await cache.fetch(client, record, line(downloadProgress(ctx, record)));
+      const result = await cache.fetch(clientOf, record, line(downloadProgress(ctx, record)));
       progress.tick(`${record.name}@${record.version}`);
       // The staged install streams each tarball from its verified file in the cache.
       return { record, tarball: result.path, fromCache: result.fromCache };
