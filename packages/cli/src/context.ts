@@ -131,12 +131,18 @@ export class CommandContext {
    * `~/.upmconfig.toml` holds for the URL.
    */
   async registry(registry: RegistryUrl, request: RegistryClientRequest = {}): Promise<RegistryClient> {
-    const [{ RegistryClient }, transport, credential, documentCache] = await Promise.all([
+    const [{ RegistryClient }, credential, documentCache] = await Promise.all([
       import('./http/registry-client.js'),
-      this.#openTransport(),
       request.token === undefined ? this.#credentialForReads(registry) : Promise.resolve<Credential>({ token: request.token }),
       this.#documentCache(),
     ]);
+    // Opened on the first request: a run that the caches answer (documents fresh, tarballs
+    // verified) never loads the HTTP stack.
+    const transport: HttpTransport = {
+      send: async (req) => (await this.#openTransport()).send(req),
+      stream: async (req) => (await this.#openTransport()).stream(req),
+      close: async () => undefined,
+    };
     const { token } = credential;
     if (token) this.reporter.addSecret(token);
     const fromEnv = Boolean(token) && token === this.deps.env.PKG_TOKEN?.trim();

@@ -85,6 +85,13 @@ export async function extractPackage(
   );
   await fs.mkdir(root, { recursive: true });
   const written: string[] = [];
+  // Folders known to exist: most entries share theirs with the entry before.
+  const folders = new Set<string>([root]);
+  const ensureFolder = async (dir: string) => {
+    if (folders.has(dir)) return;
+    await fs.mkdir(dir, { recursive: true });
+    folders.add(dir);
+  };
   let files = 0;
   try {
     await readEntries(fs, file, label, async (entry) => {
@@ -96,10 +103,10 @@ export async function extractPackage(
       const target = targetBelow(root, relative.path);
       if (target === null) throw refuse('a path outside the package');
       if (entry.type === 'Directory') {
-        await fs.mkdir(target, { recursive: true });
+        await ensureFolder(target);
         return;
       }
-      await fs.mkdir(path.dirname(target), { recursive: true });
+      await ensureFolder(path.dirname(target));
       written.push(target);
       // Modes from the archive are not kept: no executable or setuid bits from a download.
       const handle = await fs.open(target, 'w', 0o644);

@@ -1,7 +1,15 @@
 import dns, { type LookupAddress, type LookupOptions } from 'node:dns';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
-import { EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+// The modules used, not undici's index, which loads every dispatcher, fetch, WebSocket and the
+// mocks. The index also gives every dispatcher its API methods (the proxy agent tunnels with
+// `connect`), so that is done here as the index does it.
+import api from 'undici/lib/api/index.js';
+import DispatcherBase from 'undici/lib/dispatcher/dispatcher.js';
+import EnvHttpProxyAgent from 'undici/lib/dispatcher/env-http-proxy-agent.js';
+
+Object.assign(DispatcherBase.prototype, api);
 import type { HttpRequest, HttpResponse, HttpStreamResponse, HttpTransport, TransportOptions } from '../deps.js';
 import { BodyQueue } from './body-queue.js';
 import { specialUseAddress } from './loopback.js';
@@ -54,21 +62,13 @@ export function createUndiciTransport(
     bodyTimeout: options.timeoutMs,
   });
 
-  const open = async (req: HttpRequest) => {
-    assertSecureUrl(req.url);
-    const response = await request(req.url, {
-      method: req.method as never,
-      headers: req.headers,
-      body: req.body,
-      dispatcher,
-    } as Parameters<typeof request>[1]);
-    return { status: response.statusCode, headers: flatHeaders(response.headers), body: response.body };
-  };
-
   return {
     async send(req: HttpRequest): Promise<HttpResponse> {
-      const response = await open(req);
-      return { ...response, body: Buffer.from(await response.body.arrayBuffer()) };
+      assertSecureUrl(req.url);
+      const response = await streamed(dispatcher, req);
+      const chunks: Uint8Array[] = [];
+      for await (const chunk of response.body) chunks.push(chunk);
+      return { ...response, body: Buffer.concat(chunks) };
     },
     // Downloads read every byte that arrived, also when the connection then breaks (body-queue.ts).
     stream: (req: HttpRequest): Promise<HttpStreamResponse> => {

@@ -183,7 +183,7 @@ export async function projectInstall(ctx: CommandContext, options: ProjectOption
   const line = oneLineAtATime();
   try {
     await eachBounded(records, DOWNLOAD_CONCURRENCY, async (record) => {
-      const result = await cache.fetch(await registries.clientFor(record), record, line(downloadProgress(ctx, record)));
+      const result = await cache.fetch(() => registries.clientFor(record), record, line(downloadProgress(ctx, record)));
       progress.tick(`${record.name}@${record.version}`);
       return result;
     }).then((results) =>

@@ -27,6 +27,8 @@ interface Logged {
 function documentRequests(from: number): Logged[] {
   return registry.logLines
     .slice(from)
+    .flatMap((chunk) => chunk.split('\n'))
+    .filter((l) => l.trim() !== '')
     .map((l) => JSON.parse(l) as { msg: string } & Logged)
     .filter((l) => l.msg === 'request' && l.method === 'GET' && /^\/com\.fixture\.[a-z]+$/.test(l.url));
 }
