@@ -6,6 +6,7 @@ import { ClientError } from '../errors/client-errors.js';
 import { SEPARATOR, plural } from '../output/format.js';
 import type { CommandResult } from '../output/reporter.js';
 import { megabytes } from '../output/transfer-progress.js';
+import { DocumentCache } from '../http/document-cache.js';
 import { readCache, verifyEntry, type CacheEntry } from './cache-contents.js';
 
 const total = (entries: { size: number }[]) => entries.reduce((sum, e) => sum + e.size, 0);
@@ -36,6 +37,8 @@ export async function cacheAction(
       await ctx.deps.fs.rm(entry.path, { force: true });
       await ctx.deps.fs.rm(`${entry.path}.integrity`, { force: true });
     }
+    // The package documents kept with them go too (of the named packages, or all).
+    const documents = await new DocumentCache(ctx.deps.fs, ctx.paths.cacheDir, ctx.deps.now).clear(names);
     const freed = total([...tarballs, ...partial, ...leftovers]);
     const message = `Removed ${plural(tarballs.length, 'tarball')} and ${plural(partial.length + leftovers.length, 'partial download')}, ${megabytes(freed)}`;
     return {
@@ -43,6 +46,7 @@ export async function cacheAction(
         cache_dir: dir,
         removed: tarballs.map(entryJson),
         removed_partial: partial.map(entryJson),
+        removed_documents: documents,
         freed_bytes: freed,
         message,
       },

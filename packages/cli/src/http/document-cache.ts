@@ -153,6 +153,21 @@ export class DocumentCache {
     if (file !== null) await this.#fs.rm(file, { force: true }).catch(() => undefined);
   }
 
+  /** Removes the documents of `names` from every registry's folder, or every document; returns how many went. */
+  async clear(names: string[] = []): Promise<number> {
+    let removed = 0;
+    for (const folder of await this.#fs.readdir(this.#dir).catch(() => [] as string[])) {
+      const dir = path.join(this.#dir, folder);
+      for (const file of await this.#fs.readdir(dir).catch(() => [] as string[])) {
+        const name = file.endsWith('.json') ? file.slice(0, -'.json'.length) : null;
+        if (names.length > 0 && (name === null || !names.includes(name))) continue;
+        await this.#fs.rm(path.join(dir, file), { force: true });
+        if (name !== null) removed++;
+      }
+    }
+    return removed;
+  }
+
   async #write(registry: string, name: string, entry: CachedDocument): Promise<void> {
     const file = this.fileOf(registry, name);
     if (file === null) return;

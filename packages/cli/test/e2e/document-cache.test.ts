@@ -107,6 +107,16 @@ describe('the document cache (built binary, real registry)', () => {
     const repaired = await runPkg(['install', '--json'], { home, env, cwd });
     expect(repaired.code).toBe(0);
     expect(documentRequests(mark).map((r) => [r.url, r.status])).toEqual([['/com.fixture.lib', 200]]);
+
+    // `pkg cache clean <name>` drops that package's document with its tarballs; without names, all.
+    const cleaned = await runPkg(['cache', 'clean', 'com.fixture.core', '--json'], { home, env, cwd });
+    expect(JSON.parse(cleaned.stdout)).toMatchObject({ success: true, removed_documents: 1 });
+    mark = registry.logLines.length;
+    expect((await runPkg(['install'], { home, env, cwd })).code).toBe(0);
+    expect(documentRequests(mark).map((r) => [r.url, r.status])).toEqual([['/com.fixture.core', 200]]);
+    expect(JSON.parse((await runPkg(['cache', 'clean', '--json'], { home, env, cwd })).stdout)).toMatchObject({
+      removed_documents: 4,
+    });
   });
 
   it('pkg info always asks the registry (304 while unchanged), so a version published meanwhile shows at once', async () => {
