@@ -68,6 +68,21 @@ export class TarballCache {
   }
 
   /**
+   * The cached file of `record` and the digest it must have, when there is one, not checked: for
+   * a caller that checks it as it reads it anyway (an extraction), and then either uses it or
+   * goes through `fetch` when it did not match. Null when it is not in the cache.
+   */
+  async cached(record: VersionRecord): Promise<{ path: string; expected: ExpectedDigest } | null> {
+    const { name, version } = record;
+    if (!isPackageName(name) || !isSemver(version)) return null;
+    const expected = expectedDigest(record.dist);
+    if (!expected) return null;
+    const file = this.pathOf(name, version);
+    const stat = await this.#fs.stat(file).catch(() => null);
+    return stat?.isFile() ? { path: file, expected } : null;
+  }
+
+  /**
    * The verified tarball of `record`, from the cache or downloaded into it. `client` may be given
    * as a function: it is then made only for a download, so a run that finds everything in the
    * cache loads no HTTP client and reads no credentials.

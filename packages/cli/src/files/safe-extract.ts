@@ -11,7 +11,7 @@
  * but not beside it on Windows breaks the team's project. On Windows they are worse than
  * unreadable: `a.cs:x` writes a hidden stream of `a.cs`, `nul.cs` writes nothing, `a.` is `a`.
  */
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import path from 'node:path';
 import type { FileSystem } from '../deps.js';
 import { ClientError } from '../errors/client-errors.js';
@@ -65,7 +65,8 @@ export function targetBelow(root: string, relative: string, paths: path.Platform
 /**
  * Extracts the tarball `file` into `destination`, streamed; returns how many files it wrote.
  * With `digests`, the SHA-256 of each file written (`sha256-<base64>`, by its path inside the
- * package) is put there as it is written, so the caller need not read the files back.
+ * package) is put there as it is written, so the caller need not read the files back; with
+ * `fileHash`, every byte of the tarball's file is fed to it as it is read.
  *
  * One pass: each entry is checked before anything of it is written, and a refused entry (or a
  * tarball that stops being readable) removes what the earlier entries wrote, so a refused
@@ -77,6 +78,7 @@ export async function extractPackage(
   destination: string,
   label: string,
   digests?: Record<string, string>,
+  fileHash?: Hash,
 ): Promise<number> {
   const root = path.resolve(destination);
   const existed = await fs.stat(root).then(
@@ -122,7 +124,7 @@ export async function extractPackage(
       // A path given twice holds the last entry's bytes, and so does its digest.
       if (digests && hash) digests[relative.path] = `sha256-${hash.digest('base64')}`;
       files++;
-    });
+    }, fileHash);
   } catch (err) {
     if (existed) for (const target of written) await fs.rm(target, { force: true });
     else await fs.rm(root, { recursive: true, force: true });
@@ -137,9 +139,10 @@ async function readEntries(
   file: TarballFile,
   label: string,
   onEntry: Parameters<typeof forEachTarEntry>[2],
+  fileHash?: Hash,
 ): Promise<void> {
   try {
-    await forEachTarEntry(fs, file, onEntry);
+    await forEachTarEntry(fs, file, onEntry, fileHash);
   } catch (err) {
     if (err instanceof ClientError) throw err;
     throw new ClientError('UNREADABLE_TARBALL', { label, reason: (err as Error).message });

@@ -2,6 +2,8 @@
  * Reading a (gzipped) tarball as a stream of entries from its file: each entry's data is handed
  * to `onEntry` as a stream, so a package of any size is never held whole.
  */
+import type { Hash } from 'node:crypto';
+import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Parser, type ReadEntry } from 'tar';
 import type { FileSystem } from '../deps.js';
@@ -22,6 +24,8 @@ export async function forEachTarEntry(
   fs: FileSystem,
   file: TarballFile,
   onEntry: (entry: { path: string; type: TarEntryType; data: AsyncIterable<Buffer> }) => Promise<void>,
+  /** Fed every byte of the file as it is read: its digest without reading it twice. */
+  fileHash?: Hash,
 ): Promise<void> {
   const handle = await fs.open(file, 'r');
   try {
@@ -45,7 +49,17 @@ export async function forEachTarEntry(
         }
       });
     });
-    await pipeline(input, parser);
+    if (fileHash) {
+      const tap = new Transform({
+        transform(chunk: Buffer, _encoding, done) {
+          fileHash.update(chunk);
+          done(null, chunk);
+        },
+      });
+      await pipeline(input, tap, parser);
+    } else {
+      await pipeline(input, parser);
+    }
     await chain;
     // What the extraction callbacks caught: errors of the parser, the filesystem or our checks.
     if (failure !== undefined) throw failure as Error;

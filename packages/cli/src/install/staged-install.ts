@@ -5,7 +5,7 @@
  * place, the project file and `pkg.json` written, and the lock written last. Any failure puts
  * back every folder and file as it was.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { VersionRecord } from '@pkg/protocol';
 import type { FileSystem } from '../deps.js';
@@ -22,6 +22,8 @@ import { STAGING_PREFIX, writeJournal, type InstallJournal } from './interrupted
 import { serializeLock, type LockFile, type LockedEdit, type LockedPackage } from './lock-file.js';
 import { digestFiles, folderMissing, listFiles, localChanges } from './package-files.js';
 import { eachBounded } from '../cache/parallel-downloads.js';
+import { digestOf } from '../cache/tarball-cache.js';
+import type { ExpectedDigest } from '../cache/integrity.js';
 
 /** Packages extracted into the staging folder at once. */
 const EXTRACT_CONCURRENCY = 4;
@@ -32,6 +34,19 @@ export interface PackageToInstall {
   tarball: TarballFile;
   /** When restoring the lock: the files the lock says the package has, which the tarball must match. */
   expectedFiles?: Record<string, string>;
+  /**
+   * The tarball is a cached file not checked yet: its digest is computed as it is extracted, and
+   * one that differs stops the transaction (`CachedTarballChanged`) before anything moves.
+   */
+  unverified?: ExpectedDigest;
+}
+
+/** A cached tarball did not have its digest when it was extracted: fetch it (`TarballCache.fetch`) and start again. */
+export class CachedTarballChanged extends Error {
+  constructor(readonly label: string) {
+    super(`the cached tarball of ${label} does not have the expected digest`);
+    this.name = 'CachedTarballChanged';
+  }
 }
 
 export interface InstallTransaction {
@@ -104,7 +119,16 @@ export async function applyInstall(tx: InstallTransaction): Promise<{ backupPath
       const label = `${record.name}@${record.version}`;
       const extracted = path.join(staging, `new-${i}`);
       const written: Record<string, string> = {};
-      await extractPackage(fs, item.tarball, extracted, label, written);
+      const check = item.unverified;
+      const fileHash = check ? createHash(check.algorithm) : undefined;
+      try {
+        await extractPackage(fs, item.tarball, extracted, label, written, fileHash);
+      } catch (err) {
+        // A damaged file may fail to extract before its end: its digest says whether it is the cause.
+        if (check && (await digestOf(fs, item.tarball, check.algorithm)) !== check.digest) throw new CachedTarballChanged(label);
+        throw err;
+      }
+      if (check && fileHash!.digest('base64') !== check.digest) throw new CachedTarballChanged(label);
       const all = await listFiles(fs, extracted);
       const layout = installer.layout(all, record);
       const prefix = layout.source === '' ? '' : `${layout.source}/`;

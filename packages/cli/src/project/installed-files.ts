@@ -24,7 +24,7 @@ import { folderMissing, localChanges } from '../install/package-files.js';
 import { dependencyChanges, diffResolution, type DependencyChanges } from '../resolve/diff.js';
 import type { DocumentMap } from './registry-documents.js';
 import type { Resolution } from '../resolve/resolver.js';
-import { applyInstall, type PackageToInstall } from '../install/staged-install.js';
+import { applyInstall, CachedTarballChanged, type PackageToInstall } from '../install/staged-install.js';
 
 type InstallingEngine = Engine & { installer: EngineInstaller };
 
@@ -212,22 +212,37 @@ async function restore(
     if (inPlace) packages.push({ package: name, version: locked.version, status: 'in-place', cached: true });
     else pending.push(lockedRecord(name, locked));
   }
-  const fetched = await fetchAll(ctx, clientOf, pending);
-  const install: PackageToInstall[] = fetched.map((f) => ({
-    record: f.record,
-    tarball: f.tarball,
-    expectedFiles: lock.packages[f.record.name]!.files,
-  }));
-  const { backupPath } =
+  const apply = async (install: PackageToInstall[]): Promise<{ backupPath: string | null }> =>
     install.length === 0
       ? { backupPath: null }
-      : await applyInstall({
-          ...transaction(ctx, open, lock),
-          install,
-          remove: [],
-          manifestText: null,
-          force: options.force,
-        });
+      : applyInstall({ ...transaction(ctx, open, lock), install, remove: [], manifestText: null, force: options.force });
+  // Every tarball in the cache: each is checked against the lock's integrity as it is extracted,
+  // not read once more before; one that does not match sends the whole restore the long way.
+  const cache = new TarballCache(ctx.deps.fs, ctx.paths.cacheDir);
+  const cached = await Promise.all(pending.map((record) => cache.cached(record)));
+  let restored: { backupPath: string | null } | null = null;
+  let fetched: { record: VersionRecord; tarball: string; fromCache: boolean }[] = [];
+  if (pending.length > 0 && cached.every((c) => c !== null)) {
+    fetched = pending.map((record, i) => ({ record, tarball: cached[i]!.path, fromCache: true }));
+    restored = await apply(
+      pending.map((record, i) => ({
+        record,
+        tarball: cached[i]!.path,
+        expectedFiles: lock.packages[record.name]!.files,
+        unverified: cached[i]!.expected,
+      })),
+    ).catch((err: unknown) => {
+      if (err instanceof CachedTarballChanged) return null;
+      throw err;
+    });
+  }
+  if (restored === null) {
+    fetched = await fetchAll(ctx, clientOf, pending);
+    restored = await apply(
+      fetched.map((f) => ({ record: f.record, tarball: f.tarball, expectedFiles: lock.packages[f.record.name]!.files })),
+    );
+  }
+  const { backupPath } = restored;
   for (const f of fetched)
     packages.push({ package: f.record.name, version: f.record.version, status: 'installed', cached: f.fromCache });
   return { packages: packages.sort((a, b) => (a.package < b.package ? -1 : 1)), backupPath };

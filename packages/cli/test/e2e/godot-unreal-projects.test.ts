@@ -331,6 +331,18 @@ describe('a Godot 4 project (built binary)', () => {
     const again = await pkg(['install', '--json'], fresh);
     expect(again.json).toMatchObject({ installed: [], in_place: [{ package: 'com.fixture.godot.dialogue', version: '2.0.0' }] });
 
+    // A cached tarball is checked as it is extracted: a damaged one is downloaded again and the
+    // restore installs what the lock says, as from an empty cache.
+    const cachedTarball = path.join(home.env.XDG_CACHE_HOME!, 'pkg', 'tarballs', 'com.fixture.godot.dialogue', '2.0.0.tgz');
+    const good = await readFile(cachedTarball);
+    await writeFile(cachedTarball, Buffer.concat([good.subarray(0, 100), Buffer.alloc(good.length - 100)]));
+    const damaged = await freshCopy(project.dir, ['project.godot', 'pkg.json', 'pkg-lock.json']);
+    const repaired = await pkg(['install', '--json'], damaged);
+    expect(repaired.stderr).toBe('');
+    expect(repaired.json).toMatchObject({ installed: [{ package: 'com.fixture.godot.dialogue', version: '2.0.0', cached: false }] });
+    expect(await readFile(path.join(damaged, 'addons/dialogue/plugin.cfg'), 'utf8')).toBe(PLUGIN_CFG('2.0.0'));
+    expect((await readFile(cachedTarball)).equals(good)).toBe(true);
+
     // Search --detail says which engines the found version supports.
     const found = await pkg(['search', 'com.fixture.unreal.barks', '--detail', '--json'], cwd);
     expect(found.json.results[0]).toMatchObject({

@@ -12,7 +12,8 @@ import { godotEngine } from '../../src/engines/godot/godot-engine.js';
 import type { EngineInstaller } from '../../src/engines/installer.js';
 import { projectFs } from '../../src/files/project-fs.js';
 import { emptyLock, readLock, serializeLock, type LockFile } from '../../src/install/lock-file.js';
-import { applyInstall, type PackageToInstall } from '../../src/install/staged-install.js';
+import { applyInstall, CachedTarballChanged, type PackageToInstall } from '../../src/install/staged-install.js';
+import { expectedDigest } from '../../src/cache/integrity.js';
 import { ClientError } from '../../src/errors/client-errors.js';
 
 const PROJECT_GODOT = 'config_version=5\n\n[application]\n\nconfig/features=PackedStringArray("4.2")\n';
@@ -117,6 +118,24 @@ describe('the staged install', () => {
     const evil = dialog('1.0.0', [{ path: 'package/../../evil.gd', content: 'x' }]);
     expect((await rejection(tx(nodeFs, [evil]))).code).toBe('UNSAFE_TARBALL');
     expect(await snapshot(project.dir)).toEqual(before);
+  });
+
+  it('checks a tarball not verified yet as it extracts it: one whose digest differs moves nothing', async () => {
+    const { project, tx } = await setup();
+    const before = await snapshot(project.dir);
+    const good = dialog('1.0.0');
+    const expected = expectedDigest(good.record.dist)!;
+    // Another package's bytes in its place: a valid tarball, with another digest.
+    const swapped = { ...good, tarball: dialog('1.0.1').tarball, unverified: expected };
+    expect(await tx(nodeFs, [swapped]).then(() => null, (e: unknown) => e)).toBeInstanceOf(CachedTarballChanged);
+    expect(await snapshot(project.dir)).toEqual(before);
+    // Bytes that are no tarball at all: the digest, not the gzip error, is what is reported.
+    const garbage = { ...good, tarball: tarballFile(Buffer.from('not a tarball')), unverified: expected };
+    expect(await tx(nodeFs, [garbage]).then(() => null, (e: unknown) => e)).toBeInstanceOf(CachedTarballChanged);
+    expect(await snapshot(project.dir)).toEqual(before);
+    // The right bytes install as a verified tarball does.
+    await tx(nodeFs, [{ ...good, unverified: expected }]);
+    expect(await readFile(path.join(project.dir, 'addons/dialog/plugin.cfg'), 'utf8')).toContain('version="1.0.0"');
   });
 
   it('refuses a package whose folder another locked package owns', async () => {
