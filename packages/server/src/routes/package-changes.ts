@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { Routes } from '../http/routes.js';
 import type { Config } from '../config/config.js';
 import type { Services } from '../services/services.js';
 import { packageNameParam, requireWriter } from './guards.js';
@@ -14,7 +14,7 @@ import { notePackageChanges } from './package-change-notes.js';
  * `DELETE /<name>/-rev/<rev>` (the whole package).
  */
 export async function packageChangeRoutes(
-  app: FastifyInstance,
+  app: Routes,
   { services }: { services: Services; config: Config },
 ): Promise<void> {
   app.put<{ Params: { name: string; rev: string }; Body: unknown }>(

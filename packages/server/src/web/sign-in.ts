@@ -1,4 +1,5 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { RouteRequest } from '../http/route-request.js';
+import type { RouteReply } from '../http/route-reply.js';
 import { ProtocolError } from '@pkg/protocol';
 import { BROWSER_SESSION_SECONDS } from '../services/browser-sessions.js';
 import { readCookie, setCookie } from './cookies.js';
@@ -12,7 +13,7 @@ export type SignInOutcome = { ok: true; user: string } | { ok: false; status: nu
  * form, not as an exception: the page is shown again with the name kept.
  */
 export async function checkSignIn(
-  request: FastifyRequest,
+  request: RouteRequest,
   web: WebServices,
   form: Record<string, string>,
 ): Promise<SignInOutcome> {
@@ -52,8 +53,8 @@ export async function checkSignIn(
 
 /** Starts a browser session for `user` and sets its cookie. */
 export async function startBrowserSession(
-  request: FastifyRequest,
-  reply: FastifyReply,
+  request: RouteRequest,
+  reply: RouteReply,
   web: WebServices,
   user: string,
 ): Promise<void> {

@@ -1,4 +1,5 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { RouteRequest } from '../../http/route-request.js';
+import type { RouteReply } from '../../http/route-reply.js';
 import { sendPage } from '../html-responses.js';
 import { messagePage } from '../pages/message-page.js';
 import type { PageContext } from '../pages/page-context.js';
@@ -11,8 +12,8 @@ import type { WebServices } from '../web-services.js';
  * reply: a Fastify reply is thenable, and an async function returning it resolves to nothing.
  */
 export async function administratorRefusal(
-  request: FastifyRequest,
-  reply: FastifyReply,
+  request: RouteRequest,
+  reply: RouteReply,
   web: WebServices,
   ctx: PageContext,
   page: { path: string; title: string; what: string },
