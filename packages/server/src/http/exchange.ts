@@ -225,7 +225,8 @@ export class Exchange implements Delivery {
     const status = reply.statusCode;
     if (this.#route.definition.head) payload = headPayload(headers, payload);
     else if (payload === undefined) {
-      if (status >= 200 && status !== 204 && status !== 304) headers['content-length'] = '0';
+      // A HEAD route of its own says the length of what a GET would send.
+      if (status >= 200 && status !== 204 && status !== 304 && this.request.method !== 'HEAD') headers['content-length'] = '0';
     } else if (typeof payload === 'string') headers['content-length'] = String(Buffer.byteLength(payload));
     else if (Buffer.isBuffer(payload)) headers['content-length'] = String(payload.length);
     response.writeHead(status, headers);

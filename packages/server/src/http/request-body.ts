@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { Readable } from 'node:stream';
+import { PassThrough, type Readable } from 'node:stream';
 import { createGunzip, createInflate } from 'node:zlib';
 import secureJson from 'secure-json-parse';
 import { ProtocolError, payloadTooLarge, requestBodyEmpty, requestBodyNotJson } from '@pkg/protocol';
@@ -81,8 +81,13 @@ function decodedStream(request: IncomingMessage): Readable {
   else throw new ProtocolError('UNSUPPORTED_MEDIA_TYPE', `Unsupported Content-Encoding '${encoding}'`);
   // The compressed length says nothing about the body the route measures.
   delete request.headers['content-length'];
+  // What reads the body sees the refusal users should see, not zlib's error.
+  const decoded = new PassThrough();
+  decoder.on('error', (err: Error & { code?: unknown }) =>
+    decoded.destroy(typeof err.code === 'string' && err.code.startsWith('Z_') ? notDecodable() : err),
+  );
   request.on('error', (err) => decoder.destroy(err));
-  return request.pipe(decoder);
+  return request.pipe(decoder).pipe(decoded);
 }
 
 /** A body whose bytes are not what its Content-Encoding says. */
@@ -120,8 +125,7 @@ function readText(stream: Readable, declared: number | undefined, limit: number)
       stop(undefined, Buffer.concat(chunks, received).toString('utf8'));
     };
     // A body cut short (the client left) or garbled in transit cannot be parsed either.
-    const onError = (err: Error & { code?: unknown }) =>
-      stop(typeof err.code === 'string' && err.code.startsWith('Z_') ? notDecodable() : requestBodyNotJson());
+    const onError = (err: Error) => stop(err instanceof ProtocolError ? err : requestBodyNotJson());
     stream.on('data', onData);
     stream.on('end', onEnd);
     stream.on('error', onError);

@@ -1,5 +1,5 @@
 import type { BodyParser } from '../http/request-body.js';
-import type { GroupSettings } from '../http/routes.js';
+import type { GroupSettings, Payload } from '../http/routes.js';
 import type { RouteRequest } from '../http/route-request.js';
 import type { RouteReply } from '../http/route-reply.js';
 import { ProtocolError } from '@pkg/protocol';
@@ -30,18 +30,20 @@ const FORM_BODY: BodyParser = {
  */
 export function htmlResponses(web: WebServices): GroupSettings {
   return {
-    async onSend(request, reply, payload) {
-      setSecurityHeaders(reply);
-      setHsts(request, reply);
-      if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'private, no-cache');
-      if (typeof payload === 'string' && String(reply.getHeader('content-type') ?? '').startsWith('text/html')) {
-        return sendHtml(request, reply, payload);
-      }
-      return payload;
-    },
+    onSend: webPageHeaders,
     parsers: { 'application/x-www-form-urlencoded': FORM_BODY },
     errorHandler: (err, request, reply) => htmlErrorPage(err, request, reply, web),
   };
+}
+
+async function webPageHeaders(request: RouteRequest, reply: RouteReply, payload: Payload): Promise<Payload> {
+  setSecurityHeaders(reply);
+  setHsts(request, reply);
+  if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'private, no-cache');
+  if (typeof payload === 'string' && String(reply.getHeader('content-type') ?? '').startsWith('text/html')) {
+    return sendHtml(request, reply, payload);
+  }
+  return payload;
 }
 
 function htmlErrorPage(err: Error, request: RouteRequest, reply: RouteReply, web: WebServices): RouteReply {
