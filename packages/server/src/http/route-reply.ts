@@ -1,6 +1,6 @@
 import type { OutgoingHttpHeader, ServerResponse } from 'node:http';
 import type { StepReply } from './request-steps.js';
-import type { Payload } from './routes.js';
+import type { Payload } from './route-shapes.js';
 
 /** The content type of a JSON body the server serializes. */
 export const JSON_UTF8 = 'application/json; charset=utf-8';

@@ -6,7 +6,7 @@ import type { RequestContext } from '../context.js';
 import type { NotedChange } from '../services/change-records.js';
 import type { ClientAddressing } from './client-address.js';
 import type { StepRequest } from './request-steps.js';
-import type { RouteConfig, RouteGeneric } from './routes.js';
+import type { RouteConfig, RouteGeneric } from './route-shapes.js';
 
 /** What every request of one server shares. */
 export interface RequestScope {

@@ -1,26 +1,9 @@
 import type { BodyParser } from './request-body.js';
 import type { RouteReply } from './route-reply.js';
 import type { RouteRequest } from './route-request.js';
+import type { Payload, RouteConfig, RouteGeneric } from './route-shapes.js';
 
-/** What a route declares about its request's parts, for its handler's types. */
-export interface RouteGeneric {
-  Params?: unknown;
-  Querystring?: unknown;
-  Body?: unknown;
-}
-
-/** Flags the request steps read (http/request-steps.ts). */
-export interface RouteConfig {
-  /**
-   * Reachable without a token even on a registry whose reads need one (`readAccess: token`):
-   * login, logout (the token is in the path), ping, the web pages (which check their own session).
-   */
-  readonly openAccess?: boolean;
-  /** Not counted against rate limits: load-balancer probes and metric scrapes come every few seconds. */
-  readonly unmetered?: boolean;
-  /** Counted against the web interface's budget (pages, or their assets) instead of the API's limits. */
-  readonly budget?: 'page' | 'asset';
-}
+export type { Payload, RouteConfig, RouteGeneric } from './route-shapes.js';
 
 /**
  * A route's handler: it answers with `reply` (sendAnswer, reply.send), or returns what to send
@@ -37,9 +20,6 @@ export type SendHook = (request: RouteRequest, reply: RouteReply, payload: Paylo
 export type ErrorHook = (request: RouteRequest, err: Error) => void;
 /** Answers a failure: as the handler does, with `reply` or by returning what to send. */
 export type ErrorHandler = (err: Error, request: RouteRequest, reply: RouteReply) => unknown;
-
-/** What goes out as a body once serialized: text, bytes, a stream, or nothing. */
-export type Payload = string | Buffer | NodeJS.ReadableStream | undefined;
 
 export type Method = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
