@@ -36,7 +36,7 @@ export class RouteRequest<G extends RouteGeneric = RouteGeneric> implements Step
   readonly url: string;
   readonly routeOptions: MatchedRoute;
   params: G['Params'];
-  body: G['Body'] = undefined as G['Body'];
+  body: G['Body'] = undefined;
   /** Set by the request-context step; every later step and the route read it. */
   ctx!: RequestContext;
   /** Changes the handler made (services/change-records.ts), recorded as the answer is sent. */
@@ -65,7 +65,7 @@ export class RouteRequest<G extends RouteGeneric = RouteGeneric> implements Step
     this.method = raw.method ?? 'GET';
     this.url = raw.url ?? '/';
     this.routeOptions = route;
-    this.params = (params ?? NO_PARAMS) as G['Params'];
+    this.params = (params ?? NO_PARAMS);
     this.#querystring = querystring;
   }
 

@@ -1,4 +1,4 @@
-import { ProtocolError, errorBody } from '@pkg/protocol';
+import { ProtocolError } from '@pkg/protocol';
 import { errorResponse } from '../http/answer.js';
 import type { RouteReply } from '../http/route-reply.js';
 import type { RouteRequest } from '../http/route-request.js';

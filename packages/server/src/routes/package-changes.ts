@@ -13,10 +13,10 @@ import { notePackageChanges } from './package-change-notes.js';
  * `DELETE /<name>/-/<file>/-rev/<rev>` (the file of a removed version) and
  * `DELETE /<name>/-rev/<rev>` (the whole package).
  */
-export async function packageChangeRoutes(
+export function packageChangeRoutes(
   app: Routes,
   { services }: { services: Services; config: Config },
-): Promise<void> {
+): void {
   app.put<{ Params: { name: string; rev: string }; Body: unknown }>(
     '/:name/-rev/:rev',
     // These documents never carry a tarball: parsed whole, they get the rest's limit of a publish.
