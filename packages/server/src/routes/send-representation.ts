@@ -20,7 +20,7 @@ function varyHeaderOf(vary: readonly string[] | undefined): string {
   return header;
 }
 
-/** Sends a pre-serialized body through fastify (see representationAnswer). */
+/** Sends a pre-serialized body (see representationAnswer). */
 export async function sendRepresentation(
   request: RouteRequest,
   reply: RouteReply,

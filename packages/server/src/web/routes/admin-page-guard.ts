@@ -9,7 +9,7 @@ import type { WebServices } from '../web-services.js';
  * Answers a viewer who may not use an administrators' page (services/administrators.ts decides
  * who they are) and says so with true; false when they may. Nobody signed in is sent to sign in
  * (and back to `page.path`); anyone else signed in gets 403 saying who may. A boolean, not the
- * reply: a Fastify reply is thenable, and an async function returning it resolves to nothing.
+ * reply, so that a caller cannot mistake a sent reply for a decision.
  */
 export async function administratorRefusal(
   request: RouteRequest,
