@@ -27,18 +27,18 @@ export class CompiledRoute {
   readonly before: readonly RouteGuard[];
   readonly takesBody: boolean;
 
-  constructor(definition: RouteDefinition, pipeline: RequestPipeline | undefined) {
+  /**
+   * `pipeline` undefined: no request step before the handler (URLs refused before routing).
+   * `matched` false: the route stands for requests no route matched (url undefined, as the
+   * metrics count them).
+   */
+  constructor(definition: RouteDefinition, pipeline: RequestPipeline | undefined, matched = true) {
     this.definition = definition;
-    this.matched = { url: definition.url, config: definition.config, bodyLimit: definition.bodyLimit };
+    this.matched = matched
+      ? { url: definition.url, config: definition.config, bodyLimit: definition.bodyLimit }
+      : { url: undefined, config: undefined, bodyLimit: undefined };
     this.before = [...(pipeline?.beforeHandler.map((step) => step.run) ?? []), ...definition.guards];
     this.takesBody = definition.method !== 'GET' && definition.method !== 'HEAD';
-  }
-
-  /** The same route for requests that matched none (url undefined, as the metrics count them). */
-  static unmatched(definition: RouteDefinition, pipeline: RequestPipeline | undefined): CompiledRoute {
-    const route = new CompiledRoute(definition, pipeline);
-    (route as { matched: MatchedRoute }).matched = { url: undefined, config: undefined, bodyLimit: undefined };
-    return route;
   }
 }
 
@@ -172,7 +172,11 @@ export class Exchange implements Delivery {
     delete reply.headers['content-type'];
     delete reply.headers['content-length'];
     const handler: ErrorHandler | undefined =
-      failures === 0 ? (definition.errorHandler ?? this.#parts.errorHandler) : failures === 1 && definition.errorHandler ? this.#parts.errorHandler : undefined;
+      failures === 0
+        ? (definition.errorHandler ?? this.#parts.errorHandler)
+        : failures === 1 && definition.errorHandler
+          ? this.#parts.errorHandler
+          : undefined;
     if (handler === undefined) {
       this.request.log.error({ err }, 'unhandled error');
       reply.headers = {};

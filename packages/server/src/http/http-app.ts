@@ -70,19 +70,21 @@ export class HttpApp {
     this.#parts = { scope: parts.scope, pipeline: parts.pipeline, bodyLimit: parts.bodyLimit, errorHandler: parts.errorHandler };
     this.routes = new Routes((route) => this.#declare(route), API_PARSERS);
     // A request no route matches still runs the request steps: its tenant, limit and log line.
-    this.#notFound = CompiledRoute.unmatched(definitionOf(parts.notFound), parts.pipeline);
+    this.#notFound = new CompiledRoute(definitionOf(parts.notFound), parts.pipeline, false);
     // URLs refused before routing have no tenant or route to speak of: answered and logged only.
-    this.#badUrl = CompiledRoute.unmatched(
+    this.#badUrl = new CompiledRoute(
       definitionOf(() => {
         throw new ProtocolError('BAD_REQUEST', 'The URL is not valid (bad percent-encoding)');
       }),
       undefined,
+      false,
     );
-    this.#segmentTooLong = CompiledRoute.unmatched(
+    this.#segmentTooLong = new CompiledRoute(
       definitionOf(() => {
         throw new ProtocolError('BAD_REQUEST', 'A path segment is too long');
       }),
       undefined,
+      false,
     );
     this.listener = (request, response) => this.#dispatch(request, response);
     this.server = createHttpServer(parts.tls, this.listener);

@@ -65,7 +65,7 @@ export class RouteRequest<G extends RouteGeneric = RouteGeneric> implements Step
     this.method = raw.method ?? 'GET';
     this.url = raw.url ?? '/';
     this.routeOptions = route;
-    this.params = (params ?? NO_PARAMS);
+    this.params = params ?? NO_PARAMS;
     this.#querystring = querystring;
   }
 

@@ -20,4 +20,3 @@ function uplinkWriteGuard(request: RouteRequest): Error | undefined {
   const uplink = typeof name === 'string' ? request.ctx.settings.uplinks?.match(name) : undefined;
   return uplink === undefined ? undefined : coveredNameRefused(name as string, uplink);
 }
-

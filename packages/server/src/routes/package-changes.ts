@@ -13,10 +13,7 @@ import { notePackageChanges } from './package-change-notes.js';
  * `DELETE /<name>/-/<file>/-rev/<rev>` (the file of a removed version) and
  * `DELETE /<name>/-rev/<rev>` (the whole package).
  */
-export function packageChangeRoutes(
-  app: Routes,
-  { services }: { services: Services; config: Config },
-): void {
+export function packageChangeRoutes(app: Routes, { services }: { services: Services; config: Config }): void {
   app.put<{ Params: { name: string; rev: string }; Body: unknown }>(
     '/:name/-rev/:rev',
     // These documents never carry a tarball: parsed whole, they get the rest's limit of a publish.

@@ -18,25 +18,29 @@ export function publishRoutes(app: Routes, { services }: { services: Services })
   // The body is handed over as a stream: the service reads it, within its limit.
   const parsers = { 'application/json': STREAMED_JSON };
 
-  app.put<{ Params: { name: string }; Body: StreamedBody | undefined }>('/:name', { bodyLimit, parsers }, async (request, reply) => {
-    const body = request.body instanceof StreamedBody ? request.body : undefined;
-    const length = request.headers['content-length'];
-    try {
-      const result = await services.packagePut.put({
-        ctx: request.ctx,
-        name: request.params.name,
-        body: body?.stream,
-        declaredLength: length === undefined ? undefined : Number(length),
-        otp: otpOf(request),
-        address: request.ip,
-      });
-      if (result.publishLimit) setLimitHeaders(reply, result.publishLimit);
-      return reply.code(result.created ? 201 : 200).send({ ok: true, id: result.id, rev: result.rev });
-    } catch (err) {
-      finishUnread(request, reply, body, err);
-      throw err;
-    }
-  });
+  app.put<{ Params: { name: string }; Body: StreamedBody | undefined }>(
+    '/:name',
+    { bodyLimit, parsers },
+    async (request, reply) => {
+      const body = request.body instanceof StreamedBody ? request.body : undefined;
+      const length = request.headers['content-length'];
+      try {
+        const result = await services.packagePut.put({
+          ctx: request.ctx,
+          name: request.params.name,
+          body: body?.stream,
+          declaredLength: length === undefined ? undefined : Number(length),
+          otp: otpOf(request),
+          address: request.ip,
+        });
+        if (result.publishLimit) setLimitHeaders(reply, result.publishLimit);
+        return reply.code(result.created ? 201 : 200).send({ ok: true, id: result.id, rev: result.rev });
+      } catch (err) {
+        finishUnread(request, reply, body, err);
+        throw err;
+      }
+    },
+  );
 }
 
 const STREAMED_JSON: BodyParser = { kind: 'stream', parse: (stream) => new StreamedBody(stream) };

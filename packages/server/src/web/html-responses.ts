@@ -47,15 +47,15 @@ async function webPageHeaders(request: RouteRequest, reply: RouteReply, payload:
 }
 
 function htmlErrorPage(err: Error, request: RouteRequest, reply: RouteReply, web: WebServices): RouteReply {
-    const { status, title, message } = describe(err);
-    // A title of its own per error ("Not found: There is no package named x here"), not one for all.
-    const documentTitle = err instanceof ProtocolError ? `${title}: ${shorten(err.details)}` : title;
-    if (status >= 500) request.log.error({ err }, 'unhandled error');
-    if (err instanceof ProtocolError) for (const [name, value] of Object.entries(err.headers)) reply.header(name, value);
-    return reply
-      .code(status)
-      .type('text/html; charset=utf-8')
-      .header('cache-control', 'no-store')
+  const { status, title, message } = describe(err);
+  // A title of its own per error ("Not found: There is no package named x here"), not one for all.
+  const documentTitle = err instanceof ProtocolError ? `${title}: ${shorten(err.details)}` : title;
+  if (status >= 500) request.log.error({ err }, 'unhandled error');
+  if (err instanceof ProtocolError) for (const [name, value] of Object.entries(err.headers)) reply.header(name, value);
+  return reply
+    .code(status)
+    .type('text/html; charset=utf-8')
+    .header('cache-control', 'no-store')
     .send(messagePage(bareContext(request, web), title, message, 'error', documentTitle));
 }
 

@@ -12,11 +12,7 @@ export type SignInOutcome = { ok: true; user: string } | { ok: false; status: nu
  * accounts, the same sign-up policy as `npm login`). Failures come back as a message for the
  * form, not as an exception: the page is shown again with the name kept.
  */
-export async function checkSignIn(
-  request: RouteRequest,
-  web: WebServices,
-  form: Record<string, string>,
-): Promise<SignInOutcome> {
+export async function checkSignIn(request: RouteRequest, web: WebServices, form: Record<string, string>): Promise<SignInOutcome> {
   const name = (form.name ?? '').trim();
   const password = form.password ?? '';
   const email = (form.email ?? '').trim();

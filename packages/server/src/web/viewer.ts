@@ -24,12 +24,7 @@ export async function pageContext(request: RouteRequest, reply: RouteReply, web:
  * Registries that require a token for reads show their packages only to signed-in users; the
  * others are public. Answers whether the page may be shown; otherwise it has redirected.
  */
-export async function mayRead(
-  request: RouteRequest,
-  reply: RouteReply,
-  web: WebServices,
-  ctx: PageContext,
-): Promise<boolean> {
+export async function mayRead(request: RouteRequest, reply: RouteReply, web: WebServices, ctx: PageContext): Promise<boolean> {
   if (ctx.viewer) return true;
   if (request.ctx.settings.readAccess !== 'token') return true;
   reply.redirect(`/-/web/signin?next=${encodeURIComponent(request.url)}`, 303);

@@ -84,7 +84,11 @@ describe('routes on memory storage', () => {
     const again = await built.inject({ method: 'GET', url: urls[0]! });
     expect(again.headers.etag).toBe(answers[0]!.headers.etag);
     expect(again.body).toBe(answers[0]!.body);
-    const revalidated = await built.inject({ method: 'GET', url: urls[0]!, headers: { 'if-none-match': String(again.headers.etag) } });
+    const revalidated = await built.inject({
+      method: 'GET',
+      url: urls[0]!,
+      headers: { 'if-none-match': String(again.headers.etag) },
+    });
     expect(revalidated.statusCode).toBe(304);
     expect(revalidated.body).toBe('');
   });

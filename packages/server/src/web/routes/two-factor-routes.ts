@@ -33,10 +33,7 @@ export function twoFactorViewOf(web: WebServices, user: UserRecord | undefined, 
  * shown once), switch off with the password and a code. Each form is CSRF-checked and
  * answers with the account page, its refusal said in the section.
  */
-export function twoFactorRoutes(
-  app: Routes,
-  { web, account }: { web: WebServices; account: AccountRenderer },
-): void {
+export function twoFactorRoutes(app: Routes, { web, account }: { web: WebServices; account: AccountRenderer }): void {
   const { secondFactors, auth } = web.registry;
 
   /** Runs a form's change for the signed-in viewer; a refusal shows the page with its reason. */
