@@ -57,20 +57,3 @@ export interface RequestContext {
   /** This registry's settings (the tenant's own over the server configuration). */
   settings: EffectiveSettings;
 }
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    ctx: RequestContext;
-  }
-  interface FastifyContextConfig {
-    /**
-     * Reachable without a token even on a registry whose reads need one (`readAccess: token`):
-     * login, logout (the token is in the path), ping.
-     */
-    openAccess?: boolean;
-    /** Not counted against rate limits: load-balancer probes and metric scrapes come every few seconds. */
-    unmetered?: boolean;
-    /** Counted against the web interface's budget (pages, or their assets) instead of the API's limits. */
-    budget?: 'page' | 'asset';
-  }
-}

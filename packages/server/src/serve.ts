@@ -137,7 +137,7 @@ export async function serve(argv: string[], io: ServeIo = processServeIo): Promi
       }, config.shutdownTimeout * 1000);
       timer.unref();
       const closing = app.close();
-      // fastify closes the listening socket once its preClose hooks have run.
+      // The listening socket closes once the pre-close hooks have run (http/http-app.ts).
       while (app.server.listening) await new Promise((resolve) => setImmediate(resolve));
       app.log.info('no longer accepting connections');
       await closing;

@@ -1,13 +1,12 @@
 import type { Readable } from 'node:stream';
-import type { FastifyReply } from 'fastify';
+import { JSON_UTF8, type RouteReply } from './route-reply.js';
 import { ProtocolError, errorBody } from '@pkg/protocol';
 import { UNAVAILABLE_RETRY_AFTER, unavailableDependency, type UnavailableDependency } from './unavailable-dependency.js';
 import { challengeOf } from './challenge.js';
 
 /**
- * A response decided but not yet sent: the routes that the hot path also serves compute one, and
- * fastify (sendAnswer) or the hot path writes it, so both send the same bytes. Header names are
- * lowercase, as fastify stores them.
+ * A response decided but not yet sent: the hot reads compute one, without a promise when they
+ * answer from memory, and sendAnswer hands it to the reply. Header names are lowercase.
  */
 export interface Answer {
   status: number;
@@ -16,19 +15,25 @@ export interface Answer {
   body: Buffer | Readable | undefined;
 }
 
-/** Fastify's content type for a JSON object it serializes. */
-export const JSON_UTF8 = 'application/json; charset=utf-8';
+export { JSON_UTF8 };
 
-/** A JSON object as fastify would send it from a handler. */
+/** A JSON object as a reply sends it. */
 export function jsonAnswer(status: number, value: unknown, headers: Record<string, string> = {}): Answer {
   return { status, headers: { ...headers, 'content-type': JSON_UTF8 }, body: Buffer.from(JSON.stringify(value)) };
 }
 
-/** Sends an answer through fastify. */
-export function sendAnswer(reply: FastifyReply, answer: Answer): FastifyReply {
+/** Sends an answer. */
+export function sendAnswer(reply: RouteReply, answer: Answer): RouteReply {
   reply.code(answer.status);
-  for (const name in answer.headers) reply.header(name, answer.headers[name]);
+  // An answer's names are lowercase already.
+  const headers = reply.headers;
+  for (const name in answer.headers) headers[name] = answer.headers[name]!;
   return answer.body === undefined ? reply.send() : reply.send(answer.body);
+}
+
+/** Sends an answer now, or when it is ready: no promise for an answer from memory. */
+export function sendAnswerOf(reply: RouteReply, answer: Answer | Promise<Answer>): RouteReply | Promise<RouteReply> {
+  return answer instanceof Promise ? answer.then((ready) => sendAnswer(reply, ready)) : sendAnswer(reply, answer);
 }
 
 /**

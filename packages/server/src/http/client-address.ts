@@ -8,8 +8,8 @@ const TRUST_NONE: ProxyTrust = () => false;
 const TRUST_ALL: ProxyTrust = () => true;
 
 /**
- * The `trustProxy` setting as a function. Fastify is given the same function, so the registry's
- * own routes and the hot path (hot-path/) agree on every client's address, host and scheme. A hop
+ * The `trustProxy` setting as a function, so that every route and step agrees on each client's
+ * address, host and scheme. A hop
  * count trusts that many proxies nearest to the server, as Express does.
  */
 export function proxyTrustOf(setting: boolean | number | string[]): ProxyTrust {
@@ -54,7 +54,7 @@ export class ClientAddressing {
   }
 }
 
-/** A header sent more than once (or listing several values) counts by its last value, as fastify reads it. */
+/** A header sent more than once (or listing several values) counts by its last value. */
 function lastEntry(value: string | string[]): string {
   const text = Array.isArray(value) ? value.join(',') : value;
   const comma = text.lastIndexOf(',');

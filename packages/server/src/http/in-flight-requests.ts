@@ -10,8 +10,8 @@ export interface InFlightRequest {
 }
 
 /**
- * The requests a server is answering, seen from the HTTP server itself (both the hot path and
- * fastify): at the shutdown timeout, each one cut off is logged.
+ * The requests a server is answering, seen from the HTTP server itself (whatever route
+ * answers them): at the shutdown timeout, each one cut off is logged.
  */
 export function trackInFlightRequests(server: Pick<Server, 'on'>): { list(): InFlightRequest[] } {
   const running = new Map<IncomingMessage, number>();

@@ -34,7 +34,7 @@ type Credential = { bearer: string } | { basic: BasicCredentials } | undefined;
  * the caller behind a Bearer token or Basic name and password (what npm and Unity send for an
  * `_auth` setting). An invalid token makes the caller anonymous; a wrong password is refused
  * (`credentialError`) as a login would refuse it, since it is one. Used by the
- * fastify hook and by the hot path alike. The common case (the global registry, no token or one
+ * request-context step of every request. The common case (the global registry, no token or one
  * the token cache knows) is answered without a promise.
  */
 export class RequestContextResolver {

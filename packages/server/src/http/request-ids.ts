@@ -1,9 +1,9 @@
 /**
- * Request ids as fastify makes them by default (`req-1`, `req-2`, … in base 36), from one counter
- * shared by fastify and the hot path, so the log never shows one id twice.
+ * Request ids (`req-1`, `req-2`, … in base 36), from one counter per server, so the log never
+ * shows one id twice.
  */
 export function requestIdGenerator(): () => string {
-  // Wraps at the largest small integer V8 keeps unboxed, as fastify's does.
+  // Wraps at the largest small integer V8 keeps unboxed.
   const max = 2147483647;
   let next = 0;
   return () => {

@@ -1,10 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { RequestContext } from '../context.js';
 
-/**
- * A request as the request steps see it. Fastify's request is one; the hot path's exchange is
- * the other (hot-path/hot-path.ts), so each step is written once for both paths.
- */
+/** A request as the request steps see it (http/route-request.ts). */
 export interface StepRequest {
   readonly id: string;
   readonly method: string;
@@ -24,9 +21,9 @@ export interface StepRequest {
   };
 }
 
-/** A response as the request steps see it (fastify's reply, or the hot path's exchange). */
+/** A response as the request steps see it (http/route-reply.ts). */
 export interface StepReply {
-  /** Names are lowercase, as fastify stores them. */
+  /** Names are lowercase. */
   header(name: string, value: string): unknown;
   readonly statusCode: number;
   /** Milliseconds since the request arrived. */
@@ -44,35 +41,20 @@ export type SendStepRun = (reply: StepReply) => void;
 export type AfterStepRun = (request: StepRequest, reply: StepReply) => void;
 
 export interface Step<Run> {
-  /** The hook's name in fastify (its route listing shows it) and in the list's test. */
+  /** The step's name, as the list's test names it. */
   readonly name: string;
   readonly run: Run;
 }
 
 /**
- * The steps of every request, in order: both fastify (as hooks, plugins/request-pipeline.ts)
- * and the hot path run these lists, so a step added here runs on both paths.
+ * The steps of every request, in order, around its route's own (http/exchange.ts runs them for
+ * every route, and for requests no route matches).
  */
 export interface RequestPipeline {
-  /** Fastify's `onRequest`: before routing is acted on. */
+  /** Before the route's guards, its body and its handler. */
   readonly beforeHandler: readonly Step<BeforeStepRun>[];
-  /** Fastify's `onSend`. */
+  /** Just before the answer's headers are written. */
   readonly beforeSend: readonly Step<SendStepRun>[];
-  /** Fastify's `onResponse`. */
+  /** Once the answer is out. */
   readonly afterResponse: readonly Step<AfterStepRun>[];
 }
-
-/**
- * The hooks only fastify runs, each with why the hot path has no use for it. Anything else a
- * route of the app runs is a step of the pipeline (test/http/request-pipeline.test.ts).
- */
-export const FRAMEWORK_ONLY_HOOKS: Readonly<Record<string, string>> = {
-  bodyEncoding: 'decompresses a request body; the hot path takes no request with a body',
-  jsonDepthLimit: 'checks a parsed JSON body; the hot path takes no request with a body',
-  uplinkWriteGuard: 'refuses writes to names an uplink covers; the hot path takes only GET',
-  htmlResponses: "the web pages' security headers; the hot path serves no web page",
-  recordChange: 'writes a change (or a refused attempt) to the audit log; the hot path takes only reads',
-  noteRefusal: 'keeps the reason of a refused change for the audit log; the hot path takes only reads',
-  // Fastify's own, on the HEAD route it adds beside each GET; the hot path leaves HEAD to fastify.
-  headRouteOnSendHandler: 'drops the body of a HEAD answer; the hot path takes only GET',
-};

@@ -101,7 +101,7 @@ export class RegistryMetrics {
       },
     });
     this.#storageGauges();
-    // Counted by the uplink service as plain numbers (a cache hit is on the hot path), read here.
+    // Counted by the uplink service as plain numbers (a cache hit is counted on every read), read here.
     this.#uplinkCounter('pkg_registry_uplink_requests_total', 'Requests sent to upstream registries, by uplink.', 'requests');
     this.#uplinkCounter(
       'pkg_registry_uplink_cache_hits_total',

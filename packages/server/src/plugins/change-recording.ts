@@ -1,26 +1,15 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { RECORDED_ROUTES, type RecordedRoute } from '../http/recorded-routes.js';
-import type { AuditTrail, ChangeRecord } from '../services/audit-trail.js';
-import { actorOf } from '../services/change-records.js';
+import type { RouteRequest } from '../http/route-request.js';
+import type { Payload, Routes } from '../http/routes.js';
+import type { AuditTrail } from '../services/audit-trail.js';
+import { actorOf, type NotedChange } from '../services/change-records.js';
 import type { TokenScope } from '../storage/ports.js';
 
-/** A change a handler made, as it notes it for the audit log; the request gives who and from where. */
-export type NotedChange = Pick<ChangeRecord, 'action' | 'target'> & Partial<Pick<ChangeRecord, 'package' | 'details' | 'user'>>;
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** Changes the handler made (noteChange), recorded when the answer is sent. */
-    notedChanges?: NotedChange[];
-    /** Why the request was refused, as the error handler was given it. */
-    refusal?: string;
-    /** The user signed in to the web interface who sent the request (a form carries no token). */
-    sessionUser?: string;
-  }
-}
+export type { NotedChange } from '../services/change-records.js';
 
 /** Notes a token made by the request (never the token: its public id). */
 export function noteTokenCreated(
-  request: FastifyRequest,
+  request: RouteRequest,
   token: { id: string; readonly: boolean; expiresAt: string | null; scope?: TokenScope | undefined },
   user?: string,
 ): void {
@@ -41,7 +30,7 @@ export function noteTokenCreated(
 }
 
 /** Notes a change the request made: recorded once, with who, from where and when, as the answer goes out. */
-export function noteChange(request: FastifyRequest, change: NotedChange): void {
+export function noteChange(request: RouteRequest, change: NotedChange): void {
   (request.notedChanges ??= []).push(change);
 }
 
@@ -53,38 +42,33 @@ const MAX_FIELD = 214;
  * Only those routes get the hooks, so reads pay nothing. The entry is written before the answer
  * leaves: a client that sees its change done finds it in the log.
  */
-export function installChangeRecording(app: FastifyInstance, trail: AuditTrail, onFailure: (err: unknown) => void): void {
-  app.addHook('onRoute', (route) => {
-    const methods = Array.isArray(route.method) ? route.method : [route.method];
-    const recorded = methods.map((method) => RECORDED_ROUTES[`${method} ${route.url}`]).find((r) => r !== undefined);
+export function installChangeRecording(routes: Routes, trail: AuditTrail, onFailure: (err: unknown) => void): void {
+  routes.onRoute((route) => {
+    const recorded = RECORDED_ROUTES[`${route.method} ${route.url}`];
     if (!recorded) return;
     // Methods of an object keep their names, which the request-pipeline test reads.
     const hooks = {
-      async noteRefusal(request: FastifyRequest, _reply: FastifyReply, err: Error) {
+      noteRefusal(request: RouteRequest, err: Error) {
         request.refusal = err.message;
       },
-      async recordChange(request: FastifyRequest, reply: FastifyReply, payload: unknown) {
+      async recordChange(request: RouteRequest, reply: { statusCode: number }, payload: Payload) {
         await record(trail, recorded, request, reply.statusCode, payload).catch(onFailure);
         return payload;
       },
     };
-    route.onError = [...asArray(route.onError), hooks.noteRefusal];
-    route.onSend = [...asArray(route.onSend), hooks.recordChange];
+    route.onError.push(hooks.noteRefusal);
+    route.onSend.push(hooks.recordChange);
   });
-}
-
-function asArray<T>(value: T | T[] | undefined): T[] {
-  return value === undefined ? [] : Array.isArray(value) ? value : [value];
 }
 
 async function record(
   trail: AuditTrail,
   route: RecordedRoute,
-  request: FastifyRequest,
+  request: RouteRequest,
   status: number,
   payload: unknown,
 ): Promise<void> {
-  const ctx = request.ctx as FastifyRequest['ctx'] | undefined;
+  const ctx = request.ctx as RouteRequest['ctx'] | undefined;
   if (!ctx) return;
   // A web form's refusal has no caller yet: the signed-in user of the session is who tried.
   const actor = actorOf(ctx.caller, request.ip);
@@ -111,7 +95,7 @@ async function record(
 }
 
 /** The user a refused login named (`PUT /-/user/org.couchdb.user:<name>`): who tried. */
-function loginName(request: FastifyRequest): string | null {
+function loginName(request: RouteRequest): string | null {
   const id = (request.params as { id?: unknown } | undefined)?.id;
   if (typeof id !== 'string') return null;
   const colon = id.indexOf(':');

@@ -1,6 +1,5 @@
 import { fstatSync } from 'node:fs';
-import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import type { RequestContext } from '../context.js';
 import type { AfterStepRun, Step, StepReply, StepRequest } from '../http/request-steps.js';
 
@@ -10,21 +9,14 @@ export interface LogStream {
 }
 
 /**
- * JSON-lines request logs. Fastify logs one line per request on completion; the serializers
- * below keep what helps operators and drop what could carry a secret: no headers at all
+ * The server's JSON-lines log (pino). One line per request (RequestLog below); the serializers
+ * keep what helps operators and drop what could carry a secret: no headers at all
  * (Authorization), and URLs of the token endpoint are redacted.
  */
-export function loggerOptions(level: string, stream?: LogStream): FastifyServerOptions['logger'] {
-  if (level === 'silent') return false;
-  return {
+export function createLogger(level: string, stream?: LogStream): Logger {
+  if (level === 'silent') return pino({ level: 'silent' });
+  const options = {
     level,
-    // Lines go out in one write per turn of the event loop (RequestLog below). Into a file that
-    // write is made at once, as Node writes its own stdout to a file: a write into the page
-    // cache costs less than handing it to the thread pool and being told it is done (measured:
-    // p99 of a cached 404 2.7 → 1.6 ms). A pipe or a terminal can be full, and a blocking write
-    // would stall every request: there lines written while a write is in flight go out together
-    // in the next one. Pino flushes what is left when the process exits.
-    stream: stream ?? pino.destination({ dest: 1, sync: writesWithoutWaiting(1) }),
     redact: { paths: ['req.headers.authorization', 'headers.authorization', 'password', 'token'], remove: true },
     serializers: {
       // Never log headers (Authorization) or bodies (passwords, tarballs).
@@ -36,6 +28,13 @@ export function loggerOptions(level: string, stream?: LogStream): FastifyServerO
       },
     },
   };
+  // Lines go out in one write per turn of the event loop (RequestLog below). Into a file that
+  // write is made at once, as Node writes its own stdout to a file: a write into the page
+  // cache costs less than handing it to the thread pool and being told it is done. A pipe or
+  // a terminal can be full, and a blocking write would stall every request: there lines written
+  // while a write is in flight go out together in the next one. Pino flushes what is left when
+  // the process exits.
+  return pino(options, stream ?? pino.destination({ dest: 1, sync: writesWithoutWaiting(1) }));
 }
 
 /** Whether a write to `fd` never waits for a reader: a regular file (not a pipe, socket or terminal). */
@@ -70,32 +69,32 @@ export function requestLogStep(requestLog: RequestLog): Step<AfterStepRun> {
   return { name: 'requestLog', run: (request, reply) => logRequestLine(requestLog, request, reply) };
 }
 
-/** Writes the request's line; also called for requests fastify answers before routing. */
+/** Writes the request's line. */
 export function logRequestLine(requestLog: RequestLog, request: StepRequest, reply: StepReply): void {
   requestLog.write(request.id, request.method, request.url, reply.statusCode, reply.elapsedTime, request.ctx, request.ip);
 }
 
 /**
- * The request lines, written by fastify's hook and by the hot path alike. A line is what pino
+ * The request lines, one per request, written by the last request steps. A line is what pino
  * would write for `log.child({reqId}).info(fields, 'request')` — level, time, the logger's
  * bindings, the fields, the message — formatted here with one JSON.stringify and handed to the
  * logger's destination: pino's general path (redaction, serializers, its own escaping) cost
  * several microseconds per request for fields that never hold a secret (the URL is redacted).
  */
 export class RequestLog {
-  readonly #logger: FastifyBaseLogger;
+  readonly #logger: Logger;
   readonly #destination: LogStream | undefined;
   readonly #bindings: string;
   /** Lines of this turn of the event loop, handed to the destination together (see #add). */
   #batch = '';
   #flushing: NodeJS.Immediate | undefined;
 
-  constructor(logger: FastifyBaseLogger) {
+  constructor(logger: Logger) {
     this.#logger = logger;
     const pinoLogger = logger as unknown as Record<symbol, unknown> & { isLevelEnabled?(level: string): boolean };
     const destination = pinoLogger[pino.symbols.streamSym] as LogStream | undefined;
     const bindings = pinoLogger[pino.symbols.chindingsSym];
-    // Fastify's stand-in when logging is off has neither.
+    // A silent logger has neither.
     const usable = destination !== undefined && typeof bindings === 'string' && pinoLogger.isLevelEnabled?.('info') === true;
     this.#destination = usable ? destination : undefined;
     this.#bindings = usable ? bindings : '';

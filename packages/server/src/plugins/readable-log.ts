@@ -29,8 +29,6 @@ function time(ms: unknown): string {
 /** One log entry as a line a person reads. */
 export function readableLine(entry: Record<string, unknown>, location: DataLocation): string | null {
   const { level, time: at, msg, pid: _pid, hostname: _host, reqId: _reqId, ...fields } = entry;
-  // Fastify's own start-up line says less than ours, which follows it.
-  if (typeof msg === 'string' && msg.startsWith('Server listening at ')) return null;
   if (msg === 'pkg-registry listening') return `pkg-registry listening on ${String(fields.address)}, ${where(location)}`;
   if (msg === 'request') {
     const who = [fields.tenant ? `tenant ${valueText(fields.tenant)}` : '', fields.user ? valueText(fields.user) : ''].filter(

@@ -6,7 +6,7 @@ import type { TokenUseRecorder } from '../services/token-uses.js';
  * Notes each token's use (written in batches: services/token-uses.ts) and refuses what its limits
  * do not allow: a request from outside its addresses, and any route about a package outside
  * its packages (documents, versions, tarballs, dist-tags, downloads, publish and every other
- * write), on fastify's path and the hot path alike. Search and `/-/all` filter their results
+ * write), on every route. Search and `/-/all` filter their results
  * instead (routes/search.ts); publish-only is the write guards' (routes/guards.ts).
  */
 export function tokenLimitsStep(uses: TokenUseRecorder): Step<BeforeStepRun> {
@@ -26,7 +26,7 @@ export function tokenLimitsStep(uses: TokenUseRecorder): Step<BeforeStepRun> {
   };
 }
 
-/** The package a route is about: its `:name` parameter, as fastify and the hot path both give it. */
+/** The package a route is about: its `:name` parameter, as the router gives it. */
 function packageParam(request: StepRequest): string | undefined {
   const name = (request.params as { name?: unknown } | undefined)?.name;
   return typeof name === 'string' ? name : undefined;

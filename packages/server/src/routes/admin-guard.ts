@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { RouteRequest } from '../http/route-request.js';
 import { ProtocolError } from '@pkg/protocol';
 import type { Caller } from '../context.js';
 import type { Services } from '../services/services.js';
@@ -7,7 +7,7 @@ import { requireCaller } from './guards.js';
 /** The caller, when it administers this registry; 401 without credentials, 403 otherwise. */
 export async function requireAdministrator(
   services: Pick<Services, 'administrators'>,
-  request: FastifyRequest,
+  request: RouteRequest,
   what: string,
 ): Promise<Caller> {
   const caller = requireCaller(request);

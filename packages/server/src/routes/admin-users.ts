@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Routes } from '../http/routes.js';
+import type { RouteRequest } from '../http/route-request.js';
 import { ProtocolError } from '@pkg/protocol';
 import type { Caller } from '../context.js';
 import { noteChange } from '../plugins/change-recording.js';
@@ -20,7 +21,7 @@ const USERS = '/-/pkg/v1/admin/users';
  * `pkg-registry user …` does on the server's shell, for an administrator who has none (a new
  * password too, which revokes the user's tokens as `user reset-password` does).
  */
-export async function adminUserRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
+export function adminUserRoutes(app: Routes, { services }: { services: Services }): void {
   app.get(USERS, async (request) => {
     await requireAdministrator(services, request, 'read');
     const users = await services.users.list(request.ctx.tenant);
@@ -105,7 +106,7 @@ export async function adminUserRoutes(app: FastifyInstance, { services }: { serv
  * of theirs may read; a change needs one that is neither read-only nor limited (packages,
  * publish-only), as a profile change does.
  */
-async function requireAdministrator(services: Services, request: FastifyRequest, what: 'read' | 'change'): Promise<Caller> {
+async function requireAdministrator(services: Services, request: RouteRequest, what: 'read' | 'change'): Promise<Caller> {
   const caller = requireCaller(request);
   if (!(await isAdministrator({ get: (tenant, name) => services.auth.getUser(tenant, name) }, request.ctx.tenant, caller.user))) {
     throw new ProtocolError('FORBIDDEN', `'${caller.user}' is not an administrator of this registry`);

@@ -1,4 +1,6 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Routes } from '../http/routes.js';
+import type { RouteRequest } from '../http/route-request.js';
+import type { RouteReply } from '../http/route-reply.js';
 import { ProtocolError } from '@pkg/protocol';
 import type { Services } from '../services/services.js';
 import type { AdvisoryRecord } from '../storage/ports.js';
@@ -6,7 +8,7 @@ import { packageNameParam, requireWriter, truncate } from './guards.js';
 import { noteChange } from '../plugins/change-recording.js';
 
 /** Where an advisory without a link of its own points: its entry on the package's advisories page. */
-function advisoryUrl(request: FastifyRequest): (advisory: AdvisoryRecord) => string {
+function advisoryUrl(request: RouteRequest): (advisory: AdvisoryRecord) => string {
   return (advisory) =>
     `${request.ctx.baseUrl}/-/web/package/${advisory.name}/advisories#advisory-${encodeURIComponent(advisory.id)}`;
 }
@@ -33,7 +35,7 @@ function shown(advisory: AdvisoryRecord, url: string) {
  * Security advisories: `/-/pkg/v1/advisories/<package>` to list, publish and withdraw them;
  * npm's bulk advisory and quick-audit endpoints that `npm audit` asks.
  */
-export async function advisoryRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
+export function advisoryRoutes(app: Routes, { services }: { services: Services }): void {
   app.get<{ Params: { name: string }; Querystring: { withdrawn?: string } }>('/-/pkg/v1/advisories/:name', async (request) => {
     const name = packageNameParam(request.params.name);
     const withdrawn = request.query.withdrawn;
@@ -77,7 +79,7 @@ export async function advisoryRoutes(app: FastifyInstance, { services }: { servi
   // An upstream that could not be asked is said in `npm-notice`, which npm prints as a notice.
   const audit =
     (kind: 'bulk' | 'quick') =>
-    async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
+    async (request: RouteRequest, reply: RouteReply): Promise<unknown> => {
       const { tenant, settings } = request.ctx;
       const { answer, notes } = await services.advisories[kind](tenant, request.body, advisoryUrl(request), settings.uplinks);
       if (notes.length > 0) reply.header('npm-notice', notes.join(' '));

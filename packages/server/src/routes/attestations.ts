@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { Routes } from '../http/routes.js';
 import { packageNotFound } from '@pkg/protocol';
 import type { Services } from '../services/services.js';
 import { packageNameParam } from './guards.js';
@@ -8,7 +8,7 @@ import { packageNameParam } from './guards.js';
  * `dist.attestations.url` names) and `GET /-/package/<name>/visibility`, which npm asks before
  * a publish with provenance (provenance is only made for public packages).
  */
-export async function attestationRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
+export function attestationRoutes(app: Routes, { services }: { services: Services }): void {
   app.get<{ Params: { spec: string } }>('/-/npm/v1/attestations/:spec', async (request, reply) => {
     const spec = request.params.spec;
     const at = spec.lastIndexOf('@');

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { Routes } from '../http/routes.js';
 import type { Services } from '../services/services.js';
 import { parseAuditQuery, type AuditFilters } from '../services/audit-query.js';
 import { requireAdministrator } from './admin-guard.js';
@@ -8,7 +8,7 @@ import { requireAdministrator } from './admin-guard.js';
  * Filters as `pkg-registry audit`'s: user, package, action, outcome, since, until; `before` and
  * `limit` page (the answer's `next` is the query of the next page).
  */
-export async function auditRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
+export function auditRoutes(app: Routes, { services }: { services: Services }): void {
   app.get<{ Querystring: Record<string, unknown> }>('/-/pkg/v1/audit', async (request) => {
     await requireAdministrator(services, request, 'read the audit log');
     const filters: AuditFilters = {};

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { Routes } from '../http/routes.js';
 import { JSON_TYPE } from '../services/package-reads.js';
 import { Representation } from '../services/representation.js';
 import type { Services } from '../services/services.js';
@@ -8,7 +8,7 @@ import { sendRepresentation } from './send-representation.js';
 import { noteChange } from '../plugins/change-recording.js';
 
 /** `GET /-/package/<name>/dist-tags`, `PUT` and `DELETE /-/package/<name>/dist-tags/<tag>`. */
-export async function distTagRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
+export function distTagRoutes(app: Routes, { services }: { services: Services }): void {
   app.get<{ Params: { name: string } }>('/-/package/:name/dist-tags', async (request, reply) => {
     const name = packageNameParam(request.params.name);
     const tags = await services.distTags.list(request.ctx.tenant, name);

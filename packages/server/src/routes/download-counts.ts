@@ -1,9 +1,9 @@
-import type { FastifyInstance } from 'fastify';
+import type { Routes } from '../http/routes.js';
 import type { Services } from '../services/services.js';
 import { packageNameParam } from './guards.js';
 
 /** npm's download-counts API: `/downloads/{point|range}/{period}/<package>`. */
-export async function downloadCountRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
+export function downloadCountRoutes(app: Routes, { services }: { services: Services }): void {
   app.get<{ Params: { period: string; name: string } }>('/downloads/point/:period/:name', async (request) => {
     const name = packageNameParam(request.params.name);
     return services.search.downloadPoint(request.ctx.tenant, name, request.params.period);

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { Routes } from '../http/routes.js';
 import type { RegistryMetrics } from '../observability/metrics.js';
 import type { Services } from '../services/services.js';
 
@@ -6,7 +6,7 @@ import type { Services } from '../services/services.js';
  * `GET /-/health`: readiness for load balancers (200 ready, 503 not); `GET /-/metrics`: the
  * Prometheus text format. Neither needs a token: restrict them at the load balancer.
  */
-export async function healthRoutes(app: FastifyInstance, opts: { services: Services; metrics: RegistryMetrics }): Promise<void> {
+export function healthRoutes(app: Routes, opts: { services: Services; metrics: RegistryMetrics }): void {
   // Probes and scrapes need no token and are not rate limited (they come every few seconds).
   const config = { openAccess: true, unmetered: true };
 

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { Routes } from '../http/routes.js';
 import type { Config } from '../config/config.js';
 import type { Services } from '../services/services.js';
 import { packageNameParam, requireWriter } from './guards.js';
@@ -13,10 +13,7 @@ import { notePackageChanges } from './package-change-notes.js';
  * `DELETE /<name>/-/<file>/-rev/<rev>` (the file of a removed version) and
  * `DELETE /<name>/-rev/<rev>` (the whole package).
  */
-export async function packageChangeRoutes(
-  app: FastifyInstance,
-  { services }: { services: Services; config: Config },
-): Promise<void> {
+export function packageChangeRoutes(app: Routes, { services }: { services: Services; config: Config }): void {
   app.put<{ Params: { name: string; rev: string }; Body: unknown }>(
     '/:name/-rev/:rev',
     // These documents never carry a tarball: parsed whole, they get the rest's limit of a publish.

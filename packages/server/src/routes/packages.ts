@@ -1,8 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { FastifyInstance } from 'fastify';
+import type { Routes } from '../http/routes.js';
 import { packageNotFound, type PackageName } from '@pkg/protocol';
 import type { RequestContext } from '../context.js';
-import { errorAnswer, sendAnswer, type Answer } from '../http/answer.js';
+import { errorAnswer, sendAnswerOf, type Answer } from '../http/answer.js';
 import type { Services } from '../services/services.js';
 import { packageNameParam } from './guards.js';
 import { wantsAbbreviated } from './negotiation.js';
@@ -20,8 +20,9 @@ const VARY_ACCEPT = ['Accept'] as const;
 const CACHED_DOCUMENT: SendOptions = { cacheControl: DOCUMENT_CACHE_CONTROL, vary: VARY_ACCEPT };
 
 /** `GET /<name>`: the package document, full or abbreviated; `?write=true` reads it uncached. */
-export async function packageRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
-  app.get<{ Params: { name: string }; Querystring: { write?: unknown } }>('/:name', async (request, reply) => {
+export function packageRoutes(app: Routes, { services }: { services: Services }): void {
+  // Not async: a document the cache holds is answered without a promise.
+  app.get<{ Params: { name: string }; Querystring: { write?: unknown } }>('/:name', (request, reply) => {
     const name = packageNameParam(request.params.name);
     // npm reads `?write=true` right before it sends a change: it must see the latest revision.
     if (request.query.write === 'true') {
@@ -30,10 +31,11 @@ export async function packageRoutes(app: FastifyInstance, { services }: { servic
       const uplink = request.ctx.settings.uplinks?.match(name);
       if (uplink !== undefined) throw coveredNameRefused(name, uplink);
       const scope = { tenant: request.ctx.tenant, tarballBaseUrl: request.ctx.tarballBaseUrl };
-      const fresh = await services.packageReads.freshDocument(scope, name);
-      return sendRepresentation(request, reply, fresh, { cacheControl: 'private, no-store', vary: VARY_ACCEPT });
+      return services.packageReads
+        .freshDocument(scope, name)
+        .then((fresh) => sendRepresentation(request, reply, fresh, { cacheControl: 'private, no-store', vary: VARY_ACCEPT }));
     }
-    return sendAnswer(reply, await documentAnswer(services, request.ctx, name, request.headers));
+    return sendAnswerOf(reply, documentAnswer(services, request.ctx, name, request.headers));
   });
 }
 

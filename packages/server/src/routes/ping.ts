@@ -1,7 +1,6 @@
-import type { FastifyInstance } from 'fastify';
-import type { Services } from '../services/services.js';
+import type { Routes } from '../http/routes.js';
 
 /** `GET /-/ping`: npm's liveness check (`npm ping`). */
-export async function pingRoutes(app: FastifyInstance, _opts: { services: Services }): Promise<void> {
+export function pingRoutes(app: Routes): void {
   app.get('/-/ping', { config: { openAccess: true } }, async () => ({}));
 }

@@ -1,4 +1,5 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Routes } from '../http/routes.js';
+import type { RouteRequest } from '../http/route-request.js';
 import { ProtocolError } from '@pkg/protocol';
 import type { Caller } from '../context.js';
 import { isObject } from '../services/json-shapes.js';
@@ -19,7 +20,7 @@ const MODES = ['auth-only', 'auth-and-writes'] as const;
  * factors are in use already, which needs a code), `{tfa: [code]}` (confirms enrolment; the
  * answer lists the recovery codes) or `{tfa: {mode: "disable", password}}` (needs a code).
  */
-export async function profileRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
+export function profileRoutes(app: Routes, { services }: { services: Services }): void {
   app.get('/-/npm/v1/user', async (request) => profileOf(await userOf(services, request, requireCaller(request))));
 
   app.post<{ Body: unknown }>('/-/npm/v1/user', async (request) => {
@@ -68,7 +69,7 @@ export async function profileRoutes(app: FastifyInstance, { services }: { servic
   });
 }
 
-async function userOf(services: Services, request: FastifyRequest, caller: Caller): Promise<UserRecord> {
+async function userOf(services: Services, request: RouteRequest, caller: Caller): Promise<UserRecord> {
   const user = await services.auth.getUser(request.ctx.tenant, caller.user);
   if (!user || user.disabled) throw new ProtocolError('UNAUTHORIZED', 'This account no longer exists or is disabled');
   return user;

@@ -1,7 +1,10 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Routes } from '../http/routes.js';
+import type { RouteRequest } from '../http/route-request.js';
+import type { RouteReply } from '../http/route-reply.js';
 import { ProtocolError } from '@pkg/protocol';
 import { setLimitHeaders } from '../plugins/rate-limit.js';
 import { StreamedBody } from '../services/publish-body-receiver.js';
+import type { BodyParser } from '../http/request-body.js';
 import type { Services } from '../services/services.js';
 import { otpOf } from './second-factor-guard.js';
 
@@ -10,32 +13,37 @@ import { otpOf } from './second-factor-guard.js';
  * does either, and everything they need). The body is handed over unread: the service refuses
  * what it can before reading it, and streams a tarball of any size into the blob store.
  */
-export async function publishRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
-  // This plugin's own parser (fastify scopes parsers to the plugin): the service reads the body.
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', (_request, payload, done) => done(null, new StreamedBody(payload)));
+export function publishRoutes(app: Routes, { services }: { services: Services }): void {
   const bodyLimit = services.packagePut.bodyLimit;
+  // The body is handed over as a stream: the service reads it, within its limit.
+  const parsers = { 'application/json': STREAMED_JSON };
 
-  app.put<{ Params: { name: string }; Body: StreamedBody | undefined }>('/:name', { bodyLimit }, async (request, reply) => {
-    const body = request.body instanceof StreamedBody ? request.body : undefined;
-    const length = request.headers['content-length'];
-    try {
-      const result = await services.packagePut.put({
-        ctx: request.ctx,
-        name: request.params.name,
-        body: body?.stream,
-        declaredLength: length === undefined ? undefined : Number(length),
-        otp: otpOf(request),
-        address: request.ip,
-      });
-      if (result.publishLimit) setLimitHeaders(reply, result.publishLimit);
-      return reply.code(result.created ? 201 : 200).send({ ok: true, id: result.id, rev: result.rev });
-    } catch (err) {
-      finishUnread(request, reply, body, err);
-      throw err;
-    }
-  });
+  app.put<{ Params: { name: string }; Body: StreamedBody | undefined }>(
+    '/:name',
+    { bodyLimit, parsers },
+    async (request, reply) => {
+      const body = request.body instanceof StreamedBody ? request.body : undefined;
+      const length = request.headers['content-length'];
+      try {
+        const result = await services.packagePut.put({
+          ctx: request.ctx,
+          name: request.params.name,
+          body: body?.stream,
+          declaredLength: length === undefined ? undefined : Number(length),
+          otp: otpOf(request),
+          address: request.ip,
+        });
+        if (result.publishLimit) setLimitHeaders(reply, result.publishLimit);
+        return reply.code(result.created ? 201 : 200).send({ ok: true, id: result.id, rev: result.rev });
+      } catch (err) {
+        finishUnread(request, reply, body, err);
+        throw err;
+      }
+    },
+  );
 }
+
+const STREAMED_JSON: BodyParser = { kind: 'stream', parse: (stream) => new StreamedBody(stream) };
 
 /** The most of an unread body that is read and dropped to keep the connection (see below). */
 const DRAIN_LIMIT = 1024 * 1024;
@@ -57,7 +65,7 @@ const LINGER_MAX_MS = 30_000;
  * LINGER_IDLE_MS), then the connection is closed: the rest of a body of up to a gigabyte is not
  * worth keeping the connection for.
  */
-function finishUnread(request: FastifyRequest, reply: FastifyReply, body: StreamedBody | undefined, err: unknown): void {
+function finishUnread(request: RouteRequest, reply: RouteReply, body: StreamedBody | undefined, err: unknown): void {
   if (!(body instanceof StreamedBody) || body.stream.readableEnded) return;
   const raw = request.raw;
   // Drop the raw bytes, not what a Content-Encoding decoder would make of them.

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { Routes } from '../http/routes.js';
 import type { Config } from '../config/config.js';
 import { GLOBAL_TENANT } from '../storage/ports.js';
 
@@ -8,7 +8,7 @@ import { GLOBAL_TENANT } from '../storage/ports.js';
  * registries on one host would otherwise read the same). The `registryName` setting, else the
  * host of the registry's URL with its port; a tenant's registry adds the tenant's name.
  */
-export async function registryInfoRoutes(app: FastifyInstance, { config }: { config: Config }): Promise<void> {
+export function registryInfoRoutes(app: Routes, { config }: { config: Config }): void {
   app.get('/-/pkg/registry', { config: { openAccess: true } }, async (request) => {
     const { tenant, baseUrl } = request.ctx;
     const host = new URL(baseUrl).host;

@@ -1,15 +1,15 @@
 import { Readable } from 'node:stream';
-import type { FastifyInstance } from 'fastify';
+import type { Routes } from '../http/routes.js';
 import { parseSearchRequest } from '../search/search-query.js';
 import type { RequestContext } from '../context.js';
-import { JSON_UTF8, sendAnswer, type Answer } from '../http/answer.js';
+import { JSON_UTF8, sendAnswerOf, type Answer } from '../http/answer.js';
 import type { Services } from '../services/services.js';
 import { packageAllowed } from '../services/token-scope.js';
 
 /** `GET /-/v1/search` (npm search, the Unity Editor's per-scope listing) and `GET /-/all`. */
-export async function searchRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
-  app.get('/-/v1/search', async (request, reply) =>
-    sendAnswer(reply, await searchAnswer(services, request.ctx, request.query as Record<string, unknown>)),
+export function searchRoutes(app: Routes, { services }: { services: Services }): void {
+  app.get('/-/v1/search', (request, reply) =>
+    sendAnswerOf(reply, searchAnswer(services, request.ctx, request.query as Record<string, unknown>)),
   );
 
   // The Unity Editor falls back to this when search answers 404; npm's legacy full listing.

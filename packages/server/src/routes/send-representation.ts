@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { RouteRequest } from '../http/route-request.js';
+import type { RouteReply } from '../http/route-reply.js';
 import { sendAnswer, type Answer } from '../http/answer.js';
 import { MIN_COMPRESS_SIZE, type ContentCoding, type Representation } from '../services/representation.js';
 import { negotiateCoding } from './negotiation.js';
@@ -19,13 +20,13 @@ function varyHeaderOf(vary: readonly string[] | undefined): string {
   return header;
 }
 
-/** Sends a pre-serialized body through fastify (see representationAnswer). */
+/** Sends a pre-serialized body (see representationAnswer). */
 export async function sendRepresentation(
-  request: FastifyRequest,
-  reply: FastifyReply,
+  request: RouteRequest,
+  reply: RouteReply,
   representation: Representation,
   options: SendOptions,
-): Promise<FastifyReply> {
+): Promise<RouteReply> {
   return sendAnswer(reply, await representationAnswer(request.headers, representation, options));
 }
 

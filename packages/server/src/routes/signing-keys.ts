@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { Routes } from '../http/routes.js';
 import type { Services } from '../services/services.js';
 
 /**
@@ -6,7 +6,7 @@ import type { Services } from '../services/services.js';
  * their `expires` (npm's `audit signatures` and corepack read it), then the uplinks' keys, which
  * verify the upstream signatures that proxied packages keep.
  */
-export async function signingKeyRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
+export function signingKeyRoutes(app: Routes, { services }: { services: Services }): void {
   app.get('/-/npm/v1/keys', async (request, reply) => {
     reply.header('cache-control', 'no-cache');
     const own = await services.signatures.publicKeys(request.ctx.tenant);

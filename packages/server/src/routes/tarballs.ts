@@ -1,9 +1,10 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Routes } from '../http/routes.js';
+import type { RouteRequest } from '../http/route-request.js';
 import { ProtocolError, type PackageName } from '@pkg/protocol';
 import type { RequestContext } from '../context.js';
-import { errorAnswer, sendAnswer, type Answer } from '../http/answer.js';
+import { errorAnswer, sendAnswerOf, type Answer } from '../http/answer.js';
 import { parseByteRange } from '../http/byte-range.js';
 import type { ByteRange } from '../storage/ports.js';
 import type { TarballFile } from '../services/package-reads.js';
@@ -14,17 +15,17 @@ import { etagMatches } from './send-representation.js';
 /** A version's tarball never changes (versions are immutable), so caches may keep it for good. */
 const TARBALL_CACHE_CONTROL = 'public, max-age=31536000, immutable';
 
-type FileRequest = FastifyRequest<{ Params: { name: string; file: string } }>;
+type FileRequest = RouteRequest<{ Params: { name: string; file: string } }>;
 
 /** `GET` and `HEAD /<name>/-/<name>-<version>.tgz`: tarball bytes from the blob store. */
-export async function tarballRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
+export function tarballRoutes(app: Routes, { services }: { services: Services }): void {
   const answer = (request: FileRequest, method: 'GET' | 'HEAD') =>
     fileAnswer(services, request.ctx, packageNameParam(request.params.name), request.params.file, request.headers, method);
 
-  app.get('/:name/-/:file', { exposeHeadRoute: false }, async (request: FileRequest, reply) =>
-    sendAnswer(reply, await answer(request, 'GET')),
+  app.get('/:name/-/:file', { exposeHeadRoute: false }, (request: FileRequest, reply) =>
+    sendAnswerOf(reply, answer(request, 'GET')),
   );
-  app.head('/:name/-/:file', async (request: FileRequest, reply) => sendAnswer(reply, await answer(request, 'HEAD')));
+  app.head('/:name/-/:file', (request: FileRequest, reply) => sendAnswerOf(reply, answer(request, 'HEAD')));
 }
 
 /**

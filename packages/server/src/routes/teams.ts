@@ -1,4 +1,5 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Routes } from '../http/routes.js';
+import type { RouteRequest } from '../http/route-request.js';
 import { ProtocolError } from '@pkg/protocol';
 import type { Caller } from '../context.js';
 import type { Services } from '../services/services.js';
@@ -18,9 +19,9 @@ type NamespaceParams = { team: string; namespace: string };
  * a read-only, publish-only or package-limited token is refused, and a user whose two factors
  * guard writes is asked for a code.
  */
-export async function teamRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
+export function teamRoutes(app: Routes, { services }: { services: Services }): void {
   /** The caller as the actor of a change of teams, after every check of its token. */
-  const changer = async (request: FastifyRequest, why: string): Promise<TeamActor> => {
+  const changer = async (request: RouteRequest, why: string): Promise<TeamActor> => {
     const caller = unlimited(requireWriter(request));
     await requireWriteCode(services, request, caller, why);
     return services.teams.actor(request.ctx.tenant, caller.user);

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { Routes } from '../http/routes.js';
 import { ProtocolError } from '@pkg/protocol';
 import type { TokenSummary } from '../services/auth-service.js';
 import type { Services } from '../services/services.js';
@@ -19,7 +19,7 @@ const MAX_PAGE = 10_000;
  * /-/npm/v1/tokens/token/<key>`. Fields npm does not know (expires, packages, publish_only,
  * automation, last_used, last_address) ride along; npm ignores them.
  */
-export async function tokenRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
+export function tokenRoutes(app: Routes, { services }: { services: Services }): void {
   app.get<{ Querystring: Record<string, unknown> }>('/-/npm/v1/tokens', async (request) => {
     const page = pageNumber(request.query.page);
     const perPage = perPageOf(request.query.perPage);

@@ -1,7 +1,7 @@
-import type { FastifyInstance } from 'fastify';
+import type { Routes } from '../http/routes.js';
 import { ProtocolError, SIGNUP_HEADER, USER_ID_PREFIXES, type WhoamiResponse, userNotFound } from '@pkg/protocol';
 import type { Caller, RequestContext } from '../context.js';
-import { jsonAnswer, sendAnswer, type Answer } from '../http/answer.js';
+import { jsonAnswer, sendAnswerOf, type Answer } from '../http/answer.js';
 import type { Services } from '../services/services.js';
 import { callerOf } from './guards.js';
 import { checkPathParameter, parseLoginBody } from './login-body.js';
@@ -13,7 +13,7 @@ const MAX_USER_ID = 200;
 const MAX_TOKEN = 512;
 
 /** Login (`PUT /-/user/<id>`), user lookup, logout by token, whoami. */
-export async function userAuthRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
+export function userAuthRoutes(app: Routes, { services }: { services: Services }): void {
   app.put<{ Params: { id: string }; Body: unknown }>('/-/user/:id', { config: { openAccess: true } }, async (request, reply) => {
     const name = userNameOfId(checkPathParameter('user id', request.params.id, MAX_USER_ID));
     const body = parseLoginBody(request.body);
@@ -61,7 +61,7 @@ export async function userAuthRoutes(app: FastifyInstance, { services }: { servi
     return { ok: true };
   });
 
-  app.get('/-/whoami', async (request, reply) => sendAnswer(reply, await whoamiAnswer(services, request.ctx)));
+  app.get('/-/whoami', (request, reply) => sendAnswerOf(reply, whoamiAnswer(services, request.ctx)));
 }
 
 /** `GET /-/whoami`: the caller's name and e-mail, without a promise when the token cache knew the e-mail. */

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { Routes } from '../http/routes.js';
 import { JSON_TYPE } from '../services/package-reads.js';
 import { Representation } from '../services/representation.js';
 import type { Services } from '../services/services.js';
@@ -8,7 +8,7 @@ import { sendRepresentation } from './send-representation.js';
 import { STALE_HEADER } from '../services/uplinks/uplink-headers.js';
 
 /** `GET /<name>/<version | dist-tag | range>`: one version record. */
-export async function versionRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
+export function versionRoutes(app: Routes, { services }: { services: Services }): void {
   app.get<{ Params: { name: string; version: string } }>('/:name/:version', async (request, reply) => {
     const name = packageNameParam(request.params.name);
     const scope = { tenant: request.ctx.tenant, tarballBaseUrl: request.ctx.tarballBaseUrl };

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { Routes } from '../http/routes.js';
 import { ProtocolError } from '@pkg/protocol';
 import type { Services } from '../services/services.js';
 import { isObject } from '../services/json-shapes.js';
@@ -13,7 +13,7 @@ const WHAT = 'manage webhooks';
  * answer holds the secret, shown this once), remove, rotate the secret, read deliveries and
  * redeliver one. The same as `pkg-registry webhook …`.
  */
-export async function webhookRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
+export function webhookRoutes(app: Routes, { services }: { services: Services }): void {
   app.get('/-/pkg/v1/webhooks', async (request) => {
     await requireAdministrator(services, request, WHAT);
     return { webhooks: await services.webhooks.list(request.ctx.tenant) };

@@ -109,7 +109,7 @@ export interface SearchRequest {
 }
 
 /**
- * The query string of `GET /-/v1/search` as fastify parsed it. A repeated parameter, a missing
+ * The query string of `GET /-/v1/search` as the request parsed it (fast-querystring). A repeated parameter, a missing
  * or empty `text`, and a `size`/`from` that is not a whole number in range are all 400s.
  */
 export function parseSearchRequest(raw: Record<string, unknown>): SearchRequest {

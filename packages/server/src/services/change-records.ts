@@ -2,6 +2,9 @@ import type { Caller } from '../context.js';
 import type { ChangeRecord } from './audit-trail.js';
 import type { PackageChanges } from './package-updates.js';
 
+/** A change a handler made, as it notes it for the audit log; the request gives who and from where. */
+export type NotedChange = Pick<ChangeRecord, 'action' | 'target'> & Partial<Pick<ChangeRecord, 'package' | 'details' | 'user'>>;
+
 /** A change as the audit log needs it, without who made it. */
 export type PackageChangeNote = Pick<ChangeRecord, 'action' | 'package' | 'target' | 'details'>;
 

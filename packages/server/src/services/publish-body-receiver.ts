@@ -104,7 +104,7 @@ export async function receivePublishBody(
     if (rest.length === 0) throw requestBodyEmpty();
     let document: unknown;
     try {
-      // As fastify parses JSON bodies (onProtoPoisoning/onConstructorPoisoning: 'error').
+      // As every JSON body is parsed (http/request-body.ts): prototype keys refused.
       document = secureJson.parse(rest.toString('utf8'), undefined, { protoAction: 'error', constructorAction: 'error' });
     } catch {
       throw requestBodyNotJson();
@@ -133,12 +133,10 @@ function algorithmsFor(documentSoFar: Buffer): DigestAlgorithm[] {
 }
 
 /**
- * A body that could not be read: bad gzip stays zlib's error (the error handler's 400 for it);
- * a client gone mid-upload is a 400 nobody reads, never a logged 500.
+ * A body that could not be read: bad gzip is already the body reader's 400 for it
+ * (http/request-body.ts); a client gone mid-upload is a 400 nobody reads, never a logged 500.
  */
 function bodyError(err: unknown): unknown {
-  const code = (err as { code?: unknown } | null)?.code;
-  if (typeof code === 'string' && code.startsWith('Z_')) return err;
   if (err instanceof ProtocolError) return err;
   return new ProtocolError('BAD_REQUEST', 'The request body was cut short');
 }

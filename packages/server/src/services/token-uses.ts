@@ -14,7 +14,7 @@ interface Written {
 
 /**
  * Last use and last address of each token, without a write per request: a request only notes
- * its use in memory (a map lookup, on the hot path too); every few seconds the noted uses are
+ * its use in memory (a map lookup, on every request); every few seconds the noted uses are
  * written in one batch per registry, and a token seen again from the same address within a
  * minute is not noted at all. So "last used" is exact to about a minute, at a cost of at most
  * one write per token per minute per node.

@@ -108,7 +108,7 @@ export interface TokenRecord {
 
 /**
  * The limits of a token beyond read-only and expiry (npm's own token fields, and our additions
- * that npm ignores). Every route enforces them, the hot path included.
+ * that npm ignores). Every route enforces them.
  */
 export interface TokenScope {
   /** The owner's label for it (npm's `name`). */

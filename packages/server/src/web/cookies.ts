@@ -1,4 +1,5 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { RouteRequest } from '../http/route-request.js';
+import type { RouteReply } from '../http/route-reply.js';
 
 /**
  * The web interface's two cookies: the sign-in session and the CSRF token. Both are HttpOnly
@@ -9,7 +10,7 @@ export type CookieKind = 'session' | 'csrf';
 
 const BASE_NAMES: Record<CookieKind, string> = { session: 'pkg_session', csrf: 'pkg_csrf' };
 
-export function isSecure(request: FastifyRequest): boolean {
+export function isSecure(request: RouteRequest): boolean {
   return request.ctx.baseUrl.startsWith('https:');
 }
 
@@ -17,7 +18,7 @@ export function cookieName(kind: CookieKind, secure: boolean): string {
   return secure ? `__Host-${BASE_NAMES[kind]}` : BASE_NAMES[kind];
 }
 
-export function readCookie(request: FastifyRequest, kind: CookieKind): string | undefined {
+export function readCookie(request: RouteRequest, kind: CookieKind): string | undefined {
   const header = request.headers.cookie;
   if (typeof header !== 'string' || header.length > 8192) return undefined;
   const wanted = cookieName(kind, isSecure(request));
@@ -39,8 +40,8 @@ export interface CookieOptions {
 }
 
 export function setCookie(
-  request: FastifyRequest,
-  reply: FastifyReply,
+  request: RouteRequest,
+  reply: RouteReply,
   kind: CookieKind,
   value: string,
   options: CookieOptions,
@@ -54,6 +55,6 @@ export function setCookie(
   reply.header('set-cookie', [...list.filter((c) => !c.startsWith(`${cookieName(kind, secure)}=`)), parts.join('; ')]);
 }
 
-export function clearCookie(request: FastifyRequest, reply: FastifyReply, kind: CookieKind): void {
+export function clearCookie(request: RouteRequest, reply: RouteReply, kind: CookieKind): void {
   setCookie(request, reply, kind, '', { maxAge: 0, sameSite: 'Lax' });
 }

@@ -1,5 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { RouteRequest } from '../http/route-request.js';
+import type { RouteReply } from '../http/route-reply.js';
 import { ProtocolError } from '@pkg/protocol';
 import { newToken } from '../services/tokens.js';
 import { readCookie, setCookie } from './cookies.js';
@@ -13,7 +14,7 @@ export const CSRF_FIELD = 'csrf';
  * carry both, equal. Another site can neither read the cookie nor make the browser send it
  * with a cross-site POST. The Origin header, when present, must also be this host.
  */
-export function csrfTokenFor(request: FastifyRequest, reply: FastifyReply): string {
+export function csrfTokenFor(request: RouteRequest, reply: RouteReply): string {
   const existing = readCookie(request, 'csrf');
   if (existing) return existing;
   const token = newToken();
@@ -21,7 +22,7 @@ export function csrfTokenFor(request: FastifyRequest, reply: FastifyReply): stri
   return token;
 }
 
-export function checkCsrf(request: FastifyRequest, submitted: unknown): void {
+export function checkCsrf(request: RouteRequest, submitted: unknown): void {
   const origin = request.headers.origin;
   if (typeof origin === 'string' && !sameHost(origin, `${request.protocol}://${request.host}`)) {
     throw forbidden();

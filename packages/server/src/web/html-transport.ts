@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import type { TLSSocket } from 'node:tls';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { RouteRequest } from '../http/route-request.js';
+import type { RouteReply } from '../http/route-reply.js';
 
 const brotli = promisify(brotliCompress);
 const gzipAsync = promisify(gzip);
@@ -19,7 +20,7 @@ export const HSTS = 'max-age=31536000';
  * or gzip as the browser accepts. Pages are rendered per request (they hold the viewer and the
  * form token), so the tag is computed from the bytes, not kept.
  */
-export async function sendHtml(request: FastifyRequest, reply: FastifyReply, payload: string): Promise<string | Buffer> {
+export async function sendHtml(request: RouteRequest, reply: RouteReply, payload: string): Promise<string | Buffer> {
   addVary(reply, 'Accept-Encoding');
   const body = Buffer.from(payload);
   // Error pages are compressed too, but never revalidated (they are no-store).
@@ -47,12 +48,12 @@ export async function sendHtml(request: FastifyRequest, reply: FastifyReply, pay
 }
 
 /** Strict-Transport-Security, only when this server itself speaks TLS (never behind a proxy's HTTPS it cannot vouch for). */
-export function setHsts(request: FastifyRequest, reply: FastifyReply): void {
+export function setHsts(request: RouteRequest, reply: RouteReply): void {
   if ((request.raw.socket as TLSSocket | undefined)?.encrypted === true) reply.header('strict-transport-security', HSTS);
 }
 
 /** Adds to Vary (the home page already varies on Accept). */
-function addVary(reply: FastifyReply, field: string): void {
+function addVary(reply: RouteReply, field: string): void {
   const current = reply.getHeader('vary');
   const fields = String(current ?? '')
     .split(',')

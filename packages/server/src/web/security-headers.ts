@@ -1,4 +1,4 @@
-import type { FastifyReply } from 'fastify';
+import type { RouteReply } from '../http/route-reply.js';
 
 /**
  * The policy of every web page: scripts and styles only from this host (no inline script, no
@@ -16,7 +16,7 @@ export const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-export function setSecurityHeaders(reply: FastifyReply): void {
+export function setSecurityHeaders(reply: RouteReply): void {
   reply.header('content-security-policy', CONTENT_SECURITY_POLICY);
   reply.header('x-content-type-options', 'nosniff');
   reply.header('x-frame-options', 'DENY');

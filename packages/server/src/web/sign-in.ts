@@ -1,4 +1,5 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { RouteRequest } from '../http/route-request.js';
+import type { RouteReply } from '../http/route-reply.js';
 import { ProtocolError } from '@pkg/protocol';
 import { BROWSER_SESSION_SECONDS } from '../services/browser-sessions.js';
 import { readCookie, setCookie } from './cookies.js';
@@ -11,11 +12,7 @@ export type SignInOutcome = { ok: true; user: string } | { ok: false; status: nu
  * accounts, the same sign-up policy as `npm login`). Failures come back as a message for the
  * form, not as an exception: the page is shown again with the name kept.
  */
-export async function checkSignIn(
-  request: FastifyRequest,
-  web: WebServices,
-  form: Record<string, string>,
-): Promise<SignInOutcome> {
+export async function checkSignIn(request: RouteRequest, web: WebServices, form: Record<string, string>): Promise<SignInOutcome> {
   const name = (form.name ?? '').trim();
   const password = form.password ?? '';
   const email = (form.email ?? '').trim();
@@ -52,8 +49,8 @@ export async function checkSignIn(
 
 /** Starts a browser session for `user` and sets its cookie. */
 export async function startBrowserSession(
-  request: FastifyRequest,
-  reply: FastifyReply,
+  request: RouteRequest,
+  reply: RouteReply,
   web: WebServices,
   user: string,
 ): Promise<void> {

@@ -36,7 +36,7 @@ describe('Basic credentials', () => {
     expect(doc.body.versions['1.0.0']).toBeDefined();
     const tarball = await fetch(doc.body.versions['1.0.0'].dist.tarball, { headers: auth });
     expect(tarball.status).toBe(200);
-    // HEAD goes through fastify rather than the hot path.
+    // HEAD: the GET's handler, its body dropped.
     expect((await fetch(`${registry.url}/com.acme.tool`, { method: 'HEAD', headers: auth })).status).toBe(200);
     expect((await request(`${registry.url}/-/v1/search?text=acme`, { headers: auth })).body.total).toBe(1);
 

@@ -11,7 +11,7 @@ import {
 
 /**
  * npm's token API (`/-/npm/v1/tokens`) and the limits of the tokens it makes, enforced on every
- * route: the hot path's reads (documents, tarballs, search) as well as fastify's.
+ * route: the reads answered from memory (documents, tarballs, search) as well as the rest.
  */
 let registry: TestRegistry;
 let ada: string;
@@ -140,7 +140,7 @@ describe('GET /-/npm/v1/tokens and DELETE /-/npm/v1/tokens/token/<key>', () => {
 });
 
 describe('limits on every route', () => {
-  it('a token limited to packages reads and writes only those, on the hot path and off it', async () => {
+  it('a token limited to packages reads and writes only those, on every kind of route', async () => {
     const token = await scopedToken({ packages: ['com.studio.*'] });
     const url = registry.url;
     for (const path of [

@@ -48,7 +48,7 @@ describe('request log', () => {
     secrets.push(wrongBasic, 'wrong-password-3');
     expect((await call('/-/whoami', { headers: { authorization: `Basic ${wrongBasic}` } })).status).toBe(401);
     expect((await call(`/-/user/token/${token}/extra`)).status).toBe(404);
-    // URLs fastify refuses before routing: a bad percent-encoding, a segment over the length limit.
+    // URLs refused before routing: a bad percent-encoding, a segment over the length limit.
     expect((await call(`/-/user/token/${token}%E0%A4%A`, { method: 'DELETE' })).status).toBe(400);
     expect((await call(`/-/user/token/${token}${'x'.repeat(500)}`, { method: 'DELETE' })).status).toBe(400);
     // Logout carries the token in the URL path.

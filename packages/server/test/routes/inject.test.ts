@@ -1,8 +1,6 @@
 /**
  * The app on memory storage, requests sent in process with `BuiltApp.inject()`: routes tested
- * without a socket or a database. It goes where a socket's request goes, the hot path first
- * (cached documents, tarballs, 404s, whoami, search), so every route answers it; fastify's own
- * `app.inject()` would reach fastify's routes only. test/http/hot-path/ compares the two paths.
+ * without a socket or a database. It goes where a socket's request goes, so every route answers it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, createMemoryStorage, loadConfig, serverDeps, type BuiltApp, type Storage } from '@pkg/server';
@@ -21,10 +19,6 @@ afterAll(async () => {
   await built.app.close();
   await storage.close();
 });
-
-function withoutTime(body: string): string {
-  return body.replace(/"time":"[^"]*"/, '"time":…');
-}
 
 async function login(name: string): Promise<string> {
   const res = await built.inject({
@@ -78,27 +72,25 @@ describe('routes on memory storage', () => {
     ]);
   });
 
-  it('answers the hot reads on the hot path, in process, as fastify answers them', async () => {
+  it('answers the hot reads in process, each with its validators', async () => {
     const urls = ['/com.acme.injected', '/com.acme.never-published', '/-/v1/search?text=injected'];
-    const hot = [];
-    for (const url of urls) {
-      const served = built.hotPath.served;
-      hot.push(await built.inject({ method: 'GET', url }));
-      expect(built.hotPath.served, url).toBe(served + 1);
-    }
-    built.hotPath.enabled = false;
-    try {
-      for (const [i, url] of urls.entries()) {
-        const framework = await built.inject({ method: 'GET', url });
-        expect(framework.statusCode, url).toBe(hot[i]!.statusCode);
-        // A search answer says when it was made (`time`): the rest must be the same bytes.
-        expect(withoutTime(framework.body), url).toBe(withoutTime(hot[i]!.body));
-        expect(framework.headers['content-type'], url).toBe(hot[i]!.headers['content-type']);
-      }
-    } finally {
-      built.hotPath.enabled = true;
-    }
-    expect(hot.map((res) => res.statusCode)).toEqual([200, 404, 200]);
+    const answers = [];
+    for (const url of urls) answers.push(await built.inject({ method: 'GET', url }));
+    expect(answers.map((res) => res.statusCode)).toEqual([200, 404, 200]);
+    expect(answers[0]!.headers.etag).toMatch(/^"/);
+    expect(answers[0]!.headers['cache-control']).toBe('public, max-age=300');
+    expect(answers[1]!.json()).toMatchObject({ code: 'NOT_FOUND' });
+    // A second read of the document is answered from the document cache: the same bytes and tag.
+    const again = await built.inject({ method: 'GET', url: urls[0]! });
+    expect(again.headers.etag).toBe(answers[0]!.headers.etag);
+    expect(again.body).toBe(answers[0]!.body);
+    const revalidated = await built.inject({
+      method: 'GET',
+      url: urls[0]!,
+      headers: { 'if-none-match': String(again.headers.etag) },
+    });
+    expect(revalidated.statusCode).toBe(304);
+    expect(revalidated.body).toBe('');
   });
 
   it('answers bad input with the error shape, never 500', async () => {

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import pino from 'pino';
-import type { FastifyBaseLogger } from 'fastify';
-import { RequestLog, loggerOptions, writesWithoutWaiting } from '../../src/plugins/logging.js';
+import { RequestLog, createLogger, writesWithoutWaiting } from '../../src/plugins/logging.js';
 import type { RequestContext } from '../../src/context.js';
 
 function capture(): { lines: string[]; write(line: string): void } {
@@ -9,10 +8,9 @@ function capture(): { lines: string[]; write(line: string): void } {
   return { lines, write: (line: string) => void lines.push(line) };
 }
 
-/** Pino as fastify configures it from loggerOptions. */
+/** The server's logger, writing into `stream`. */
 function logger(stream: { write(line: string): void }): pino.Logger {
-  const options = loggerOptions('info', stream) as pino.LoggerOptions & { stream: pino.DestinationStream };
-  return pino(options, options.stream);
+  return createLogger('info', stream);
 }
 
 const ctx = (tenant: string, user?: string) =>
@@ -88,7 +86,7 @@ describe('request log lines', () => {
     new RequestLog(warnOnly).write('req-1', 'GET', '/x', 200, 1, undefined, '::1');
     expect(quiet.lines).toEqual([]);
     const seen: unknown[] = [];
-    const plain = { info: (fields: unknown) => void seen.push(fields) } as unknown as FastifyBaseLogger;
+    const plain = { info: (fields: unknown) => void seen.push(fields) } as unknown as pino.Logger;
     new RequestLog(plain).write('req-2', 'GET', '/x', 200, 1, undefined, '::1');
     expect(seen).toEqual([{ reqId: 'req-2', method: 'GET', url: '/x', status: 200, ms: 1, ip: '::1' }]);
   });

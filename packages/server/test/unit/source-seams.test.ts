@@ -192,9 +192,9 @@ describe('the metadata store', () => {
     expect(naming).toEqual([]);
   });
 
-  it('is reached by services only: routes, plugins, the hot path and the web pages call services', () => {
+  it('is reached by services only: routes, plugins, the HTTP layer and the web pages call services', () => {
     const reaching = sourceFiles(serverSrc)
-      .filter((file) => under(file, 'routes', 'plugins', 'hot-path', 'http', 'web'))
+      .filter((file) => under(file, 'routes', 'plugins', 'http', 'web'))
       .filter((file) => /deps\.(registry|packages|database)\b/.test(readFileSync(file, 'utf8')))
       .map(relative);
     expect(reaching).toEqual([]);

@@ -67,7 +67,7 @@ interface Known {
   missing: boolean;
   /** Served stale meanwhile: the upstream could not be asked a moment ago. */
   stale: boolean;
-  /** The figures of the uplink it came from (counted on the hot path without a lookup). */
+  /** The figures of the uplink it came from (counted on each read without a lookup). */
   stats: UplinkStats;
 }
 

@@ -1,4 +1,5 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Routes } from '../../http/routes.js';
+import type { RouteRequest } from '../../http/route-request.js';
 import { ProtocolError } from '@pkg/protocol';
 import { clearCookie, readCookie } from '../cookies.js';
 import { checkCsrf } from '../csrf.js';
@@ -17,7 +18,7 @@ import { noteChange, noteTokenCreated } from '../../plugins/change-recording.js'
 const ACCOUNT = '/-/web/account';
 
 /** Signing in and out of the web interface, and the account page with the user's tokens. */
-export async function accountRoutes(app: FastifyInstance, { web }: { web: WebServices }): Promise<void> {
+export function accountRoutes(app: Routes, { web }: { web: WebServices }): void {
   app.get<{ Querystring: Record<string, unknown> }>('/-/web/signin', async (request, reply) => {
     const next = localPath(typeof request.query.next === 'string' ? request.query.next : undefined, ACCOUNT);
     const ctx = await pageContext(request, reply, web);
@@ -89,7 +90,7 @@ export async function accountRoutes(app: FastifyInstance, { web }: { web: WebSer
   });
 
   /** The account page of the signed-in viewer, with its tokens and second factor as they are now. */
-  async function account(request: FastifyRequest, ctx: PageContext, extra: Partial<AccountView>): Promise<string> {
+  async function account(request: RouteRequest, ctx: PageContext, extra: Partial<AccountView>): Promise<string> {
     const viewer = ctx.viewer!;
     const [user, tokens, teams] = await Promise.all([
       web.registry.auth.getUser(request.ctx.tenant, viewer),
@@ -100,7 +101,7 @@ export async function accountRoutes(app: FastifyInstance, { web }: { web: WebSer
     return accountPage(ctx, { user: viewer, email: user?.email ?? '', tokens, teams, ...extra, twoFactor });
   }
 
-  await app.register(twoFactorRoutes, { web, account });
+  twoFactorRoutes(app, { web, account });
 
   app.post<{ Body: Form }>(`${ACCOUNT}/tokens/revoke`, async (request, reply) => {
     const form = formOf(request.body);

@@ -1,4 +1,5 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { RouteRequest } from '../../http/route-request.js';
+import type { RouteReply } from '../../http/route-reply.js';
 import { sendPage } from '../html-responses.js';
 import { messagePage } from '../pages/message-page.js';
 import type { PageContext } from '../pages/page-context.js';
@@ -8,11 +9,11 @@ import type { WebServices } from '../web-services.js';
  * Answers a viewer who may not use an administrators' page (services/administrators.ts decides
  * who they are) and says so with true; false when they may. Nobody signed in is sent to sign in
  * (and back to `page.path`); anyone else signed in gets 403 saying who may. A boolean, not the
- * reply: a Fastify reply is thenable, and an async function returning it resolves to nothing.
+ * reply, so that a caller cannot mistake a sent reply for a decision.
  */
 export async function administratorRefusal(
-  request: FastifyRequest,
-  reply: FastifyReply,
+  request: RouteRequest,
+  reply: RouteReply,
   web: WebServices,
   ctx: PageContext,
   page: { path: string; title: string; what: string },

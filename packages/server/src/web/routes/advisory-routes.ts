@@ -1,4 +1,6 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Routes } from '../../http/routes.js';
+import type { RouteRequest } from '../../http/route-request.js';
+import type { RouteReply } from '../../http/route-reply.js';
 import { ProtocolError } from '@pkg/protocol';
 import { noteChange } from '../../plugins/change-recording.js';
 import { packageNameParam, truncate } from '../../routes/guards.js';
@@ -21,10 +23,10 @@ const DONE: Record<string, string> = {
  * withdraw forms: the HTTP API's operations over the same service (the same checks, refusals
  * and audit log entries, and so the same webhooks), as the signed-in user.
  */
-export async function advisoryPageRoutes(app: FastifyInstance, { web }: { web: WebServices }): Promise<void> {
+export function advisoryPageRoutes(app: Routes, { web }: { web: WebServices }): void {
   /** The page as it is now; 404 for a package that is not here. */
   async function page(
-    request: FastifyRequest,
+    request: RouteRequest,
     ctx: PageContext,
     name: string,
     extra: Pick<AdvisoriesView, 'notice' | 'error'>,
@@ -49,11 +51,11 @@ export async function advisoryPageRoutes(app: FastifyInstance, { web }: { web: W
 
   /** Runs a form as the signed-in user; a refusal shows the page again with the reason beside the form. */
   async function change(
-    request: FastifyRequest<{ Params: { name: string }; Body: Form }>,
-    reply: FastifyReply,
+    request: RouteRequest<{ Params: { name: string }; Body: Form }>,
+    reply: RouteReply,
     formKey: string,
     run: (form: Form, user: string, name: string) => Promise<string>,
-  ): Promise<FastifyReply> {
+  ): Promise<RouteReply> {
     const form = formOf(request.body);
     checkCsrf(request, form.csrf);
     const name = packageNameParam(request.params.name);

@@ -1,9 +1,9 @@
-import type { FastifyInstance } from 'fastify';
+import type { Routes } from '../../http/routes.js';
 import { ProtocolError } from '@pkg/protocol';
 import type { Asset, Assets } from '../assets.js';
 
 /** `GET /-/web/assets/<name>.<hash>.<ext>`: content-addressed, so cached for a year. */
-export async function assetRoutes(app: FastifyInstance, { assets }: { assets: Assets }): Promise<void> {
+export function assetRoutes(app: Routes, { assets }: { assets: Assets }): void {
   const byPath = new Map<string, Asset>(Object.values(assets).map((a) => [a.path, a]));
   app.get<{ Params: { file: string } }>('/-/web/assets/:file', async (request, reply) => {
     const asset = byPath.get(`/-/web/assets/${request.params.file}`);

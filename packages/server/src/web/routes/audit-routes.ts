@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { Routes } from '../../http/routes.js';
 import { ProtocolError } from '@pkg/protocol';
 import { parseAuditQuery, type AuditFilters } from '../../services/audit-query.js';
 import { sendPage } from '../html-responses.js';
@@ -8,7 +8,7 @@ import { pageContext } from '../viewer.js';
 import type { WebServices } from '../web-services.js';
 
 /** The audit log's page, for the registry's administrators (admin-page-guard.ts). */
-export async function auditPageRoutes(app: FastifyInstance, { web }: { web: WebServices }): Promise<void> {
+export function auditPageRoutes(app: Routes, { web }: { web: WebServices }): void {
   app.get<{ Querystring: Record<string, unknown> }>(AUDIT_PAGE, async (request, reply) => {
     const ctx = await pageContext(request, reply, web);
     const refused = await administratorRefusal(request, reply, web, ctx, {

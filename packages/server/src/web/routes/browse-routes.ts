@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { Routes } from '../../http/routes.js';
 import { ProtocolError, errorBody, isSemver } from '@pkg/protocol';
 import { packageNameParam, truncate } from '../../routes/guards.js';
 import { sendPage } from '../html-responses.js';
@@ -19,7 +19,7 @@ const MAX_QUERY_LENGTH = 256;
 const MAX_PAGE = 5_000;
 
 /** Reading: home, search results, package pages. */
-export async function browseRoutes(app: FastifyInstance, { web }: { web: WebServices }): Promise<void> {
+export function browseRoutes(app: Routes, { web }: { web: WebServices }): void {
   app.get('/', async (request, reply) => {
     // npm and the Unity Editor never ask for `/`; anything but a browser gets the API's 404.
     reply.header('vary', 'Accept');

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { Routes } from '../../http/routes.js';
 import { ProtocolError } from '@pkg/protocol';
 import { noteChange } from '../../plugins/change-recording.js';
 import { INVITATION_PATH, type InvitationTerms } from '../../services/invitations.js';
@@ -15,7 +15,7 @@ const GONE =
   'This invitation cannot be used: it was used already, it expired, or the link is incomplete. Ask the person who invited you for a new one.';
 
 /** An invitation link: the form to create the account, and its sending (then signed in, on the account page). */
-export async function invitationRoutes(app: FastifyInstance, { web }: { web: WebServices }): Promise<void> {
+export function invitationRoutes(app: Routes, { web }: { web: WebServices }): void {
   const path = `${INVITATION_PATH}:secret`;
   const viewOf = (secret: string, terms: InvitationTerms & { expiresAt: string }): InvitationView => ({
     action: `${INVITATION_PATH}${secret}`,

@@ -1,5 +1,5 @@
 import { loginSessionNotFound } from '../../services/npm-web-login.js';
-import type { FastifyInstance } from 'fastify';
+import type { Routes } from '../../http/routes.js';
 import { ProtocolError } from '@pkg/protocol';
 import { isObject } from '../../services/json-shapes.js';
 import { isSecret } from '../../services/npm-web-login.js';
@@ -10,7 +10,7 @@ import type { WebServices } from '../web-services.js';
  * `POST /-/v1/login` starts a login and answers `{loginUrl, doneUrl}`; npm prints loginUrl for
  * the browser and polls doneUrl: 202 with `Retry-After` while pending, 200 `{token}` once.
  */
-export async function npmLoginApiRoutes(app: FastifyInstance, { web }: { web: WebServices }): Promise<void> {
+export function npmLoginApiRoutes(app: Routes, { web }: { web: WebServices }): void {
   app.post<{ Body: unknown }>('/-/v1/login', async (request, reply) => {
     // npm sends no body; `{create: true}` asks for the sign-up page.
     if (request.body !== undefined && !isObject(request.body))

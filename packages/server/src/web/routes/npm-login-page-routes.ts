@@ -1,4 +1,5 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { Routes } from '../../http/routes.js';
+import type { RouteReply } from '../../http/route-reply.js';
 import { checkCsrf } from '../csrf.js';
 import { formOf } from '../forms.js';
 import { sendPage } from '../html-responses.js';
@@ -13,7 +14,7 @@ import type { WebServices } from '../web-services.js';
 const COMPLETE = '/-/web/login-complete';
 
 /** The browser side of npm's web login: the page behind loginUrl, and its form. */
-export async function npmLoginPageRoutes(app: FastifyInstance, { web }: { web: WebServices }): Promise<void> {
+export function npmLoginPageRoutes(app: Routes, { web }: { web: WebServices }): void {
   app.get<{ Params: { secret: string } }>('/-/web/login/:secret', async (request, reply) => {
     const ctx = await pageContext(request, reply, web);
     const pending = await web.registry.npmLogin.pending(request.ctx.tenant, request.params.secret);
@@ -55,7 +56,7 @@ export async function npmLoginPageRoutes(app: FastifyInstance, { web }: { web: W
   });
 }
 
-function gone(reply: FastifyReply, ctx: PageContext): FastifyReply {
+function gone(reply: RouteReply, ctx: PageContext): RouteReply {
   const message = html`This login link has expired or was already used. Run <code>npm login</code> again to get a new one.`;
   return sendPage(reply, messagePage(ctx, 'Login link expired', message, 'error'), 404, 'no-store');
 }

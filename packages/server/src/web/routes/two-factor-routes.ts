@@ -1,4 +1,5 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Routes } from '../../http/routes.js';
+import type { RouteRequest } from '../../http/route-request.js';
 import { ProtocolError } from '@pkg/protocol';
 import { noteChange } from '../../plugins/change-recording.js';
 import { SecondFactorService } from '../../services/second-factor.js';
@@ -16,7 +17,7 @@ import type { WebServices } from '../web-services.js';
 const ACCOUNT = '/-/web/account';
 const MODES = ['auth-only', 'auth-and-writes'] as const;
 
-type AccountRenderer = (request: FastifyRequest, ctx: PageContext, extra: Partial<AccountView>) => Promise<string>;
+type AccountRenderer = (request: RouteRequest, ctx: PageContext, extra: Partial<AccountView>) => Promise<string>;
 
 /** What the account page shows of a user's second factor (the pending QR code drawn again on a reload). */
 export function twoFactorViewOf(web: WebServices, user: UserRecord | undefined, issuer: string): TwoFactorView {
@@ -32,16 +33,13 @@ export function twoFactorViewOf(web: WebServices, user: UserRecord | undefined, 
  * shown once), switch off with the password and a code. Each form is CSRF-checked and
  * answers with the account page, its refusal said in the section.
  */
-export async function twoFactorRoutes(
-  app: FastifyInstance,
-  { web, account }: { web: WebServices; account: AccountRenderer },
-): Promise<void> {
+export function twoFactorRoutes(app: Routes, { web, account }: { web: WebServices; account: AccountRenderer }): void {
   const { secondFactors, auth } = web.registry;
 
   /** Runs a form's change for the signed-in viewer; a refusal shows the page with its reason. */
   function form(
     path: string,
-    change: (request: FastifyRequest, user: UserRecord, form: Form) => Promise<TwoFactorView | undefined>,
+    change: (request: RouteRequest, user: UserRecord, form: Form) => Promise<TwoFactorView | undefined>,
   ) {
     app.post<{ Body: Form }>(`${ACCOUNT}/two-factor/${path}`, async (request, reply) => {
       const fields = formOf(request.body);

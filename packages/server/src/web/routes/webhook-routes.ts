@@ -1,4 +1,6 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Routes } from '../../http/routes.js';
+import type { RouteRequest } from '../../http/route-request.js';
+import type { RouteReply } from '../../http/route-reply.js';
 import { ProtocolError } from '@pkg/protocol';
 import { noteChange } from '../../plugins/change-recording.js';
 import { checkPathParameter } from '../../routes/login-body.js';
@@ -27,9 +29,9 @@ const DONE: Record<string, string> = {
  * operations (routes/webhooks.ts) over the same service, so the same checks and the same
  * refusals; each change in the audit log as the API's are.
  */
-export async function webhookPageRoutes(app: FastifyInstance, { web }: { web: WebServices }): Promise<void> {
+export function webhookPageRoutes(app: Routes, { web }: { web: WebServices }): void {
   /** The page as it is now, with what the last form did. */
-  async function page(request: FastifyRequest, ctx: PageContext, extra: Omit<WebhooksView, 'hooks'>): Promise<string> {
+  async function page(request: RouteRequest, ctx: PageContext, extra: Omit<WebhooksView, 'hooks'>): Promise<string> {
     const { tenant } = request.ctx;
     const hooks = await web.registry.webhooks.list(tenant);
     const view = await Promise.all(
@@ -46,11 +48,11 @@ export async function webhookPageRoutes(app: FastifyInstance, { web }: { web: We
    * the page again with the reason beside the form and what it held, never a secret.
    */
   async function change(
-    request: FastifyRequest<{ Body: Form }>,
-    reply: FastifyReply,
+    request: RouteRequest<{ Body: Form }>,
+    reply: RouteReply,
     formKey: (form: Form) => string,
-    run: (form: Form, user: string, ctx: PageContext) => Promise<FastifyReply | { page: string; status: number }>,
-  ): Promise<FastifyReply> {
+    run: (form: Form, user: string, ctx: PageContext) => Promise<RouteReply | { page: string; status: number }>,
+  ): Promise<RouteReply> {
     const form = formOf(request.body);
     checkCsrf(request, form.csrf);
     const ctx = await pageContext(request, reply, web);
