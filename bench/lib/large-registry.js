@@ -177,7 +177,15 @@ async function seededRegistry({ place, packages, versions, tarballSize, log }) {
   mkdirSync(dir, { recursive: true });
   if (place.schema) await dropSchema(place.postgres, place.schema);
   log(`  seeding ${packages} packages × ${versions} versions through the store (${place.mode})…`);
-  const seeded = await seedThroughStore({ flags: { data: dir, ...place.flags }, packages, versions, tarballSize, log });
+  const seeded = await seedThroughStore({
+    flags: { data: dir, ...place.flags },
+    packages,
+    versions,
+    tarballSize,
+    // PostgreSQL takes writers in parallel; the seeding process's CPU is then what bounds it.
+    processes: place.schema ? 2 : 1,
+    log,
+  });
   log(`  seeded in ${seeded.seconds.toFixed(1)} s (${Math.round(packages / seeded.seconds)} packages/s)`);
   writeFileSync(marker, JSON.stringify({ fingerprint: seedFingerprint(parameters), parameters, seconds: seeded.seconds }));
   return { ...seeded, reused: false };

@@ -17,9 +17,13 @@ const MAX_WORD_LENGTH = 64;
 export const FIELD_MARK = '\x1e';
 
 export interface CompiledSearch {
-  /** `$1` is the tenant; `LIMIT`/`OFFSET` are appended by the caller to pageSql with the next two numbers. */
+  /**
+   * `$1` is the tenant; `LIMIT`/`OFFSET` are appended by the caller to pageSql with the next two
+   * numbers. Each row has `total`, the number of matches.
+   */
   pageSql: string;
   params: unknown[];
+  /** The number of matches, for a page past the last one (it has no rows to tell it). */
   countSql: string;
   /** The count binds only the filter's values. */
   countParams: unknown[];
@@ -58,8 +62,9 @@ export function compileSearch(tenant: string, query: SearchQuery): CompiledSearc
   const filter = `FROM search_packages p WHERE ${where.join(' AND ')}`;
   const countParams = [...params];
   const tier = tierSql(query.terms, bind);
+  // The page is sorted from every match anyway: counting them there saves the count's own scan.
   const pageSql = `SELECT ${tier} AS tier, p.name, p.deprecated_message, p.unstable, p.final, p.quality, p.popularity,
-      p.maintenance, p.downloads_week, p.downloads_month, p.updated, p.modified, p.package_json
+      p.maintenance, p.downloads_week, p.downloads_month, p.updated, p.modified, p.package_json, count(*) OVER () AS total
     ${filter}
     ORDER BY p.deprecated, tier, p.final DESC, p.name COLLATE "C"`;
   return { pageSql, params, countSql: `SELECT count(*) AS total ${filter}`, countParams };
