@@ -88,11 +88,12 @@ export async function seedThroughStore({
   };
   const job = { flags, env, packages, versions, tarballSize, concurrency };
   if (processes <= 1) {
-    await seedPart({ ...job, part: 0, parts: 1, onSeeded: progress });
+    await seedPart({ ...job, part: 0, parts: 1, onSeeded: progress, finish: true });
   } else {
     // One process makes the schema and the signing key first, so the others find both.
     await seedPart({ ...job, packages: 0, part: 0, parts: 1, onSeeded: progress });
     await Promise.all(Array.from({ length: processes }, (_, part) => seedInChild({ ...job, part, parts: processes }, progress)));
+    await seedPart({ ...job, packages: 0, part: 0, parts: 1, onSeeded: progress, finish: true });
   }
   return { names, versions: packages * versions, seconds: (Date.now() - started) / 1000 };
 }
@@ -139,8 +140,11 @@ if (process.argv[2] === SEED_WORKER && process.send) {
   });
 }
 
-/** Seeds the corpus packages whose index is `part` modulo `parts`. */
-async function seedPart({ flags, env, packages, versions, tarballSize, concurrency, part, parts, onSeeded }) {
+/**
+ * Seeds the corpus packages whose index is `part` modulo `parts`; with `finish`, then tells the
+ * store a bulk import ended (PostgreSQL gathers the statistics its planner needs, as after a restore).
+ */
+async function seedPart({ flags, env, packages, versions, tarballSize, concurrency, part, parts, onSeeded, finish = false }) {
   const { loadConfig } = await dist('config/config.js');
   const { createStorage } = await dist('storage/create-storage.js');
   const { RegistrySignatures, signedMessage } = await dist('services/registry-signatures.js');
@@ -238,6 +242,7 @@ async function seedPart({ flags, env, packages, versions, tarballSize, concurren
       }
     };
     await Promise.all(Array.from({ length: concurrency }, worker));
+    if (finish) await storage.database.afterBulkImport?.();
   } finally {
     await storage.close();
     await restoreSync();

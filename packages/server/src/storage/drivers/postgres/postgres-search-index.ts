@@ -176,17 +176,8 @@ export class PostgresSearchIndex implements SearchIndex {
     if (query.insecure) return { total: 0, hits: [] };
     const pool = this.#requirePool();
     const compiled = compileSearch(tenant, query);
-    const n = compiled.params.length;
     const rows =
-      page.size > 0
-        ? (
-            await pool.query<PageRow>(`${compiled.pageSql} LIMIT $${n + 1} OFFSET $${n + 2}`, [
-              ...compiled.params,
-              page.size,
-              page.from,
-            ])
-          ).rows
-        : [];
+      page.size > 0 ? (await pool.query<PageRow>(compiled.pageSql, [...compiled.params, page.size, page.from])).rows : [];
     const total =
       rows.length > 0
         ? Number(rows[0]!.total)
