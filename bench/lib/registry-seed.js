@@ -13,6 +13,7 @@ import { open } from 'node:fs/promises';
 import { syncBuiltinESMExports } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
+import { clearInterval, setInterval } from 'node:timers';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { corpusPackages, prng } from './corpus.js';

@@ -123,7 +123,8 @@ describe.skipIf(!testPostgresUrl || !testRedisUrl)('two nodes on PostgreSQL + S3
   it("downloads counted on A reach the search results B keeps (kept far longer than A's count interval)", async () => {
     const [a, b] = nodes as [SpawnedRegistry, SpawnedRegistry];
     const searchOnB = () => request(`${b.url}/-/v1/search?text=shared`);
-    const monthly = (res: { body: { objects?: { downloads: { monthly: number } }[] } }) => res.body.objects?.[0]?.downloads.monthly;
+    const monthly = (res: { body: { objects?: { downloads: { monthly: number } }[] } }) =>
+      res.body.objects?.[0]?.downloads.monthly;
     const before = monthly(await searchOnB());
     expect(before).toBeTypeOf('number');
     for (let i = 0; i < 3; i++) {
