@@ -6,13 +6,15 @@
 // Going through PublishService in process measured 66–96 versions/s here, most of it a write
 // and a key parse per version; this writes a package of two versions in about 1 ms.
 // `verifySeed` checks a sample against the same packages published through the HTTP API.
+import { fork } from 'node:child_process';
 import { createHash, createPrivateKey, createPublicKey, sign, verify } from 'node:crypto';
 import fs from 'node:fs';
 import { open } from 'node:fs/promises';
 import { syncBuiltinESMExports } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { clearInterval, setInterval } from 'node:timers';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { corpusPackages, prng } from './corpus.js';
 import { requestJson } from './http.js';
@@ -61,10 +63,89 @@ export function corpusBody(spec, v, payload) {
  * Writes `packages` corpus packages × `versions` versions into the storage of `flags`
  * (`serve`'s flags: `data`, `database`, `storage`), each package in one write of its store
  * (PackageHandle.update, with the search row and storage usage of its transaction) and each
- * tarball through the blob store, `concurrency` packages at a time. Returns the names and the
- * time taken.
+ * tarball through the blob store, `concurrency` packages at a time in each of `processes`
+ * processes (a shared database only: SQLite has one writer). Returns the names and the time taken.
  */
-export async function seedThroughStore({ flags, env = {}, packages, versions, tarballSize, concurrency = 16, log }) {
+export async function seedThroughStore({
+  flags,
+  env = {},
+  packages,
+  versions,
+  tarballSize,
+  concurrency = 16,
+  processes = 1,
+  log,
+}) {
+  const started = Date.now();
+  const names = [...corpusPackages(packages)].map((s) => s.name);
+  let done = 0;
+  let report = Date.now() + 10_000;
+  const progress = (count) => {
+    done += count;
+    if (Date.now() > report) {
+      report = Date.now() + 10_000;
+      log?.(`  seeded ${done}/${packages} packages (${Math.round(done / ((Date.now() - started) / 1000))}/s)`);
+    }
+  };
+  const job = { flags, env, packages, versions, tarballSize, concurrency };
+  if (processes <= 1) {
+    await seedPart({ ...job, part: 0, parts: 1, onSeeded: progress, finish: true });
+  } else {
+    // One process makes the schema and the signing key first, so the others find both.
+    await seedPart({ ...job, packages: 0, part: 0, parts: 1, onSeeded: progress });
+    await Promise.all(Array.from({ length: processes }, (_, part) => seedInChild({ ...job, part, parts: processes }, progress)));
+    await seedPart({ ...job, packages: 0, part: 0, parts: 1, onSeeded: progress, finish: true });
+  }
+  return { names, versions: packages * versions, seconds: (Date.now() - started) / 1000 };
+}
+
+/** Runs seedPart in a child process of this module, passing its progress on. */
+function seedInChild(job, onSeeded) {
+  return new Promise((resolve, reject) => {
+    const child = fork(fileURLToPath(import.meta.url), [SEED_WORKER], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    let finished = false;
+    child.on('message', (message) => {
+      if (message.seeded) onSeeded(message.seeded);
+      if (message.error) reject(new Error(`seeding part ${job.part}: ${message.error}`));
+      if (message.finished) finished = true;
+    });
+    child.on('error', reject);
+    child.on('exit', (code) =>
+      finished ? resolve() : reject(new Error(`seeding part ${job.part} exited with ${code} before it finished`)),
+    );
+    child.send(job);
+  });
+}
+
+const SEED_WORKER = '--seed-worker';
+
+if (process.argv[2] === SEED_WORKER && process.send) {
+  process.once('message', (job) => {
+    let pending = 0;
+    const flush = () => {
+      if (pending > 0) process.send({ seeded: pending });
+      pending = 0;
+    };
+    const timer = setInterval(flush, 1000);
+    seedPart({ ...job, onSeeded: (count) => (pending += count) }).then(
+      () => {
+        clearInterval(timer);
+        flush();
+        process.send({ finished: true }, () => process.exit(0));
+      },
+      (err) => {
+        clearInterval(timer);
+        process.send({ error: err.stack ?? String(err) }, () => process.exit(1));
+      },
+    );
+  });
+}
+
+/**
+ * Seeds the corpus packages whose index is `part` modulo `parts`; with `finish`, then tells the
+ * store a bulk import ended (PostgreSQL gathers the statistics its planner needs, as after a restore).
+ */
+async function seedPart({ flags, env, packages, versions, tarballSize, concurrency, part, parts, onSeeded, finish = false }) {
   const { loadConfig } = await dist('config/config.js');
   const { createStorage } = await dist('storage/create-storage.js');
   const { RegistrySignatures, signedMessage } = await dist('services/registry-signatures.js');
@@ -73,20 +154,18 @@ export async function seedThroughStore({ flags, env = {}, packages, versions, ta
   const { nextRevision } = await dist('services/revisions.js');
   const { tarballPath } = await dist('services/package-document.js');
   const { blobKeyFor } = await dist('storage/blob-keys.js');
-  const config = loadConfig({ flags, env });
+  const config = loadConfig({ flags: withoutCommitWait(flags), env });
   const restoreSync = await withoutSync();
   const storage = await createStorage(config);
   // The same rows, written without waiting for the disk (see withoutSync).
   storage.database.db?.pragma('synchronous = OFF');
-  const started = Date.now();
   try {
     const deps = { ...storage, config, now: () => new Date() };
     const signingKey = await new RegistrySignatures(deps).signingKey('');
     const privateKey = createPrivateKey(signingKey.privateKey);
     const payload = fixedPayload(tarballSize);
-    const specs = [...corpusPackages(packages)];
+    const specs = [...corpusPackages(packages)].filter((_, i) => i % parts === part);
     const limits = { maxUnpackedSize: config.maxTarballSize * 10 };
-
     /** What PublishService stores for one more version (its #withVersion and versionRecord). */
     const withVersion = async (current, spec, v) => {
       const name = spec.name;
@@ -152,8 +231,6 @@ export async function seedThroughStore({ flags, env = {}, packages, versions, ta
     };
 
     let next = 0;
-    let done = 0;
-    let report = Date.now() + 10_000;
     const worker = async () => {
       for (let i = next++; i < specs.length; i = next++) {
         const spec = specs[i];
@@ -162,19 +239,28 @@ export async function seedThroughStore({ flags, env = {}, packages, versions, ta
           for (let v = 0; v < versions; v++) stored = await withVersion(stored, spec, v);
           return { next: stored, result: undefined };
         });
-        done++;
-        if (Date.now() > report) {
-          report = Date.now() + 10_000;
-          log?.(`  seeded ${done}/${specs.length} packages (${Math.round(done / ((Date.now() - started) / 1000))}/s)`);
-        }
+        onSeeded(1);
       }
     };
     await Promise.all(Array.from({ length: concurrency }, worker));
-    return { names: specs.map((s) => s.name), versions: specs.length * versions, seconds: (Date.now() - started) / 1000 };
+    if (finish) await storage.database.afterBulkImport?.();
   } finally {
     await storage.close();
     await restoreSync();
   }
+}
+
+/**
+ * On PostgreSQL, the seeding's sessions commit without waiting for the write-ahead log to reach
+ * the disk (`synchronous_commit = off`: the same rows, as withoutSync does for files). pg takes
+ * `options` from the URL over the driver's, so the search path the driver sets is given again.
+ */
+function withoutCommitWait(flags) {
+  if (!flags.database?.startsWith('postgres')) return flags;
+  const url = new URL(flags.database);
+  const schema = url.searchParams.get('schema') ?? 'public';
+  url.searchParams.set('options', `-c search_path=${schema},public -c synchronous_commit=off`);
+  return { ...flags, database: url.toString() };
 }
 
 /**

@@ -1,5 +1,6 @@
 import { utcDay } from '../search/utc-days.js';
-import type { DownloadCountStore, DownloadIncrement, SearchIndex, TenantId } from '../storage/ports.js';
+import type { DownloadCountStore, DownloadIncrement, InvalidationBus, SearchIndex, TenantId } from '../storage/ports.js';
+import { SEARCH_RESULTS_CHANGED } from './search-changes.js';
 import { singleIncarnation, type TenantScopeOf } from './tenant-scope.js';
 
 /**
@@ -31,11 +32,13 @@ const DAY_MS = 86_400_000;
 /**
  * Buffers counts in memory (`record` is a map increment, no IO) and writes them in one
  * transaction per interval, then refreshes the download windows and scores of the packages
- * that were downloaded. A failed write keeps the counts for the next attempt.
+ * that were downloaded, and announces that on the bus. A failed write keeps the counts for the
+ * next attempt.
  */
 export class BatchingDownloadRecorder implements DownloadRecorder {
   readonly #counts: DownloadCountStore;
   readonly #search: SearchIndex;
+  readonly #bus: InvalidationBus | undefined;
   readonly #now: () => Date;
   readonly #maxPending: number;
   readonly #onError: (err: unknown) => void;
@@ -49,12 +52,13 @@ export class BatchingDownloadRecorder implements DownloadRecorder {
   #day = { name: '', endsAt: -Infinity };
 
   constructor(
-    deps: { counts: DownloadCountStore; search: SearchIndex; now: () => Date; scopeOf?: TenantScopeOf },
+    deps: { counts: DownloadCountStore; search: SearchIndex; now: () => Date; scopeOf?: TenantScopeOf; bus?: InvalidationBus },
     options: BatchingDownloadRecorderOptions = {},
   ) {
     this.#counts = deps.counts;
     this.#scopeOf = deps.scopeOf ?? singleIncarnation;
     this.#search = deps.search;
+    this.#bus = deps.bus;
     this.#now = deps.now;
     this.#maxPending = options.maxPending ?? 10_000;
     this.#onError = options.onError ?? (() => undefined);
@@ -121,7 +125,11 @@ export class BatchingDownloadRecorder implements DownloadRecorder {
       names.add(name);
     }
     try {
-      for (const [tenant, names] of touched) await this.#search.refreshScores(tenant, [...names], this.#now());
+      for (const [tenant, names] of touched) {
+        await this.#search.refreshScores(tenant, [...names], this.#now());
+        // The results show the counts and rank by them: every node's kept responses are stale.
+        await this.#bus?.publish(tenant, SEARCH_RESULTS_CHANGED);
+      }
     } catch (err) {
       // The counts are stored; the scores catch up at the next refresh.
       this.#onError(err);

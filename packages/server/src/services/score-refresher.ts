@@ -1,5 +1,6 @@
 import { utcDay } from '../search/utc-days.js';
-import { GLOBAL_TENANT, type AccountStores, type SearchIndex } from '../storage/ports.js';
+import { GLOBAL_TENANT, type AccountStores, type InvalidationBus, type SearchIndex } from '../storage/ports.js';
+import { SEARCH_RESULTS_CHANGED } from './search-changes.js';
 
 export interface ScoreRefresherOptions {
   /** How often to look whether the UTC day changed. */
@@ -14,6 +15,7 @@ export interface ScoreRefresherOptions {
  */
 export class ScoreRefresher {
   readonly #search: SearchIndex;
+  readonly #bus: InvalidationBus | undefined;
   readonly #registry: AccountStores;
   readonly #now: () => Date;
   readonly #onError: (err: unknown) => void;
@@ -22,8 +24,12 @@ export class ScoreRefresher {
   #running: Promise<void> | undefined;
   #closed = false;
 
-  constructor(deps: { search: SearchIndex; registry: AccountStores; now: () => Date }, options: ScoreRefresherOptions = {}) {
+  constructor(
+    deps: { search: SearchIndex; registry: AccountStores; now: () => Date; bus?: InvalidationBus },
+    options: ScoreRefresherOptions = {},
+  ) {
     this.#search = deps.search;
+    this.#bus = deps.bus;
     this.#registry = deps.registry;
     this.#now = deps.now;
     this.#onError = options.onError ?? (() => undefined);
@@ -62,6 +68,7 @@ export class ScoreRefresher {
       const now = this.#now();
       if ((await this.#search.scoresRefreshedOn(tenant)) === utcDay(now)) continue;
       await this.#search.refreshScores(tenant, null, now);
+      await this.#bus?.publish(tenant, SEARCH_RESULTS_CHANGED);
     }
   }
 }

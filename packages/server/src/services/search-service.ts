@@ -31,8 +31,9 @@ export interface DownloadRange {
 export interface SearchServiceOptions {
   /**
    * For an index that cannot tell when its results change (PostgreSQL): responses are kept at
-   * most this long, and dropped whenever the bus announces a write (of any node). Without it such
-   * an index gets no cache.
+   * most this long, and dropped whenever the bus announces a change (a package write, or new
+   * download counts or scores: SEARCH_RESULTS_CHANGED) of any node. Without it such an index
+   * gets no cache.
    */
   sharedMaxAgeMs?: number;
   /** Milliseconds on a monotonic clock (tests move it). */
@@ -54,7 +55,7 @@ export type SearchServiceDeps = Pick<ServerDeps, 'config' | 'search' | 'download
  * Search, the `/-/all` listing and download counts: the read side of discovery. Search responses
  * are kept (all but their time, as bytes), bounded by the number of results they hold (the
  * searchCache setting): while the index reports no change (SQLite), or, for an index that cannot
- * tell (PostgreSQL), for a moment and until a node announces a write on the bus.
+ * tell (PostgreSQL), until a node announces a change on the bus (and at most `sharedMaxAgeMs`).
  */
 export class SearchService {
   readonly #deps: SearchServiceDeps;

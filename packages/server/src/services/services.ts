@@ -35,8 +35,15 @@ import { WebhookDispatcher } from './webhook-dispatcher.js';
 import { UpstreamAdvisories, type AskUplink } from './uplinks/upstream-advisories.js';
 import { UpstreamAttestations } from './uplinks/upstream-attestations.js';
 
-/** With other nodes writing to the same database, no cached document or search response is older than this. */
+/** With other nodes writing to the same database, no cached document is older than this. */
 const SHARED_MAX_AGE_MS = 1000;
+/**
+ * Nor any kept search response older than this. Every change of results is announced on the bus
+ * (package writes, new download counts, score refreshes), so this only bounds what a message lost
+ * without a disconnect would leave; a query costs PostgreSQL the scan of all its matches, which
+ * a one-second bound made every popular query pay every second on every node.
+ */
+const SHARED_SEARCH_MAX_AGE_MS = 60_000;
 
 /** The use cases of the registry, free of HTTP types; routes call exactly one of them each. */
 export interface Services {
@@ -123,11 +130,11 @@ export function createServices(deps: ServerDeps, options: ServicesOptions = {}):
     ...(shared ? { maxAgeMs: SHARED_MAX_AGE_MS } : {}),
   });
   const downloads = new BatchingDownloadRecorder(
-    { counts: deps.downloadCounts, search: deps.search, now: deps.now, scopeOf },
+    { counts: deps.downloadCounts, search: deps.search, now: deps.now, scopeOf, bus: deps.bus },
     { onError: (err) => onError(err, 'writing download counts') },
   );
   const scores = new ScoreRefresher(deps, { onError: (err) => onError(err, 'refreshing search scores') });
-  const search = new SearchService(deps, { scopeOf, ...(shared ? { sharedMaxAgeMs: SHARED_MAX_AGE_MS } : {}) });
+  const search = new SearchService(deps, { scopeOf, ...(shared ? { sharedMaxAgeMs: SHARED_SEARCH_MAX_AGE_MS } : {}) });
   const packageReads = new PackageReadService(deps, documents, scopeOf);
   const upstream = options.upstreamClient ?? new HttpUpstreamClient();
   const teams = new TeamService(deps);

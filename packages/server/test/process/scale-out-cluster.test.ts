@@ -29,6 +29,8 @@ const NO_RATE_LIMITS = {
 
 /** How long a node may serve a document another node changed: the promise of docs/scale-out.md. */
 const STALENESS_BOUND_MS = 1000;
+/** How often a node writes the download counts it buffered (BatchingDownloadRecorder's default). */
+const COUNT_INTERVAL_MS = 1000;
 
 describe.skipIf(!testPostgresUrl || !testRedisUrl)('two nodes on PostgreSQL + S3 + Redis', () => {
   let backing: ScaleOutBacking;
@@ -54,9 +56,9 @@ describe.skipIf(!testPostgresUrl || !testRedisUrl)('two nodes on PostgreSQL + S3
     await backing.close();
   });
 
-  /** Polls `read` until `accept` holds, for at most the staleness bound; returns the last answer. */
-  async function readWithin<T>(read: () => Promise<T>, accept: (value: T) => boolean): Promise<T> {
-    const deadline = Date.now() + STALENESS_BOUND_MS;
+  /** Polls `read` until `accept` holds, for at most `bound` ms; returns the last answer. */
+  async function readWithin<T>(read: () => Promise<T>, accept: (value: T) => boolean, bound = STALENESS_BOUND_MS): Promise<T> {
+    const deadline = Date.now() + bound;
     let value = await read();
     while (!accept(value) && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 20));
@@ -116,6 +118,23 @@ describe.skipIf(!testPostgresUrl || !testRedisUrl)('two nodes on PostgreSQL + S3
       (res) => res.body['dist-tags']?.stable === '1.0.0',
     );
     expect(seenOnA.body['dist-tags']).toEqual({ latest: '1.1.0', stable: '1.0.0' });
+  });
+
+  it("downloads counted on A reach the search results B keeps (kept far longer than A's count interval)", async () => {
+    const [a, b] = nodes as [SpawnedRegistry, SpawnedRegistry];
+    const searchOnB = () => request(`${b.url}/-/v1/search?text=shared`);
+    const monthly = (res: { body: { objects?: { downloads: { monthly: number } }[] } }) =>
+      res.body.objects?.[0]?.downloads.monthly;
+    const before = monthly(await searchOnB());
+    expect(before).toBeTypeOf('number');
+    for (let i = 0; i < 3; i++) {
+      const download = await fetch(`${a.url}/com.acme.shared/-/com.acme.shared-1.0.0.tgz`);
+      expect(download.status).toBe(200);
+      await download.arrayBuffer();
+    }
+    // A writes its counts once a second and announces them; B then drops what it kept.
+    const after = await readWithin(searchOnB, (res) => monthly(res) === before! + 3, COUNT_INTERVAL_MS + STALENESS_BOUND_MS);
+    expect(monthly(after)).toBe(before! + 3);
   });
 
   it('a deprecation on one node and an unpublish on the other reach the other at once', async () => {

@@ -7,6 +7,8 @@ import { createStorage, loadConfig, type Storage } from '@pkg/server';
 import { buildStoredPackage, seedPackage, SwitchableBus } from '@pkg/testkit';
 import { serverDeps } from '../../src/deps.js';
 import { parseSearchText } from '../../src/search/search-query.js';
+import { BatchingDownloadRecorder } from '../../src/services/downloads.js';
+import { ScoreRefresher } from '../../src/services/score-refresher.js';
 import { SearchService } from '../../src/services/search-service.js';
 import type { SearchIndex } from '../../src/storage/ports.js';
 
@@ -118,13 +120,13 @@ describe('search response cache', () => {
   });
 
   describe('with an index that cannot tell (PostgreSQL shared by nodes)', () => {
-    function sharedService() {
+    function sharedService(maxAgeMs = 1000) {
       const index = countingIndex(first.search);
       const { resultsVersion: _unused, ...blind } = index;
       const bus = new SwitchableBus();
       let now = 0;
       const search = new SearchService(serverDeps(config(20_000), { ...first, search: blind, bus }), {
-        sharedMaxAgeMs: 1000,
+        sharedMaxAgeMs: maxAgeMs,
         clock: () => now,
       });
       return { search, index, bus, advance: (ms: number) => (now += ms) };
@@ -150,6 +152,43 @@ describe('search response cache', () => {
       await search.search('', request);
       expect(index.reads).toBe(2);
       bus.reset();
+      await search.search('', request);
+      expect(index.reads).toBe(3);
+    });
+
+    it('keeps a response past a second: only the bus, or the max age, drops it', async () => {
+      const { search, index, advance } = sharedService(60_000);
+      await search.search('', request);
+      advance(59_000);
+      await search.search('', request);
+      expect(index.reads).toBe(1);
+    });
+
+    it('drops every response when a node announces new download counts or refreshed scores', async () => {
+      const { search, index, bus } = sharedService(60_000);
+      const before = await search.search('', request);
+      expect(before.objects.find((o) => o.package.name === 'com.cache.two')?.downloads.monthly).toBe(0);
+      // Another node's recorder, on the same database and bus.
+      const recorder = new BatchingDownloadRecorder(
+        { counts: second.downloadCounts, search: second.search, now: () => new Date(), bus },
+        { flushIntervalMs: 3_600_000 },
+      );
+      try {
+        recorder.record('', 'com.cache.two', '1.0.0');
+        await recorder.flush();
+      } finally {
+        await recorder.close();
+      }
+      const after = await search.search('', request);
+      expect(index.reads).toBe(2);
+      expect(after.objects.find((o) => o.package.name === 'com.cache.two')?.downloads.monthly).toBe(1);
+
+      const scores = new ScoreRefresher({ search: second.search, registry: second.registry, now: () => new Date(), bus });
+      try {
+        await scores.refreshIfNewDay();
+      } finally {
+        await scores.close();
+      }
       await search.search('', request);
       expect(index.reads).toBe(3);
     });

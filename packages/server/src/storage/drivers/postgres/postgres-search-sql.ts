@@ -17,9 +17,13 @@ const MAX_WORD_LENGTH = 64;
 export const FIELD_MARK = '\x1e';
 
 export interface CompiledSearch {
-  /** `$1` is the tenant; `LIMIT`/`OFFSET` are appended by the caller to pageSql with the next two numbers. */
+  /**
+   * `$1` is the tenant; the caller binds the page's size and offset after `params`. Each row
+   * has `total`, the number of matches.
+   */
   pageSql: string;
   params: unknown[];
+  /** The number of matches, for a page past the last one (it has no rows to tell it). */
   countSql: string;
   /** The count binds only the filter's values. */
   countParams: unknown[];
@@ -58,10 +62,16 @@ export function compileSearch(tenant: string, query: SearchQuery): CompiledSearc
   const filter = `FROM search_packages p WHERE ${where.join(' AND ')}`;
   const countParams = [...params];
   const tier = tierSql(query.terms, bind);
-  const pageSql = `SELECT ${tier} AS tier, p.name, p.deprecated_message, p.unstable, p.final, p.quality, p.popularity,
-      p.maintenance, p.downloads_week, p.downloads_month, p.updated, p.modified, p.package_json
-    ${filter}
-    ORDER BY p.deprecated, tier, p.final DESC, p.name COLLATE "C"`;
+  const [limit, offset] = [`$${params.length + 1}`, `$${params.length + 2}`];
+  // Every match is ranked, but only its sort keys are kept (a query may match most of the
+  // registry); the page's rows are then read by key, and the matches counted from the same
+  // scan rather than by a second one.
+  const pageSql = `WITH matches AS MATERIALIZED (SELECT p.name, ${tier} AS tier, p.deprecated, p.final ${filter})
+    SELECT m.tier, p.name, p.deprecated_message, p.unstable, p.final, p.quality, p.popularity, p.maintenance,
+      p.downloads_week, p.downloads_month, p.updated, p.modified, p.package_json, (SELECT count(*) FROM matches) AS total
+    FROM (SELECT * FROM matches ORDER BY deprecated, tier, final DESC, name COLLATE "C" LIMIT ${limit} OFFSET ${offset}) m
+    JOIN search_packages p ON p.tenant = $1 AND p.name = m.name
+    ORDER BY m.deprecated, m.tier, m.final DESC, m.name COLLATE "C"`;
   return { pageSql, params, countSql: `SELECT count(*) AS total ${filter}`, countParams };
 }
 

@@ -83,11 +83,18 @@ export class PostgresStorageUsage implements StorageUsageStore {
           write.removed,
         ]);
       }
-      for (const [version, usage] of write.added) {
+      if (write.added.length > 0) {
         await client.query(
-          `INSERT INTO storage_usage (tenant, name, version, bytes, files) VALUES ($1, $2, $3, $4, $5)
+          `INSERT INTO storage_usage (tenant, name, version, bytes, files)
+           SELECT $1, $2, a.version, a.bytes, a.files FROM unnest($3::text[], $4::bigint[], $5::integer[]) AS a(version, bytes, files)
            ON CONFLICT (tenant, name, version) DO UPDATE SET bytes = EXCLUDED.bytes, files = EXCLUDED.files`,
-          [tenant, name, version, usage.bytes, usage.files],
+          [
+            tenant,
+            name,
+            write.added.map(([version]) => version),
+            write.added.map(([, usage]) => usage.bytes),
+            write.added.map(([, usage]) => usage.files),
+          ],
         );
       }
     },
