@@ -170,8 +170,9 @@ describe('npm run release', () => {
     registry = await spawnRegistry({
       command: { file: path.join(prefixes.get('pkg-registry')!, 'bin', 'pkg-registry'), args: ['serve'] },
       cwd: await tempDir('serve'),
-      // As an operator's shell starts it: no thread pool size of this process's own.
-      env: { UV_THREADPOOL_SIZE: '' },
+      // As an operator's shell starts it: no thread pool size of this process's own, and the
+      // relaunch with its options left on (the test kit turns it off for the servers it spawns).
+      env: { UV_THREADPOOL_SIZE: '', PKG_REGISTRY_RELAUNCH: '' },
     });
     // npm's bin link starts a plain node: the program gives itself the process options of
     // docs/operations.md ("Memory") and names them on its start-up line.
