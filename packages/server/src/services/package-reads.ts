@@ -120,29 +120,28 @@ export class PackageReadService {
     const doc = (await this.#cached(scope, name, 'full')).value as PackageDocument;
     const { version, kind, key, etag, integrity } = locateFile(scope, name, fileName, doc);
     const notFound = () => fileNotFound(name, fileName);
-    const info = await this.#deps.blobs.stat(key);
-    if (!info) throw notFound();
     const blobs = this.#deps.blobs;
-    const files = this.#files;
     const threshold = this.#deps.config.tarballStreamThreshold;
-    const streamed = info.size > threshold;
-    const fileKey = `${this.#scopeOf(scope.tenant)}\0${name}\0${fileName}`;
+    // The size and, for a small blob, its bytes in one call where the driver can (a cache miss
+    // of a tarball would otherwise stat it, then read it).
+    const small = blobs.readSmall ? await blobs.readSmall(key, threshold) : undefined;
+    const size = small !== undefined ? small.size : (await blobs.stat(key))?.size;
+    if (size === undefined) throw notFound();
+    const bytes = small?.bytes;
+    if (bytes !== undefined) {
+      const open = async () => bytes;
+      const file: CachedFile = { version, kind, size: bytes.length, etag, streamed: false, open, bytes, integrity };
+      if (kind === 'tarball') this.#files.set(`${this.#scopeOf(scope.tenant)}\0${name}\0${fileName}`, file, bytes.length);
+      return file;
+    }
+    const streamed = size > threshold;
     return {
       version,
       kind,
-      size: info.size,
+      size,
       etag,
       streamed,
       async open(range) {
-        const bytes = streamed || range ? undefined : await blobs.readSmall?.(key, threshold);
-        if (bytes) {
-          if (kind === 'tarball') {
-            const open = async () => bytes;
-            const cached: CachedFile = { version, kind, size: bytes.length, etag, streamed, open, bytes, integrity };
-            files.set(fileKey, cached, bytes.length);
-          }
-          return bytes;
-        }
         const blob = await blobs.get(key, range);
         if (!blob) throw notFound();
         return blob.stream;
