@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseQueryString } from 'fast-querystring';
-import { pipeline, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
 import type { RequestContext } from '../context.js';
 import { errorResponse, jsonAnswer, type Answer } from '../http/answer.js';
@@ -214,5 +214,9 @@ function parseQuery(query: string): Record<string, unknown> {
 function streamBody(body: Readable, response: ServerResponse): void {
   // A body that fails after its headers went out can only cut the response short; a client that
   // goes away releases the body (a file left open, an uplink download's stream left waiting).
-  pipeline(body, response, () => undefined);
+  body.once('error', () => response.destroy());
+  response.once('close', () => {
+    if (!response.writableFinished) body.destroy();
+  });
+  body.pipe(response);
 }

@@ -202,10 +202,19 @@ function variantOf(scope: ReadScope, form: DocumentForm): string {
 function build(stored: StoredPackage, tarballBaseUrl: string, form: DocumentForm): CachedValue<unknown> {
   const doc = stored.document;
   const modified = doc.time.modified ? new Date(doc.time.modified) : undefined;
-  const value = form === 'full' ? renderFull(doc, tarballBaseUrl) : renderAbbreviated(doc, tarballBaseUrl);
-  const representation = Representation.json(value, form === 'full' ? JSON_TYPE : ABBREVIATED_ACCEPT, modified);
-  // Version and file lookups read the full form's object; the abbreviated one is only bytes.
-  return { representation, value, keepValue: form === 'full' };
+  if (form === 'abbreviated') {
+    const value = renderAbbreviated(doc, tarballBaseUrl);
+    // Only its bytes are kept.
+    return { representation: Representation.json(value, ABBREVIATED_ACCEPT, modified), value, keepValue: false };
+  }
+  const value = renderFull(doc, tarballBaseUrl);
+  // Version and file lookups read the full form's object: most full forms are built for them
+  // (a tarball request), so the bytes are made only when a client asks for the document itself,
+  // when the store told the size to count them by until then.
+  const jsonBytes = stored.documentBytes;
+  const representation =
+    jsonBytes === undefined ? Representation.json(value, JSON_TYPE, modified) : Representation.later(value, JSON_TYPE, modified);
+  return { representation, value, keepValue: true, ...(jsonBytes === undefined ? {} : { jsonBytes }) };
 }
 
 function visible(stored: StoredPackage | undefined, name: string): StoredPackage {

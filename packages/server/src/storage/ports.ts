@@ -164,6 +164,11 @@ export interface StoredPackage {
    * storage usage the metadata database keeps in the same transaction (storage/storage-usage.ts).
    */
   usage?: UsageChange;
+  /**
+   * Only on a read, when the driver has it at no cost: the length of the document's JSON as
+   * stored, which sizes a cached form of it without serializing that (services/package-reads.ts).
+   */
+  documentBytes?: number;
 }
 
 /** What a package write tells the storage usage table beside its document. */
