@@ -150,6 +150,19 @@ export class PackageReadService {
   }
 
   /**
+   * Puts a version's tarball, read or received whole and verified, in the tarball cache (an
+   * upstream tarball streamed to its first clients is never read back from the store).
+   */
+  keepFile(tenant: TenantId, record: VersionRecord, bytes: Buffer): void {
+    const { name, version } = record;
+    const integrity = record.dist.integrity ?? record.dist.shasum;
+    const etag = tarballEtag(record);
+    const open = async () => bytes;
+    const file: CachedFile = { version, kind: 'tarball', size: bytes.length, etag, streamed: false, open, bytes, integrity };
+    this.#files.set(`${this.#scopeOf(tenant)}\0${name}\0${name}-${version}.tgz`, file, bytes.length);
+  }
+
+  /**
    * A tarball the caches hold whole (its package's document and its bytes), for an answer
    * without a promise; undefined when only `file` can tell.
    */

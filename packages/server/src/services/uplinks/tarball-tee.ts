@@ -52,20 +52,27 @@ export class TarballTee {
   async push(chunk: Buffer): Promise<void> {
     if (chunk.length === 0) return;
     const waiting: PassThrough[] = [];
-    if (this.#held !== undefined) this.#send(this.#held, waiting);
-    this.#send(chunk.subarray(0, chunk.length - 1), waiting);
-    this.#held = chunk.subarray(chunk.length - 1);
+    const rest = chunk.subarray(0, chunk.length - 1);
+    // One write per chunk: a byte written on its own would be a send of its own on the socket.
+    this.#send(this.#held === undefined ? rest : Buffer.concat([this.#held, rest]), waiting);
+    // A copy: the byte must not keep the whole chunk alive.
+    this.#held = Buffer.from(chunk.subarray(chunk.length - 1));
     if (waiting.length > 0) await Promise.all(waiting.map((client) => this.#drained(client)));
   }
 
-  /** The whole tarball was verified: the last byte goes out and every stream ends. */
-  end(): void {
-    if (!this.#open) return;
+  /**
+   * The whole tarball was verified: the last byte goes out and every stream ends. Returns the
+   * whole tarball when it was small enough to be kept (for the tarball cache).
+   */
+  end(): Buffer | undefined {
+    if (!this.#open) return undefined;
     this.#open = false;
     if (this.#held !== undefined) this.#send(this.#held, []);
+    const whole = this.#sent === undefined ? undefined : Buffer.concat(this.#sent, this.#sentBytes);
     this.#held = undefined;
     this.#sent = undefined;
     for (const client of this.#clients) client.end();
+    return whole;
   }
 
   /** The download failed or did not match: every client's response is cut short. */

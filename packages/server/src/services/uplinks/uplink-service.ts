@@ -665,13 +665,15 @@ export class UplinkService {
       tee?.fail(refused);
       throw refused;
     }
-    tee?.end();
+    const whole = tee?.end();
     try {
       await upload.commit();
     } catch (err) {
       await upload.abort();
       throw err;
     }
+    // The next request is answered from memory, as after a first download read back from the store.
+    if (whole !== undefined) this.#reads.keepFile(tenant, record, whole);
   }
 
   #remember(tenant: TenantId, uplink: Uplink, name: string, until: number, missing: boolean, stale = false): void {
