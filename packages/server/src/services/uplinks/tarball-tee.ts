@@ -9,9 +9,10 @@ const CLIENT_BUFFER = 1024 * 1024;
 /**
  * An upstream tarball handed to the clients that asked for it while it is being downloaded
  * (and stored, and verified, by the caller). Every byte but the last goes out as it arrives; the
- * last waits for the verdict on the whole: `end` sends it, `fail` destroys every client's stream
- * instead, so a client never receives a complete tarball that failed its integrity (with the
- * Content-Length announced, a body one byte short is a failed download to any client).
+ * last waits for the verdict on the whole and for the store: `end` sends it, `fail` destroys
+ * every client's stream instead, so a client never receives a complete tarball that failed its
+ * integrity (with the Content-Length announced, a body one byte short is a failed download to
+ * any client), and one that has it whole finds it stored when it asks again.
  *
  * A client that goes away is dropped and the download goes on; one that leaves its stream
  * unread for `stallMs` is cut off, so that it cannot hold the download (and the store) up.
@@ -61,8 +62,8 @@ export class TarballTee {
   }
 
   /**
-   * The whole tarball was verified: the last byte goes out and every stream ends. Returns the
-   * whole tarball when it was small enough to be kept (for the tarball cache).
+   * The whole tarball was verified and stored: the last byte goes out and every stream ends.
+   * Returns the whole tarball when it was small enough to be kept (for the tarball cache).
    */
   end(): Buffer | undefined {
     if (!this.#open) return undefined;

@@ -218,8 +218,7 @@ export class UplinkService {
     const flightKey = `${this.#scopeOf(tenant)}\0${key}`;
     let download = this.#downloads.get(flightKey);
     if (method === 'HEAD') {
-      // Being downloaded (its last byte may be out already, the store a moment behind): answer as
-      // the stored copy will, not from a second upstream request.
+      // Being downloaded: answer as the stored copy will, not from a second upstream request.
       if (download !== undefined) {
         await download.done;
         return undefined;
@@ -570,7 +569,7 @@ export class UplinkService {
 
   /**
    * Streams the tarball into an upload of the blob store and to the clients (the tee), hashing
-   * it on the way; the upload is committed, and the clients get the last byte, only when the
+   * it on the way; the upload is committed, then the clients get the last byte, only when the
    * bytes match the version's integrity; else the upload is dropped and the clients cut off.
    * A client going away changes nothing here: the download goes on and is stored.
    */
@@ -665,14 +664,16 @@ export class UplinkService {
       tee?.fail(refused);
       throw refused;
     }
-    const whole = tee?.end();
     try {
       await upload.commit();
     } catch (err) {
       await upload.abort();
+      tee?.fail(err instanceof Error ? err : new Error('the tarball could not be stored'));
       throw err;
     }
-    // The next request is answered from memory, as after a first download read back from the store.
+    // Stored before the clients have it whole: whatever they ask next (a retry, a HEAD, another
+    // node) finds it, and the tarball cache answers the next request from memory.
+    const whole = tee?.end();
     if (whole !== undefined) this.#reads.keepFile(tenant, record, whole);
   }
 
