@@ -16,7 +16,8 @@ const FIRST_READ = 64 * 1024;
 const rounds = Math.max(1, Number(process.argv[2] ?? 5) || 5);
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pkg-small-reads-'));
 
-const callback = (fn, ...args) => new Promise((resolve, reject) => fn(...args, (err, value) => (err ? reject(err) : resolve(value))));
+const callback = (fn, ...args) =>
+  new Promise((resolve, reject) => fn(...args, (err, value) => (err ? reject(err) : resolve(value))));
 
 const methods = {
   /** What FsBlobStore did on a miss: open, fstat, read through a FileHandle, then its close. */
@@ -80,12 +81,19 @@ try {
     }
   }
   const median = (list) => [...list].sort((a, b) => a - b)[list.length >> 1];
-  console.log(`${new Date().toISOString()} · load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} · ${rounds} rounds of ${READS} reads, ${CONCURRENCY} at a time`);
+  console.log(
+    `${new Date().toISOString()} · load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')} · ${rounds} rounds of ${READS} reads, ${CONCURRENCY} at a time`,
+  );
   console.log('| read | CPU µs/read (median) | per round | wall µs/read (median) |');
   console.log('|:--|--:|:--|--:|');
   for (const [name, runs] of Object.entries(results)) {
     const cpu = runs.map((r) => r.cpuUs);
-    console.log(`| ${name} | ${median(cpu).toFixed(1)} | ${cpu.map((x) => x.toFixed(0)).join(' ')} | ${median(runs.map((r) => r.wallUs)).toFixed(1)} |`);
+    console.log(
+      `| ${name} | ${median(cpu).toFixed(1)} | ${cpu.map((x) => x.toFixed(0)).join(' ')} | ${median(runs.map((r) => r.wallUs)).toFixed(1)} |`,
+    );
   }
 } finally {
   fs.rmSync(dir, { recursive: true, force: true });

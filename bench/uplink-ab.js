@@ -27,9 +27,12 @@ const NO_LIMIT = '1000000';
 const limits = ['--rate-limit-anonymous', NO_LIMIT, '--rate-limit-authenticated', NO_LIMIT, '--rate-limit-publish', NO_LIMIT];
 const PACKAGES = 40;
 // Log-uniform from 8 KiB to 1.5 MiB, in a shuffled order.
-const sizes = Array.from({ length: PACKAGES }, (_, i) => Math.round(8192 * Math.pow((1536 * 1024) / 8192, ((i * 7) % PACKAGES) / (PACKAGES - 1))));
+const sizes = Array.from({ length: PACKAGES }, (_, i) =>
+  Math.round(8192 * Math.pow((1536 * 1024) / 8192, ((i * 7) % PACKAGES) / (PACKAGES - 1))),
+);
 const median = (list) => [...list].sort((a, b) => a - b)[list.length >> 1];
-const start = (bin, extra = []) => kit.spawnRegistry({ command: { file: process.execPath, args: [bin, 'serve'] }, args: [...limits, ...extra] });
+const start = (bin, extra = []) =>
+  kit.spawnRegistry({ command: { file: process.execPath, args: [bin, 'serve'] }, args: [...limits, ...extra] });
 
 const origin = await start(builds.after);
 const results = {};
@@ -54,7 +57,9 @@ try {
           await Promise.all(
             Array.from({ length: 8 }, async (_, k) => {
               for (let i = k; i < PACKAGES; i += 8) {
-                const doc = await fetch(`${proxy.url}/com.ab.p${i}`, { headers: { accept: 'application/vnd.npm.install-v1+json' } });
+                const doc = await fetch(`${proxy.url}/com.ab.p${i}`, {
+                  headers: { accept: 'application/vnd.npm.install-v1+json' },
+                });
                 await doc.arrayBuffer();
                 const asked = performance.now();
                 const tarball = await fetch(`${proxy.url}/com.ab.p${i}/-/com.ab.p${i}-1.0.0.tgz`);
@@ -85,18 +90,29 @@ try {
   await origin.stop();
   await origin.cleanup();
 }
-console.log(`${new Date().toISOString()} · load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
-console.log('| proxy | state | wall ms (median) | per round | proxy CPU s (median) | first byte of a tarball, ms (median of the rounds\' medians) |');
+console.log(
+  `${new Date().toISOString()} · load average ${os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}`,
+);
+console.log(
+  "| proxy | state | wall ms (median) | per round | proxy CPU s (median) | first byte of a tarball, ms (median of the rounds' medians) |",
+);
 console.log('|:--|:--|--:|:--|--:|--:|');
 for (const [key, list] of Object.entries(results)) {
   const [name, state] = key.split(' ');
-  console.log(`| ${name} | ${state} | ${median(list.map((r) => r.ms)).toFixed(0)} | ${list.map((r) => r.ms.toFixed(0)).join(' ')} | ${median(list.map((r) => r.cpu)).toFixed(3)} | ${median(list.map((r) => r.firstByteMs)).toFixed(1)} |`);
+  console.log(
+    `| ${name} | ${state} | ${median(list.map((r) => r.ms)).toFixed(0)} | ${list.map((r) => r.ms.toFixed(0)).join(' ')} | ${median(list.map((r) => r.cpu)).toFixed(3)} | ${median(list.map((r) => r.firstByteMs)).toFixed(1)} |`,
+  );
 }
 for (const state of ['cold', 'cached']) {
   const after = results[`after ${state}`];
   const before = results[`before ${state}`];
   const ratios = after.map((r, i) => r.ms / before[i].ms);
   const geo = Math.exp(ratios.reduce((s, x) => s + Math.log(x), 0) / ratios.length);
-  console.log(`${state}: after / before, geometric mean of ${ratios.length} pairs ${geo.toFixed(2)} (${ratios.map((x) => x.toFixed(2)).join(' ')})`);
+  console.log(
+    `${state}: after / before, geometric mean of ${ratios.length} pairs ${geo.toFixed(2)} (${ratios.map((x) => x.toFixed(2)).join(' ')})`,
+  );
 }
 process.exit(0);

@@ -61,7 +61,14 @@ export function fileAnswer(
       if (upstream === undefined) return stored();
       // A GET of a tarball still arriving is streamed from the download (a HEAD has no `open`).
       const open = upstream.open;
-      return answerWith(services, ctx, name, upstream, requestHeaders, open === undefined ? undefined : () => open());
+      return answerWith(
+        services,
+        ctx,
+        name,
+        upstream,
+        requestHeaders,
+        method === 'GET' && open !== undefined ? () => open() : undefined,
+      );
     });
   });
 }

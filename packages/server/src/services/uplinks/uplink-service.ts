@@ -243,7 +243,9 @@ export class UplinkService {
         });
       this.#downloads.set(flightKey, download);
     }
-    const streaming = await Promise.race([download.answered, download.done.then(() => undefined)]);
+    // A HEAD that had to download (the upstream's HEAD told no size) answers from the stored copy.
+    const streaming =
+      method === 'HEAD' ? undefined : await Promise.race([download.answered, download.done.then(() => undefined)]);
     if (streaming === undefined) {
       await download.done;
       return undefined;

@@ -1,13 +1,4 @@
-import {
-  closeSync,
-  createReadStream,
-  fdatasync,
-  fstat,
-  open as openFd,
-  openSync,
-  read,
-  writeSync,
-} from 'node:fs';
+import { closeSync, createReadStream, fdatasync, fstat, open as openFd, openSync, read, writeSync } from 'node:fs';
 import { mkdir, open, readdir, rename, rm, stat, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -196,7 +187,9 @@ export class FsBlobStore implements BlobStore {
         first.copy(bytes, 0, 0, got);
         return { size: got, bytes };
       }
-      const size = await new Promise<number>((resolve, reject) => fstat(fd, (err, info) => (err ? reject(err) : resolve(info.size))));
+      const size = await new Promise<number>((resolve, reject) =>
+        fstat(fd, (err, info) => (err ? reject(err) : resolve(info.size))),
+      );
       if (size > maxSize) return { size, bytes: undefined };
       const bytes = Buffer.allocUnsafeSlow(size);
       let filled = first.copy(bytes, 0, 0, Math.min(got, size));
