@@ -18,7 +18,11 @@ const HELP = `Usage: node bench/installs.js [options]
   --engines <list>    comma-separated subset of ${Object.keys(ENGINES).join(', ')} (default: all)
   --with-verdaccio    also npm install through Verdaccio ${'6.8.0'} proxying our registry
   --no-uplink         leave out the npm installs through an uplink
+  --uplink-only       only the npm installs through an uplink (the Unity set; the limit records
+                      npm's answers only)
   --compare-pkg <bin> also run another build of pkg (its bin/pkg.js) as \`pkg-before\`, interleaved
+  --compare-server <bin>  in the uplink runs, also another build of the registry (its
+                      packages/server/bin/pkg-registry.js) as the proxy \`ours-proxy-before\`
   --latency <ms>      then again against the limit with every answer delayed <ms> (a registry
                       across a network), pkg and npm alike
   --profile           run pkg under --cpu-prof; profiles go to bench/results/profiles/
@@ -33,8 +37,10 @@ const args = parseFlags(
     engines: { type: 'string' },
     'with-verdaccio': { type: 'boolean', default: false },
     'no-uplink': { type: 'boolean', default: false },
+    'uplink-only': { type: 'boolean', default: false },
     profile: { type: 'boolean', default: false },
     'compare-pkg': { type: 'string' },
+    'compare-server': { type: 'string' },
     latency: { type: 'string', default: '0' },
     keep: { type: 'boolean', default: false },
     'no-build': { type: 'boolean', default: false },
@@ -46,7 +52,11 @@ const args = parseFlags(
 const log = (line) => process.stdout.write(`${line}\n`);
 
 {
-  const engines = args.engines ? args.engines.split(',').map((s) => s.trim()) : Object.keys(ENGINES);
+  const engines = args['uplink-only']
+    ? ['unity']
+    : args.engines
+      ? args.engines.split(',').map((s) => s.trim())
+      : Object.keys(ENGINES);
   for (const e of engines) if (!(e in ENGINES)) throw new Error(`unknown engine '${e}'`);
   if (!args['no-build']) execFileSync('npm', ['run', '--silent', 'build'], { cwd: repoRoot, stdio: 'inherit' });
   const workDir = mkdtempSync(path.join(os.tmpdir(), 'pkg-registry-installs-'));
@@ -58,9 +68,11 @@ const log = (line) => process.stdout.write(`${line}\n`);
     engines,
     withVerdaccio: args['with-verdaccio'],
     uplink: !args['no-uplink'],
+    uplinkOnly: args['uplink-only'],
     profile: args.profile,
     json: args.json,
     comparePkg: args['compare-pkg'] ? path.resolve(args['compare-pkg']) : undefined,
+    compareServer: args['compare-server'] ? path.resolve(args['compare-server']) : undefined,
     latencyMs: Math.max(0, Number(args.latency) || 0),
     log,
   })

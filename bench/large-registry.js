@@ -28,6 +28,8 @@ const HELP = `Usage: node bench/large-registry.js [options]
                        postgres://postgres@127.0.0.1:5432/test)
   --no-postgres        only the embedded default
   --no-embedded        only PostgreSQL
+  --workloads <list>   comma-separated subset of full, abbreviated, tarball, search, cold (the
+                       one-at-a-time cold and cached reads); default all
   --no-build           do not run \`npm run build\` first
   --json <file>        where to write the JSON (default bench/results/large-registry-<date>.json)
 `;
@@ -46,6 +48,7 @@ const args = parseFlags(
     'no-postgres': { type: 'boolean', default: false },
     'no-embedded': { type: 'boolean', default: false },
     'no-build': { type: 'boolean', default: false },
+    workloads: { type: 'string' },
     json: { type: 'string' },
   },
   HELP,
@@ -84,6 +87,7 @@ async function main() {
           process.env.PKG_BENCH_POSTGRES ??
           process.env.PKG_TEST_POSTGRES ??
           'postgres://postgres@127.0.0.1:5432/test'),
+      only: args.workloads?.split(',').map((w) => w.trim()),
       log,
     });
     const load = os.loadavg().map((l) => l.toFixed(1));

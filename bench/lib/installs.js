@@ -163,9 +163,11 @@ export async function runInstalls({
   engines = Object.keys(ENGINES),
   withVerdaccio = false,
   uplink = true,
+  uplinkOnly = false,
   log,
   pkgNodeArgs = [],
   comparePkg,
+  compareServer,
   latencyMs = 0,
 }) {
   /** `pkg` and, with comparePkg, another build of it run as `pkg-before` on the same projects. */
@@ -298,10 +300,11 @@ export async function runInstalls({
 
     // The limit records every answer in one unmeasured pass, then replays them.
     log('installs: recording the limit’s answers (one unmeasured pass)…');
-    for (const engine of engines) for (const client of clients) await coldAndWarm(engine, client, limit);
+    if (uplinkOnly) await coldAndWarm('unity', 'npm', limit);
+    else for (const engine of engines) for (const client of clients) await coldAndWarm(engine, client, limit);
     await limit.mode('replay');
 
-    for (let round = 0; round < rounds; round++) {
+    for (let round = 0; round < (uplinkOnly ? 0 : rounds); round++) {
       const order = round % 2 === 0 ? targets : [...targets].reverse();
       for (const engine of engines) {
         for (const client of clients) {
@@ -318,7 +321,7 @@ export async function runInstalls({
 
     // The limit again, each answer delayed as by a registry `latencyMs` away: what the client's
     // own round trips cost when they are not free (loopback), whatever the machine's load.
-    if (latencyMs > 0) {
+    if (latencyMs > 0 && !uplinkOnly) {
       await limit.delay(latencyMs);
       const far = { ...limit, name: `limit+${latencyMs}ms` };
       for (let round = 0; round < rounds; round++) {
@@ -350,6 +353,20 @@ export async function runInstalls({
           extraFlags: ['--uplinks', JSON.stringify(uplinks)],
         });
         proxies.push({ name: 'ours-proxy', server: front, log: path.join(workDir, `installs-front-${round}.log`) });
+        if (compareServer) {
+          const beforeData = dir('run', `front-before-data-${round}`);
+          rmSync(beforeData, { recursive: true, force: true });
+          proxies.push({
+            name: 'ours-proxy-before',
+            server: await startOurs({
+              name: `installs-front-before-${round}`,
+              dataDir: beforeData,
+              workDir,
+              extraFlags: ['--uplinks', JSON.stringify(uplinks)],
+              registryBin: compareServer,
+            }),
+          });
+        }
         if (verdaccio) {
           const vdir = dir('run', `verdaccio-${round}`);
           rmSync(vdir, { recursive: true, force: true });
@@ -359,11 +376,13 @@ export async function runInstalls({
           });
         }
         try {
-          const direct = [
+          // npm's own CPU time grows along the runs of a round (bench/README.md, "npm through an
+          // uplink"): the order of the targets is reversed every other round, a proxy's cold run
+          // always right before its cached one.
+          const units = [
             { name: 'direct-ours', url: ours.url, pids: ours.pids },
             { name: 'direct-limit', url: limit.url, pids: limit.pids },
-          ];
-          for (const t of direct) {
+          ].map((t) => async () => {
             const project = dir('run', 'npm-uplink');
             const cache = dir('run', 'cache-npm-uplink');
             rmSync(cache, { recursive: true, force: true });
@@ -373,6 +392,7 @@ export async function runInstalls({
             check(`npm install through ${t.name}`, r);
             uplinkResults.push({
               round,
+              load: os.loadavg()[0],
               target: t.name,
               state: 'cold',
               ...pick(r),
@@ -380,33 +400,38 @@ export async function runInstalls({
               upstreamCpu: 0,
               upstreamRequests: 0,
             });
-          }
+          });
           for (const p of proxies) {
-            for (const state of ['cold', 'cached']) {
-              const project = dir('run', 'npm-uplink');
-              const cache = dir('run', 'cache-npm-uplink');
-              rmSync(cache, { recursive: true, force: true });
-              copyProject(npmTemplate, project, ours.url, p.server.url);
-              const before = p.server.pids.map(cpuSeconds);
-              const upBefore = cpuSeconds(ours.pids[0]);
-              const linesBefore = logLines(path.join(workDir, 'installs-ours.log'));
-              const r = await npmRun(project, p.server.url, cache, dir('probe.jsonl'));
-              check(`npm install through ${p.name} (${state})`, r);
-              uplinkResults.push({
-                round,
-                target: p.name,
-                state,
-                ...pick(r),
-                serverCpu: p.server.pids.map(cpuSeconds).reduce((s, x, i) => s + x - before[i], 0),
-                upstreamCpu: cpuSeconds(ours.pids[0]) - upBefore,
-                upstreamRequests: logLines(path.join(workDir, 'installs-ours.log')) - linesBefore,
-              });
-            }
+            units.push(async () => {
+              for (const state of ['cold', 'cached']) {
+                const project = dir('run', 'npm-uplink');
+                const cache = dir('run', 'cache-npm-uplink');
+                rmSync(cache, { recursive: true, force: true });
+                copyProject(npmTemplate, project, ours.url, p.server.url);
+                const before = p.server.pids.map(cpuSeconds);
+                const upBefore = cpuSeconds(ours.pids[0]);
+                const linesBefore = logLines(path.join(workDir, 'installs-ours.log'));
+                const r = await npmRun(project, p.server.url, cache, dir('probe.jsonl'));
+                check(`npm install through ${p.name} (${state})`, r);
+                uplinkResults.push({
+                  round,
+                  load: os.loadavg()[0],
+                  target: p.name,
+                  state,
+                  ...pick(r),
+                  serverCpu: p.server.pids.map(cpuSeconds).reduce((s, x, i) => s + x - before[i], 0),
+                  upstreamCpu: cpuSeconds(ours.pids[0]) - upBefore,
+                  upstreamRequests: logLines(path.join(workDir, 'installs-ours.log')) - linesBefore,
+                });
+              }
+            });
           }
+          if (round % 2 === 1) units.reverse();
+          for (const unit of units) await unit();
           log(
             `  uplink round ${round + 1}: ${uplinkResults
               .filter((u) => u.round === round)
-              .map((u) => `${u.target} ${u.state} ${u.seconds.toFixed(2)} s`)
+              .map((u) => `${u.target} ${u.state} ${u.seconds.toFixed(2)} s (npm CPU ${u.clientCpu.toFixed(2)} s)`)
               .join(', ')}`,
           );
         } finally {
@@ -547,9 +572,11 @@ export async function installsPart({
   engines,
   withVerdaccio,
   uplink,
+  uplinkOnly = false,
   profile,
   json,
   comparePkg,
+  compareServer,
   log,
 }) {
   const profileDir = profile ? path.join(resultsDir, 'profiles') : undefined;
@@ -560,8 +587,10 @@ export async function installsPart({
     engines,
     withVerdaccio,
     uplink,
+    uplinkOnly,
     log,
     comparePkg,
+    compareServer,
     latencyMs,
     pkgNodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
   });

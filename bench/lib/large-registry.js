@@ -213,9 +213,12 @@ export async function runLargeRegistry({
   asInstalled = false,
   embedded = true,
   postgres,
+  /** Which of full, abbreviated, tarball, search and cold (the one-at-a-time reads) to run; all when undefined. */
+  only,
   log,
 }) {
   const report = { sizes: {}, verified: undefined };
+  const wanted = (id) => only === undefined || only.includes(id);
   const modes = [...(embedded ? [undefined] : []), ...(postgres ? [postgres] : [])];
   for (const database of modes)
     for (const packages of sizes) {
@@ -260,7 +263,7 @@ export async function runLargeRegistry({
         const distinct = new Set(drawn).size;
         log(`  ${draws} Zipf draws (s = 1) over ${packages} packages: ${distinct} distinct`);
         const results = { distinct, seedSeconds: seeded.seconds, workloads: {} };
-        for (const workload of workloadsOf(drawn)) {
+        for (const workload of workloadsOf(drawn).filter((w) => wanted(w.id))) {
           const started = performance.now();
           await ceiling.load(`large-${workload.id}`, await capture(ours.url, workload));
           log(`  ${workload.id}: ${workload.label} (captured in ${((performance.now() - started) / 1000).toFixed(0)} s)`);
@@ -283,7 +286,7 @@ export async function runLargeRegistry({
         const hot = Array.from({ length: cold.length }, () => `/${drawn[0]}`);
         const headers = { accept: ABBREVIATED_ACCEPT, 'accept-encoding': 'gzip' };
         // A small registry read 100,000 times leaves a handful unread: too few to tell anything.
-        if (cold.length >= 100) {
+        if (cold.length >= 100 && wanted('cold')) {
           results.cold = await sequentialReads(ours, cold, headers);
           results.cached = await sequentialReads(ours, hot, headers);
           log(

@@ -75,12 +75,14 @@ export async function startOurs({
   env = {},
   cpuProfileDir,
   asInstalled = false,
+  /** Another build's `packages/server/bin/pkg-registry.js` (a before/after comparison). */
+  registryBin = REGISTRY_BIN,
 }) {
   const port = await freePort();
   const args = [
     ...(asInstalled ? [] : REGISTRY_NODE_FLAGS),
     ...(cpuProfileDir && !asInstalled ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`] : []),
-    ...(asInstalled ? [] : [REGISTRY_BIN]),
+    ...(asInstalled ? [] : [registryBin]),
     'serve',
     ...['--data', dataDir, '--host', '127.0.0.1', '--port', String(port)],
     ...['--rate-limit-anonymous', NO_LIMIT, '--rate-limit-authenticated', NO_LIMIT, '--rate-limit-publish', NO_LIMIT],

@@ -13,7 +13,10 @@
 // server process can serve the registries of a whole test worker, a bucket each.
 // ListMultipartUploads and AbortMultipartUpload, which s3rver lacks, are answered by
 // multipart-uploads.mjs.
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
 import http from 'node:http';
+import { dirname } from 'node:path';
 import S3rver from '@20minutes/s3rver';
 import { verifySigV4 } from './sigv4.mjs';
 import { answerMultipartUploads } from './multipart-uploads.mjs';
@@ -34,6 +37,21 @@ const s3rver = new S3rver({
   allowMismatchedSignatures: true,
   configureBuckets: [{ name: bucket }],
 });
+// s3rver writes an object's bytes into its file in place and, for a body it holds whole,
+// acknowledges the PUT before they are written: a read right after (or during) the PUT can see
+// a short or empty object, which S3 never shows. Written to a temporary file and renamed into
+// place once whole (after its metadata), an object is there whole or not at all, as on S3.
+s3rver.store.putObject = async function putObject(object) {
+  const objectPath = this.getResourcePath(object.bucket, object.key, 'object');
+  await mkdir(dirname(objectPath), { recursive: true });
+  const content = Buffer.isBuffer(object.content) ? object.content : Buffer.concat(await object.content.toArray());
+  const temporary = `${objectPath}.${randomBytes(8).toString('hex')}.partial`;
+  await writeFile(temporary, content);
+  const md5 = createHash('md5').update(content).digest('hex');
+  await this.putMetadata(object.bucket, object.key, object.metadata, md5);
+  await rename(temporary, objectPath);
+  return { size: content.length, md5 };
+};
 const backend = await s3rver.run();
 const stats = { verified: 0, refused: 0, refusals: [] };
 const agent = new http.Agent({ keepAlive: true });

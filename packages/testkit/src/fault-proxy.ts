@@ -27,7 +27,12 @@ export type Fault =
    * Forward tarball bodies as they stream, then hold each after `bytes` bytes of its body: the
    * connection stays open, nothing more comes, until the target closes it (a killed server).
    */
-  | { kind: 'stall-after'; bytes: number };
+  | { kind: 'stall-after'; bytes: number }
+  /**
+   * Forward tarball bodies as they stream, but hold the rest of each after `bytes` bytes of its
+   * body until `resume()` (a slow upstream, made deterministic).
+   */
+  | { kind: 'pause-after'; bytes: number };
 
 export interface FaultProxy {
   /** `http://127.0.0.1:<port>`: use it as the upstream's URL. */
@@ -36,8 +41,10 @@ export interface FaultProxy {
   requests: { method: string; url: string; headers: IncomingHttpHeaders }[];
   /** How many requests asked for exactly this path. */
   count(path: string): number;
-  /** Resolves once a tarball body has been held by `stall-after`. */
+  /** Resolves once a tarball body has been held by `stall-after` or `pause-after`. */
   stalled(): Promise<void>;
+  /** Sends on what `pause-after` held, and the rest of those bodies as they come. */
+  resume(): void;
   /** Changes what happens to the requests from now on. */
   set(fault: Fault): void;
   close(): Promise<void>;
@@ -57,6 +64,48 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
 
   let onStall: (() => void)[] = [];
   let stalledOnce = false;
+
+  /** Bodies held by `pause-after`, each waiting for `resume`. */
+  let paused: (() => void)[] = [];
+
+  /** Streams a tarball answer, holding the rest of it after `limit` body bytes until `resume`. */
+  const pausing = (answer: IncomingMessage, res: ServerResponse, limit: number) => {
+    res.writeHead(answer.statusCode ?? 502, answer.headers);
+    let sent = 0;
+    let holding: Buffer[] | undefined;
+    let ended = false;
+    const release = () => {
+      if (holding === undefined) return;
+      for (const chunk of holding) res.write(chunk);
+      holding = undefined;
+      if (ended) res.end();
+    };
+    answer.on('data', (chunk: Buffer) => {
+      if (holding !== undefined) {
+        holding.push(chunk);
+        return;
+      }
+      const room = limit - sent;
+      if (chunk.length < room || sent >= limit) {
+        sent += chunk.length;
+        res.write(chunk);
+        return;
+      }
+      sent = limit;
+      holding = [chunk.subarray(room)];
+      paused.push(release);
+      res.write(chunk.subarray(0, room), () => {
+        stalledOnce = true;
+        for (const resolve of onStall) resolve();
+        onStall = [];
+      });
+    });
+    answer.on('end', () => {
+      ended = true;
+      if (holding === undefined) res.end();
+    });
+    answer.on('error', () => res.destroy());
+  };
 
   /** Streams a tarball answer, ending it after `limit` body bytes: cut (closed) or stalled (held). */
   const limited = (answer: IncomingMessage, res: ServerResponse, limit: number, stall: boolean) => {
@@ -103,7 +152,7 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
   const forward = (
     req: IncomingMessage,
     res: ServerResponse,
-    change: 'tamper' | 'cut' | { bytes: number; stall: boolean } | undefined,
+    change: 'tamper' | 'cut' | { bytes: number; stall: boolean } | { pauseAfter: number } | undefined,
   ) => {
     const upstream = httpRequest(
       { host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers },
@@ -112,6 +161,10 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
         if (change === undefined || !isTarball) {
           res.writeHead(answer.statusCode ?? 502, answer.headers);
           answer.pipe(res);
+          return;
+        }
+        if (typeof change === 'object' && 'pauseAfter' in change) {
+          pausing(answer, res, change.pauseAfter);
           return;
         }
         if (typeof change === 'object') {
@@ -149,6 +202,8 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
         return forward(req, res, { bytes: now.bytes, stall: false });
       case 'stall-after':
         return forward(req, res, { bytes: now.bytes, stall: true });
+      case 'pause-after':
+        return forward(req, res, { pauseAfter: now.bytes });
       case 'delay': {
         const timer = setTimeout(() => {
           timers.delete(timer);
@@ -177,6 +232,11 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     requests,
     count: (path) => requests.filter((r) => r.url === path).length,
     stalled: () => (stalledOnce ? Promise.resolve() : new Promise<void>((resolve) => onStall.push(resolve))),
+    resume() {
+      const held = paused;
+      paused = [];
+      for (const release of held) release();
+    },
     set(next) {
       fault = next;
       stalledOnce = false;

@@ -189,7 +189,10 @@ async function copyPackage(
   if (!(await copyPackageBlobs(from.blobs, to.blobs, tenant, name, pkg, report))) return false;
   // The target's storage usage learns the sizes of the copied blobs with the document.
   const added = await measureVersions(to.blobs, tenant, name, pkg, pkg.unpublished ? [] : Object.keys(pkg.document.versions));
-  await to.packages.package(tenant, name).update(() => ({ next: { ...pkg, usage: { added } }, result: undefined }));
+  const { document, publishedVersions, unpublished } = pkg;
+  await to.packages
+    .package(tenant, name)
+    .update(() => ({ next: { document, publishedVersions, unpublished, usage: { added } }, result: undefined }));
   return true;
 }
 

@@ -241,8 +241,13 @@ export class Exchange implements Delivery {
     }
     const stream = payload as Readable;
     response.once('finish', () => this.#done());
-    response.once('close', () => this.#done());
-    // A body that cannot be read after its headers went out can only cut the response short.
+    response.once('close', () => {
+      // A client that goes away releases the body (a file left open, an uplink download's
+      // stream left waiting).
+      if (!response.writableFinished) stream.destroy();
+      this.#done();
+    });
+    // A body that fails after its headers went out can only cut the response short.
     stream.once('error', () => response.destroy());
     stream.pipe(response);
   }

@@ -54,14 +54,23 @@ export function fileAnswer(
   const uplink = ctx.settings.uplinks?.match(name);
   if (uplink === undefined) return stored();
   // A covered package's tarball is served like any other once it is stored; the first request
-  // downloads it from the uplink (a HEAD asks the upstream's HEAD instead).
+  // downloads it from the uplink and is answered as the bytes arrive (a HEAD asks the upstream's
+  // HEAD instead).
   return stored().catch((err: unknown) => {
     if (!(err instanceof ProtocolError) || err.code !== 'NOT_FOUND') throw err;
-    return services.uplinks
-      .ensureFile(scope, uplink, name, fileName, method)
-      .then((upstream) =>
-        upstream === undefined ? stored() : answerWith(services, ctx, name, upstream, requestHeaders, undefined),
+    return services.uplinks.ensureFile(scope, uplink, name, fileName, method).then((upstream) => {
+      if (upstream === undefined) return stored();
+      // A GET of a tarball still arriving is streamed from the download (a HEAD has no `open`).
+      const open = upstream.open;
+      return answerWith(
+        services,
+        ctx,
+        name,
+        upstream,
+        requestHeaders,
+        method === 'GET' && open !== undefined ? () => open() : undefined,
       );
+    });
   });
 }
 

@@ -13,6 +13,11 @@ export interface CachedValue<T> {
   value: T | undefined;
   /** Whether `value` is worth keeping in memory besides the bytes (it costs room). */
   keepValue?: boolean;
+  /**
+   * For a representation not serialized yet (Representation.later): about how many bytes its
+   * JSON takes, to count the value by (the body counts once it is made, as a compressed form does).
+   */
+  jsonBytes?: number;
 }
 
 /** The bytes the cache holds, and what to do when they pass the bound. */
@@ -264,14 +269,19 @@ export class DocumentCache {
       return;
     }
     const keep = cached.keepValue !== false;
-    const stored: CachedValue<unknown> = keep ? cached : { representation: cached.representation, value: undefined };
-    const size = ENTRY_OVERHEAD + cached.representation.body.length * (keep ? 1 + OBJECT_OVERHEAD : 1);
+    const { representation } = cached;
+    // A body not made yet is counted when it is (Entry.encoded), the value by the JSON's size.
+    const lazy = keep && !representation.serialized && cached.jsonBytes !== undefined;
+    const stored: CachedValue<unknown> = keep ? cached : { representation, value: undefined };
+    const size = lazy
+      ? ENTRY_OVERHEAD + cached.jsonBytes! * OBJECT_OVERHEAD
+      : ENTRY_OVERHEAD + representation.body.length * (keep ? 1 + OBJECT_OVERHEAD : 1);
     // One huge document must not flush everything else.
     if (size > this.#maxBytes / 2) return;
     if (!this.#admits(keyHash, size)) return;
     const entry = new Entry(pkg, keyHash, stored, size, builtAt, this.#budget);
     this.#insert(key, entry);
-    cached.representation.onEncoded = entry;
+    representation.onEncoded = entry;
     this.#evict();
   }
 

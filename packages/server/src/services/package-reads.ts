@@ -120,34 +120,46 @@ export class PackageReadService {
     const doc = (await this.#cached(scope, name, 'full')).value as PackageDocument;
     const { version, kind, key, etag, integrity } = locateFile(scope, name, fileName, doc);
     const notFound = () => fileNotFound(name, fileName);
-    const info = await this.#deps.blobs.stat(key);
-    if (!info) throw notFound();
     const blobs = this.#deps.blobs;
-    const files = this.#files;
     const threshold = this.#deps.config.tarballStreamThreshold;
-    const streamed = info.size > threshold;
-    const fileKey = `${this.#scopeOf(scope.tenant)}\0${name}\0${fileName}`;
+    // The size and, for a small blob, its bytes in one call where the driver can (a cache miss
+    // of a tarball would otherwise stat it, then read it).
+    const small = blobs.readSmall ? await blobs.readSmall(key, threshold) : undefined;
+    const size = small !== undefined ? small.size : (await blobs.stat(key))?.size;
+    if (size === undefined) throw notFound();
+    const bytes = small?.bytes;
+    if (bytes !== undefined) {
+      const open = async () => bytes;
+      const file: CachedFile = { version, kind, size: bytes.length, etag, streamed: false, open, bytes, integrity };
+      if (kind === 'tarball') this.#files.set(`${this.#scopeOf(scope.tenant)}\0${name}\0${fileName}`, file, bytes.length);
+      return file;
+    }
+    const streamed = size > threshold;
     return {
       version,
       kind,
-      size: info.size,
+      size,
       etag,
       streamed,
       async open(range) {
-        const bytes = streamed || range ? undefined : await blobs.readSmall?.(key, threshold);
-        if (bytes) {
-          if (kind === 'tarball') {
-            const open = async () => bytes;
-            const cached: CachedFile = { version, kind, size: bytes.length, etag, streamed, open, bytes, integrity };
-            files.set(fileKey, cached, bytes.length);
-          }
-          return bytes;
-        }
         const blob = await blobs.get(key, range);
         if (!blob) throw notFound();
         return blob.stream;
       },
     };
+  }
+
+  /**
+   * Puts a version's tarball, read or received whole and verified, in the tarball cache (an
+   * upstream tarball streamed to its first clients is never read back from the store).
+   */
+  keepFile(tenant: TenantId, record: VersionRecord, bytes: Buffer): void {
+    const { name, version } = record;
+    const integrity = record.dist.integrity ?? record.dist.shasum;
+    const etag = tarballEtag(record);
+    const open = async () => bytes;
+    const file: CachedFile = { version, kind: 'tarball', size: bytes.length, etag, streamed: false, open, bytes, integrity };
+    this.#files.set(`${this.#scopeOf(tenant)}\0${name}\0${name}-${version}.tgz`, file, bytes.length);
   }
 
   /**
@@ -203,10 +215,19 @@ function variantOf(scope: ReadScope, form: DocumentForm): string {
 function build(stored: StoredPackage, tarballBaseUrl: string, form: DocumentForm): CachedValue<unknown> {
   const doc = stored.document;
   const modified = doc.time.modified ? new Date(doc.time.modified) : undefined;
-  const value = form === 'full' ? renderFull(doc, tarballBaseUrl) : renderAbbreviated(doc, tarballBaseUrl);
-  const representation = Representation.json(value, form === 'full' ? JSON_TYPE : ABBREVIATED_ACCEPT, modified);
-  // Version and file lookups read the full form's object; the abbreviated one is only bytes.
-  return { representation, value, keepValue: form === 'full' };
+  if (form === 'abbreviated') {
+    const value = renderAbbreviated(doc, tarballBaseUrl);
+    // Only its bytes are kept.
+    return { representation: Representation.json(value, ABBREVIATED_ACCEPT, modified), value, keepValue: false };
+  }
+  const value = renderFull(doc, tarballBaseUrl);
+  // Version and file lookups read the full form's object: most full forms are built for them
+  // (a tarball request), so the bytes are made only when a client asks for the document itself,
+  // when the store told the size to count them by until then.
+  const jsonBytes = stored.documentBytes;
+  const representation =
+    jsonBytes === undefined ? Representation.json(value, JSON_TYPE, modified) : Representation.later(value, JSON_TYPE, modified);
+  return { representation, value, keepValue: true, ...(jsonBytes === undefined ? {} : { jsonBytes }) };
 }
 
 function visible(stored: StoredPackage | undefined, name: string): StoredPackage {

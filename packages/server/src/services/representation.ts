@@ -22,10 +22,7 @@ export interface EncodedListener {
  * use, each exactly once however many requests ask at the same time.
  */
 export class Representation {
-  readonly body: Buffer;
   readonly contentType: string;
-  /** Strong validator of the identity bytes; compressed forms carry it with a coding suffix. */
-  readonly etag: string;
   /** Milliseconds since the epoch (a Date per cached document would cost more than the number). */
   readonly lastModified: number | undefined;
   /** Told the size of each compressed form once it exists (the cache counts those bytes). */
@@ -38,17 +35,49 @@ export class Representation {
   #brEtag: string | undefined;
   #gzipEtag: string | undefined;
   #lastModifiedHeader: string | undefined;
+  /** The identity bytes, or how to make them on first use (see `later`). */
+  #body: Buffer | (() => Buffer);
+  #etag: string | undefined;
 
-  constructor(body: Buffer, contentType: string, lastModified: Date | undefined) {
-    this.body = body;
+  constructor(body: Buffer | (() => Buffer), contentType: string, lastModified: Date | undefined) {
+    this.#body = body;
     this.contentType = contentType;
     this.lastModified = lastModified?.getTime();
-    this.etag = `"${hash('sha256', body, 'base64url').slice(0, 32)}"`;
   }
 
   /** Compact JSON of `value`. */
   static json(value: unknown, contentType: string, lastModified?: Date): Representation {
     return new Representation(unpooled(Buffer.from(JSON.stringify(value))), contentType, lastModified);
+  }
+
+  /**
+   * Compact JSON of `value`, serialized (and hashed) only when its bytes or validator are first
+   * asked for: a cached document whose parsed form is all most readers use (version and
+   * tarball lookups) never pays for them. Its `onEncoded` is told the body's size then.
+   * `value` must not change meanwhile.
+   */
+  static later(value: unknown, contentType: string, lastModified?: Date): Representation {
+    return new Representation(() => unpooled(Buffer.from(JSON.stringify(value))), contentType, lastModified);
+  }
+
+  /** The identity bytes. */
+  get body(): Buffer {
+    const body = this.#body;
+    if (Buffer.isBuffer(body)) return body;
+    const made = body();
+    this.#body = made;
+    this.onEncoded?.encoded(made.length);
+    return made;
+  }
+
+  /** Whether the identity bytes exist yet (a representation made by `later` may not have them). */
+  get serialized(): boolean {
+    return Buffer.isBuffer(this.#body);
+  }
+
+  /** Strong validator of the identity bytes; compressed forms carry it with a coding suffix. */
+  get etag(): string {
+    return (this.#etag ??= `"${hash('sha256', this.body, 'base64url').slice(0, 32)}"`);
   }
 
   /** The body in `coding`; computed once, then shared. */

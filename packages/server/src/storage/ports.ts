@@ -164,6 +164,11 @@ export interface StoredPackage {
    * storage usage the metadata database keeps in the same transaction (storage/storage-usage.ts).
    */
   usage?: UsageChange;
+  /**
+   * Only on a read, when the driver has it at no cost: the length of the document's JSON as
+   * stored, which sizes a cached form of it without serializing that (services/package-reads.ts).
+   */
+  documentBytes?: number;
 }
 
 /** What a package write tells the storage usage table beside its document. */
@@ -415,6 +420,12 @@ export interface BlobUpload {
   abort(): Promise<void>;
 }
 
+/** What BlobStore.readSmall found: the bytes only of a blob of at most the size asked. */
+export interface SmallBlob {
+  size: number;
+  bytes: Buffer | undefined;
+}
+
 /** Tarball bytes by key. A blob is visible whole or not at all. */
 export interface BlobStore {
   put(key: string, data: Buffer): Promise<void>;
@@ -427,10 +438,11 @@ export interface BlobStore {
   get(key: string, range?: ByteRange): Promise<{ stream: Readable; size: number } | undefined>;
   stat(key: string): Promise<BlobInfo | undefined>;
   /**
-   * Optional: the whole blob as bytes when the driver can read it cheaper than it streams
-   * (small, often-served blobs); undefined when absent or larger than `maxSize` (then use get).
+   * Optional, for drivers that read a small blob cheaper than a stat and a stream: its size, and
+   * the whole blob as `bytes` when it is at most `maxSize` bytes (else undefined: stream it with
+   * get); undefined when absent. One call where a tarball download would stat, then read.
    */
-  readSmall?(key: string, maxSize: number): Promise<Buffer | undefined>;
+  readSmall?(key: string, maxSize: number): Promise<SmallBlob | undefined>;
   delete(key: string): Promise<void>;
   list(): AsyncIterable<{ key: string } & BlobInfo>;
   /** Optional: every key without its size and time, when the driver can list that cheaper. */

@@ -59,6 +59,31 @@ export function blobStoreContract(driver: string, freshLocation: () => Promise<B
       expect(await store.stat('_global/com.acme.none/com.acme.none-1.0.0.tgz')).toBeUndefined();
     });
 
+    it('reads a small blob whole with its size, and only the size of a larger one (readSmall, where the driver has it)', async () => {
+      const read = store.readSmall?.bind(store);
+      if (read === undefined) return;
+      const small = randomBytes(3000);
+      // Past any first read a driver may make of a blob, to see the rest read too.
+      const larger = randomBytes(200_000);
+      await store.put('t/small.tgz', small);
+      await store.put('t/larger.tgz', larger);
+      await store.put('t/empty.tgz', Buffer.alloc(0));
+      const whole = await read('t/small.tgz', 1024 * 1024);
+      expect(whole?.size).toBe(small.length);
+      expect(whole?.bytes?.equals(small)).toBe(true);
+      expect((await read('t/small.tgz', small.length))?.bytes?.equals(small)).toBe(true);
+      expect(await read('t/small.tgz', small.length - 1)).toEqual({ size: small.length, bytes: undefined });
+      expect((await read('t/larger.tgz', 1024 * 1024))?.bytes?.equals(larger)).toBe(true);
+      expect(await read('t/larger.tgz', 100_000)).toEqual({ size: larger.length, bytes: undefined });
+      const empty = await read('t/empty.tgz', 0);
+      expect(empty?.size).toBe(0);
+      expect(empty?.bytes?.length).toBe(0);
+      expect(await read('_global/com.acme.none/com.acme.none-1.0.0.tgz', 1024)).toBeUndefined();
+      // Replaced: the new bytes, never the old ones from something kept open.
+      await store.put('t/small.tgz', Buffer.from('second'));
+      expect((await read('t/small.tgz', 1024))?.bytes?.toString()).toBe('second');
+    });
+
     it('replaces a blob whole when put again', async () => {
       await store.put('t/a.tgz', Buffer.from('first version, long content'));
       await store.put('t/a.tgz', Buffer.from('second'));

@@ -27,7 +27,7 @@ describe('FsBlobStore on a shared directory', () => {
       await rm(path.join(dir, 'com.example.a'), { recursive: true });
       await store.put('com.example.a/com.example.a-1.0.1.tgz', Buffer.from('two'));
       expect(await readdir(path.join(dir, 'com.example.a'))).toEqual(['com.example.a-1.0.1.tgz']);
-      expect((await store.readSmall('com.example.a/com.example.a-1.0.1.tgz', 1024))?.toString()).toBe('two');
+      expect((await store.readSmall('com.example.a/com.example.a-1.0.1.tgz', 1024))?.bytes?.toString()).toBe('two');
       expect(await readdir(path.join(dir, '.incoming'))).toEqual([]);
     } finally {
       await rm(dir, { recursive: true, force: true });

@@ -21,6 +21,26 @@ describe('DocumentCache', () => {
     expect(second?.representation).toBe(first?.representation);
   });
 
+  it('counts a document not serialized yet by the size given, and its bytes once they are made', async () => {
+    const cache = new DocumentCache(new LocalInvalidationBus(), 1_000_000);
+    const document = { name: 'com.a.b', text: 'x'.repeat(500) };
+    const later = Representation.later(document, 'application/json');
+    const built = await cache.get('', 'com.a.b', 'full', async () => ({
+      representation: later,
+      value: document,
+      jsonBytes: 520,
+    }));
+    expect(built?.value).toBe(document);
+    expect(later.serialized).toBe(false);
+    const before = cache.size.bytes;
+    const eager = Representation.json(document, 'application/json');
+    // The same bytes and validator as a representation serialized at once, counted when made.
+    expect(later.body.equals(eager.body)).toBe(true);
+    expect(later.etag).toBe(eager.etag);
+    expect(later.serialized).toBe(true);
+    expect(cache.size.bytes).toBe(before + eager.body.length);
+  });
+
   it('shares one build between concurrent misses', async () => {
     const cache = new DocumentCache(new LocalInvalidationBus(), 1_000_000);
     let builds = 0;

@@ -7,20 +7,36 @@ import type { Representation } from '../representation.js';
 import { blobKeyFor } from '../../storage/blob-keys.js';
 import {
   GLOBAL_TENANT,
+  type BlobUpload,
   type StoredPackage,
   type TenantId,
   type UplinkCacheRecord,
   type UplinkCacheStore,
 } from '../../storage/ports.js';
 import { CircuitBreaker, type CircuitState } from './circuit-breaker.js';
+import { TarballTee } from './tarball-tee.js';
 import { withLiveResults } from './live-search.js';
 import type { Uplink, UplinkRules } from '../../config/uplink-config.js';
 import { integrityCheck, isCachedCopy, mergeCached, upstreamDocument } from './upstream-document.js';
 import type { UpstreamClient, UpstreamRequest, UpstreamResult } from './upstream-client.js';
 import { singleIncarnation, type TenantScopeOf } from '../tenant-scope.js';
 
-/** A tarball the upstream has and this registry has not downloaded yet (the answer to a HEAD). */
-export type UpstreamFile = Omit<TarballFile, 'open'>;
+/**
+ * A tarball the upstream has and this registry has not stored yet: the answer to a HEAD (no
+ * `open`), or to a GET while it is being downloaded (`open` streams it as it arrives).
+ */
+export type UpstreamFile = Omit<TarballFile, 'open'> & Partial<Pick<TarballFile, 'open'>>;
+
+/** One upstream download of a tarball, shared by every request for it meanwhile. */
+interface TarballDownload {
+  /**
+   * Resolves once the upstream answered 200: with the stream of the bytes as they arrive when
+   * it announced their length (so that the answer's Content-Length is true), else undefined.
+   */
+  answered: Promise<{ tee: TarballTee; length: number } | undefined>;
+  /** Resolves when the verified tarball is stored; rejects with the error to answer. */
+  done: Promise<void>;
+}
 
 /** A package document of a covered name, and whether it is served stale (the upstream is down). */
 export interface UplinkDocument {
@@ -106,7 +122,7 @@ export class UplinkService {
   readonly #globalKnown = new Map<string, Known>();
   readonly #tenantKnown = new Map<TenantId, Map<string, Known>>();
   readonly #refreshes = new Map<string, Promise<Outcome>>();
-  readonly #downloads = new Map<string, Promise<void>>();
+  readonly #downloads = new Map<string, TarballDownload>();
   /** By tenant scope and uplink: a tenant created again starts with closed circuits. */
   readonly #circuits = new Map<string, { tenant: TenantId; uplink: string; circuit: CircuitBreaker }>();
   readonly #stats = new Map<string, UplinkStats>();
@@ -164,7 +180,14 @@ export class UplinkService {
   /**
    * Makes sure the blob store holds the tarball `fileName` of a covered package, downloading it
    * from the uplink (and verifying it against the version's integrity) the first time. Other
-   * files, and versions that do not exist, are left for the read that follows to answer 404.
+   * files, and versions that do not exist, are left for the read that follows to answer 404
+   * (undefined: read the store).
+   *
+   * A GET is answered while the tarball arrives: the result's `open` streams it as it is stored
+   * and verified (see TarballTee; every concurrent request shares the one download), and a
+   * tarball that fails its integrity is cut short for every client and not stored. When the
+   * upstream does not announce the length, the download is stored first (undefined).
+   *
    * A HEAD does not download: a tarball not stored yet is asked of the upstream with a HEAD, and
    * what it says (the file is there, its size) is returned to answer with; only an upstream that
    * does not tell the size makes it download, so that the answer's Content-Length is true.
@@ -192,7 +215,14 @@ export class UplinkService {
       if (record === undefined && outcome === 'stale') throw this.#unavailable(tenant, uplink, `${name}@${parsed.version}`);
     }
     if (record === undefined || !/^https?:\/\//i.test(record.dist.tarball)) return undefined;
+    const flightKey = `${this.#scopeOf(tenant)}\0${key}`;
+    let download = this.#downloads.get(flightKey);
     if (method === 'HEAD') {
+      // Being downloaded: answer as the stored copy will, not from a second upstream request.
+      if (download !== undefined) {
+        await download.done;
+        return undefined;
+      }
       const size = await this.#probe(tenant, uplink, record);
       if (size !== undefined)
         return {
@@ -203,14 +233,40 @@ export class UplinkService {
           streamed: size > this.#deps.config.tarballStreamThreshold,
         };
     }
-    const flightKey = `${this.#scopeOf(tenant)}\0${key}`;
-    let download = this.#downloads.get(flightKey);
     if (download === undefined) {
-      download = this.#download(tenant, uplink, record, key).finally(() => this.#downloads.delete(flightKey));
+      const started = this.#download(tenant, uplink, record, key);
+      download = started;
+      void started.done
+        .catch(() => undefined)
+        .finally(() => {
+          if (this.#downloads.get(flightKey) === started) this.#downloads.delete(flightKey);
+        });
       this.#downloads.set(flightKey, download);
     }
-    await download;
-    return undefined;
+    // A HEAD that had to download (the upstream's HEAD told no size) answers from the stored copy.
+    const streaming =
+      method === 'HEAD' ? undefined : await Promise.race([download.answered, download.done.then(() => undefined)]);
+    if (streaming === undefined) {
+      await download.done;
+      return undefined;
+    }
+    const { done } = download;
+    const reads = this.#reads;
+    return {
+      version: record.version,
+      kind: 'tarball',
+      size: streaming.length,
+      etag: tarballEtag(record),
+      // No ranges of a tarball still arriving: a Range request gets all of it (RFC 9110 allows).
+      streamed: false,
+      async open() {
+        const body = streaming.tee.join();
+        if (body !== undefined) return body;
+        // Joined too late to be sent every byte from memory: the stored copy, once it is there.
+        await done;
+        return (await reads.file(scope, name, fileName)).open();
+      },
+    };
   }
 
   /**
@@ -506,11 +562,26 @@ export class UplinkService {
     return result.length;
   }
 
+  /** Starts one download of a tarball (see TarballDownload). */
+  #download(tenant: TenantId, uplink: Uplink, record: VersionRecord, key: string): TarballDownload {
+    let announce!: (streaming: { tee: TarballTee; length: number } | undefined) => void;
+    const answered = new Promise<{ tee: TarballTee; length: number } | undefined>((resolve) => (announce = resolve));
+    return { answered, done: this.#fetchTarball(tenant, uplink, record, key, announce) };
+  }
+
   /**
-   * Streams the tarball into an upload of the blob store, hashing it on the way; the upload is
-   * committed only when the bytes match the version's integrity, else dropped.
+   * Streams the tarball into an upload of the blob store and to the clients (the tee), hashing
+   * it on the way; the upload is committed, then the clients get the last byte, only when the
+   * bytes match the version's integrity; else the upload is dropped and the clients cut off.
+   * A client going away changes nothing here: the download goes on and is stored.
    */
-  async #download(tenant: TenantId, uplink: Uplink, record: VersionRecord, key: string): Promise<void> {
+  async #fetchTarball(
+    tenant: TenantId,
+    uplink: Uplink,
+    record: VersionRecord,
+    key: string,
+    announce: (streaming: { tee: TarballTee; length: number } | undefined) => void,
+  ): Promise<void> {
     const what = `${record.name}@${record.version}`;
     const circuit = this.#circuitOf(tenant, uplink);
     const now = this.#now();
@@ -547,7 +618,23 @@ export class UplinkService {
       throw unusable(tooLarge);
     }
     const check = integrityCheck(record);
-    const upload = await this.#deps.blobs.upload(key);
+    let upload: BlobUpload;
+    try {
+      upload = await this.#deps.blobs.upload(key);
+    } catch (err) {
+      result.body.destroy();
+      throw err;
+    }
+    const { length } = result;
+    // Clients that join meanwhile are sent what went before from memory while that is no more
+    // than a tarball read whole (tarballStreamThreshold); later ones wait for the stored copy.
+    const tee = length === undefined ? undefined : new TarballTee(this.#deps.config.tarballStreamThreshold, uplink.timeoutMs);
+    if (tee !== undefined && length !== undefined) {
+      announce({ tee, length });
+      // The requests waiting join in their promise callbacks: they are all in before the first
+      // chunk goes out, whatever the size of the tarball.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    } else announce(undefined);
     let size = 0;
     let received = false;
     try {
@@ -555,29 +642,41 @@ export class UplinkService {
         size += chunk.length;
         if (size > maxBytes) break;
         check.update(chunk);
-        await upload.write(chunk).catch((err: unknown) => {
+        const stored = upload.write(chunk).catch((err: unknown) => {
           throw new StoreError(err);
         });
+        if (tee === undefined) await stored;
+        else await Promise.all([stored, tee.push(chunk)]);
       }
       received = size <= maxBytes;
     } catch (err) {
       await upload.abort();
       // The store failing is this registry's problem; the body failing is the upstream's.
-      if (err instanceof StoreError) throw err.cause;
-      throw down(describeCut(err));
+      const failure = err instanceof StoreError ? err.cause : down(describeCut(err));
+      tee?.fail(failure instanceof Error ? failure : new Error('the tarball could not be stored'));
+      throw failure;
     } finally {
       result.body.destroy();
     }
     if (!received || !check.matches()) {
       await upload.abort();
-      throw unusable(received ? `sent a tarball of '${what}' that does not match its integrity; it was refused` : tooLarge);
+      const refused = unusable(
+        received ? `sent a tarball of '${what}' that does not match its integrity; it was refused` : tooLarge,
+      );
+      tee?.fail(refused);
+      throw refused;
     }
     try {
       await upload.commit();
     } catch (err) {
       await upload.abort();
+      tee?.fail(err instanceof Error ? err : new Error('the tarball could not be stored'));
       throw err;
     }
+    // Stored before the clients have it whole: whatever they ask next (a retry, a HEAD, another
+    // node) finds it, and the tarball cache answers the next request from memory.
+    const whole = tee?.end();
+    if (whole !== undefined) this.#reads.keepFile(tenant, record, whole);
   }
 
   #remember(tenant: TenantId, uplink: Uplink, name: string, until: number, missing: boolean, stale = false): void {

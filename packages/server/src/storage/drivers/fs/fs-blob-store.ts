@@ -1,9 +1,9 @@
-import { closeSync, createReadStream, fdatasync, openSync, writeSync } from 'node:fs';
+import { closeSync, createReadStream, fdatasync, fstat, open as openFd, openSync, read, writeSync } from 'node:fs';
 import { mkdir, open, readdir, rename, rm, stat, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { assertValidBlobKey } from '../../blob-keys.js';
-import type { BlobInfo, BlobStore, BlobUpload, ByteRange } from '../../ports.js';
+import type { BlobInfo, BlobStore, BlobUpload, ByteRange, SmallBlob } from '../../ports.js';
 import { OpenFileCache } from './open-files.js';
 
 export const TEMP_DIR = '.incoming';
@@ -13,6 +13,8 @@ const WRITE_BATCH = 1024 * 1024;
 const OPEN_FILES = 256;
 /** Largest blob put writes in one call; larger ones are written from the thread pool. */
 const SMALL_BLOB = 1024 * 1024;
+/** Bytes asked for by readSmall's first read: most tarballs are smaller, so it is the only one. */
+const FIRST_READ = 64 * 1024;
 
 /**
  * Tarballs as files under one directory. A put writes a temporary file, fsyncs it and renames it
@@ -162,24 +164,47 @@ export class FsBlobStore implements BlobStore {
   }
 
   /**
-   * The whole blob in one positional read of a file kept open (blobs never change under their
-   * key), or undefined when absent or larger than `maxSize` (stream those with get).
+   * A blob's size, and its bytes when at most `maxSize`: one open and one read on the thread
+   * pool for a blob under FIRST_READ bytes (a short read is the end of the file), closed without
+   * another trip there (closing a file only read is quick). Not through the open-file cache: a
+   * small blob read whole goes to the tarball cache, and keeping it open too would cost a close
+   * on the pool when it is evicted.
    */
-  async readSmall(key: string, maxSize: number): Promise<Buffer | undefined> {
-    const file = await this.#openFiles.acquire(this.#pathOf(key));
-    if (!file) return undefined;
+  async readSmall(key: string, maxSize: number): Promise<SmallBlob | undefined> {
+    const fd = await new Promise<number | undefined>((resolve, reject) =>
+      openFd(this.#pathOf(key), 'r', (err, opened) => {
+        if (!err) resolve(opened);
+        else if (err.code === 'ENOENT' || err.code === 'EISDIR' || err.code === 'ENOTDIR') resolve(undefined);
+        else reject(err);
+      }),
+    );
+    if (fd === undefined) return undefined;
     try {
-      if (file.size > maxSize) return undefined;
-      const bytes = Buffer.allocUnsafe(file.size);
-      let filled = 0;
-      while (filled < file.size) {
-        const { bytesRead } = await file.handle.read(bytes, filled, file.size - filled, filled);
-        if (bytesRead === 0) break;
-        filled += bytesRead;
+      const first = Buffer.allocUnsafe(Math.min(FIRST_READ, maxSize + 1));
+      const got = await readFd(fd, first, 0);
+      if (got < first.length) {
+        const bytes = Buffer.allocUnsafeSlow(got);
+        first.copy(bytes, 0, 0, got);
+        return { size: got, bytes };
       }
-      return filled === file.size ? bytes : bytes.subarray(0, filled);
+      const size = await new Promise<number>((resolve, reject) =>
+        fstat(fd, (err, info) => (err ? reject(err) : resolve(info.size))),
+      );
+      if (size > maxSize) return { size, bytes: undefined };
+      const bytes = Buffer.allocUnsafeSlow(size);
+      let filled = first.copy(bytes, 0, 0, Math.min(got, size));
+      while (filled < size) {
+        const more = await readFd(fd, bytes, filled);
+        if (more === 0) break;
+        filled += more;
+      }
+      return { size: filled, bytes: filled === size ? bytes : bytes.subarray(0, filled) };
+    } catch (err) {
+      // A directory where a blob should be: no blob (Linux opens a directory and fails its read).
+      if ((err as NodeJS.ErrnoException).code === 'EISDIR') return undefined;
+      throw err;
     } finally {
-      this.#openFiles.release(file);
+      closeSync(fd);
     }
   }
 
@@ -266,4 +291,11 @@ async function writeSmallFile(file: string, data: Buffer): Promise<void> {
   } finally {
     closeSync(fd);
   }
+}
+
+/** Reads into `buffer` from `offset` on, at the same position of the file. */
+function readFd(fd: number, buffer: Buffer, offset: number): Promise<number> {
+  return new Promise((resolve, reject) =>
+    read(fd, buffer, offset, buffer.length - offset, offset, (err, bytesRead) => (err ? reject(err) : resolve(bytesRead))),
+  );
 }

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { assertValidBlobKey } from '../../blob-keys.js';
-import type { BlobInfo, BlobStore, BlobUpload, ByteRange } from '../../ports.js';
+import type { BlobInfo, BlobStore, BlobUpload, ByteRange, SmallBlob } from '../../ports.js';
 
 /** The blobs of one memory store; several MemoryBlobStore objects on it share them (several nodes). */
 export type MemoryBlobs = Map<string, { data: Buffer; modified: Date }>;
@@ -52,10 +52,10 @@ export class MemoryBlobStore implements BlobStore {
     return blob && { size: blob.data.length, modified: blob.modified };
   }
 
-  async readSmall(key: string, maxSize: number): Promise<Buffer | undefined> {
+  async readSmall(key: string, maxSize: number): Promise<SmallBlob | undefined> {
     assertValidBlobKey(key);
     const data = this.#blobs.get(key)?.data;
-    return data && data.length <= maxSize ? data : undefined;
+    return data && { size: data.length, bytes: data.length <= maxSize ? data : undefined };
   }
 
   async delete(key: string): Promise<void> {
