@@ -45,7 +45,8 @@ s3rver.store.putObject = async function putObject(object) {
   const objectPath = this.getResourcePath(object.bucket, object.key, 'object');
   await mkdir(dirname(objectPath), { recursive: true });
   const content = Buffer.isBuffer(object.content) ? object.content : Buffer.concat(await object.content.toArray());
-  const temporary = `${objectPath}.${randomBytes(8).toString('hex')}.partial`;
+  // A short name of its own: the object's name plus a suffix could pass the 255-byte file name limit.
+  const temporary = `${dirname(objectPath)}/.partial-${randomBytes(8).toString('hex')}`;
   await writeFile(temporary, content);
   const md5 = createHash('md5').update(content).digest('hex');
   await this.putMetadata(object.bucket, object.key, object.metadata, md5);

@@ -83,6 +83,9 @@ function decodedStream(request: IncomingMessage): Readable {
   delete request.headers['content-length'];
   // What reads the body sees the refusal users should see, not zlib's error.
   const decoded = new PassThrough();
+  // A route that answered without reading the body (a refusal) listens no more: a bad body then
+  // must not become an uncaught error.
+  decoded.on('error', () => undefined);
   decoder.on('error', (err: Error & { code?: unknown }) =>
     decoded.destroy(typeof err.code === 'string' && err.code.startsWith('Z_') ? notDecodable() : err),
   );

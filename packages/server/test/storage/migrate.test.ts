@@ -57,7 +57,9 @@ async function snapshot(storage: Storage) {
   for (const t of ['', ...tenants.map((x) => x.name)]) {
     const packages: Record<string, StoredPackage | undefined> = {};
     for (const name of await storage.packages.listPackageNames(t, { includeUnpublished: true })) {
-      packages[name] = await storage.packages.package(t, name).read();
+      // The stored JSON's length is a sizing hint only SQLite gives (ports.ts), not the package's data.
+      const { documentBytes: _hint, ...stored } = (await storage.packages.package(t, name).read()) ?? {};
+      packages[name] = Object.keys(stored).length === 0 ? undefined : (stored as StoredPackage);
     }
     out[`tenant:${t}`] = {
       downloads: await storage.downloadCounts.list(t),
