@@ -125,6 +125,9 @@ describe.skipIf(!testPostgresUrl || !testRedisUrl)('two nodes on PostgreSQL + S3
     const searchOnB = () => request(`${b.url}/-/v1/search?text=shared`);
     const monthly = (res: { body: { objects?: { downloads: { monthly: number } }[] } }) =>
       res.body.objects?.[0]?.downloads.monthly;
+    // Downloads of the tests before this one may still be on their way to B's results: once
+    // A's next write of its counts has been announced, B's answer is where this test starts.
+    await new Promise((resolve) => setTimeout(resolve, COUNT_INTERVAL_MS + STALENESS_BOUND_MS));
     const before = monthly(await searchOnB());
     expect(before).toBeTypeOf('number');
     for (let i = 0; i < 3; i++) {
