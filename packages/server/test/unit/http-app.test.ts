@@ -80,6 +80,14 @@ beforeAll(async () => {
     throw new Error('page failed');
   });
   group.post('/group/form', (request) => ({ body: request.body }));
+  const broken = routes.group({
+    errorHandler: () => {
+      throw new ProtocolError('FORBIDDEN', 'the error page refused too');
+    },
+  });
+  broken.get('/broken/page', () => {
+    throw new ProtocolError('NOT_FOUND', 'There is no such page');
+  });
   await app.ready();
 });
 
@@ -139,6 +147,14 @@ describe('routes', () => {
     const res = await app.inject({ url: '/group/fails' });
     expect([res.statusCode, res.body]).toEqual([418, 'group: page failed']);
     expect(res.headers['x-group']).toBe('yes');
+  });
+});
+
+describe('an error handler that fails', () => {
+  it('leaves the answer to the server’s own handler, which answers what the failing one threw', async () => {
+    const res = await app.inject({ url: '/broken/page' });
+    expect(res.statusCode).toBe(403);
+    expect(res.json()).toMatchObject({ code: 'FORBIDDEN', details: 'the error page refused too' });
   });
 });
 
