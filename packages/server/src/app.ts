@@ -76,6 +76,7 @@ export async function buildApp(deps: ServerDeps, options: BuildOptions = {}): Pr
     busConnected: () => deps.bus.connected,
     redisReady: () => deps.redis?.ready,
     cacheStats: () => services.documentCache.stats,
+    renderStats: () => services.packageReads.renderStats,
     uplinkStats: () => services.uplinks.stats(),
     // While the database is unreachable the other metrics still answer (health says why).
     storageFigures: () => storageFigures.read().catch(() => undefined),

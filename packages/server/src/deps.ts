@@ -10,6 +10,7 @@ import type {
   MetadataLifecycle,
   PackageStore,
   AccountStores,
+  RenderStore,
   SearchIndex,
   SharedConnection,
   SigningKeyStore,
@@ -30,6 +31,8 @@ export interface ServerDeps {
   database: Pick<MetadataLifecycle, 'ping'>;
   /** Read side of the search index that the metadata database keeps in its write transactions. */
   search: SearchIndex;
+  /** Rendered documents kept beside the packages, when the metadata database keeps them. */
+  renders?: RenderStore | undefined;
   downloadCounts: DownloadCountStore;
   blobs: BlobStore;
   bus: InvalidationBus;
@@ -75,6 +78,7 @@ export function serverDeps(
     | 'packages'
     | 'database'
     | 'search'
+    | 'renders'
     | 'downloadCounts'
     | 'blobs'
     | 'bus'
@@ -92,7 +96,7 @@ export function serverDeps(
   >,
   now?: () => Date,
 ): ServerDeps {
-  const { registry, packages, database, search, downloadCounts, blobs, bus, counters, redis, shared } = storage;
+  const { registry, packages, database, search, renders, downloadCounts, blobs, bus, counters, redis, shared } = storage;
   const { uplinkCache, signingKeys, advisories, teams, audit, webhooks, usage, upstreamAnswers } = storage;
   return {
     config,
@@ -100,6 +104,7 @@ export function serverDeps(
     packages,
     database,
     search,
+    ...(renders ? { renders } : {}),
     downloadCounts,
     blobs,
     bus,

@@ -7,6 +7,8 @@ import type { StorageFigures } from './storage-figures.js';
 export interface MetricSources {
   /** Document cache lookups so far. */
   cacheStats?: () => { hits: number; misses: number; rejected?: number };
+  /** Document cache misses, by how they were answered. */
+  renderStats?: () => { read: number; rendered: number };
   /** Whether the invalidation bus hears other nodes. */
   busConnected?: () => boolean;
   /** Whether Redis answers commands; undefined when none is configured. */
@@ -70,6 +72,19 @@ export class RegistryMetrics {
         if (!stats) return;
         this.reset();
         this.inc(stats.rejected ?? 0);
+      },
+    });
+    new Counter({
+      name: 'pkg_registry_document_renders_total',
+      help: 'Package documents the cache missed, by how they were made: read (a render the database kept) or rendered (from the package, then kept).',
+      labelNames: ['result'],
+      registers,
+      collect() {
+        const stats = sources().renderStats?.();
+        if (!stats) return;
+        this.reset();
+        this.inc({ result: 'read' }, stats.read);
+        this.inc({ result: 'rendered' }, stats.rendered);
       },
     });
     new Gauge({

@@ -41,7 +41,7 @@ export function representationAnswer(
   representation: Representation,
   options: SendOptions,
 ): Answer | Promise<Answer> {
-  const coding = representation.body.length >= MIN_COMPRESS_SIZE ? negotiateCoding(requestHeaders['accept-encoding']) : undefined;
+  const coding = representation.size >= MIN_COMPRESS_SIZE ? negotiateCoding(requestHeaders['accept-encoding']) : undefined;
   const headers: Record<string, string> = {
     'cache-control': options.cacheControl,
     vary: varyHeaderOf(options.vary),

@@ -3,19 +3,20 @@ import type { EncodedListener, Representation } from './representation.js';
 import { singleIncarnation, type TenantScopeOf } from './tenant-scope.js';
 import { FrequencySketch, hashOf } from './frequency-sketch.js';
 
-/** What the cache holds per key: the serialized form and the object it was serialized from. */
+/** What the cache holds per key: a serialized form, or an object, or both. */
 export interface CachedValue<T> {
-  representation: Representation;
+  /** The serialized form; absent in an entry that holds an object only (a package's file index). */
+  representation?: Representation | undefined;
   /**
-   * The object that was serialized; dropped when stored with `keepValue: false` (then only the
-   * bytes remain). Shared between requests: never mutate it.
+   * An object the cache keeps (unless `keepValue` is false: then only the bytes remain). Shared
+   * between requests: never mutate it.
    */
   value: T | undefined;
   /** Whether `value` is worth keeping in memory besides the bytes (it costs room). */
   keepValue?: boolean;
   /**
-   * For a representation not serialized yet (Representation.later): about how many bytes its
-   * JSON takes, to count the value by (the body counts once it is made, as a compressed form does).
+   * About how many bytes the JSON of `value` takes, to count it by when kept; without it, the
+   * representation's size.
    */
   jsonBytes?: number;
 }
@@ -268,20 +269,19 @@ export class DocumentCache {
       this.#evict();
       return;
     }
-    const keep = cached.keepValue !== false;
+    const keep = cached.keepValue !== false && cached.value !== undefined;
     const { representation } = cached;
-    // A body not made yet is counted when it is (Entry.encoded), the value by the JSON's size.
-    const lazy = keep && !representation.serialized && cached.jsonBytes !== undefined;
     const stored: CachedValue<unknown> = keep ? cached : { representation, value: undefined };
-    const size = lazy
-      ? ENTRY_OVERHEAD + cached.jsonBytes! * OBJECT_OVERHEAD
-      : ENTRY_OVERHEAD + representation.body.length * (keep ? 1 + OBJECT_OVERHEAD : 1);
+    // The bytes made so far; those made later (a compressed form, a body inflated from a kept
+    // render) are counted when they are (Entry.encoded).
+    const valueRoom = keep ? (cached.jsonBytes ?? representation?.size ?? 0) * OBJECT_OVERHEAD : 0;
+    const size = ENTRY_OVERHEAD + valueRoom + (representation?.heldBytes ?? 0);
     // One huge document must not flush everything else.
     if (size > this.#maxBytes / 2) return;
     if (!this.#admits(keyHash, size)) return;
     const entry = new Entry(pkg, keyHash, stored, size, builtAt, this.#budget);
     this.#insert(key, entry);
-    representation.onEncoded = entry;
+    if (representation) representation.onEncoded = entry;
     this.#evict();
   }
 

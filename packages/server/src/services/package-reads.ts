@@ -13,7 +13,7 @@ import { blobKeyFor, sigstoreKeyFor } from '../storage/blob-keys.js';
 import type { ByteRange, StoredPackage, TenantId } from '../storage/ports.js';
 import { BudgetLru } from '../storage/budget-lru.js';
 import type { CachedValue, DocumentCache } from './document-cache.js';
-import { renderAbbreviated, renderFull, type DocumentForm } from './package-document.js';
+import { renderAbbreviated, renderFull, renderVersion, type DocumentForm } from './package-document.js';
 import { Representation } from './representation.js';
 import { singleIncarnation, type TenantScopeOf } from './tenant-scope.js';
 
@@ -51,7 +51,7 @@ export interface ReadScope {
 }
 
 /** What PackageReadService reaches of the server's deps. */
-export type PackageReadServiceDeps = Pick<ServerDeps, 'config' | 'packages' | 'blobs'>;
+export type PackageReadServiceDeps = Pick<ServerDeps, 'config' | 'packages' | 'blobs' | 'renders'>;
 
 /**
  * The read side of packages: documents (served from the document cache), version records and
@@ -64,20 +64,32 @@ export class PackageReadService {
    * Tarballs recently read, by blob key and integrity: a version's bytes never change, but a
    * tenant deleted and made again could publish other bytes under the same key.
    */
-  readonly #files: BudgetLru<CachedFile>;
+  readonly #tarballs: BudgetLru<CachedFile>;
 
   readonly #scopeOf: TenantScopeOf;
+  #rendersRead = 0;
+  #rendered = 0;
 
   constructor(deps: PackageReadServiceDeps, cache: DocumentCache, scopeOf: TenantScopeOf = singleIncarnation) {
     this.#deps = deps;
     this.#cache = cache;
     this.#scopeOf = scopeOf;
-    this.#files = new BudgetLru(deps.config.tarballCache);
+    this.#tarballs = new BudgetLru(deps.config.tarballCache);
+  }
+
+  /**
+   * Document cache misses since start: answered from a render the store kept, and rendered from
+   * the package (then kept, where the store keeps renders).
+   */
+  get renderStats(): { read: number; rendered: number } {
+    return { read: this.#rendersRead, rendered: this.#rendered };
   }
 
   /** The serialized document in `form`, from the cache when it is there. */
   async document(scope: ReadScope, name: string, form: DocumentForm): Promise<Representation> {
-    return (await this.#cached(scope, name, form)).representation;
+    const found = await this.#cache.get(scope.tenant, name, variantOf(scope, form), () => this.#buildDocument(scope, name, form));
+    if (!found?.representation) throw packageNotFound(name);
+    return found.representation;
   }
 
   /**
@@ -100,16 +112,23 @@ export class PackageReadService {
   /** The full document read from the store now, bypassing the cache (`?write=true`). */
   async freshDocument(scope: ReadScope, name: string): Promise<Representation> {
     const stored = visible(await this.#deps.packages.package(scope.tenant, name).read(), name);
-    return build(stored, scope.tarballBaseUrl, 'full').representation;
+    return documentRepresentation(stored, scope.tarballBaseUrl, 'full');
   }
 
   /** A version record by exact version, dist-tag or semver range (highest match). */
   async version(scope: ReadScope, name: string, spec: string): Promise<VersionRecord> {
-    const doc = (await this.#cached(scope, name, 'full')).value as PackageDocument;
+    const found = await this.#cache.get(scope.tenant, name, RECORDS_VARIANT, async () => {
+      const stored = await this.#deps.packages.package(scope.tenant, name).read();
+      if (!stored || stored.unpublished) return undefined;
+      const doc = stored.document;
+      return { value: doc, jsonBytes: stored.documentBytes ?? JSON.stringify(doc).length };
+    });
+    const doc = found?.value as PackageDocument | undefined;
+    if (!doc) throw packageNotFound(name);
     const version = resolveVersion(doc, spec);
     const record = version === undefined ? undefined : doc.versions[version];
     if (!record) throw versionNotFound(name, spec);
-    return record;
+    return renderVersion(record, scope.tarballBaseUrl);
   }
 
   /**
@@ -117,8 +136,10 @@ export class PackageReadService {
    * its publish. Any other file name, or a version that is not published, is 404.
    */
   async file(scope: ReadScope, name: string, fileName: string): Promise<TarballFile> {
-    const doc = (await this.#cached(scope, name, 'full')).value as PackageDocument;
-    const { version, kind, key, etag, integrity } = locateFile(scope, name, fileName, doc);
+    const found = await this.#cache.get(scope.tenant, name, FILES_VARIANT, () => this.#buildFileIndex(scope, name));
+    const index = found?.value as FileIndex | undefined;
+    if (!index) throw packageNotFound(name);
+    const { version, kind, key, etag, integrity } = locateFile(scope, name, fileName, index);
     const notFound = () => fileNotFound(name, fileName);
     const blobs = this.#deps.blobs;
     const threshold = this.#deps.config.tarballStreamThreshold;
@@ -131,7 +152,7 @@ export class PackageReadService {
     if (bytes !== undefined) {
       const open = async () => bytes;
       const file: CachedFile = { version, kind, size: bytes.length, etag, streamed: false, open, bytes, integrity };
-      if (kind === 'tarball') this.#files.set(`${this.#scopeOf(scope.tenant)}\0${name}\0${fileName}`, file, bytes.length);
+      if (kind === 'tarball') this.#tarballs.set(`${this.#scopeOf(scope.tenant)}\0${name}\0${fileName}`, file, bytes.length);
       return file;
     }
     const streamed = size > threshold;
@@ -155,79 +176,120 @@ export class PackageReadService {
    */
   keepFile(tenant: TenantId, record: VersionRecord, bytes: Buffer): void {
     const { name, version } = record;
-    const integrity = record.dist.integrity ?? record.dist.shasum;
-    const etag = tarballEtag(record);
+    const integrity = integrityOf(record);
+    const etag = `"${integrity}"`;
     const open = async () => bytes;
     const file: CachedFile = { version, kind: 'tarball', size: bytes.length, etag, streamed: false, open, bytes, integrity };
-    this.#files.set(`${this.#scopeOf(tenant)}\0${name}\0${name}-${version}.tgz`, file, bytes.length);
+    this.#tarballs.set(`${this.#scopeOf(tenant)}\0${name}\0${name}-${version}.tgz`, file, bytes.length);
   }
 
   /**
-   * A tarball the caches hold whole (its package's document and its bytes), for an answer
+   * A tarball the caches hold whole (its package's file index and its bytes), for an answer
    * without a promise; undefined when only `file` can tell.
    */
   cachedFile(scope: ReadScope, name: string, fileName: string): CachedFile | undefined {
-    const hit = this.#files.get(`${this.#scopeOf(scope.tenant)}\0${name}\0${fileName}`);
+    const hit = this.#tarballs.get(`${this.#scopeOf(scope.tenant)}\0${name}\0${fileName}`);
     if (hit === undefined) return undefined;
-    const doc = this.#cache.peek<unknown>(scope.tenant, name, variantOf(scope, 'full'))?.value as PackageDocument | undefined;
+    const index = this.#cache.peek<FileIndex>(scope.tenant, name, FILES_VARIANT)?.value;
     // Still published with the same bytes (a tenant deleted and made again may reuse the name).
-    return doc?.versions[hit.version]?.dist.integrity === hit.integrity ? hit : undefined;
+    return index?.[hit.version] === hit.integrity ? hit : undefined;
   }
 
-  async #cached(scope: ReadScope, name: string, form: DocumentForm): Promise<CachedValue<unknown>> {
-    const found = await this.#cache.get(scope.tenant, name, variantOf(scope, form), async () => {
-      const stored = await this.#deps.packages.package(scope.tenant, name).read();
-      if (!stored || stored.unpublished) return undefined;
-      return build(stored, scope.tarballBaseUrl, form);
-    });
-    if (!found) throw packageNotFound(name);
-    return found;
+  /**
+   * A miss of the document cache: the render the store kept, else the document rendered from
+   * the package read now (and kept for the next miss, where the store keeps renders).
+   */
+  async #buildDocument(scope: ReadScope, name: string, form: DocumentForm): Promise<CachedValue<unknown> | undefined> {
+    const renders = this.#deps.renders;
+    const kept = await renders?.readRender(scope.tenant, name, form, scope.tarballBaseUrl);
+    if (kept !== undefined) {
+      this.#rendersRead++;
+      return { representation: Representation.stored(kept, contentTypeOf(form)), value: undefined };
+    }
+    const stored = await this.#deps.packages.package(scope.tenant, name).read();
+    if (!stored || stored.unpublished) return undefined;
+    this.#rendered++;
+    const representation = documentRepresentation(stored, scope.tarballBaseUrl, form);
+    if (renders !== undefined && stored.revision !== undefined) {
+      const { tenant, tarballBaseUrl: baseUrl } = scope;
+      const revision = stored.revision;
+      // Not waited for: the answer does not depend on it. A render not kept (the package written
+      // meanwhile, the database busy or read-only) costs the next miss a render, nothing more.
+      void representation
+        .storable()
+        .then((parts) => renders.keepRender(tenant, name, revision, { form, baseUrl, ...parts }))
+        .catch(() => undefined);
+    }
+    return { representation, value: undefined };
+  }
+
+  /** A miss of a package's file index: the package read now. */
+  async #buildFileIndex(scope: ReadScope, name: string): Promise<CachedValue<FileIndex> | undefined> {
+    const stored = await this.#deps.packages.package(scope.tenant, name).read();
+    if (!stored || stored.unpublished) return undefined;
+    const index: Record<string, string> = Object.create(null) as Record<string, string>;
+    let bytes = 0;
+    for (const [version, record] of Object.entries(stored.document.versions)) {
+      const integrity = integrityOf(record);
+      index[version] = integrity;
+      bytes += version.length + integrity.length + FILE_INDEX_ENTRY_BYTES;
+    }
+    return { value: index, jsonBytes: bytes };
   }
 }
 
-/** Which blob holds `fileName` of a version in `doc`, or 404 NOT_FOUND. */
+/**
+ * Each version's integrity (a version cached from an upstream may carry only a shasum): all a
+ * tarball request needs of its package, a small fraction of the document's room in the cache.
+ */
+type FileIndex = Readonly<Record<string, string>>;
+
+/** The document cache's variant of a package's file index (the same for every base URL). */
+const FILES_VARIANT = 'files';
+/** The document cache's variant of a package's stored document, for version lookups. */
+const RECORDS_VARIANT = 'records';
+/** Room of a file index entry besides its two strings (the property, the JSON's quotes). */
+const FILE_INDEX_ENTRY_BYTES = 8;
+
+/** Which blob holds `fileName` of a version in `index`, or 404 NOT_FOUND. */
 function locateFile(
   scope: ReadScope,
   name: string,
   fileName: string,
-  doc: PackageDocument,
+  index: FileIndex,
 ): { version: string; kind: 'tarball' | 'sigstore'; key: string; etag: string; integrity: string } {
   const parsed = parseFileName(name, fileName);
-  const record = parsed === undefined ? undefined : doc.versions[parsed.version];
-  if (!parsed || !record) throw fileNotFound(name, fileName);
+  const integrity = parsed === undefined ? undefined : index[parsed.version];
+  if (!parsed || integrity === undefined) throw fileNotFound(name, fileName);
   const { version, kind } = parsed;
-  // A version cached from an upstream may carry only a shasum.
-  const integrity = record.dist.integrity ?? record.dist.shasum;
   return kind === 'tarball'
-    ? { version, kind, key: blobKeyFor(scope.tenant, name, version), etag: tarballEtag(record), integrity }
+    ? { version, kind, key: blobKeyFor(scope.tenant, name, version), etag: `"${integrity}"`, integrity }
     : { version, kind, key: sigstoreKeyFor(scope.tenant, name, version), etag: `"sigstore-${integrity}"`, integrity };
+}
+
+/** A version's integrity, or its shasum when it carries only that (cached from an upstream). */
+function integrityOf(record: VersionRecord): string {
+  return record.dist.integrity ?? record.dist.shasum;
 }
 
 /** A tarball's strong validator: its version's integrity (a version cached from an upstream may carry only a shasum). */
 export function tarballEtag(record: VersionRecord): string {
-  return `"${record.dist.integrity ?? record.dist.shasum}"`;
+  return `"${integrityOf(record)}"`;
 }
 
 function variantOf(scope: ReadScope, form: DocumentForm): string {
   return `${form}\0${scope.tarballBaseUrl}`;
 }
 
-function build(stored: StoredPackage, tarballBaseUrl: string, form: DocumentForm): CachedValue<unknown> {
+function documentRepresentation(stored: StoredPackage, tarballBaseUrl: string, form: DocumentForm): Representation {
   const doc = stored.document;
   const modified = doc.time.modified ? new Date(doc.time.modified) : undefined;
-  if (form === 'abbreviated') {
-    const value = renderAbbreviated(doc, tarballBaseUrl);
-    // Only its bytes are kept.
-    return { representation: Representation.json(value, ABBREVIATED_ACCEPT, modified), value, keepValue: false };
-  }
-  const value = renderFull(doc, tarballBaseUrl);
-  // Version and file lookups read the full form's object: most full forms are built for them
-  // (a tarball request), so the bytes are made only when a client asks for the document itself,
-  // when the store told the size to count them by until then.
-  const jsonBytes = stored.documentBytes;
-  const representation =
-    jsonBytes === undefined ? Representation.json(value, JSON_TYPE, modified) : Representation.later(value, JSON_TYPE, modified);
-  return { representation, value, keepValue: true, ...(jsonBytes === undefined ? {} : { jsonBytes }) };
+  const value = form === 'abbreviated' ? renderAbbreviated(doc, tarballBaseUrl) : renderFull(doc, tarballBaseUrl);
+  return Representation.json(value, contentTypeOf(form), modified);
+}
+
+function contentTypeOf(form: DocumentForm): string {
+  return form === 'abbreviated' ? ABBREVIATED_ACCEPT : JSON_TYPE;
 }
 
 function visible(stored: StoredPackage | undefined, name: string): StoredPackage {

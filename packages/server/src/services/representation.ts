@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto';
 import { promisify } from 'node:util';
-import { brotliCompress, constants, gzip, gzipSync } from 'node:zlib';
+import { brotliCompress, constants, gzip, gzipSync, gunzipSync } from 'node:zlib';
+import type { StoredRender } from '../storage/ports.js';
 
 const gzipAsync = promisify(gzip);
 const brotliAsync = promisify(brotliCompress);
@@ -35,29 +36,68 @@ export class Representation {
   #brEtag: string | undefined;
   #gzipEtag: string | undefined;
   #lastModifiedHeader: string | undefined;
-  /** The identity bytes, or how to make them on first use (see `later`). */
+  /** The identity bytes, or how to make them on first use (see `stored`). */
   #body: Buffer | (() => Buffer);
   #etag: string | undefined;
+  /** Bytes of the identity body, known before it is made. */
+  readonly size: number;
 
-  constructor(body: Buffer | (() => Buffer), contentType: string, lastModified: Date | undefined) {
-    this.#body = body;
-    this.contentType = contentType;
-    this.lastModified = lastModified?.getTime();
+  private constructor(parts: {
+    body: Buffer | (() => Buffer);
+    size: number;
+    contentType: string;
+    lastModified: number | undefined;
+    etag?: string;
+    gzip?: Buffer;
+  }) {
+    this.#body = parts.body;
+    this.size = parts.size;
+    this.contentType = parts.contentType;
+    this.lastModified = parts.lastModified;
+    this.#etag = parts.etag;
+    this.#gzip = parts.gzip;
   }
 
   /** Compact JSON of `value`. */
   static json(value: unknown, contentType: string, lastModified?: Date): Representation {
-    return new Representation(unpooled(Buffer.from(JSON.stringify(value))), contentType, lastModified);
+    const body = unpooled(Buffer.from(JSON.stringify(value)));
+    return new Representation({ body, size: body.length, contentType, lastModified: lastModified?.getTime() });
   }
 
   /**
-   * Compact JSON of `value`, serialized (and hashed) only when its bytes or validator are first
-   * asked for: a cached document whose parsed form is all most readers use (version and
-   * tarball lookups) never pays for them. Its `onEncoded` is told the body's size then.
-   * `value` must not change meanwhile.
+   * A render a RenderStore kept: its gzip is the stored bytes, and the identity bytes are
+   * inflated from them only when a client asks for them (`onEncoded` is told their size then).
    */
-  static later(value: unknown, contentType: string, lastModified?: Date): Representation {
-    return new Representation(() => unpooled(Buffer.from(JSON.stringify(value))), contentType, lastModified);
+  static stored(render: StoredRender, contentType: string): Representation {
+    const { size, etag, lastModified } = render;
+    if (render.coding !== 'gzip') return new Representation({ body: render.body, size, contentType, lastModified, etag });
+    const gzipped = render.body;
+    return new Representation({
+      body: () => unpooled(gunzipSync(gzipped)),
+      size,
+      contentType,
+      lastModified,
+      etag,
+      gzip: gzipped,
+    });
+  }
+
+  /**
+   * What a RenderStore keeps of this: its gzip when the body is worth compressing (what clients
+   * ask for; the identity bytes inflate from it), else the body itself.
+   */
+  async storable(): Promise<Pick<StoredRender, 'etag' | 'lastModified' | 'size' | 'coding' | 'body'>> {
+    const { etag, lastModified, size } = this;
+    if (size < MIN_COMPRESS_SIZE) return { etag, lastModified, size, coding: undefined, body: this.body };
+    return { etag, lastModified, size, coding: 'gzip', body: await this.encode('gzip') };
+  }
+
+  /** Bytes this holds now: the identity body and the compressed forms made so far. */
+  get heldBytes(): number {
+    let bytes = Buffer.isBuffer(this.#body) ? this.#body.length : 0;
+    if (Buffer.isBuffer(this.#gzip)) bytes += this.#gzip.length;
+    if (Buffer.isBuffer(this.#br)) bytes += this.#br.length;
+    return bytes;
   }
 
   /** The identity bytes. */
@@ -68,11 +108,6 @@ export class Representation {
     this.#body = made;
     this.onEncoded?.encoded(made.length);
     return made;
-  }
-
-  /** Whether the identity bytes exist yet (a representation made by `later` may not have them). */
-  get serialized(): boolean {
-    return Buffer.isBuffer(this.#body);
   }
 
   /** Strong validator of the identity bytes; compressed forms carry it with a coding suffix. */

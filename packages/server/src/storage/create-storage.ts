@@ -8,6 +8,7 @@ import { SqliteDownloadCounts } from './drivers/sqlite/sqlite-download-counts.js
 import { SqliteMetadataStore } from './drivers/sqlite/sqlite-metadata-store.js';
 import { SqliteSearchIndex } from './drivers/sqlite/sqlite-search-index.js';
 import { SqliteUplinkCache } from './drivers/sqlite/sqlite-uplink-cache.js';
+import { SqliteRenderStore } from './drivers/sqlite/sqlite-render-store.js';
 import { SqliteSigningKeys } from './drivers/sqlite/sqlite-signing-keys.js';
 import { SqliteAdvisories } from './drivers/sqlite/sqlite-advisories.js';
 import { SqliteTeams } from './drivers/sqlite/sqlite-teams.js';
@@ -37,6 +38,7 @@ import type {
   MetadataStore,
   PackageStore,
   AccountStores,
+  RenderStore,
   SearchIndex,
   SharedConnection,
   SigningKeyStore,
@@ -59,6 +61,8 @@ export interface Storage {
   database: MetadataLifecycle;
   /** Written by the metadata database in each package's write transaction; read here. */
   search: SearchIndex;
+  /** Rendered documents beside the packages; absent on the memory driver (it reads no slower than it would). */
+  renders: RenderStore | undefined;
   downloadCounts: DownloadCountStore;
   /** Freshness of packages cached from uplinks, in the metadata database. */
   uplinkCache: UplinkCacheStore;
@@ -109,6 +113,7 @@ export async function createStorage(config: Config, options: CreateStorageOption
     let teams: TeamStore;
     let changeLog: AuditLogStore & WebhookStore;
     let usage: StorageUsageStore;
+    let renders: RenderStore;
     // One node on SQLite: nothing to share, kept in its memory.
     let upstreamAnswers: UpstreamAnswerStore = new MemoryUpstreamAnswers();
     let postgres: PostgresMetadataStore | undefined;
@@ -122,8 +127,9 @@ export async function createStorage(config: Config, options: CreateStorageOption
       const teamStore = new SqliteTeams();
       const changes = new SqliteChangeLog();
       const usageStore = new SqliteStorageUsage();
+      const renderStore = new SqliteRenderStore();
       // Stores beside the documents, in the order of their migrations: the usage's reads the uplink cache's table.
-      const beside = [searchIndex, counts, uplinks, keys, advisoryStore, teamStore, changes, usageStore];
+      const beside = [searchIndex, counts, uplinks, keys, advisoryStore, teamStore, changes, usageStore, renderStore];
       const store = new SqliteMetadataStore(
         config.database.slice('sqlite:'.length),
         beside.map((part) => part.writeHook),
@@ -132,6 +138,7 @@ export async function createStorage(config: Config, options: CreateStorageOption
       for (const part of beside) part.attach(store.db);
       changeLog = changes;
       usage = usageStore;
+      renders = renderStore;
       uplinkCache = uplinks;
       signingKeys = keys;
       advisories = advisoryStore;
@@ -153,6 +160,7 @@ export async function createStorage(config: Config, options: CreateStorageOption
       const { PostgresChangeLog } = await import('./drivers/postgres/postgres-change-log.js');
       const { PostgresStorageUsage } = await import('./drivers/postgres/postgres-storage-usage.js');
       const { PostgresUpstreamAnswers } = await import('./drivers/postgres/postgres-upstream-answers.js');
+      const { PostgresRenderStore } = await import('./drivers/postgres/postgres-render-store.js');
       const searchIndex = new PostgresSearchIndex(clock);
       const counts = new PostgresDownloadCounts();
       const uplinks = new PostgresUplinkCache();
@@ -162,8 +170,9 @@ export async function createStorage(config: Config, options: CreateStorageOption
       const changes = new PostgresChangeLog();
       const usageStore = new PostgresStorageUsage();
       const answers = new PostgresUpstreamAnswers();
+      const renderStore = new PostgresRenderStore();
       // As for SQLite: in the order of their migrations.
-      const beside = [searchIndex, counts, uplinks, keys, advisoryStore, teamStore, changes, usageStore, answers];
+      const beside = [searchIndex, counts, uplinks, keys, advisoryStore, teamStore, changes, usageStore, answers, renderStore];
       postgres = new PostgresMetadataStore(
         parsePostgresUrl(config.database),
         beside.map((part) => part.writeHook),
@@ -172,6 +181,7 @@ export async function createStorage(config: Config, options: CreateStorageOption
       upstreamAnswers = answers;
       changeLog = changes;
       usage = usageStore;
+      renders = renderStore;
       uplinkCache = uplinks;
       signingKeys = keys;
       advisories = advisoryStore;
@@ -219,6 +229,7 @@ export async function createStorage(config: Config, options: CreateStorageOption
     return {
       ...parts(metadata),
       search,
+      renders,
       downloadCounts,
       uplinkCache,
       signingKeys,
@@ -351,6 +362,7 @@ export function createMemoryStorage(options: { now?: () => Date } = {}): Storage
   return {
     ...parts(metadata),
     search,
+    renders: undefined,
     downloadCounts: counts,
     blobs,
     bus,

@@ -169,6 +169,51 @@ export interface StoredPackage {
    * stored, which sizes a cached form of it without serializing that (services/package-reads.ts).
    */
   documentBytes?: number;
+  /**
+   * Only on a read, from drivers that keep rendered documents (`RenderStore`): the store's count
+   * of the package's writes, which a render made from this read is kept against.
+   */
+  revision?: number;
+}
+
+/**
+ * A package document in one form, rendered for one tarball base URL, kept by the metadata
+ * database beside the package: a read that the in-memory cache misses is then one row, not a
+ * read, parse, render and compression of the document (docs/architecture.md, "Rendered
+ * documents").
+ */
+export interface StoredRender {
+  form: 'full' | 'abbreviated';
+  /** The tarball base URL its tarball links were made with. */
+  baseUrl: string;
+  /** Strong validator of the identity JSON. */
+  etag: string;
+  /** The document's modification time, milliseconds since the epoch. */
+  lastModified: number | undefined;
+  /** Bytes of the identity JSON. */
+  size: number;
+  /** `gzip`: `body` is the identity JSON gzipped; absent: `body` is the identity JSON (too small to compress). */
+  coding: 'gzip' | undefined;
+  body: Buffer;
+}
+
+/**
+ * Rendered documents, kept by the metadata database. A package's renders go with any change of
+ * the package (the database drops them in the write's own transaction), so one found is always
+ * of the package as it is now. Each form keeps one base URL's render: the first kept, until the
+ * package changes (a configured public URL makes it the only one; a registry reached under
+ * several host names renders the others in memory as before). Its rows are bounded by the
+ * packages: two per package at most.
+ */
+export interface RenderStore {
+  /** The render of `form` for `baseUrl` of the package as it is now, or undefined. */
+  readRender(tenant: TenantId, name: string, form: StoredRender['form'], baseUrl: string): Promise<StoredRender | undefined>;
+  /**
+   * Keeps `render`, made from the package read at `revision`. Keeps nothing when the package has
+   * been written since, or when this form already has a render (of another base URL); never
+   * fails the read that made it (an error is the caller's to ignore).
+   */
+  keepRender(tenant: TenantId, name: string, revision: number, render: StoredRender): Promise<void>;
 }
 
 /** What a package write tells the storage usage table beside its document. */

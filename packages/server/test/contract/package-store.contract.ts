@@ -267,14 +267,18 @@ export function packageStoreContract(
 }
 
 /**
- * A read without its optional size hint, which a driver may add (StoredPackage.documentBytes);
- * when it is there, it is about the size of the document's JSON.
+ * A read without what a driver may add to it: the size hint (StoredPackage.documentBytes), about
+ * the size of the document's JSON when it is there, and the revision renders are kept against
+ * (a positive whole number; the RenderStore contract checks that writes move it on).
  */
 function asStored(pkg: StoredPackage | undefined): StoredPackage | undefined {
-  if (pkg?.documentBytes === undefined) return pkg;
-  const { documentBytes, ...rest } = pkg;
-  const json = JSON.stringify(rest.document).length;
-  expect(documentBytes).toBeGreaterThanOrEqual(json * 0.5);
-  expect(documentBytes).toBeLessThanOrEqual(json * 2);
+  if (pkg === undefined) return pkg;
+  const { documentBytes, revision, ...rest } = pkg;
+  if (documentBytes !== undefined) {
+    const json = JSON.stringify(rest.document).length;
+    expect(documentBytes).toBeGreaterThanOrEqual(json * 0.5);
+    expect(documentBytes).toBeLessThanOrEqual(json * 2);
+  }
+  if (revision !== undefined) expect(Number.isInteger(revision) && revision > 0).toBe(true);
   return rest;
 }

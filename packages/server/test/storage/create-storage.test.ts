@@ -26,6 +26,7 @@ import { POSTGRES_SIGNING_KEY_MIGRATIONS } from '../../src/storage/drivers/postg
 import { POSTGRES_TEAM_MIGRATIONS } from '../../src/storage/drivers/postgres/postgres-teams.js';
 import { PostgresMetadataStore } from '../../src/storage/drivers/postgres/postgres-metadata-store.js';
 import { POSTGRES_UPLINK_CACHE_MIGRATIONS } from '../../src/storage/drivers/postgres/postgres-uplink-cache.js';
+import { POSTGRES_RENDER_STORE_MIGRATIONS } from '../../src/storage/drivers/postgres/postgres-render-store.js';
 import { POSTGRES_STORAGE_USAGE_MIGRATIONS } from '../../src/storage/drivers/postgres/postgres-storage-usage.js';
 import { POSTGRES_UPSTREAM_ANSWER_MIGRATIONS } from '../../src/storage/drivers/postgres/postgres-upstream-answers.js';
 import { RedisInvalidationBus } from '../../src/storage/drivers/redis/redis-invalidation-bus.js';
@@ -131,6 +132,7 @@ describe.skipIf(!testPostgresUrl || !testRedisUrl)('createStorage with PostgreSQ
         { scope: 'change-log', n: String(POSTGRES_CHANGE_LOG_MIGRATIONS.length) },
         { scope: 'core', n: String(POSTGRES_MIGRATIONS.length) },
         { scope: 'downloads', n: String(POSTGRES_DOWNLOAD_MIGRATIONS.length) },
+        { scope: 'renders', n: String(POSTGRES_RENDER_STORE_MIGRATIONS.length) },
         { scope: 'search', n: String(POSTGRES_SEARCH_MIGRATIONS.length) },
         { scope: 'signing-keys', n: String(POSTGRES_SIGNING_KEY_MIGRATIONS.length) },
         { scope: 'storage-usage', n: String(POSTGRES_STORAGE_USAGE_MIGRATIONS.length) },

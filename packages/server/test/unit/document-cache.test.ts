@@ -21,24 +21,30 @@ describe('DocumentCache', () => {
     expect(second?.representation).toBe(first?.representation);
   });
 
-  it('counts a document not serialized yet by the size given, and its bytes once they are made', async () => {
+  it('counts a kept render by its gzip, and its identity bytes once a client asks for them', async () => {
     const cache = new DocumentCache(new LocalInvalidationBus(), 1_000_000);
-    const document = { name: 'com.a.b', text: 'x'.repeat(500) };
-    const later = Representation.later(document, 'application/json');
-    const built = await cache.get('', 'com.a.b', 'full', async () => ({
-      representation: later,
-      value: document,
-      jsonBytes: 520,
-    }));
-    expect(built?.value).toBe(document);
-    expect(later.serialized).toBe(false);
-    const before = cache.size.bytes;
+    const document = { name: 'com.a.b', text: 'abc '.repeat(500) };
     const eager = Representation.json(document, 'application/json');
-    // The same bytes and validator as a representation serialized at once, counted when made.
-    expect(later.body.equals(eager.body)).toBe(true);
-    expect(later.etag).toBe(eager.etag);
-    expect(later.serialized).toBe(true);
-    expect(cache.size.bytes).toBe(before + eager.body.length);
+    const render = { form: 'full' as const, baseUrl: 'http://r', ...(await eager.storable()) };
+    expect(render.coding).toBe('gzip');
+    const stored = Representation.stored(render, 'application/json');
+    await cache.get('', 'com.a.b', 'full', async () => ({ representation: stored, value: undefined }));
+    expect(cache.size.bytes).toBe(ENTRY_OVERHEAD + render.body.length);
+    // The same bytes and validators as the representation it was kept from.
+    expect(stored.size).toBe(eager.body.length);
+    expect(stored.etag).toBe(eager.etag);
+    expect(stored.etagFor('gzip')).toBe(eager.etagFor('gzip'));
+    expect(stored.body.equals(eager.body)).toBe(true);
+    expect(cache.size.bytes).toBe(ENTRY_OVERHEAD + render.body.length + eager.body.length);
+  });
+
+  it('counts an entry holding an object only by the size given for it', async () => {
+    const cache = new DocumentCache(new LocalInvalidationBus(), 1_000_000);
+    const index = { '1.0.0': 'sha512-x' };
+    const built = await cache.get('', 'com.a.b', 'files', async () => ({ value: index, jsonBytes: 100 }));
+    expect(built?.value).toBe(index);
+    expect(cache.peek('', 'com.a.b', 'files')?.value).toBe(index);
+    expect(cache.size.bytes).toBe(ENTRY_OVERHEAD + 3 * 100);
   });
 
   it('shares one build between concurrent misses', async () => {
@@ -115,7 +121,7 @@ describe('DocumentCache', () => {
 
     const before = cache.size.bytes;
     const entry = await cache.get('', 'com.a.one', 'full', async () => big('x'));
-    const gz = await entry!.representation.encode('gzip');
+    const gz = await entry!.representation!.encode('gzip');
     expect(cache.size.bytes).toBeLessThanOrEqual(before + gz.length);
   });
 
@@ -166,7 +172,7 @@ describe('DocumentCache', () => {
     const bus = new LocalInvalidationBus();
     const cache = new DocumentCache(bus, 1_000_000);
     const entry = await cache.get('', 'com.a.gone', 'full', async () => value('x'.repeat(4000)));
-    const compressing = entry!.representation.encode('gzip');
+    const compressing = entry!.representation!.encode('gzip');
     await bus.publish('', 'com.a.gone');
     expect(cache.size).toEqual({ entries: 0, bytes: 0 });
     expect((await compressing).length).toBeGreaterThan(0);

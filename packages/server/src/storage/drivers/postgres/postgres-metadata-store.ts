@@ -124,7 +124,7 @@ export class PostgresMetadataStore implements MetadataStore, PackageRecords {
 
   async getPackage(tenant: TenantId, name: string): Promise<StoredPackage | undefined> {
     const row = await readPackageRow(this.pool, tenant, name);
-    return row && toStoredPackage(row);
+    return row && { ...toStoredPackage(row), revision: Number(row.write_count) };
   }
 
   async versionsOf(tenant: TenantId, name: string): Promise<string[]> {

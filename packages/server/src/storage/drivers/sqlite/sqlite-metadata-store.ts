@@ -184,7 +184,7 @@ export class SqliteMetadataStore implements MetadataStore, PackageRecords {
 
   async getPackage(tenant: TenantId, name: string): Promise<StoredPackage | undefined> {
     const row = this.#readPackageRow(tenant, name);
-    return row && { ...toStoredPackage(row), documentBytes: row.document.length };
+    return row && { ...toStoredPackage(row), documentBytes: row.document.length, revision: row.write_count };
   }
 
   async versionsOf(tenant: TenantId, name: string): Promise<string[]> {

@@ -1,0 +1,108 @@
+import type pg from 'pg';
+import type { RenderStore, StoredRender, TenantId } from '../../ports.js';
+import type { PostgresPackageWriteHook } from './postgres-metadata-store.js';
+
+export const POSTGRES_RENDER_STORE_MIGRATIONS: readonly string[] = [
+  // The trigger drops a package's renders in the transaction of any change to its row, by
+  // whatever path (a write on any node, a migration, a tenant's deletion).
+  `
+  CREATE TABLE package_renders (
+    tenant text NOT NULL,
+    name text NOT NULL,
+    form text NOT NULL,
+    base_url text NOT NULL,
+    etag text NOT NULL,
+    last_modified bigint,
+    size integer NOT NULL,
+    coding text,
+    body bytea NOT NULL,
+    PRIMARY KEY (tenant, name, form)
+  );
+  CREATE FUNCTION package_renders_drop() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    DELETE FROM package_renders WHERE tenant = OLD.tenant AND name = OLD.name;
+    RETURN NULL;
+  END;
+  $$;
+  CREATE TRIGGER package_renders_after_change AFTER UPDATE OR DELETE ON packages
+    FOR EACH ROW EXECUTE FUNCTION package_renders_drop();
+  `,
+];
+
+interface Row {
+  etag: string;
+  last_modified: string | null;
+  size: number;
+  coding: string | null;
+  body: Buffer;
+}
+
+/** Rendered package documents in PostgreSQL: every node reads what any node rendered. */
+export class PostgresRenderStore implements RenderStore {
+  #pool: pg.Pool | undefined;
+
+  // The trigger does the package writes' part.
+  readonly writeHook: PostgresPackageWriteHook = {
+    name: 'renders',
+    migrations: POSTGRES_RENDER_STORE_MIGRATIONS,
+    onWrite: async () => undefined,
+  };
+
+  attach(pool: pg.Pool): void {
+    this.#pool = pool;
+  }
+
+  async readRender(
+    tenant: TenantId,
+    name: string,
+    form: StoredRender['form'],
+    baseUrl: string,
+  ): Promise<StoredRender | undefined> {
+    const { rows } = await this.#requirePool().query<Row>(
+      'SELECT etag, last_modified, size, coding, body FROM package_renders WHERE tenant = $1 AND name = $2 AND form = $3 AND base_url = $4',
+      [tenant, name, form, baseUrl],
+    );
+    const row = rows[0];
+    if (row === undefined) return undefined;
+    return {
+      form,
+      baseUrl,
+      etag: row.etag,
+      lastModified: row.last_modified === null ? undefined : Number(row.last_modified),
+      size: row.size,
+      coding: row.coding === 'gzip' ? 'gzip' : undefined,
+      body: row.body,
+    };
+  }
+
+  /**
+   * The package's row is share-locked by the statement: a write of it on another node, not yet
+   * committed, is waited for, and then the row no longer has `revision` and nothing is kept; a
+   * write that starts after waits for this statement, and its trigger drops what was kept.
+   */
+  async keepRender(tenant: TenantId, name: string, revision: number, render: StoredRender): Promise<void> {
+    await this.#requirePool().query(
+      `INSERT INTO package_renders (tenant, name, form, base_url, etag, last_modified, size, coding, body)
+             SELECT $1, $2, $3, $4, $5, $6::bigint, $7::integer, $8, $9::bytea FROM packages
+             WHERE tenant = $1 AND name = $2 AND write_count = $10::bigint FOR SHARE
+             ON CONFLICT (tenant, name, form) DO NOTHING`,
+      [
+        tenant,
+        name,
+        render.form,
+        render.baseUrl,
+        render.etag,
+        render.lastModified ?? null,
+        render.size,
+        render.coding ?? null,
+        render.body,
+        revision,
+      ],
+    );
+  }
+
+  #requirePool(): pg.Pool {
+    if (!this.#pool) throw new Error('PostgresRenderStore is not attached to a pool');
+    return this.#pool;
+  }
+}

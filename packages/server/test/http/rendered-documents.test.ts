@@ -1,0 +1,127 @@
+import { gunzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loginUser, publishVersion, rawRequest, request, startRegistry, type RawResponse, type TestRegistry } from '@pkg/testkit';
+import type { StoredRender } from '../../src/storage/ports.js';
+
+// Documents read once are kept rendered in the metadata database (services/package-reads.ts): a
+// node whose memory does not hold one (another node, a restart, an entry evicted) answers from
+// that row. These tests run on both profiles: SQLite and PostgreSQL.
+
+const NAME = 'com.acme.rendered';
+const ABBREVIATED = 'application/vnd.npm.install-v1+json';
+
+let first: TestRegistry;
+let token: string;
+beforeAll(async () => {
+  first = await startRegistry();
+  token = await loginUser(first.url, 'alice');
+  // Three versions: documents large enough to be kept gzipped.
+  for (const version of ['1.0.0', '1.1.0', '1.2.0']) {
+    const published = await publishVersion(first.url, token, NAME, version, { manifest: { description: 'Kept rendered' } });
+    expect(published.status).toBe(201);
+  }
+});
+afterAll(async () => {
+  await first.close();
+});
+
+const gzipped = { accept: ABBREVIATED, 'accept-encoding': 'gzip' };
+
+/** Waits for the render the registry keeps after a read (not waited for by the read itself). */
+async function keptRender(registry: TestRegistry, form: StoredRender['form'], baseUrl: string): Promise<StoredRender> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const render = await registry.storage.renders!.readRender('', NAME, form, baseUrl);
+    if (render !== undefined) return render;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`no ${form} render was kept for ${baseUrl}`);
+}
+
+async function rendersMetric(registry: TestRegistry): Promise<Record<string, number>> {
+  const text = (await rawRequest(`${registry.url}/-/metrics`)).body.toString();
+  const found: Record<string, number> = {};
+  for (const match of text.matchAll(/^pkg_registry_document_renders_total\{result="(\w+)"\} (\d+)$/gm))
+    found[match[1]!] = Number(match[2]);
+  return found;
+}
+
+function sameAnswer(a: RawResponse, b: RawResponse): void {
+  expect(b.status).toBe(200);
+  expect(b.body.equals(a.body)).toBe(true);
+  for (const header of ['etag', 'last-modified', 'content-type', 'content-encoding'])
+    expect(b.headers[header]).toBe(a.headers[header]);
+}
+
+/** What `registry` answers to a request for `first`'s host (both nodes behind one address). */
+function asFirst(registry: TestRegistry, headers: Record<string, string> = {}): Promise<RawResponse> {
+  return rawRequest(`${registry.url}/${NAME}`, { headers: { ...headers, host: new URL(first.url).host } });
+}
+
+describe('rendered documents kept in the database', () => {
+  it('answer a node that has not read the package with the same bytes and validators, without rendering it again', async () => {
+    const abbreviated = await rawRequest(`${first.url}/${NAME}`, { headers: gzipped });
+    const full = await rawRequest(`${first.url}/${NAME}`);
+    const fullGzipped = await rawRequest(`${first.url}/${NAME}`, { headers: { 'accept-encoding': 'gzip' } });
+    expect(abbreviated.headers['content-encoding']).toBe('gzip');
+    expect(full.headers['content-encoding']).toBeUndefined();
+    const keptAbbreviated = await keptRender(first, 'abbreviated', first.url);
+    expect(keptAbbreviated.coding).toBe('gzip');
+    expect(keptAbbreviated.body.equals(abbreviated.body)).toBe(true);
+    expect(gunzipSync(keptAbbreviated.body).length).toBe(keptAbbreviated.size);
+    const keptFull = await keptRender(first, 'full', first.url);
+    expect(gunzipSync(keptFull.body).equals(full.body)).toBe(true);
+
+    // A second node on the same database (a restart, another process): its memory holds nothing.
+    const second = await startRegistry({ dataDir: first.dataDir });
+    try {
+      sameAnswer(abbreviated, await asFirst(second, gzipped));
+      // The identity bytes, inflated from the kept gzip, are the bytes the first node rendered.
+      sameAnswer(full, await asFirst(second));
+      sameAnswer(fullGzipped, await asFirst(second, { 'accept-encoding': 'gzip' }));
+      expect(await rendersMetric(second)).toEqual({ read: 2, rendered: 0 });
+      // The validators carry over: a client's copy is still current.
+      const etag = String(abbreviated.headers.etag);
+      const revalidated = await rawRequest(`${second.url}/${NAME}`, {
+        headers: { ...gzipped, host: new URL(first.url).host, 'if-none-match': etag },
+      });
+      expect(revalidated.status).toBe(304);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('are never served once the package has changed: the write drops them, and the next read renders the new document', async () => {
+    await keptRender(first, 'abbreviated', first.url);
+    const published = await publishVersion(first.url, token, NAME, '2.0.0', { manifest: { description: 'Kept rendered' } });
+    expect(published.status).toBe(201);
+    expect(await first.storage.renders!.readRender('', NAME, 'abbreviated', first.url)).toBeUndefined();
+    const second = await startRegistry({ dataDir: first.dataDir });
+    try {
+      const after = await asFirst(second, gzipped);
+      expect(after.status).toBe(200);
+      const doc = JSON.parse(gunzipSync(after.body).toString()) as { 'dist-tags': Record<string, string>; versions: object };
+      expect(doc['dist-tags'].latest).toBe('2.0.0');
+      expect(Object.keys(doc.versions)).toContain('2.0.0');
+      expect((await rendersMetric(second)).rendered).toBe(1);
+      // What it rendered is kept for the next node.
+      const kept = await keptRender(second, 'abbreviated', first.url);
+      expect(kept.body.equals(after.body)).toBe(true);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('keep the first host name a form was rendered for; another host name still gets its own tarball links', async () => {
+    await request(`${first.url}/${NAME}`, { headers: { accept: ABBREVIATED } });
+    const kept = await keptRender(first, 'abbreviated', first.url);
+    const port = new URL(first.url).port;
+    const other = await rawRequest(`${first.url}/${NAME}`, { headers: { ...gzipped, host: `localhost:${port}` } });
+    expect(other.status).toBe(200);
+    const doc = JSON.parse(gunzipSync(other.body).toString()) as { versions: Record<string, { dist: { tarball: string } }> };
+    for (const record of Object.values(doc.versions))
+      expect(record.dist.tarball.startsWith(`http://localhost:${port}/`)).toBe(true);
+    // Rendered in memory for that host; the kept render stays the first host's.
+    expect(await first.storage.renders!.readRender('', NAME, 'abbreviated', `http://localhost:${port}`)).toBeUndefined();
+    expect((await first.storage.renders!.readRender('', NAME, 'abbreviated', first.url))?.etag).toBe(kept.etag);
+  });
+});
