@@ -305,7 +305,10 @@ describe.each(profiles)('storage usage and quotas after a restore (%s)', (profil
       // The usage table came back as it was, nothing left to measure; the tenant's own quotas too.
       expect(await restored.storage.usage.usage('')).toEqual(usage);
       expect(await restored.storage.usage.unmeasured('')).toEqual([]);
-      expect((await restored.storage.registry.tenants.get('acme'))?.settings).toEqual({ quotaBytes: 1_000_000, quotaPackages: 1 });
+      expect((await restored.storage.registry.tenants.get('acme'))?.settings).toEqual({
+        quotaBytes: 1_000_000,
+        quotaPackages: 1,
+      });
       const report = await runRegistryCli(['storage', ...target, '--json'], {
         env: { PKG_REGISTRY_QUOTA_PACKAGES: '3' },
       });

@@ -2,6 +2,7 @@ import { ADVISORY_SEVERITIES, type AdvisoryRecord } from '../../storage/ports.js
 import { CSRF_FIELD } from '../csrf.js';
 import { html, safeHttpUrl, type SafeHtml } from '../html.js';
 import type { AdvisoryMark } from '../package-view.js';
+import { formError, formField } from './form-field.js';
 import { layout } from './layout.js';
 import type { PageContext } from './page-context.js';
 import { advisoriesPath, packagePath } from './urls.js';
@@ -119,85 +120,81 @@ function advisory(ctx: PageContext, view: AdvisoriesView, a: AdvisoryRecord): Sa
 
 function publishForm(ctx: PageContext, view: AdvisoriesView): SafeHtml {
   const error = view.error?.form === 'publish' ? view.error : undefined;
+  const errorId = error ? 'publish-error' : undefined;
   const fields = error?.fields ?? {};
-  const described = (hint?: string) => {
-    const ids = [...(hint ? [hint] : []), ...(error ? ['publish-error'] : [])].join(' ');
-    return ids ? html` aria-describedby="${ids}"` : '';
-  };
-  const invalid = error ? html` aria-invalid="true"` : '';
   const severity = fields.severity ?? 'moderate';
   return html`<section aria-labelledby="publish-h">
     <h2 id="publish-h">Publish an advisory</h2>
     <p>An advisory with the id of one published before replaces it (and brings a withdrawn one back).</p>
-    ${error ? html`<div id="publish-error" class="error" role="alert">${error.message}</div>` : ''}
+    ${formError('publish-error', error?.message)}
     <form method="post" action="${advisoriesPath(view.name)}">
       <input type="hidden" name="${CSRF_FIELD}" value="${ctx.csrf}" />
-      <div class="field">
-        <label for="advisory-id">Id <span class="muted">(optional)</span></label>
-        <input
-          id="advisory-id"
-          name="id"
-          type="text"
-          maxlength="64"
-          value="${fields.id ?? ''}"
-          ${described('advisory-id-hint')}${invalid}
-        />
-        <span id="advisory-id-hint" class="hint">A CVE or GHSA id, for example; empty: the registry makes one.</span>
-      </div>
+      ${formField({
+        id: 'advisory-id',
+        name: 'id',
+        label: 'Id',
+        note: '(optional)',
+        maxlength: 64,
+        value: fields.id ?? '',
+        hint: 'A CVE or GHSA id, for example; empty: the registry makes one.',
+        errorId,
+      })}
       <div class="field">
         <label for="advisory-severity">Severity</label>
         <select id="advisory-severity" name="severity">
           ${ADVISORY_SEVERITIES.map((s) => html`<option value="${s}" ${s === severity ? 'selected' : ''}>${s}</option>`)}
         </select>
       </div>
-      <div class="field">
-        <label for="advisory-vulnerable">Affected versions</label>
-        <input
-          id="advisory-vulnerable"
-          name="vulnerable_versions"
-          type="text"
-          required
-          maxlength="256"
-          value="${fields.vulnerable_versions ?? ''}"
-          ${described('advisory-vulnerable-hint')}${invalid}
-        />
-        <span id="advisory-vulnerable-hint" class="hint">A semver range, for example <code>&lt;1.2.3</code>.</span>
-      </div>
-      <div class="field">
-        <label for="advisory-patched">Fixed in <span class="muted">(optional)</span></label>
-        <input
-          id="advisory-patched"
-          name="patched_versions"
-          type="text"
-          maxlength="256"
-          value="${fields.patched_versions ?? ''}"
-          ${described('advisory-patched-hint')}${invalid}
-        />
-        <span id="advisory-patched-hint" class="hint"
-          >A semver range, for example <code>&gt;=1.2.3</code>; empty: no fix yet.</span
-        >
-      </div>
-      <div class="field">
-        <label for="advisory-title">Title</label>
-        <input
-          id="advisory-title"
-          name="title"
-          type="text"
-          required
-          maxlength="200"
-          value="${fields.title ?? ''}"
-          ${described()}${invalid}
-        />
-      </div>
+      ${formField({
+        id: 'advisory-vulnerable',
+        name: 'vulnerable_versions',
+        label: 'Affected versions',
+        required: true,
+        maxlength: 256,
+        value: fields.vulnerable_versions ?? '',
+        hint: html`A semver range, for example <code>&lt;1.2.3</code>.`,
+        errorId,
+      })}
+      ${formField({
+        id: 'advisory-patched',
+        name: 'patched_versions',
+        label: 'Fixed in',
+        note: '(optional)',
+        maxlength: 256,
+        value: fields.patched_versions ?? '',
+        hint: html`A semver range, for example <code>&gt;=1.2.3</code>; empty: no fix yet.`,
+        errorId,
+      })}
+      ${formField({
+        id: 'advisory-title',
+        name: 'title',
+        label: 'Title',
+        required: true,
+        maxlength: 200,
+        value: fields.title ?? '',
+        errorId,
+      })}
       <div class="field">
         <label for="advisory-description">Description <span class="muted">(optional)</span></label>
-        <textarea id="advisory-description" name="description" rows="5" maxlength="10000" ${described()}>
+        <textarea
+          id="advisory-description"
+          name="description"
+          rows="5"
+          maxlength="10000"
+          ${errorId ? html`aria-describedby="${errorId}"` : ''}
+        >
 ${fields.description ?? ''}</textarea>
       </div>
-      <div class="field">
-        <label for="advisory-url">Link <span class="muted">(optional)</span></label>
-        <input id="advisory-url" name="url" type="url" maxlength="2048" value="${fields.url ?? ''}" ${described()}${invalid} />
-      </div>
+      ${formField({
+        id: 'advisory-url',
+        name: 'url',
+        label: 'Link',
+        note: '(optional)',
+        type: 'url',
+        maxlength: 2048,
+        value: fields.url ?? '',
+        errorId,
+      })}
       <button type="submit">Publish advisory</button>
     </form>
   </section>`;

@@ -1,7 +1,9 @@
 import { CSRF_FIELD } from '../csrf.js';
 import { html } from '../html.js';
+import { formError, formField } from './form-field.js';
 import { layout } from './layout.js';
 import type { PageContext } from './page-context.js';
+import { USER_NAME_FIELD } from './sign-in-form.js';
 
 export interface InvitationView {
   /** Where the form posts (the invitation's own path). */
@@ -20,56 +22,45 @@ export interface InvitationView {
  * an e-mail), then is signed in. It works while sign-up is closed: the invitation is the permission.
  */
 export function invitationPage(ctx: PageContext, view: InvitationView): string {
-  const failed = view.error !== undefined && view.error !== '';
-  const invalid = failed ? html` aria-invalid="true" aria-describedby="invitation-error"` : '';
+  const errorId = view.error ? 'invitation-error' : undefined;
   const body = html`<div class="card">
     <h1>Create your account</h1>
     <p>
       ${view.invitedBy} invited you to ${ctx.host}${view.admin ? ' as an administrator' : ''}. The invitation can be used once,
       until <time datetime="${view.expiresAt}">${view.expiresAt.slice(0, 16).replace('T', ' ')} UTC</time>.
     </p>
-    ${failed ? html`<div id="invitation-error" class="error" role="alert">${view.error}</div>` : ''}
+    ${formError('invitation-error', view.error)}
     <form method="post" action="${view.action}">
       <input type="hidden" name="${CSRF_FIELD}" value="${ctx.csrf}" />
-      <div class="field">
-        <label for="name">User name</label>
-        <input
-          id="name"
-          name="name"
-          type="text"
-          autocomplete="username"
-          autocapitalize="none"
-          spellcheck="false"
-          required
-          maxlength="128"
-          value="${view.name ?? ''}"
-          aria-describedby="name-hint"
-          ${invalid}${failed ? html` autofocus` : ''}
-        />
-        <span id="name-hint" class="hint">Letters, digits, ".", "_" and "-".</span>
-      </div>
-      <div class="field">
-        <label for="email">E-mail</label>
-        <input id="email" name="email" type="email" autocomplete="email" maxlength="254" value="${view.email ?? ''}" />
-      </div>
-      <div class="field">
-        <label for="password">Password</label>
-        <input
-          id="password"
-          name="password"
-          type="password"
-          autocomplete="new-password"
-          required
-          minlength="${String(view.passwordMinLength)}"
-          maxlength="1024"
-          aria-describedby="password-hint"
-        />
-        <span id="password-hint" class="hint"
-          >At least ${String(view.passwordMinLength)} characters; the most common passwords are refused.</span
-        >
-      </div>
+      ${formField({
+        ...USER_NAME_FIELD,
+        value: view.name ?? '',
+        hint: 'Letters, digits, ".", "_" and "-".',
+        errorId,
+        autofocus: errorId !== undefined,
+      })}
+      ${formField({
+        id: 'email',
+        name: 'email',
+        label: 'E-mail',
+        type: 'email',
+        autocomplete: 'email',
+        maxlength: 254,
+        value: view.email ?? '',
+      })}
+      ${formField({
+        id: 'password',
+        name: 'password',
+        label: 'Password',
+        type: 'password',
+        autocomplete: 'new-password',
+        required: true,
+        minlength: view.passwordMinLength,
+        maxlength: 1024,
+        hint: `At least ${view.passwordMinLength} characters; the most common passwords are refused.`,
+      })}
       <button type="submit">Create account and sign in</button>
     </form>
   </div>`;
-  return layout(ctx, { title: failed ? 'Account not created' : 'Create your account', body });
+  return layout(ctx, { title: errorId ? 'Account not created' : 'Create your account', body });
 }

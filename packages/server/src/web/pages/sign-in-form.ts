@@ -1,5 +1,6 @@
 import { CSRF_FIELD } from '../csrf.js';
 import { html, type SafeHtml } from '../html.js';
+import { formError, formField, type FormField } from './form-field.js';
 
 export interface SignInFormOptions {
   action: string;
@@ -13,58 +14,63 @@ export interface SignInFormOptions {
   submitLabel: string;
 }
 
+/** The user name as both the sign-in form and an invitation's form ask for it. */
+export const USER_NAME_FIELD = {
+  id: 'name',
+  name: 'name',
+  label: 'User name',
+  autocomplete: 'username',
+  autocapitalize: 'none',
+  spellcheck: false,
+  required: true,
+  maxlength: 128,
+} as const satisfies FormField;
+
+const PASSWORD_FIELD = {
+  id: 'password',
+  name: 'password',
+  label: 'Password',
+  type: 'password',
+  autocomplete: 'current-password',
+  required: true,
+  maxlength: 1024,
+} as const satisfies FormField;
+
+const ONE_TIME_PASSWORD_FIELD = {
+  id: 'otp',
+  name: 'otp',
+  label: 'One-time password',
+  note: '(only with two-factor sign-in)',
+  inputmode: 'numeric',
+  autocomplete: 'one-time-code',
+  maxlength: 64,
+} as const satisfies FormField;
+
+const NEW_ACCOUNT_EMAIL_FIELD = {
+  id: 'email',
+  name: 'email',
+  label: 'E-mail',
+  note: '(only to create a new account)',
+  type: 'email',
+  autocomplete: 'email',
+  maxlength: 254,
+  hint: 'New user names become accounts when an e-mail is given.',
+} as const satisfies FormField;
+
 /**
  * Name and password (and, where sign-up is open, an e-mail for a new account). After a failed
  * attempt the fields are marked invalid, described by the error, and the first has the focus
  * (`autofocus`: no script needed, the CSP allows none inline).
  */
 export function signInForm(options: SignInFormOptions): SafeHtml {
-  const failed = options.error !== undefined && options.error !== '';
-  const invalid = failed ? html` aria-invalid="true" aria-describedby="signin-error"` : '';
-  return html`${failed ? html`<div id="signin-error" class="error" role="alert">${options.error}</div>` : ''}
+  const errorId = options.error ? 'signin-error' : undefined;
+  return html`${formError('signin-error', options.error)}
     <form method="post" action="${options.action}">
       <input type="hidden" name="${CSRF_FIELD}" value="${options.csrf}" />
       ${options.next ? html`<input type="hidden" name="next" value="${options.next}" />` : ''}
-      <div class="field">
-        <label for="name">User name</label>
-        <input
-          id="name"
-          name="name"
-          type="text"
-          autocomplete="username"
-          autocapitalize="none"
-          spellcheck="false"
-          required
-          maxlength="128"
-          value="${options.name ?? ''}"
-          ${invalid}${failed ? html` autofocus` : ''}
-        />
-      </div>
-      <div class="field">
-        <label for="password">Password</label>
-        <input
-          id="password"
-          name="password"
-          type="password"
-          autocomplete="current-password"
-          required
-          maxlength="1024"
-          ${invalid}
-        />
-      </div>
-      <div class="field">
-        <label for="otp">One-time password <span class="muted">(only with two-factor sign-in)</span></label>
-        <input id="otp" name="otp" type="text" inputmode="numeric" autocomplete="one-time-code" maxlength="64" />
-      </div>
-      ${
-        options.signup
-          ? html`<div class="field">
-              <label for="email">E-mail <span class="muted">(only to create a new account)</span></label>
-              <input id="email" name="email" type="email" autocomplete="email" maxlength="254" aria-describedby="email-hint" />
-              <span id="email-hint" class="hint">New user names become accounts when an e-mail is given.</span>
-            </div>`
-          : ''
-      }
+      ${formField({ ...USER_NAME_FIELD, value: options.name ?? '', errorId, autofocus: errorId !== undefined })}
+      ${formField({ ...PASSWORD_FIELD, errorId })} ${formField(ONE_TIME_PASSWORD_FIELD)}
+      ${options.signup ? formField(NEW_ACCOUNT_EMAIL_FIELD) : ''}
       <button type="submit">${options.submitLabel}</button>
     </form>`;
 }

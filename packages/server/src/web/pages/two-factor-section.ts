@@ -1,6 +1,7 @@
 import { renderSVG } from 'uqr';
 import { CSRF_FIELD } from '../csrf.js';
 import { html, trustedHtml, type SafeHtml } from '../html.js';
+import { formError, labelledInput, type FormField } from './form-field.js';
 
 /** What the account page shows of the viewer's two-factor sign-in. */
 export type TwoFactorView =
@@ -17,14 +18,23 @@ export interface TwoFactorForm {
   error?: string | undefined;
 }
 
+/** The password again, which setting two-factor sign-in up and switching it off both ask for. */
+const YOUR_PASSWORD_FIELD = {
+  name: 'password',
+  label: 'Your password',
+  type: 'password',
+  autocomplete: 'current-password',
+  required: true,
+} as const satisfies Omit<FormField, 'id'>;
+
 /**
  * Two-factor sign-in on the account page: set it up (password, mode), scan the QR code the
  * server draws (an inline SVG: no image from elsewhere, nothing sent to another site) or type
  * its secret, confirm with a first code, keep the recovery codes shown once; or switch it off.
  */
 export function twoFactorSection(view: TwoFactorView, form: TwoFactorForm): SafeHtml {
-  const error = form.error ? html`<div id="two-factor-error" class="error" role="alert">${form.error}</div>` : '';
-  const described = form.error ? html` aria-invalid="true" aria-describedby="two-factor-error"` : '';
+  const error = formError('two-factor-error', form.error);
+  const errorId = form.error ? 'two-factor-error' : undefined;
   const csrf = html`<input type="hidden" name="${CSRF_FIELD}" value="${form.csrf}" />`;
   const heading = html`<h2 id="two-factor">Two-factor sign-in</h2>`;
   switch (view.state) {
@@ -39,8 +49,7 @@ export function twoFactorSection(view: TwoFactorView, form: TwoFactorForm): Safe
             <label><input type="radio" name="mode" value="auth-and-writes" checked /> when signing in and for every change</label>
             <label><input type="radio" name="mode" value="auth-only" /> only when signing in</label>
           </fieldset>
-          <label for="two-factor-password">Your password</label>
-          <input id="two-factor-password" name="password" type="password" autocomplete="current-password" required ${described} />
+          ${labelledInput({ ...YOUR_PASSWORD_FIELD, id: 'two-factor-password', errorId })}
           <button type="submit">Set up two-factor sign-in</button>
         </form>`;
     case 'pending': {
@@ -54,17 +63,16 @@ export function twoFactorSection(view: TwoFactorView, form: TwoFactorForm): Safe
         ${error}
         <form method="post" action="/-/web/account/two-factor/confirm" class="token-form">
           ${csrf}
-          <label for="two-factor-code">Code from the app</label>
-          <input
-            id="two-factor-code"
-            name="code"
-            type="text"
-            inputmode="numeric"
-            autocomplete="one-time-code"
-            maxlength="6"
-            required
-            ${described}
-          />
+          ${labelledInput({
+            id: 'two-factor-code',
+            name: 'code',
+            label: 'Code from the app',
+            inputmode: 'numeric',
+            autocomplete: 'one-time-code',
+            required: true,
+            maxlength: 6,
+            errorId,
+          })}
           <button type="submit">Confirm</button>
         </form>`;
     }
@@ -82,18 +90,15 @@ export function twoFactorSection(view: TwoFactorView, form: TwoFactorForm): Safe
         <p>On: a code is asked ${modeWords(view.mode)}. ${String(view.recoveryCodesLeft)} recovery codes left.</p>
         ${error}
         <form method="post" action="/-/web/account/two-factor/disable" class="token-form">
-          ${csrf}
-          <label for="two-factor-off-password">Your password</label>
-          <input
-            id="two-factor-off-password"
-            name="password"
-            type="password"
-            autocomplete="current-password"
-            required
-            ${described}
-          />
-          <label for="two-factor-off-code">A code from the app (or a recovery code)</label>
-          <input id="two-factor-off-code" name="code" type="text" autocomplete="one-time-code" maxlength="64" required />
+          ${csrf} ${labelledInput({ ...YOUR_PASSWORD_FIELD, id: 'two-factor-off-password', errorId })}
+          ${labelledInput({
+            id: 'two-factor-off-code',
+            name: 'code',
+            label: 'A code from the app (or a recovery code)',
+            autocomplete: 'one-time-code',
+            required: true,
+            maxlength: 64,
+          })}
           <button type="submit" class="secondary">Switch two-factor sign-in off</button>
         </form>`;
   }

@@ -3,6 +3,7 @@ import { DEFAULT_OVERLAP_HOURS, type WebhookSummary } from '../../services/webho
 import { WEBHOOK_EVENT_GROUPS, WEBHOOK_EVENTS } from '../../services/webhook-events.js';
 import { CSRF_FIELD } from '../csrf.js';
 import { html, type SafeHtml } from '../html.js';
+import { formError, formField } from './form-field.js';
 import { layout } from './layout.js';
 import type { PageContext } from './page-context.js';
 
@@ -52,12 +53,12 @@ function formKeys(view: WebhooksView): Set<WebhookFormKey> {
   return keys;
 }
 
-/** The refusal of form `key` (an alert tied to its fields), and the values the form is shown with. */
-function refusalOf(view: WebhooksView, key: WebhookFormKey, errorId: string) {
+/** The refusal of form `key` (an alert its fields name with `errorId`), and the values the form is shown with. */
+function refusalOf(view: WebhooksView, key: WebhookFormKey, alertId: string) {
   const error = view.error?.form === key ? view.error : undefined;
   return {
-    alert: error ? html`<div id="${errorId}" class="error" role="alert">${error.message}</div>` : '',
-    invalid: error ? html` aria-invalid="true" aria-describedby="${errorId}"` : '',
+    alert: formError(alertId, error?.message),
+    errorId: error ? alertId : undefined,
     fields: error?.fields ?? {},
   };
 }
@@ -69,49 +70,42 @@ function secretShown(secret: string): SafeHtml {
   </div>`;
 }
 
-function eventsHint(id: string): SafeHtml {
-  return html`<span id="${id}" class="hint"
-    >Comma-separated: events (${WEBHOOK_EVENTS.join(', ')}), groups of them (${WEBHOOK_EVENT_GROUPS.join(', ')}), or
-    <code>*</code> for all.</span
-  >`;
+/** The receiver's URL, in the add form and in each webhook's edit form. */
+function urlField(id: string, value: string, errorId: string | undefined): SafeHtml {
+  return formField({ id, name: 'url', label: 'Receiver URL', type: 'url', required: true, maxlength: 2048, value, errorId });
+}
+
+function eventsField(id: string, value: string): SafeHtml {
+  return formField({
+    id,
+    name: 'events',
+    label: 'Events',
+    required: true,
+    maxlength: 1024,
+    value,
+    hint: html`Comma-separated: events (${WEBHOOK_EVENTS.join(', ')}), groups of them (${WEBHOOK_EVENT_GROUPS.join(', ')}), or
+      <code>*</code> for all.`,
+  });
 }
 
 function addForm(ctx: PageContext, view: WebhooksView): SafeHtml {
-  const { alert, invalid, fields } = refusalOf(view, 'add', 'add-error');
+  const { alert, errorId, fields } = refusalOf(view, 'add', 'add-error');
   return html`<section aria-labelledby="add-h">
     <h2 id="add-h">Add a webhook</h2>
     ${alert}
     <form method="post" action="${WEBHOOKS_PAGE}">
       <input type="hidden" name="${CSRF_FIELD}" value="${ctx.csrf}" />
-      <div class="field">
-        <label for="add-url">Receiver URL</label>
-        <input id="add-url" name="url" type="url" required maxlength="2048" value="${fields.url ?? ''}" ${invalid} />
-      </div>
-      <div class="field">
-        <label for="add-events">Events</label>
-        <input
-          id="add-events"
-          name="events"
-          type="text"
-          required
-          maxlength="1024"
-          value="${fields.events ?? ''}"
-          aria-describedby="add-events-hint"
-        />
-        ${eventsHint('add-events-hint')}
-      </div>
-      <div class="field">
-        <label for="add-secret">Secret <span class="muted">(optional)</span></label>
-        <input
-          id="add-secret"
-          name="secret"
-          type="password"
-          autocomplete="off"
-          maxlength="256"
-          aria-describedby="add-secret-hint"
-        />
-        <span id="add-secret-hint" class="hint">16 to 256 characters without spaces; empty: one is made and shown once.</span>
-      </div>
+      ${urlField('add-url', fields.url ?? '', errorId)} ${eventsField('add-events', fields.events ?? '')}
+      ${formField({
+        id: 'add-secret',
+        name: 'secret',
+        label: 'Secret',
+        note: '(optional)',
+        type: 'password',
+        autocomplete: 'off',
+        maxlength: 256,
+        hint: '16 to 256 characters without spaces; empty: one is made and shown once.',
+      })}
       <button type="submit">Add webhook</button>
     </form>
   </section>`;
@@ -139,31 +133,8 @@ function section(ctx: PageContext, view: WebhooksView, hook: WebhookSummary, del
       ${edit.alert}
       <form method="post" action="${WEBHOOKS_PAGE}/${id}">
         <input type="hidden" name="${CSRF_FIELD}" value="${ctx.csrf}" />
-        <div class="field">
-          <label for="url-${id}">Receiver URL</label>
-          <input
-            id="url-${id}"
-            name="url"
-            type="url"
-            required
-            maxlength="2048"
-            value="${edit.fields.url ?? hook.url}"
-            ${edit.invalid}
-          />
-        </div>
-        <div class="field">
-          <label for="events-${id}">Events</label>
-          <input
-            id="events-${id}"
-            name="events"
-            type="text"
-            required
-            maxlength="1024"
-            value="${edit.fields.events ?? hook.events.join(', ')}"
-            aria-describedby="events-hint-${id}"
-          />
-          ${eventsHint(`events-hint-${id}`)}
-        </div>
+        ${urlField(`url-${id}`, edit.fields.url ?? hook.url, edit.errorId)}
+        ${eventsField(`events-${id}`, edit.fields.events ?? hook.events.join(', '))}
         <button type="submit">Save changes</button>
       </form>
     </details>
@@ -172,34 +143,26 @@ function section(ctx: PageContext, view: WebhooksView, hook: WebhookSummary, del
       ${rotate.alert}
       <form method="post" action="${WEBHOOKS_PAGE}/${id}/rotate-secret">
         <input type="hidden" name="${CSRF_FIELD}" value="${ctx.csrf}" />
-        <div class="field">
-          <label for="secret-${id}">New secret <span class="muted">(optional)</span></label>
-          <input
-            id="secret-${id}"
-            name="secret"
-            type="password"
-            autocomplete="off"
-            maxlength="256"
-            aria-describedby="secret-hint-${id}"
-            ${rotate.invalid}
-          />
-          <span id="secret-hint-${id}" class="hint">Empty: one is made and shown once.</span>
-        </div>
-        <div class="field">
-          <label for="overlap-${id}">Hours the old secret still signs</label>
-          <input
-            id="overlap-${id}"
-            name="overlapHours"
-            type="text"
-            inputmode="numeric"
-            maxlength="8"
-            value="${rotate.fields.overlapHours ?? String(DEFAULT_OVERLAP_HOURS)}"
-            aria-describedby="overlap-hint-${id}"
-          />
-          <span id="overlap-hint-${id}" class="hint"
-            >Both secrets sign meanwhile, so the receiver can switch without a gap (0 to 720).</span
-          >
-        </div>
+        ${formField({
+          id: `secret-${id}`,
+          name: 'secret',
+          label: 'New secret',
+          note: '(optional)',
+          type: 'password',
+          autocomplete: 'off',
+          maxlength: 256,
+          hint: 'Empty: one is made and shown once.',
+          errorId: rotate.errorId,
+        })}
+        ${formField({
+          id: `overlap-${id}`,
+          name: 'overlapHours',
+          label: 'Hours the old secret still signs',
+          inputmode: 'numeric',
+          maxlength: 8,
+          value: rotate.fields.overlapHours ?? String(DEFAULT_OVERLAP_HOURS),
+          hint: 'Both secrets sign meanwhile, so the receiver can switch without a gap (0 to 720).',
+        })}
         <button type="submit">Rotate secret</button>
       </form>
     </details>
