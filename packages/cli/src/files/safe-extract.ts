@@ -96,35 +96,41 @@ export async function extractPackage(
   };
   let files = 0;
   try {
-    await readEntries(fs, file, label, async (entry) => {
-      const refuse = (reason: string) => new ClientError('UNSAFE_TARBALL', { label, entry: entry.path, reason });
-      if (!FILE_TYPES.has(entry.type) && entry.type !== 'Directory') throw refuse(`an unsupported type (${entry.type})`);
-      const relative = packageRelativePath(entry.path);
-      if (!relative.ok) throw refuse(relative.reason);
-      if (relative.path === null) return;
-      const target = targetBelow(root, relative.path);
-      if (target === null) throw refuse('a path outside the package');
-      if (entry.type === 'Directory') {
-        await ensureFolder(target);
-        return;
-      }
-      await ensureFolder(path.dirname(target));
-      written.push(target);
-      // Modes from the archive are not kept: no executable or setuid bits from a download.
-      const handle = await fs.open(target, 'w', 0o644);
-      const hash = digests ? createHash('sha256') : undefined;
-      try {
-        for await (const chunk of entry.data) {
-          hash?.update(chunk);
-          await handle.write(chunk);
+    await readEntries(
+      fs,
+      file,
+      label,
+      async (entry) => {
+        const refuse = (reason: string) => new ClientError('UNSAFE_TARBALL', { label, entry: entry.path, reason });
+        if (!FILE_TYPES.has(entry.type) && entry.type !== 'Directory') throw refuse(`an unsupported type (${entry.type})`);
+        const relative = packageRelativePath(entry.path);
+        if (!relative.ok) throw refuse(relative.reason);
+        if (relative.path === null) return;
+        const target = targetBelow(root, relative.path);
+        if (target === null) throw refuse('a path outside the package');
+        if (entry.type === 'Directory') {
+          await ensureFolder(target);
+          return;
         }
-      } finally {
-        await handle.close();
-      }
-      // A path given twice holds the last entry's bytes, and so does its digest.
-      if (digests && hash) digests[relative.path] = `sha256-${hash.digest('base64')}`;
-      files++;
-    }, fileHash);
+        await ensureFolder(path.dirname(target));
+        written.push(target);
+        // Modes from the archive are not kept: no executable or setuid bits from a download.
+        const handle = await fs.open(target, 'w', 0o644);
+        const hash = digests ? createHash('sha256') : undefined;
+        try {
+          for await (const chunk of entry.data) {
+            hash?.update(chunk);
+            await handle.write(chunk);
+          }
+        } finally {
+          await handle.close();
+        }
+        // A path given twice holds the last entry's bytes, and so does its digest.
+        if (digests && hash) digests[relative.path] = `sha256-${hash.digest('base64')}`;
+        files++;
+      },
+      fileHash,
+    );
   } catch (err) {
     if (existed) for (const target of written) await fs.rm(target, { force: true });
     else await fs.rm(root, { recursive: true, force: true });

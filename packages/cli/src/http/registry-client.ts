@@ -282,7 +282,12 @@ export class RegistryClient {
       const cached = await cache.read(this.registry, name);
       const reused = cached ? parseDocument(cached.body) : undefined;
       const entry = reused !== undefined ? cached : null;
-      if (entry && reused !== undefined && this.#options.documentFreshness !== 'revalidate' && isFresh(entry, this.#options.now())) {
+      if (
+        entry &&
+        reused !== undefined &&
+        this.#options.documentFreshness !== 'revalidate' &&
+        isFresh(entry, this.#options.now())
+      ) {
         this.#options.debug(`✓ ${name}: the cached document (fresh)`);
         return reused;
       }

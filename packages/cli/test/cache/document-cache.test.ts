@@ -34,7 +34,12 @@ describe('DocumentCache', () => {
   it('keeps a document with its validators, fresh for max-age and no longer', async () => {
     let now = new Date('2026-01-01T00:00:00Z');
     const cache = new DocumentCache(fs, await cacheDir(), () => now);
-    await cache.store(REGISTRY, 'com.a.b', { 'cache-control': 'max-age=300', etag: '"abc"', 'last-modified': 'x' }, '{"name":"com.a.b"}');
+    await cache.store(
+      REGISTRY,
+      'com.a.b',
+      { 'cache-control': 'max-age=300', etag: '"abc"', 'last-modified': 'x' },
+      '{"name":"com.a.b"}',
+    );
     const entry = (await cache.read(REGISTRY, 'com.a.b'))!;
     expect(entry).toMatchObject({ body: '{"name":"com.a.b"}', etag: '"abc"', lastModified: 'x', maxAge: 300 });
     now = new Date(now.getTime() + 299_000);

@@ -73,9 +73,12 @@ describe('the document cache (built binary, real registry)', () => {
     const fetched = JSON.parse(cold.stdout).fetched as { package: string; version: string }[];
     const coldRequests = documentRequests(mark);
     // app → lib → core, and a: four documents, each asked once, each a 200.
-    expect(coldRequests.map((r) => r.url).sort()).toEqual(
-      ['/com.fixture.a', '/com.fixture.app', '/com.fixture.core', '/com.fixture.lib'],
-    );
+    expect(coldRequests.map((r) => r.url).sort()).toEqual([
+      '/com.fixture.a',
+      '/com.fixture.app',
+      '/com.fixture.core',
+      '/com.fixture.lib',
+    ]);
     expect(coldRequests.every((r) => r.status === 200)).toBe(true);
 
     // Within max-age: not one document request, and the same packages.

@@ -339,7 +339,9 @@ describe('a Godot 4 project (built binary)', () => {
     const damaged = await freshCopy(project.dir, ['project.godot', 'pkg.json', 'pkg-lock.json']);
     const repaired = await pkg(['install', '--json'], damaged);
     expect(repaired.stderr).toBe('');
-    expect(repaired.json).toMatchObject({ installed: [{ package: 'com.fixture.godot.dialogue', version: '2.0.0', cached: false }] });
+    expect(repaired.json).toMatchObject({
+      installed: [{ package: 'com.fixture.godot.dialogue', version: '2.0.0', cached: false }],
+    });
     expect(await readFile(path.join(damaged, 'addons/dialogue/plugin.cfg'), 'utf8')).toBe(PLUGIN_CFG('2.0.0'));
     expect((await readFile(cachedTarball)).equals(good)).toBe(true);
 

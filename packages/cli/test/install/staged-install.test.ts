@@ -127,11 +127,21 @@ describe('the staged install', () => {
     const expected = expectedDigest(good.record.dist)!;
     // Another package's bytes in its place: a valid tarball, with another digest.
     const swapped = { ...good, tarball: dialog('1.0.1').tarball, unverified: expected };
-    expect(await tx(nodeFs, [swapped]).then(() => null, (e: unknown) => e)).toBeInstanceOf(CachedTarballChanged);
+    expect(
+      await tx(nodeFs, [swapped]).then(
+        () => null,
+        (e: unknown) => e,
+      ),
+    ).toBeInstanceOf(CachedTarballChanged);
     expect(await snapshot(project.dir)).toEqual(before);
     // Bytes that are no tarball at all: the digest, not the gzip error, is what is reported.
     const garbage = { ...good, tarball: tarballFile(Buffer.from('not a tarball')), unverified: expected };
-    expect(await tx(nodeFs, [garbage]).then(() => null, (e: unknown) => e)).toBeInstanceOf(CachedTarballChanged);
+    expect(
+      await tx(nodeFs, [garbage]).then(
+        () => null,
+        (e: unknown) => e,
+      ),
+    ).toBeInstanceOf(CachedTarballChanged);
     expect(await snapshot(project.dir)).toEqual(before);
     // The right bytes install as a verified tarball does.
     await tx(nodeFs, [{ ...good, unverified: expected }]);

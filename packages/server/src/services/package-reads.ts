@@ -123,7 +123,7 @@ export class PackageReadService {
       const doc = stored.document;
       return { value: doc, jsonBytes: stored.documentBytes ?? JSON.stringify(doc).length };
     });
-    const doc = found?.value as PackageDocument | undefined;
+    const doc = found?.value;
     if (!doc) throw packageNotFound(name);
     const version = resolveVersion(doc, spec);
     const record = version === undefined ? undefined : doc.versions[version];
@@ -137,7 +137,7 @@ export class PackageReadService {
    */
   async file(scope: ReadScope, name: string, fileName: string): Promise<TarballFile> {
     const found = await this.#cache.get(scope.tenant, name, FILES_VARIANT, () => this.#buildFileIndex(scope, name));
-    const index = found?.value as FileIndex | undefined;
+    const index = found?.value;
     if (!index) throw packageNotFound(name);
     const { version, kind, key, etag, integrity } = locateFile(scope, name, fileName, index);
     const notFound = () => fileNotFound(name, fileName);

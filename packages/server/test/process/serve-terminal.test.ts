@@ -42,7 +42,7 @@ describe('pkg-registry serve on a terminal', () => {
     const start = lines.findIndex((line) => line.startsWith('pkg-registry listening'));
     expect(lines[start]).toMatch(/^pkg-registry listening on http:\/\/127\.0\.0\.1:\d+, data in .*data$/);
     expect(lines.slice(0, start).length).toBeGreaterThan(0);
-    for (const line of lines.slice(0, start)) expect(line).toMatch(/^\d\d:\d\d:\d\d INFO  applying database migration /);
+    for (const line of lines.slice(0, start)) expect(line).toMatch(/^\d\d:\d\d:\d\d INFO {2}applying database migration /);
     expect(out).not.toContain('{"level"');
     expect(out).not.toContain('Server listening at');
     expect(out).toMatch(/\d\d:\d\d:\d\d GET \/-\/ping 200 [\d.]+ ms/);
