@@ -10,7 +10,7 @@ import {
 } from '@pkg/protocol';
 import type { ServerDeps } from '../deps.js';
 import { blobKeyFor, sigstoreKeyFor } from '../storage/blob-keys.js';
-import type { ByteRange, StoredPackage, TenantId } from '../storage/ports.js';
+import type { ByteRange, RenderStore, StoredPackage, TenantId } from '../storage/ports.js';
 import { BudgetLru } from '../storage/budget-lru.js';
 import type { CachedValue, DocumentCache } from './document-cache.js';
 import { renderAbbreviated, renderFull, renderVersion, type DocumentForm } from './package-document.js';
@@ -69,6 +69,13 @@ export class PackageReadService {
   readonly #scopeOf: TenantScopeOf;
   #rendersRead = 0;
   #rendered = 0;
+  /**
+   * The tarball base URL whose renders this process reads and keeps, per registry: the first it
+   * answered a document for (with a configured public URL, the only one). One base URL only, so
+   * that a Host header cannot make the store write on every read; a restart under another
+   * address replaces the old renders as their packages are read.
+   */
+  readonly #renderBaseUrls = new Map<TenantId, string>();
 
   constructor(deps: PackageReadServiceDeps, cache: DocumentCache, scopeOf: TenantScopeOf = singleIncarnation) {
     this.#deps = deps;
@@ -200,7 +207,7 @@ export class PackageReadService {
    * the package read now (and kept for the next miss, where the store keeps renders).
    */
   async #buildDocument(scope: ReadScope, name: string, form: DocumentForm): Promise<CachedValue<unknown> | undefined> {
-    const renders = this.#deps.renders;
+    const renders = this.#rendersOf(scope);
     const kept = await renders?.readRender(scope.tenant, name, form, scope.tarballBaseUrl);
     if (kept !== undefined) {
       this.#rendersRead++;
@@ -221,6 +228,15 @@ export class PackageReadService {
         .catch(() => undefined);
     }
     return { representation, value: undefined };
+  }
+
+  /** The render store, for the base URL this process keeps renders of (#renderBaseUrls). */
+  #rendersOf(scope: ReadScope): RenderStore | undefined {
+    const renders = this.#deps.renders;
+    if (renders === undefined) return undefined;
+    let baseUrl = this.#renderBaseUrls.get(scope.tenant);
+    if (baseUrl === undefined) this.#renderBaseUrls.set(scope.tenant, (baseUrl = scope.tarballBaseUrl));
+    return baseUrl === scope.tarballBaseUrl ? renders : undefined;
   }
 
   /** A miss of a package's file index: the package read now. */

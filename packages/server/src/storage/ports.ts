@@ -200,18 +200,16 @@ export interface StoredRender {
 /**
  * Rendered documents, kept by the metadata database. A package's renders go with any change of
  * the package (the database drops them in the write's own transaction), so one found is always
- * of the package as it is now. Each form keeps one base URL's render: the first kept, until the
- * package changes (a configured public URL makes it the only one; a registry reached under
- * several host names renders the others in memory as before). Its rows are bounded by the
- * packages: two per package at most.
+ * of the package as it is now. Each form keeps one render, of the base URL it was last kept for
+ * (services/package-reads.ts keeps and reads one base URL per registry), so its rows are
+ * bounded by the packages: two per package at most.
  */
 export interface RenderStore {
   /** The render of `form` for `baseUrl` of the package as it is now, or undefined. */
   readRender(tenant: TenantId, name: string, form: StoredRender['form'], baseUrl: string): Promise<StoredRender | undefined>;
   /**
-   * Keeps `render`, made from the package read at `revision`. Keeps nothing when the package has
-   * been written since, or when this form already has a render (of another base URL); never
-   * fails the read that made it (an error is the caller's to ignore).
+   * Keeps `render`, made from the package read at `revision`, in place of the form's render of
+   * any base URL. Keeps nothing when the package has been written since.
    */
   keepRender(tenant: TenantId, name: string, revision: number, render: StoredRender): Promise<void>;
 }

@@ -111,17 +111,34 @@ describe('rendered documents kept in the database', () => {
     }
   });
 
-  it('keep the first host name a form was rendered for; another host name still gets its own tarball links', async () => {
+  it('are kept for the first host name a node answered; another host name still gets its own tarball links, rendered in memory', async () => {
     await request(`${first.url}/${NAME}`, { headers: { accept: ABBREVIATED } });
     const kept = await keptRender(first, 'abbreviated', first.url);
+    const before = await rendersMetric(first);
     const port = new URL(first.url).port;
     const other = await rawRequest(`${first.url}/${NAME}`, { headers: { ...gzipped, host: `localhost:${port}` } });
     expect(other.status).toBe(200);
     const doc = JSON.parse(gunzipSync(other.body).toString()) as { versions: Record<string, { dist: { tarball: string } }> };
     for (const record of Object.values(doc.versions))
       expect(record.dist.tarball.startsWith(`http://localhost:${port}/`)).toBe(true);
-    // Rendered in memory for that host; the kept render stays the first host's.
+    // Rendered, neither read from nor kept in the database: the first host's render stays.
+    expect(await rendersMetric(first)).toEqual({ read: before.read, rendered: (before.rendered ?? 0) + 1 });
+    await new Promise((resolve) => setTimeout(resolve, 50));
     expect(await first.storage.renders!.readRender('', NAME, 'abbreviated', `http://localhost:${port}`)).toBeUndefined();
     expect((await first.storage.renders!.readRender('', NAME, 'abbreviated', first.url))?.etag).toBe(kept.etag);
+  });
+
+  it("replace another address's renders on a node that answers under a new one (a restart on another port)", async () => {
+    await keptRender(first, 'abbreviated', first.url);
+    const second = await startRegistry({ dataDir: first.dataDir });
+    try {
+      const answer = await rawRequest(`${second.url}/${NAME}`, { headers: gzipped });
+      expect(answer.status).toBe(200);
+      const kept = await keptRender(second, 'abbreviated', second.url);
+      expect(kept.body.equals(answer.body)).toBe(true);
+      expect(await second.storage.renders!.readRender('', NAME, 'abbreviated', first.url)).toBeUndefined();
+    } finally {
+      await second.close();
+    }
   });
 });

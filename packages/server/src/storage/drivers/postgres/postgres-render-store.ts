@@ -85,7 +85,8 @@ export class PostgresRenderStore implements RenderStore {
       `INSERT INTO package_renders (tenant, name, form, base_url, etag, last_modified, size, coding, body)
              SELECT $1, $2, $3, $4, $5, $6::bigint, $7::integer, $8, $9::bytea FROM packages
              WHERE tenant = $1 AND name = $2 AND write_count = $10::bigint FOR SHARE
-             ON CONFLICT (tenant, name, form) DO NOTHING`,
+             ON CONFLICT (tenant, name, form) DO UPDATE SET base_url = excluded.base_url, etag = excluded.etag,
+             last_modified = excluded.last_modified, size = excluded.size, coding = excluded.coding, body = excluded.body`,
       [
         tenant,
         name,

@@ -83,7 +83,8 @@ export class SqliteRenderStore implements RenderStore {
       .statement(
         `INSERT INTO package_renders (tenant, name, form, base_url, etag, last_modified, size, coding, body)
          SELECT ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM packages WHERE tenant = ? AND name = ? AND write_count = ?)
-         ON CONFLICT (tenant, name, form) DO NOTHING`,
+         ON CONFLICT (tenant, name, form) DO UPDATE SET base_url = excluded.base_url, etag = excluded.etag,
+           last_modified = excluded.last_modified, size = excluded.size, coding = excluded.coding, body = excluded.body`,
       )
       .run(
         tenant,
