@@ -95,6 +95,7 @@ async function main() {
       `\n${started.toISOString()} · ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown'} · Node ${process.version} · load average ${load.join(' ')}`,
     );
     log(formatLargeRegistry(report));
+    log(`\nthe whole run: ${((Date.now() - started.getTime()) / 60_000).toFixed(1)} minutes`);
     const out =
       args.json ?? path.join(repoRoot, 'bench/results', `large-registry-${started.toISOString().replace(/[:.]/g, '-')}.json`);
     mkdirSync(path.dirname(out), { recursive: true });
