@@ -21,6 +21,8 @@ const HELP = `Usage: node bench/large-registry.js [options]
   --draws <n>          Zipf draws (s = 1) of the request order (default 100000)
   --duration <s>       seconds of each measured wrk run (default 10)
   --rounds <n>         rounds; ours and the ceiling alternate within a round (default 2)
+  --warmup <s>         seconds of the unmeasured run before each target's first round of a
+                       workload (default 2)
   --data <dir>         where the seeded registries are kept between runs (default: a temporary
                        directory, removed at the end); PostgreSQL's are schemas bench_large_*,
                        kept too
@@ -43,6 +45,7 @@ const args = parseFlags(
     draws: { type: 'string', default: '100000' },
     duration: { type: 'string', default: '10' },
     rounds: { type: 'string', default: '2' },
+    warmup: { type: 'string', default: '2' },
     data: { type: 'string' },
     postgres: { type: 'string' },
     'no-postgres': { type: 'boolean', default: false },
@@ -78,6 +81,7 @@ async function main() {
       draws: whole('draws', 1),
       duration: whole('duration', 1),
       rounds: whole('rounds', 1),
+      warmup: whole('warmup'),
       dataRoot,
       workDir,
       embedded: !args['no-embedded'],
@@ -95,6 +99,7 @@ async function main() {
       `\n${started.toISOString()} · ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown'} · Node ${process.version} · load average ${load.join(' ')}`,
     );
     log(formatLargeRegistry(report));
+    log(`\nthe whole run: ${((Date.now() - started.getTime()) / 60_000).toFixed(1)} minutes`);
     const out =
       args.json ?? path.join(repoRoot, 'bench/results', `large-registry-${started.toISOString().replace(/[:.]/g, '-')}.json`);
     mkdirSync(path.dirname(out), { recursive: true });

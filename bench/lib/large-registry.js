@@ -66,18 +66,32 @@ function workloadsOf(drawn) {
 
 const HOP_BY_HOP = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding']);
 
-async function capture(url, workload) {
-  const responses = {};
-  for (const p of new Set(workload.paths)) {
-    const res = await request(url + p, { headers: workload.headers ?? {} });
-    if (res.status !== 200) throw new Error(`${workload.id}: GET ${p} answered ${res.status}`);
-    const headers = [];
-    for (let i = 0; i < res.rawHeaders.length; i += 2) {
-      if (!HOP_BY_HOP.has(res.rawHeaders[i].toLowerCase())) headers.push(res.rawHeaders[i], res.rawHeaders[i + 1]);
+/**
+ * Every distinct request of `workload`, answered by our server, as the ceiling replays it.
+ * `concurrency` requests at a time: one at a time, a round trip between two processes costs
+ * milliseconds of waiting on this machine, and a 100,000-package registry has about 25,000
+ * distinct requests per workload. The answers do not depend on the order they are asked in.
+ */
+async function capture(url, workload, concurrency = 8) {
+  const paths = [...new Set(workload.paths)];
+  const answers = new Array(paths.length);
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < paths.length; i = next++) {
+      const p = paths[i];
+      const res = await request(url + p, { headers: workload.headers ?? {} });
+      if (res.status !== 200) throw new Error(`${workload.id}: GET ${p} answered ${res.status}`);
+      const headers = [];
+      for (let h = 0; h < res.rawHeaders.length; h += 2) {
+        if (!HOP_BY_HOP.has(res.rawHeaders[h].toLowerCase())) headers.push(res.rawHeaders[h], res.rawHeaders[h + 1]);
+      }
+      if (res.headers['content-length'] === undefined) headers.push('Content-Length', String(res.body.length));
+      answers[i] = { status: res.status, headers, body: res.body.toString('base64') };
     }
-    if (res.headers['content-length'] === undefined) headers.push('Content-Length', String(res.body.length));
-    responses[`GET ${p}`] = { status: res.status, headers, body: res.body.toString('base64') };
-  }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const responses = {};
+  paths.forEach((p, i) => (responses[`GET ${p}`] = answers[i]));
   return { responses };
 }
 
@@ -161,36 +175,53 @@ async function dropSchema(postgres, schema) {
   }
 }
 
-/** The seeded registry at `place` (seeded now unless seeded before with the same parameters). */
-async function seededRegistry({ place, packages, versions, tarballSize, log }) {
-  const dir = place.dir;
-  // `seeder` names the seeding's version: 2 analyzes the store at the end, which a registry
-  // seeded before lacks on a PostgreSQL server without autovacuum.
-  const parameters = { packages, versions, tarballSize, seeder: 2, ...(place.schema ? { schema: place.schema } : {}) };
-  const marker = path.join(dir, 'bench-large-seed.json');
-  if (existsSync(marker)) {
-    const kept = JSON.parse(readFileSync(marker, 'utf8'));
-    if (kept.fingerprint === seedFingerprint(parameters)) {
-      log(`  reusing the ${packages}-package registry seeded before (${kept.seconds.toFixed(0)} s to seed)`);
-      return { names: [...corpusPackages(packages)].map((s) => s.name), seconds: kept.seconds, reused: true };
-    }
+/**
+ * The seeded registries at `places` (one size, one place per database): those seeded before with
+ * the same parameters are reused, the others seeded now, together (each package's tarballs made
+ * once for all of them). Returns, for each place's directory, the names and the seeding's time.
+ */
+async function seededRegistries({ places, packages, versions, tarballSize, log }) {
+  const names = () => [...corpusPackages(packages)].map((s) => s.name);
+  const seeded = new Map();
+  const toSeed = [];
+  for (const place of places) {
+    // `seeder` names the seeding's version: 2 analyzes the store at the end, which a registry
+    // seeded before lacks on a PostgreSQL server without autovacuum.
+    const parameters = { packages, versions, tarballSize, seeder: 2, ...(place.schema ? { schema: place.schema } : {}) };
+    const marker = path.join(place.dir, 'bench-large-seed.json');
+    const kept = existsSync(marker) ? JSON.parse(readFileSync(marker, 'utf8')) : undefined;
+    if (kept?.fingerprint === seedFingerprint(parameters)) {
+      log(`  reusing the ${packages}-package registry seeded before (${place.mode}; ${kept.seconds.toFixed(0)} s to seed)`);
+      seeded.set(place.dir, { names: names(), seconds: kept.seconds, reused: true });
+    } else toSeed.push({ place, parameters, marker });
   }
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir, { recursive: true });
-  if (place.schema) await dropSchema(place.postgres, place.schema);
-  log(`  seeding ${packages} packages × ${versions} versions through the store (${place.mode})…`);
-  const seeded = await seedThroughStore({
-    flags: { data: dir, ...place.flags },
+  if (toSeed.length === 0) return seeded;
+  for (const { place } of toSeed) {
+    rmSync(place.dir, { recursive: true, force: true });
+    mkdirSync(place.dir, { recursive: true });
+    if (place.schema) await dropSchema(place.postgres, place.schema);
+  }
+  const modes = toSeed.map(({ place }) => place.mode).join(' and ');
+  log(`  seeding ${packages} packages × ${versions} versions through the store (${modes})…`);
+  const result = await seedThroughStore({
+    stores: toSeed.map(({ place }) => ({ data: place.dir, ...place.flags })),
     packages,
     versions,
     tarballSize,
-    // PostgreSQL takes writers in parallel; the seeding process's CPU is then what bounds it.
-    processes: place.schema ? 2 : 1,
+    // The seeding process's CPU is what bounds it: two keep both cores busy while either waits
+    // on PostgreSQL or on SQLite's one writer.
+    processes: 2,
     log,
   });
-  log(`  seeded in ${seeded.seconds.toFixed(1)} s (${Math.round(packages / seeded.seconds)} packages/s)`);
-  writeFileSync(marker, JSON.stringify({ fingerprint: seedFingerprint(parameters), parameters, seconds: seeded.seconds }));
-  return { ...seeded, reused: false };
+  log(`  seeded in ${result.seconds.toFixed(1)} s (${Math.round(packages / result.seconds)} packages/s, ${modes})`);
+  for (const { place, parameters, marker } of toSeed) {
+    writeFileSync(
+      marker,
+      JSON.stringify({ fingerprint: seedFingerprint(parameters), parameters, seconds: result.seconds, modes }),
+    );
+    seeded.set(place.dir, { ...result, reused: false });
+  }
+  return seeded;
 }
 
 /**
@@ -217,15 +248,35 @@ export async function runLargeRegistry({
   only,
   log,
 }) {
-  const report = { sizes: {}, verified: undefined };
+  const report = { sizes: {}, verified: {}, phases: [] };
+  /** Wall time of each step, in order: where a run's minutes go (the last table of the output). */
+  const phase = async (registry, step, run) => {
+    const t0 = performance.now();
+    try {
+      return await run();
+    } finally {
+      report.phases.push({ registry, step, seconds: (performance.now() - t0) / 1000 });
+    }
+  };
   const wanted = (id) => only === undefined || only.includes(id);
   const modes = [...(embedded ? [undefined] : []), ...(postgres ? [postgres] : [])];
+  const placeOf = (packages, database) => registryPlace({ dataRoot, packages, versions, tarballSize, postgres: database });
+  // Every registry is seeded first, each size once for all databases.
+  const seededAt = new Map();
+  for (const packages of sizes) {
+    const places = modes.map((database) => placeOf(packages, database));
+    const label = `${packages}: ${places.map((p) => p.mode).join(' + ')}`;
+    log(`\nlarge-registry: ${packages} packages × ${versions} versions (${places.map((p) => p.mode).join(', ')})`);
+    const seeded = await phase(label, 'seed', () => seededRegistries({ places, packages, versions, tarballSize, log }));
+    for (const [dir, result] of seeded) seededAt.set(dir, result);
+  }
   for (const database of modes)
     for (const packages of sizes) {
-      const place = registryPlace({ dataRoot, packages, versions, tarballSize, postgres: database });
+      const place = placeOf(packages, database);
       const key = place.mode === 'embedded' ? String(packages) : `${packages} PostgreSQL`;
       log(`\nlarge-registry: ${packages} packages × ${versions} versions (${place.mode})`);
-      const seeded = await seededRegistry({ place, packages, versions, tarballSize, log });
+      const seeded = seededAt.get(place.dir);
+      const startedAt = performance.now();
       const ours = await startOurs({
         name: `ours-${place.mode}-${packages}`,
         dataDir: place.dir,
@@ -234,14 +285,32 @@ export async function runLargeRegistry({
         asInstalled,
       });
       const ceiling = await startCeiling({ workDir });
+      const listenedAt = performance.now();
+      report.phases.push({ registry: key, step: 'start and settle', seconds: (listenedAt - startedAt) / 1000 });
+      // Its start-up sweep walks every package's tarball directory and asks the store for each
+      // package's versions: minutes at 100,000 packages on a loaded machine, and measured as
+      // latency if not waited for. The verification and the first capture only record answers,
+      // which the sweep does not change, so they run beside it; nothing is measured before the
+      // server is idle.
+      let idle = false;
+      const awaitIdle = async () => {
+        if (idle) return;
+        const t0 = performance.now();
+        await settle(ours.pids[0], 900_000);
+        idle = true;
+        report.phases.push({ registry: key, step: 'start and settle', seconds: (performance.now() - t0) / 1000 });
+        log(`  our server idle ${((performance.now() - listenedAt) / 1000).toFixed(0)} s after it listened`);
+      };
       try {
-        // Its start-up sweep walks every package's tarball directory: ten minutes at most on a
-        // loaded machine at 100,000 packages, and measured as latency if not waited for.
-        const settled = await settle(ours.pids[0], 900_000);
-        log(`  our server idle ${settled.toFixed(0)} s after it listened`);
-        if (report.verified === undefined) {
+        // Once per database: the first registry seeded into it.
+        if (report.verified[place.mode] === undefined) {
+          const verifyStarted = performance.now();
           // The seeding against the publish API: the same first packages, published through HTTP.
-          const api = await startOurs({ name: 'api-published', dataDir: path.join(workDir, 'api-published'), workDir });
+          const api = await startOurs({
+            name: `api-published-${place.mode}`,
+            dataDir: path.join(workDir, `api-published-${place.mode}`),
+            workDir,
+          });
           try {
             const compared = await verifySeed({
               apiUrl: api.url,
@@ -251,9 +320,10 @@ export async function runLargeRegistry({
               versions,
               tarballSize,
             });
-            report.verified = compared;
+            report.verified[place.mode] = compared;
+            report.phases.push({ registry: key, step: 'verify', seconds: (performance.now() - verifyStarted) / 1000 });
             log(
-              `  seeded documents equal to API-published ones: ${compared} documents (full and abbreviated), signatures verified`,
+              `  seeded documents (${place.mode}) equal to API-published ones: ${compared} documents (full and abbreviated), signatures verified`,
             );
           } finally {
             await api.stop();
@@ -265,13 +335,19 @@ export async function runLargeRegistry({
         const results = { distinct, seedSeconds: seeded.seconds, workloads: {} };
         for (const workload of workloadsOf(drawn).filter((w) => wanted(w.id))) {
           const started = performance.now();
-          await ceiling.load(`large-${workload.id}`, await capture(ours.url, workload));
+          await phase(key, `capture ${workload.id}`, async () =>
+            ceiling.load(`large-${workload.id}`, await capture(ours.url, workload)),
+          );
           log(`  ${workload.id}: ${workload.label} (captured in ${((performance.now() - started) / 1000).toFixed(0)} s)`);
+          await awaitIdle();
           const runs = { ceiling: [], ours: [] };
           for (let round = 1; round <= rounds; round++) {
             for (const target of [ceiling, ours]) {
-              if (round === 1 && warmup > 0) await measure(target, workload, warmup, workDir, connections);
-              const run = await measure(target, workload, duration, workDir, connections);
+              if (round === 1 && warmup > 0)
+                await phase(key, `warm-up ${workload.id}`, () => measure(target, workload, warmup, workDir, connections));
+              const run = await phase(key, `rounds ${workload.id}`, () =>
+                measure(target, workload, duration, workDir, connections),
+              );
               runs[target === ceiling ? 'ceiling' : 'ours'].push(run);
               log(
                 `    round ${round} ${(target === ceiling ? 'ceiling' : 'ours').padEnd(8)} ${run.rps.toFixed(0).padStart(7)} req/s  p50 ${run.p50.toFixed(2)} ms  p99 ${run.p99.toFixed(2)} ms  CPU ${run.cpuUs.toFixed(0)} µs/req  RSS ${run.rssMiB.toFixed(0)} MiB` +
@@ -287,8 +363,9 @@ export async function runLargeRegistry({
         const headers = { accept: ABBREVIATED_ACCEPT, 'accept-encoding': 'gzip' };
         // A small registry read 100,000 times leaves a handful unread: too few to tell anything.
         if (cold.length >= 100 && wanted('cold')) {
-          results.cold = await sequentialReads(ours, cold, headers);
-          results.cached = await sequentialReads(ours, hot, headers);
+          await awaitIdle();
+          results.cold = await phase(key, 'cold', () => sequentialReads(ours, cold, headers));
+          results.cached = await phase(key, 'cached', () => sequentialReads(ours, hot, headers));
           log(
             `  one at a time, abbreviated + gzip: cold ${results.cold.p50.toFixed(2)} ms p50 / ${results.cold.p99.toFixed(2)} ms p99 / ${results.cold.cpuUs.toFixed(0)} µs CPU, ` +
               `cached ${results.cached.p50.toFixed(2)} / ${results.cached.p99.toFixed(2)} / ${results.cached.cpuUs.toFixed(0)} µs (${cold.length} each)`,
@@ -361,5 +438,32 @@ export function formatLargeRegistry(report) {
       `| ${key} | ${r.distinct} | ${r.cold.p50.toFixed(2)} | ${r.cold.p99.toFixed(2)} | ${r.cold.cpuUs.toFixed(0)} | ${r.cached.p50.toFixed(2)} | ${r.cached.p99.toFixed(2)} | ${r.cached.cpuUs.toFixed(0)} | ${(r.cold.p50 / r.cached.p50).toFixed(2)}× | ${r.cacheStats.hits} / ${r.cacheStats.misses} / ${r.cacheStats.rejected} |`,
     );
   }
+  if (report.phases?.length) lines.push('', formatPhases(report.phases));
+  return lines.join('\n');
+}
+
+const PHASE_COLUMNS = ['seed', 'start and settle', 'verify', 'capture', 'warm-up', 'rounds', 'cold'];
+
+/** Seconds of wall time per registry and step (captures, warm-ups and rounds summed over the workloads). */
+export function formatPhases(phases) {
+  const column = (step) =>
+    PHASE_COLUMNS.find((c) => step === c || step.startsWith(`${c} `)) ?? (step === 'cached' ? 'cold' : step);
+  const rows = new Map();
+  for (const { registry, step, seconds } of phases) {
+    const row = rows.get(registry) ?? rows.set(registry, {}).get(registry);
+    row[column(step)] = (row[column(step)] ?? 0) + seconds;
+  }
+  const lines = [
+    `| seconds of wall time | ${PHASE_COLUMNS.join(' | ')} | total |`,
+    `|:--|${PHASE_COLUMNS.map(() => '--:').join('|')}|--:|`,
+  ];
+  const totals = {};
+  for (const [registry, row] of rows) {
+    const sum = Object.values(row).reduce((a, b) => a + b, 0);
+    for (const c of PHASE_COLUMNS) totals[c] = (totals[c] ?? 0) + (row[c] ?? 0);
+    lines.push(`| ${registry} | ${PHASE_COLUMNS.map((c) => (row[c] ?? 0).toFixed(0)).join(' | ')} | ${sum.toFixed(0)} |`);
+  }
+  const all = Object.values(totals).reduce((a, b) => a + b, 0);
+  lines.push(`| all | ${PHASE_COLUMNS.map((c) => totals[c].toFixed(0)).join(' | ')} | ${all.toFixed(0)} |`);
   return lines.join('\n');
 }

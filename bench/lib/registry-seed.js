@@ -60,14 +60,16 @@ export function corpusBody(spec, v, payload) {
 }
 
 /**
- * Writes `packages` corpus packages × `versions` versions into the storage of `flags`
- * (`serve`'s flags: `data`, `database`, `storage`), each package in one write of its store
+ * Writes `packages` corpus packages × `versions` versions into each storage of `stores` (each
+ * `serve`'s flags: `data`, `database`, `storage`), each package in one write of each store
  * (PackageHandle.update, with the search row and storage usage of its transaction) and each
- * tarball through the blob store, `concurrency` packages at a time in each of `processes`
- * processes (a shared database only: SQLite has one writer). Returns the names and the time taken.
+ * tarball through that store's blob store, `concurrency` packages at a time in each of
+ * `processes` processes (SQLite takes writers from several processes one after the other, as
+ * two `serve`s on one data directory do). What does not depend on the store (the tarballs and
+ * their facts and digests) is made once for all of them. Returns the names and the time taken.
  */
 export async function seedThroughStore({
-  flags,
+  stores,
   env = {},
   packages,
   versions,
@@ -87,11 +89,11 @@ export async function seedThroughStore({
       log?.(`  seeded ${done}/${packages} packages (${Math.round(done / ((Date.now() - started) / 1000))}/s)`);
     }
   };
-  const job = { flags, env, packages, versions, tarballSize, concurrency };
+  const job = { stores, env, packages, versions, tarballSize, concurrency };
   if (processes <= 1) {
     await seedPart({ ...job, part: 0, parts: 1, onSeeded: progress, finish: true });
   } else {
-    // One process makes the schema and the signing key first, so the others find both.
+    // One process makes the schemas and the signing keys first, so the others find them.
     await seedPart({ ...job, packages: 0, part: 0, parts: 1, onSeeded: progress });
     await Promise.all(Array.from({ length: processes }, (_, part) => seedInChild({ ...job, part, parts: processes }, progress)));
     await seedPart({ ...job, packages: 0, part: 0, parts: 1, onSeeded: progress, finish: true });
@@ -142,10 +144,11 @@ if (process.argv[2] === SEED_WORKER && process.send) {
 }
 
 /**
- * Seeds the corpus packages whose index is `part` modulo `parts`; with `finish`, then tells the
- * store a bulk import ended (PostgreSQL gathers the statistics its planner needs, as after a restore).
+ * Seeds the corpus packages whose index is `part` modulo `parts` into every store of `stores`;
+ * with `finish`, then tells each store a bulk import ended (PostgreSQL gathers the statistics
+ * its planner needs, as after a restore).
  */
-async function seedPart({ flags, env, packages, versions, tarballSize, concurrency, part, parts, onSeeded, finish = false }) {
+async function seedPart({ stores, env, packages, versions, tarballSize, concurrency, part, parts, onSeeded, finish = false }) {
   const { loadConfig } = await dist('config/config.js');
   const { createStorage } = await dist('storage/create-storage.js');
   const { RegistrySignatures, signedMessage } = await dist('services/registry-signatures.js');
@@ -154,27 +157,46 @@ async function seedPart({ flags, env, packages, versions, tarballSize, concurren
   const { nextRevision } = await dist('services/revisions.js');
   const { tarballPath } = await dist('services/package-document.js');
   const { blobKeyFor } = await dist('storage/blob-keys.js');
-  const config = loadConfig({ flags: withoutCommitWait(flags), env });
   const restoreSync = await withoutSync();
-  const storage = await createStorage(config);
-  // The same rows, written without waiting for the disk (see withoutSync).
-  storage.database.db?.pragma('synchronous = OFF');
+  const opened = [];
   try {
-    const deps = { ...storage, config, now: () => new Date() };
-    const signingKey = await new RegistrySignatures(deps).signingKey('');
-    const privateKey = createPrivateKey(signingKey.privateKey);
+    for (const flags of stores) {
+      const config = loadConfig({ flags: withoutCommitWait(flags), env });
+      const storage = await createStorage(config);
+      opened.push({ config, storage });
+      // The same rows, written without waiting for the disk (see withoutSync).
+      storage.database.db?.pragma('synchronous = OFF');
+    }
+    for (const store of opened) {
+      // Each registry signs with its own key, as each would on publish.
+      const signingKey = await new RegistrySignatures({ ...store.storage, now: () => new Date() }).signingKey('');
+      store.signingKey = signingKey;
+      store.privateKey = createPrivateKey(signingKey.privateKey);
+    }
     const payload = fixedPayload(tarballSize);
     const specs = [...corpusPackages(packages)].filter((_, i) => i % parts === part);
-    const limits = { maxUnpackedSize: config.maxTarballSize * 10 };
-    /** What PublishService stores for one more version (its #withVersion and versionRecord). */
-    const withVersion = async (current, spec, v) => {
-      const name = spec.name;
+    const limits = { maxUnpackedSize: Math.min(...opened.map((store) => store.config.maxTarballSize)) * 10 };
+    /** A version's tarball and what PublishService learns from it: the same in every store. */
+    const tarballOf = async (spec, v) => {
       const manifest = manifestOf(spec, versionOf(v));
-      const version = manifest.version;
       const tarball = tarballWith(manifest, payload);
-      const facts = await inspectTarball(tarball, limits);
-      const integrity = `sha512-${createHash('sha512').update(tarball).digest('base64')}`;
-      const shasum = createHash('sha1').update(tarball).digest('hex');
+      return {
+        manifest,
+        tarball,
+        facts: await inspectTarball(tarball, limits),
+        integrity: `sha512-${createHash('sha512').update(tarball).digest('base64')}`,
+        shasum: createHash('sha1').update(tarball).digest('hex'),
+      };
+    };
+    /** What PublishService stores for one more version (its #withVersion and versionRecord). */
+    const withVersion = async (
+      { storage, signingKey, privateKey },
+      current,
+      spec,
+      { manifest, tarball, facts, integrity, shasum },
+    ) => {
+      const name = spec.name;
+      const version = manifest.version;
       const signature = {
         keyid: signingKey.keyid,
         sig: sign('sha256', Buffer.from(signedMessage(name, version, integrity)), privateKey).toString('base64'),
@@ -234,18 +256,35 @@ async function seedPart({ flags, env, packages, versions, tarballSize, concurren
     const worker = async () => {
       for (let i = next++; i < specs.length; i = next++) {
         const spec = specs[i];
-        await storage.packages.package('', spec.name).update(async (current) => {
-          let stored = current;
-          for (let v = 0; v < versions; v++) stored = await withVersion(stored, spec, v);
-          return { next: stored, result: undefined };
-        });
+        const tarballs = [];
+        for (let v = 0; v < versions; v++) tarballs.push(await tarballOf(spec, v));
+        // The stores are written side by side: one's round trips overlap the other's work.
+        await Promise.all(
+          opened.map((store) =>
+            store.storage.packages.package('', spec.name).update(async (current) => {
+              let stored = current;
+              for (const made of tarballs) stored = await withVersion(store, stored, spec, made);
+              return { next: stored, result: undefined };
+            }),
+          ),
+        );
         onSeeded(1);
       }
     };
     await Promise.all(Array.from({ length: concurrency }, worker));
-    if (finish) await storage.database.afterBulkImport?.();
+    if (finish) {
+      for (const { storage } of opened) {
+        // Every seeded version was signed as it was written: nothing is left for the server's
+        // start-up backfill of signatures, which marks a registry published through the API on
+        // its first start (then empty). Unmarked, the first start of a seeded registry reads
+        // every package once in a write transaction before it is idle: 101 s on the embedded
+        // default and 405 s on PostgreSQL at 100,000 packages (Stop 36 in bench/README.md).
+        await storage.signingKeys.markBackfilled('', new Date().toISOString());
+        await storage.database.afterBulkImport?.();
+      }
+    }
   } finally {
-    await storage.close();
+    for (const { storage } of opened) await storage.close();
     await restoreSync();
   }
 }
