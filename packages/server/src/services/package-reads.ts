@@ -76,6 +76,8 @@ export class PackageReadService {
    * address replaces the old renders as their packages are read.
    */
   readonly #renderBaseUrls = new Map<TenantId, string>();
+  /** Renders being kept (their writes not finished). */
+  #keeping = 0;
 
   constructor(deps: PackageReadServiceDeps, cache: DocumentCache, scopeOf: TenantScopeOf = singleIncarnation) {
     this.#deps = deps;
@@ -217,15 +219,19 @@ export class PackageReadService {
     if (!stored || stored.unpublished) return undefined;
     this.#rendered++;
     const representation = documentRepresentation(stored, scope.tarballBaseUrl, form);
-    if (renders !== undefined && stored.revision !== undefined) {
+    // A flood of first reads must not queue a write each (and hold each body until then): past
+    // the bound, a render is not kept, and a later miss of the same package keeps it.
+    if (renders !== undefined && stored.revision !== undefined && this.#keeping < MAX_KEEPS_IN_FLIGHT) {
       const { tenant, tarballBaseUrl: baseUrl } = scope;
       const revision = stored.revision;
+      this.#keeping++;
       // Not waited for: the answer does not depend on it. A render not kept (the package written
       // meanwhile, the database busy or read-only) costs the next miss a render, nothing more.
       void representation
         .storable()
         .then((parts) => renders.keepRender(tenant, name, revision, { form, baseUrl, ...parts }))
-        .catch(() => undefined);
+        .catch(() => undefined)
+        .finally(() => this.#keeping--);
     }
     return { representation, value: undefined };
   }
@@ -259,6 +265,9 @@ export class PackageReadService {
  * tarball request needs of its package, a small fraction of the document's room in the cache.
  */
 type FileIndex = Readonly<Record<string, string>>;
+
+/** Renders kept at once at most (writes to the metadata database not finished yet). */
+export const MAX_KEEPS_IN_FLIGHT = 8;
 
 /** The document cache's variant of a package's file index (the same for every base URL). */
 const FILES_VARIANT = 'files';

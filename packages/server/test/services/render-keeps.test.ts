@@ -1,0 +1,74 @@
+/** A flood of document cache misses keeps a bounded number of renders at once (services/package-reads.ts). */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createStorage, loadConfig, type Storage } from '@pkg/server';
+import { buildStoredPackage, seedPackage } from '@pkg/testkit';
+import { serverDeps } from '../../src/deps.js';
+import { DocumentCache } from '../../src/services/document-cache.js';
+import { MAX_KEEPS_IN_FLIGHT, PackageReadService } from '../../src/services/package-reads.js';
+import type { RenderStore } from '../../src/storage/ports.js';
+
+const NAMES = Array.from({ length: MAX_KEEPS_IN_FLIGHT * 3 }, (_, i) => `com.keeps.p${String(i).padStart(2, '0')}`);
+const BASE_URL = 'http://registry.test';
+
+let dataDir: string;
+let storage: Storage;
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(path.join(tmpdir(), 'pkg-registry-render-keeps-'));
+  storage = await createStorage(loadConfig({ flags: { data: dataDir }, env: {} }));
+  for (const name of NAMES) await seedPackage(storage, buildStoredPackage(name, { versions: ['1.0.0', '1.1.0', '1.2.0'] }));
+});
+afterAll(async () => {
+  await storage.close();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+/** The store's own render store, its writes held until `release` (a database slower than the reads). */
+function heldRenders(renders: RenderStore): RenderStore & { started: number; release(): void } {
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const store = {
+    started: 0,
+    release,
+    readRender: renders.readRender.bind(renders),
+    keepRender: async (...args: Parameters<RenderStore['keepRender']>) => {
+      store.started++;
+      await held;
+      return renders.keepRender(...args);
+    },
+  };
+  return store;
+}
+
+function readService(renders: RenderStore): PackageReadService {
+  const deps = serverDeps(loadConfig({ flags: { data: dataDir }, env: {} }), { ...storage, renders });
+  return new PackageReadService(deps, new DocumentCache(storage.bus, 32 * 1024 * 1024));
+}
+
+it('keeps at most a bounded number of renders at once; the packages left out are kept by a later miss', async () => {
+  const held = heldRenders(storage.renders!);
+  const reads = readService(held);
+  await Promise.all(NAMES.map((name) => reads.document({ tenant: '', tarballBaseUrl: BASE_URL }, name, 'abbreviated')));
+  await new Promise((resolve) => setImmediate(resolve));
+  expect(held.started).toBe(MAX_KEEPS_IN_FLIGHT);
+  held.release();
+  const keptNames = async () => {
+    const kept: string[] = [];
+    for (const name of NAMES) if (await storage.renders!.readRender('', name, 'abbreviated', BASE_URL)) kept.push(name);
+    return kept;
+  };
+  for (let attempt = 0; attempt < 100 && (await keptNames()).length < MAX_KEEPS_IN_FLIGHT; attempt++)
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  expect(await keptNames()).toHaveLength(MAX_KEEPS_IN_FLIGHT);
+
+  // Another node's misses (an empty cache) read the kept renders and keep the others, a bound at a time.
+  const again = readService(storage.renders!);
+  for (const name of NAMES) await again.document({ tenant: '', tarballBaseUrl: BASE_URL }, name, 'abbreviated');
+  expect(again.renderStats).toEqual({ read: MAX_KEEPS_IN_FLIGHT, rendered: NAMES.length - MAX_KEEPS_IN_FLIGHT });
+  for (let attempt = 0; attempt < 100 && (await keptNames()).length < NAMES.length; attempt++)
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  expect(await keptNames()).toEqual(NAMES);
+});
