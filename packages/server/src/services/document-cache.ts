@@ -8,12 +8,10 @@ export interface CachedValue<T> {
   /** The serialized form; absent in an entry that holds an object only (a package's file index). */
   representation?: Representation | undefined;
   /**
-   * An object the cache keeps (unless `keepValue` is false: then only the bytes remain). Shared
-   * between requests: never mutate it.
+   * An object the cache keeps beside the bytes, counted against the bound; undefined in an entry
+   * of bytes only. Shared between requests: never mutate it.
    */
   value: T | undefined;
-  /** Whether `value` is worth keeping in memory besides the bytes (it costs room). */
-  keepValue?: boolean;
   /**
    * About how many bytes the JSON of `value` takes, to count it by when kept; without it, the
    * representation's size.
@@ -269,17 +267,15 @@ export class DocumentCache {
       this.#evict();
       return;
     }
-    const keep = cached.keepValue !== false && cached.value !== undefined;
     const { representation } = cached;
-    const stored: CachedValue<unknown> = keep ? cached : { representation, value: undefined };
     // The bytes made so far; those made later (a compressed form, a body inflated from a kept
     // render) are counted when they are (Entry.encoded).
-    const valueRoom = keep ? (cached.jsonBytes ?? representation?.size ?? 0) * OBJECT_OVERHEAD : 0;
+    const valueRoom = cached.value !== undefined ? (cached.jsonBytes ?? representation?.size ?? 0) * OBJECT_OVERHEAD : 0;
     const size = ENTRY_OVERHEAD + valueRoom + (representation?.heldBytes ?? 0);
     // One huge document must not flush everything else.
     if (size > this.#maxBytes / 2) return;
     if (!this.#admits(keyHash, size)) return;
-    const entry = new Entry(pkg, keyHash, stored, size, builtAt, this.#budget);
+    const entry = new Entry(pkg, keyHash, cached, size, builtAt, this.#budget);
     this.#insert(key, entry);
     if (representation) representation.onEncoded = entry;
     this.#evict();

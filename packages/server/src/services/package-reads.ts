@@ -186,9 +186,17 @@ export class PackageReadService {
   keepFile(tenant: TenantId, record: VersionRecord, bytes: Buffer): void {
     const { name, version } = record;
     const integrity = integrityOf(record);
-    const etag = `"${integrity}"`;
     const open = async () => bytes;
-    const file: CachedFile = { version, kind: 'tarball', size: bytes.length, etag, streamed: false, open, bytes, integrity };
+    const file: CachedFile = {
+      version,
+      kind: 'tarball',
+      size: bytes.length,
+      etag: tarballEtag(record),
+      streamed: false,
+      open,
+      bytes,
+      integrity,
+    };
     this.#tarballs.set(`${this.#scopeOf(tenant)}\0${name}\0${name}-${version}.tgz`, file, bytes.length);
   }
 

@@ -7,6 +7,11 @@ function value(text: string) {
   return { representation: Representation.json({ text }, 'application/json'), value: { text } };
 }
 
+/** The bytes of `value(text)` without the object: what the cache holds of a document. */
+function bytesOnly(text: string) {
+  return { representation: value(text).representation, value: undefined };
+}
+
 describe('DocumentCache', () => {
   it('builds once and then serves the same bytes', async () => {
     const cache = new DocumentCache(new LocalInvalidationBus(), 1_000_000);
@@ -126,7 +131,7 @@ describe('DocumentCache', () => {
   });
 
   it('keeps what it holds when more documents than fit are read in turn, so such a loop hits the share that fits', async () => {
-    const doc = (name: string) => ({ ...value(`${name}:${'y'.repeat(500)}`), keepValue: false });
+    const doc = (name: string) => bytesOnly(`${name}:${'y'.repeat(500)}`);
     const oneEntry = ENTRY_OVERHEAD + doc('com.a.p00').representation.body.length;
     const cache = new DocumentCache(new LocalInvalidationBus(), oneEntry * 10);
     const names = Array.from({ length: 30 }, (_, i) => `com.a.p${String(i).padStart(2, '0')}`);
@@ -160,7 +165,7 @@ describe('DocumentCache', () => {
   it("counts each entry's own room, so many small documents cannot pile up past the bound", async () => {
     const cache = new DocumentCache(new LocalInvalidationBus(), 10 * ENTRY_OVERHEAD);
     for (let i = 0; i < 100; i++) {
-      await cache.get('', `com.a.p${i}`, 'abbreviated', async () => ({ ...value(`p${i}`), keepValue: false }));
+      await cache.get('', `com.a.p${i}`, 'abbreviated', async () => bytesOnly(`p${i}`));
     }
     // 100 documents of about 15 bytes would fit 1,500 bytes; each costs its entry too.
     expect(cache.size.entries).toBeLessThanOrEqual(10);
