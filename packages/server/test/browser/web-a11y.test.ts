@@ -347,6 +347,9 @@ describe('what axe does not measure', () => {
     await page.getByLabel('Password', { exact: true }).fill('wrong');
     await page.keyboard.press('Enter');
     await page.locator('#signin-error').waitFor();
+    // The browser moves the focus to an autofocus field after the page renders, not as it parses:
+    // wait for it (a timeout here is the focus never arriving).
+    await page.locator('#name:focus').waitFor();
     const focus = await page.evaluate(() => {
       const el = document.activeElement as HTMLInputElement;
       const described = document.getElementById(el.getAttribute('aria-describedby') ?? '');
