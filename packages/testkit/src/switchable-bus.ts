@@ -2,10 +2,12 @@ import type { InvalidationBus, TenantId } from '@pkg/server';
 
 /**
  * An invalidation bus whose connection the test controls, standing in for Redis or
- * LISTEN/NOTIFY: `connected` is the test's to set, `reset()` plays a reconnect.
+ * LISTEN/NOTIFY: `connected` is the test's to set, `reset()` plays a reconnect, and
+ * `heardUntil` plays the last read of the database's log of writes.
  */
 export class SwitchableBus implements InvalidationBus {
   connected = true;
+  heardUntil: number | undefined;
   readonly #changed: ((tenant: TenantId, name: string) => void)[] = [];
   readonly #reset: (() => void)[] = [];
   async publish(tenant: TenantId, name: string): Promise<void> {

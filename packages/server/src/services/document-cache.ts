@@ -63,11 +63,13 @@ class Entry implements EncodedListener {
 
 export interface DocumentCacheOptions {
   /**
-   * Entries older than this are rebuilt. Set when other nodes write to the same store: the bus
-   * tells at once, and this bounds staleness even if a message is lost without a disconnect.
+   * How far behind the store an entry may be. Set when other nodes write to the same store: the
+   * bus tells at once, and this bounds staleness even if a message is lost without a disconnect.
+   * An entry is served while it was built, or the bus last read the store's log of writes
+   * (`InvalidationBus.heardUntil`), less than this long ago; otherwise it is built again.
    */
   maxAgeMs?: number;
-  /** Milliseconds on a monotonic clock (tests move it). */
+  /** Milliseconds on a monotonic clock, the bus's `heardUntil` clock (tests move it). */
   clock?: () => number;
   /** The key of a tenant's entries: its incarnation too (TenantService.scopeOf). */
   scopeOf?: TenantScopeOf;
@@ -108,7 +110,8 @@ const TYPICAL_ENTRY = 2048;
  * before an invalidation is not stored, so a stale document never sticks. Only packages with a
  * build in flight are tracked besides the entries, so the bookkeeping does not grow with the
  * registry. Shared by several nodes, the cache is bypassed while the bus cannot hear the others,
- * emptied when the bus may have missed messages, and (with `maxAgeMs`) never older than that.
+ * emptied when the bus may have missed messages, and (with `maxAgeMs`) never further behind the
+ * store than that.
  */
 export class DocumentCache {
   readonly #maxBytes: number;
@@ -214,12 +217,18 @@ export class DocumentCache {
 
   #hit(key: string): Entry | undefined {
     const hit = this.#entries.get(key);
-    if (hit === undefined || (this.#maxAgeMs !== Infinity && this.#clock() - hit.builtAt > this.#maxAgeMs)) return undefined;
+    if (hit === undefined || (this.#maxAgeMs !== Infinity && this.#tooOld(hit))) return undefined;
     // Marked, not moved: deleting and re-adding one key of a large Map on every hit makes V8
     // walk a chain of its deleted copies, costing time in proportion to the cache's size.
     hit.referenced = true;
     this.#hits++;
     return hit;
+  }
+
+  #tooOld(entry: Entry): boolean {
+    const heardUntil = this.#bus.heardUntil;
+    const current = heardUntil !== undefined && heardUntil > entry.builtAt ? heardUntil : entry.builtAt;
+    return this.#clock() - current > this.#maxAgeMs;
   }
 
   /** Drops every cached variant of a package. */

@@ -35,7 +35,11 @@ import { WebhookDispatcher } from './webhook-dispatcher.js';
 import { UpstreamAdvisories, type AskUplink } from './uplinks/upstream-advisories.js';
 import { UpstreamAttestations } from './uplinks/upstream-attestations.js';
 
-/** With other nodes writing to the same database, no cached document is older than this. */
+/**
+ * With other nodes writing to the same database, no cached document is further behind it than
+ * this: the bus's read of the database's log of writes keeps entries current, and without it
+ * (the database unreachable) they are rebuilt.
+ */
 const SHARED_MAX_AGE_MS = 1000;
 /**
  * Nor any kept search response older than this. Every change of results is announced on the bus

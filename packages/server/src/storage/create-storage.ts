@@ -27,7 +27,9 @@ import { MemoryStorageUsage } from './drivers/memory/memory-storage-usage.js';
 import { MemoryUpstreamAnswers } from './drivers/memory/memory-upstream-answers.js';
 import { LocalInvalidationBus } from './drivers/memory/memory-invalidation-bus.js';
 import { blobKeysOfVersion, packageOfBlobKey } from './blob-keys.js';
+import { ChangeFeedBus } from './change-feed-bus.js';
 import type {
+  PackageChangeFeed,
   AdvisoryStore,
   AuditLogStore,
   BlobStore,
@@ -117,6 +119,7 @@ export async function createStorage(config: Config, options: CreateStorageOption
     // One node on SQLite: nothing to share, kept in its memory.
     let upstreamAnswers: UpstreamAnswerStore = new MemoryUpstreamAnswers();
     let postgres: PostgresMetadataStore | undefined;
+    let packageChanges: PackageChangeFeed | undefined;
     const clock = options.now ? { now: options.now } : {};
     if (config.database.startsWith('sqlite:')) {
       const searchIndex = new SqliteSearchIndex(clock);
@@ -161,6 +164,7 @@ export async function createStorage(config: Config, options: CreateStorageOption
       const { PostgresStorageUsage } = await import('./drivers/postgres/postgres-storage-usage.js');
       const { PostgresUpstreamAnswers } = await import('./drivers/postgres/postgres-upstream-answers.js');
       const { PostgresRenderStore } = await import('./drivers/postgres/postgres-render-store.js');
+      const { PostgresPackageChanges } = await import('./drivers/postgres/postgres-package-changes.js');
       const searchIndex = new PostgresSearchIndex(clock);
       const counts = new PostgresDownloadCounts();
       const uplinks = new PostgresUplinkCache();
@@ -171,8 +175,21 @@ export async function createStorage(config: Config, options: CreateStorageOption
       const usageStore = new PostgresStorageUsage();
       const answers = new PostgresUpstreamAnswers();
       const renderStore = new PostgresRenderStore();
+      const changeFeed = new PostgresPackageChanges();
       // As for SQLite: in the order of their migrations.
-      const beside = [searchIndex, counts, uplinks, keys, advisoryStore, teamStore, changes, usageStore, answers, renderStore];
+      const beside = [
+        searchIndex,
+        counts,
+        uplinks,
+        keys,
+        advisoryStore,
+        teamStore,
+        changes,
+        usageStore,
+        answers,
+        renderStore,
+        changeFeed,
+      ];
       postgres = new PostgresMetadataStore(
         parsePostgresUrl(config.database),
         beside.map((part) => part.writeHook),
@@ -182,6 +199,7 @@ export async function createStorage(config: Config, options: CreateStorageOption
       changeLog = changes;
       usage = usageStore;
       renders = renderStore;
+      packageChanges = changeFeed;
       uplinkCache = uplinks;
       signingKeys = keys;
       advisories = advisoryStore;
@@ -226,6 +244,13 @@ export async function createStorage(config: Config, options: CreateStorageOption
 
     await metadata.migrate(log);
     if (pgBus) await pgBus.start();
+    if (packageChanges !== undefined) {
+      // Every node reads the database's log of package writes too: what the channel loses, it tells.
+      const feedBus = new ChangeFeedBus(bus, packageChanges, { log });
+      bus = feedBus;
+      opened.push(feedBus);
+      await feedBus.start();
+    }
     return {
       ...parts(metadata),
       search,

@@ -520,7 +520,38 @@ export interface InvalidationBus {
   subscribeReset(listener: () => void): void;
   /** False while messages from other processes cannot arrive: a cache must not serve from memory then. */
   readonly connected: boolean;
+  /**
+   * Where the store keeps a log of its package writes (PostgreSQL): the time, on
+   * `performance.now()`'s clock, when the last complete read of that log started. Every write
+   * committed before it has reached the listeners, a message the channel lost included, so a
+   * cache entry of any age is as fresh as that read. Undefined without such a log, or before
+   * its first read.
+   */
+  readonly heardUntil?: number | undefined;
   close(): Promise<void>;
+}
+
+/** Where a reader of a `PackageChangeFeed` stands: opaque to it, handed back on the next read. */
+export interface ChangeFeedPosition {
+  readonly feed: 'package-changes';
+}
+
+/**
+ * The log of every package write of a store shared by several nodes, written by the database in
+ * the write's own transaction (so no crash or lost message can leave a write out of it), read by
+ * each node to hear the writes its bus did not tell it of.
+ */
+export interface PackageChangeFeed {
+  /**
+   * The packages written since `after` (a position an earlier call returned), each write
+   * reported once, in any order; without `after`, none, and where to start. A write is reported
+   * once it has committed, by the first call after that.
+   */
+  read(
+    after: ChangeFeedPosition | undefined,
+  ): Promise<{ changed: { tenant: TenantId; name: string }[]; next: ChangeFeedPosition }>;
+  /** Forgets writes older than this many milliseconds; a reader that far behind must start again. */
+  prune(olderThanMs: number): Promise<void>;
 }
 
 /** One result of a search, with what the response shows of it. */

@@ -21,6 +21,8 @@ import { POSTGRES_MIGRATIONS } from '../../src/storage/drivers/postgres/migratio
 import { POSTGRES_ADVISORY_MIGRATIONS } from '../../src/storage/drivers/postgres/postgres-advisories.js';
 import { POSTGRES_DOWNLOAD_MIGRATIONS } from '../../src/storage/drivers/postgres/postgres-download-counts.js';
 import { PostgresInvalidationBus } from '../../src/storage/drivers/postgres/postgres-invalidation-bus.js';
+import { POSTGRES_PACKAGE_CHANGES_MIGRATIONS } from '../../src/storage/drivers/postgres/postgres-package-changes.js';
+import { ChangeFeedBus } from '../../src/storage/change-feed-bus.js';
 import { POSTGRES_SEARCH_MIGRATIONS } from '../../src/storage/drivers/postgres/postgres-search-index.js';
 import { POSTGRES_SIGNING_KEY_MIGRATIONS } from '../../src/storage/drivers/postgres/postgres-signing-keys.js';
 import { POSTGRES_TEAM_MIGRATIONS } from '../../src/storage/drivers/postgres/postgres-teams.js';
@@ -105,7 +107,10 @@ describe.skipIf(!testPostgresUrl || !testRedisUrl)('createStorage with PostgreSQ
     try {
       expect(storage.database).toBeInstanceOf(PostgresMetadataStore);
       expect(storage.blobs).toBeInstanceOf(S3BlobStore);
-      expect(storage.bus).toBeInstanceOf(RedisInvalidationBus);
+      // The channel tells at once, the database's log of writes what the channel lost.
+      expect(storage.bus).toBeInstanceOf(ChangeFeedBus);
+      expect((storage.bus as ChangeFeedBus).channel).toBeInstanceOf(RedisInvalidationBus);
+      expect(storage.bus.heardUntil).toBeTypeOf('number');
       expect(storage.bus.connected).toBe(true);
       expect(storage.shared).toBe(true);
       // Migrated at start: usable at once.
@@ -132,6 +137,7 @@ describe.skipIf(!testPostgresUrl || !testRedisUrl)('createStorage with PostgreSQ
         { scope: 'change-log', n: String(POSTGRES_CHANGE_LOG_MIGRATIONS.length) },
         { scope: 'core', n: String(POSTGRES_MIGRATIONS.length) },
         { scope: 'downloads', n: String(POSTGRES_DOWNLOAD_MIGRATIONS.length) },
+        { scope: 'package-changes', n: String(POSTGRES_PACKAGE_CHANGES_MIGRATIONS.length) },
         { scope: 'renders', n: String(POSTGRES_RENDER_STORE_MIGRATIONS.length) },
         { scope: 'search', n: String(POSTGRES_SEARCH_MIGRATIONS.length) },
         { scope: 'signing-keys', n: String(POSTGRES_SIGNING_KEY_MIGRATIONS.length) },
@@ -160,7 +166,8 @@ describe.skipIf(!testPostgresUrl || !testRedisUrl)('createStorage with PostgreSQ
     const postgres = freshPostgresSchema();
     const storage = await createStorage(config({ database: postgres.url, storage: path.join(dataDir, 'shared') }));
     try {
-      expect(storage.bus).toBeInstanceOf(PostgresInvalidationBus);
+      expect(storage.bus).toBeInstanceOf(ChangeFeedBus);
+      expect((storage.bus as ChangeFeedBus).channel).toBeInstanceOf(PostgresInvalidationBus);
       expect(storage.bus.connected).toBe(true);
       expect(storage.blobs).toBeInstanceOf(FsBlobStore);
     } finally {

@@ -54,4 +54,26 @@ describe('DocumentCache shared by several nodes', () => {
     expect((await cache.get('', 'com.a.b', 'full', build))?.value).toEqual({ text: 'build 2' });
     expect((await cache.get('', 'com.a.b', 'full', build))?.value).toEqual({ text: 'build 2' });
   });
+
+  it('keeps serving an entry of any age while the log of writes was read within maxAgeMs, and rebuilds it when the reads stop', async () => {
+    let now = 1000;
+    const bus = new SwitchableBus();
+    const cache = new DocumentCache(bus, 1_000_000, { maxAgeMs: 1000, clock: () => now });
+    let builds = 0;
+    const build = async () => value(`build ${++builds}`);
+    await cache.get('', 'com.a.b', 'full', build);
+    // Read again and again: the entry stays whatever its age.
+    for (let read = 0; read < 5; read++) {
+      now += 900;
+      bus.heardUntil = now;
+      expect((await cache.get('', 'com.a.b', 'full', build))?.value).toEqual({ text: 'build 1' });
+    }
+    // The reads stopped (the database unreachable): within maxAgeMs of the last one the entry
+    // is served, after it the entry is built again.
+    now += 1000;
+    expect((await cache.get('', 'com.a.b', 'full', build))?.value).toEqual({ text: 'build 1' });
+    now += 1;
+    expect((await cache.get('', 'com.a.b', 'full', build))?.value).toEqual({ text: 'build 2' });
+    expect(cache.stats).toEqual({ hits: 6, misses: 2, rejected: 0 });
+  });
 });
