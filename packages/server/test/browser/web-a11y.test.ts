@@ -362,6 +362,69 @@ describe('what axe does not measure', () => {
     await context.close();
   });
 
+  it('ties a refused token form and refused audit filters to their fields, which look like the other forms’', async () => {
+    const { context, page } = await openPage(768, 'dark');
+    /**
+     * Each text field of the page's forms: whether it is marked invalid, what describes it last,
+     * and whether it looks like the header's search field (one stylesheet rule styles both, by type).
+     */
+    const fields = () =>
+      page.evaluate(() => {
+        const look = (el: Element) => {
+          const style = getComputedStyle(el);
+          return [style.borderTopStyle, style.borderTopWidth, style.borderRadius, style.paddingTop].join(' ');
+        };
+        const searchLook = look(document.getElementById('header-q')!);
+        const inputs = Array.from(document.querySelectorAll('main form input')).filter(
+          (el) => !['hidden', 'radio', 'checkbox'].includes(el.getAttribute('type') ?? ''),
+        );
+        return inputs.map((el) => {
+          const described = (el.getAttribute('aria-describedby') ?? '').split(' ').filter(Boolean);
+          return {
+            id: el.id,
+            invalid: el.getAttribute('aria-invalid'),
+            lastDescription: document.getElementById(described.at(-1) ?? '')?.getAttribute('role') ?? null,
+            styled: look(el) === searchLook,
+          };
+        });
+      });
+
+    await signIn(page);
+    await page.getByLabel('Address ranges').fill('nowhere');
+    await page.locator('#token-password').fill('pw-alice');
+    await page.getByRole('button', { name: 'Create token' }).click();
+    await page.locator('#token-error').waitFor();
+    const account = await fields();
+    const tokenFields = account.filter((f) => f.id.startsWith('token-'));
+    expect(tokenFields.map((f) => f.id)).toEqual([
+      'token-name',
+      'token-packages',
+      'token-cidr',
+      'token-expires',
+      'token-password',
+    ]);
+    for (const field of tokenFields)
+      expect(field).toEqual({ id: field.id, invalid: 'true', lastDescription: 'alert', styled: true });
+    // the two-factor form was not the one refused
+    expect(account.find((f) => f.id === 'two-factor-password')).toMatchObject({ invalid: null, styled: true });
+    expect(await axeViolations(page)).toEqual([]);
+
+    await page.goto(`${registry.url}/-/web/audit?since=yesterday`);
+    await page.locator('#audit-error').waitFor();
+    const filters = await fields();
+    expect(filters.map((f) => f.id)).toEqual([
+      'audit-user',
+      'audit-package',
+      'audit-action',
+      'audit-outcome',
+      'audit-since',
+      'audit-until',
+    ]);
+    for (const field of filters) expect(field).toEqual({ id: field.id, invalid: 'true', lastDescription: 'alert', styled: true });
+    expect(await axeViolations(page)).toEqual([]);
+    await context.close();
+  });
+
   it('draws the chart’s text at 12 px or more on a phone, and reads its summary once', async () => {
     const { context, page } = await openPage(320);
     await page.goto(`${registry.url}/-/web/package/com.studio.questlog`);

@@ -278,6 +278,42 @@ describe('the account page', () => {
     expect(await count()).toBe(before);
   });
 
+  it('ties a refused token form to its text fields, as the other forms are, and types every one of them', async () => {
+    const client = await signedIn('bob', 'pw-bob');
+    const fresh = squash((await client.get('/-/web/account')).html);
+    const inputs = (html: string, id: string) => new RegExp(`<input id="${id}"[^>]*>`).exec(html)?.[0] ?? '';
+    const TEXT_FIELDS = ['token-name', 'token-packages', 'token-cidr', 'token-expires', 'token-password'];
+    for (const id of TEXT_FIELDS) {
+      expect(inputs(fresh, id), id).toMatch(/ type="(text|password)"/);
+      expect(inputs(fresh, id), id).not.toContain('aria-invalid');
+    }
+    expect(fresh).not.toContain('id="token-error"');
+
+    const refused = await client.post('/-/web/account/tokens', {
+      csrf: client.csrf(),
+      name: 'ci',
+      cidr: 'nowhere',
+      expires: '30',
+      password: 'pw-bob',
+    });
+    expect(refused.status).toBe(422);
+    const html = squash(refused.html);
+    expect(html).toMatch(/<div id="token-error" class="error" role="alert">&#39;nowhere&#39; is not a CIDR range/);
+    for (const id of TEXT_FIELDS) {
+      // after the field's hint, when it has one
+      expect(inputs(html, id), id).toMatch(/ aria-invalid="true" aria-describedby="(token-[a-z]+-hint )?token-error"/);
+    }
+    expect(inputs(html, 'token-cidr')).toContain('aria-describedby="token-cidr-hint token-error"');
+    expect(html).toContain('<span id="token-cidr-hint" class="hint">');
+    // what was typed is kept, except the password
+    expect(inputs(html, 'token-name')).toContain('value="ci"');
+    expect(inputs(html, 'token-cidr')).toContain('value="nowhere"');
+    expect(inputs(html, 'token-expires')).toContain('value="30"');
+    expect(inputs(html, 'token-password')).not.toContain('value=');
+    // the two-factor form below is not the one refused
+    expect(inputs(html, 'two-factor-password')).not.toContain('aria-invalid');
+  });
+
   it('sends a signed-out revoke to the sign-in page and revokes nothing', async () => {
     const client = new WebClient(registry.url);
     await client.get('/-/web/signin');

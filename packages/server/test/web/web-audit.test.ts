@@ -62,6 +62,39 @@ describe('the audit log and webhooks pages (/-/web/audit, /-/web/webhooks)', () 
     expect(html).toContain('href="/-/web/audit?user=bob&amp;before=7"');
   });
 
+  it('ties refused filters to every filter field, above the form, and keeps what was written', async () => {
+    await loginUser(registry.url, 'admin', 'pw-admin');
+    await registry.storage.registry.users.update('', 'admin', { admin: true });
+    const client = new WebClient(registry.url);
+    await client.get('/-/web/signin');
+    expect((await client.post('/-/web/signin', { csrf: client.csrf(), name: 'admin', password: 'pw-admin' })).status).toBe(303);
+    const input = (html: string, name: string) => new RegExp(`<input id="audit-${name}"[^>]*>`).exec(html)?.[0] ?? '';
+    const FILTERS = ['user', 'package', 'action', 'outcome', 'since', 'until'];
+
+    const fresh = await client.get('/-/web/audit?user=admin');
+    expect(fresh.status).toBe(200);
+    const freshHtml = squash(fresh.html);
+    for (const name of FILTERS) {
+      expect(input(freshHtml, name), name).toContain(' type="text"');
+      expect(input(freshHtml, name), name).not.toContain('aria-invalid');
+    }
+    expect(input(freshHtml, 'user')).toContain('value="admin"');
+    expect(freshHtml).not.toContain('id="audit-error"');
+
+    const refused = await client.get('/-/web/audit?user=bob&since=yesterday');
+    expect(refused.status).toBe(422);
+    const html = squash(refused.html);
+    expect(html).toMatch(
+      /<div id="audit-error" class="error" role="alert">&#39;since&#39; must be a day[^<]*<\/div><form method="get"/,
+    );
+    for (const name of FILTERS) {
+      expect(input(html, name), name).toMatch(/ aria-invalid="true" aria-describedby="(audit-[a-z]+-hint )?audit-error"/);
+    }
+    expect(input(html, 'since')).toContain('aria-describedby="audit-since-hint audit-error"');
+    expect(input(html, 'user')).toContain('value="bob"');
+    expect(input(html, 'since')).toContain('value="yesterday"');
+  });
+
   it('lists webhooks with their latest deliveries, never a secret', async () => {
     const ctx = { assets: await loadAssets(), tenant: '', host: 'registry.test', viewer: 'admin', csrf: 'x' };
     const hook = {

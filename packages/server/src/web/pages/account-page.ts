@@ -3,6 +3,7 @@ import type { TeamRecord } from '../../storage/team-store.js';
 import { teamsSection } from './account-teams.js';
 import { CSRF_FIELD } from '../csrf.js';
 import { html, type SafeHtml } from '../html.js';
+import { formError, formField } from './form-field.js';
 import { isoDate } from '../package-facts.js';
 import { layout } from './layout.js';
 import { twoFactorSection, type TwoFactorView } from './two-factor-section.js';
@@ -27,6 +28,9 @@ export interface AccountView {
   twoFactor: TwoFactorView;
   twoFactorError?: string;
 }
+
+/** The id of the token form's error, which its fields name when it was refused. */
+const TOKEN_ERROR_ID = 'token-error';
 
 export function accountPage(ctx: PageContext, view: AccountView): string {
   const body = html`<h1>${view.user}</h1>
@@ -117,31 +121,76 @@ function createdToken(created: { token: string; id: string }): SafeHtml {
 function tokenForm(ctx: PageContext, view: AccountView): SafeHtml {
   const form = view.form ?? {};
   const access = form.access ?? 'publish';
+  // A refusal (a wrong password, a bad limit) names no one field: every text field is tied to it.
+  const errorId = view.formError ? TOKEN_ERROR_ID : undefined;
   const option = (value: string, label: string) =>
     html`<label><input type="radio" name="access" value="${value}" ${access === value ? 'checked' : ''} /> ${label}</label>`;
   return html`<h2>Create a token</h2>
-    ${view.formError ? html`<div class="error" role="alert">${view.formError}</div>` : ''}
-    <form method="post" action="/-/web/account/tokens" class="token-form">
+    ${formError(TOKEN_ERROR_ID, view.formError)}
+    <form method="post" action="/-/web/account/tokens">
       <input type="hidden" name="${CSRF_FIELD}" value="${ctx.csrf}" />
-      <label for="token-name">Name</label>
-      <input id="token-name" name="name" maxlength="128" value="${form.name ?? ''}" />
+      ${formField({
+        id: 'token-name',
+        name: 'name',
+        label: 'Name',
+        note: '(optional)',
+        maxlength: 128,
+        value: form.name ?? '',
+        hint: 'Shown in the list above, to tell your tokens apart.',
+        errorId,
+      })}
       <fieldset>
         <legend>Access</legend>
         ${option('publish', 'read and publish')} ${option('readonly', 'read-only')}
         ${option('publishOnly', 'publish only (no dist-tags, owners, deprecation, unpublish)')}
       </fieldset>
-      <label
-        ><input type="checkbox" name="automation" value="1" ${form.automation ? 'checked' : ''} /> automation (for CI: never asked
-        for a one-time password)</label
-      >
-      <label for="token-packages">Packages or namespaces (comma-separated, e.g. <code>com.studio.*</code>; empty: all)</label>
-      <input id="token-packages" name="packages" value="${form.packages ?? ''}" />
-      <label for="token-cidr">Address ranges (comma-separated, e.g. <code>10.0.0.0/8</code>; empty: anywhere)</label>
-      <input id="token-cidr" name="cidr" value="${form.cidr ?? ''}" />
-      <label for="token-expires">Expires after (days; empty: never)</label>
-      <input id="token-expires" name="expires" inputmode="numeric" value="${form.expires ?? ''}" />
-      <label for="token-password">Your password</label>
-      <input id="token-password" name="password" type="password" autocomplete="current-password" required />
+      <p>
+        <label
+          ><input type="checkbox" name="automation" value="1" ${form.automation ? 'checked' : ''} /> automation (for CI: never
+          asked for a one-time password)</label
+        >
+      </p>
+      ${formField({
+        id: 'token-packages',
+        name: 'packages',
+        label: 'Packages or namespaces',
+        note: '(optional)',
+        autocapitalize: 'none',
+        spellcheck: false,
+        value: form.packages ?? '',
+        hint: html`Comma-separated, for example <code>com.studio.*</code>; empty: all.`,
+        errorId,
+      })}
+      ${formField({
+        id: 'token-cidr',
+        name: 'cidr',
+        label: 'Address ranges',
+        note: '(optional)',
+        autocapitalize: 'none',
+        spellcheck: false,
+        value: form.cidr ?? '',
+        hint: html`Comma-separated, for example <code>10.0.0.0/8</code>; empty: anywhere.`,
+        errorId,
+      })}
+      ${formField({
+        id: 'token-expires',
+        name: 'expires',
+        label: 'Expires after',
+        note: '(optional)',
+        inputmode: 'numeric',
+        value: form.expires ?? '',
+        hint: 'In days; empty: never.',
+        errorId,
+      })}
+      ${formField({
+        id: 'token-password',
+        name: 'password',
+        label: 'Your password',
+        type: 'password',
+        autocomplete: 'current-password',
+        required: true,
+        errorId,
+      })}
       <button type="submit">Create token</button>
     </form>`;
 }

@@ -1,10 +1,14 @@
 import type { AuditEntry } from '../../storage/ports.js';
-import { html, type SafeHtml } from '../html.js';
+import { html, type HtmlValue, type SafeHtml } from '../html.js';
+import { formError, formField } from './form-field.js';
 import { layout } from './layout.js';
 import type { PageContext } from './page-context.js';
 
 export const AUDIT_PAGE = '/-/web/audit';
 export const AUDIT_FILTERS = ['user', 'package', 'action', 'outcome', 'since', 'until'] as const;
+
+/** The id of the filters' error, which the fields name when they were refused. */
+const AUDIT_ERROR_ID = 'audit-error';
 
 export interface AuditView {
   entries: AuditEntry[];
@@ -20,22 +24,36 @@ export interface AuditView {
 export function auditPage(ctx: PageContext, view: AuditView): string {
   const body = html`<h1>Audit log</h1>
     <p>Every change to this registry, and every refused attempt at one, newest first.</p>
-    ${filterForm(view)} ${view.error ? html`<div class="error" role="alert">${view.error}</div>` : ''}
-    ${view.entries.length === 0 ? html`<p class="muted">No entries match.</p>` : entryTable(view.entries)}
+    ${filterForm(view)} ${view.entries.length === 0 ? html`<p class="muted">No entries match.</p>` : entryTable(view.entries)}
     ${view.next ? html`<p><a href="${nextPage(view)}">Older entries</a></p>` : ''}`;
   return layout(ctx, { title: 'Audit log', body });
 }
 
+/** The filters, each a field as the other forms' are; a refused filter ties every field to its reason. */
 function filterForm(view: AuditView): SafeHtml {
-  const field = (name: (typeof AUDIT_FILTERS)[number], label: string) =>
-    html`<label for="audit-${name}">${label}</label>
-      <input id="audit-${name}" name="${name}" value="${view.filters[name] ?? ''}" />`;
-  return html`<form method="get" action="${AUDIT_PAGE}" class="token-form">
-    ${field('user', 'User')} ${field('package', 'Package')} ${field('action', 'Action or group (e.g. owner)')}
-    ${field('outcome', 'Outcome (success, refused, failed)')} ${field('since', 'Since (day or ISO time)')}
-    ${field('until', 'Until (day or ISO time)')}
-    <button type="submit">Filter</button>
-  </form>`;
+  const errorId = view.error ? AUDIT_ERROR_ID : undefined;
+  const field = (name: (typeof AUDIT_FILTERS)[number], label: string, hint?: HtmlValue) =>
+    formField({
+      id: `audit-${name}`,
+      name,
+      label,
+      ...(hint === undefined ? {} : { hint }),
+      autocapitalize: 'none',
+      spellcheck: false,
+      value: view.filters[name] ?? '',
+      errorId,
+    });
+  return html`${formError(AUDIT_ERROR_ID, view.error)}
+    <form method="get" action="${AUDIT_PAGE}">
+      <div class="filters">
+        ${field('user', 'User')} ${field('package', 'Package')}
+        ${field('action', 'Action or group', html`For example <code>owner.add</code>, or <code>owner</code> for all of them.`)}
+        ${field('outcome', 'Outcome', html`<code>success</code>, <code>refused</code> or <code>failed</code>.`)}
+        ${field('since', 'Since', 'A day (2026-11-27) or an ISO time.')}
+        ${field('until', 'Until', 'A day (its end) or an ISO time.')}
+      </div>
+      <button type="submit">Filter</button>
+    </form>`;
 }
 
 function entryTable(entries: AuditEntry[]): SafeHtml {
