@@ -64,6 +64,12 @@ export class SearchService {
   readonly #clock: () => number;
   readonly #scopeOf: TenantScopeOf;
   #responsesVersion: number | undefined;
+  /**
+   * Reads in flight by key and version: the searches that miss at the same moment (every kept
+   * response is dropped on any write, and a popular query is asked by many clients at once)
+   * share one read of the index instead of each running the query.
+   */
+  readonly #reading = new Map<string, Promise<KeptResponse>>();
   /** Writes announced on the bus (and resets), for an index without resultsVersion. */
   #announced = 0;
 
@@ -133,11 +139,21 @@ export class SearchService {
     const now = this.#clock();
     const kept = responses.get(key);
     if (kept !== undefined && now - kept.readAt <= this.#maxAgeMs) return kept.head;
-    const page = await read();
-    const head = searchResponseHead(page);
-    // A page read before a change that landed while it was read is not kept.
-    if (this.#version() === version) responses.set(key, { head, readAt: now }, Math.max(1, page.hits.length));
-    return head;
+    const flight = `${version}\0${key}`;
+    let reading = this.#reading.get(flight);
+    if (reading === undefined) {
+      reading = read().then((page) => {
+        const head = searchResponseHead(page);
+        const response = { head, readAt: now };
+        // A page read before a change that landed while it was read is not kept.
+        if (this.#version() === version) responses.set(key, response, Math.max(1, page.hits.length));
+        return response;
+      });
+      this.#reading.set(flight, reading);
+      const done = () => this.#reading.delete(flight);
+      reading.then(done, done);
+    }
+    return (await reading).head;
   }
 
   /** What must stay the same for kept responses to hold; undefined: keep nothing now. */

@@ -72,6 +72,21 @@ describe('search response cache', () => {
     expect(index.reads).toBe(2);
   });
 
+  it('runs one read of the index for searches that miss at the same moment, and a new one after a write', async () => {
+    const { search, index } = service(first, 20_000);
+    // A word of its own: the other tests count what 'shared' finds.
+    const request = { query: parseSearchText('burst'), size: 20, from: 0 };
+    await seedPackage(first, buildStoredPackage('com.cache.burst', { description: 'burst' }));
+    const burst = await Promise.all(Array.from({ length: 8 }, () => search.search('', request)));
+    expect(index.reads).toBe(1);
+    for (const response of burst) expect(names(response)).toEqual(names(burst[0]!));
+    expect(names(burst[0]!)).toContain('com.cache.burst');
+    await seedPackage(first, buildStoredPackage('com.cache.burst2', { description: 'burst' }));
+    const after = await Promise.all(Array.from({ length: 8 }, () => search.search('', request)));
+    expect(index.reads).toBe(2);
+    expect(names(after[0]!)).toContain('com.cache.burst2');
+  });
+
   it('drops it when another process writes to the same database', async () => {
     const { search } = service(first, 20_000);
     expect((await search.search('', request)).total).toBe(2);
