@@ -4,7 +4,7 @@ import { fillDays, parseDownloadPeriod } from '../search/download-periods.js';
 import type { SearchRequest } from '../search/search-query.js';
 import { searchResponseBody, searchResponseHead, toSearchResponse } from '../search/search-results.js';
 import { BudgetLru } from '../storage/budget-lru.js';
-import type { TenantId } from '../storage/ports.js';
+import type { SearchPage, TenantId } from '../storage/ports.js';
 import { singleIncarnation, type TenantScopeOf } from './tenant-scope.js';
 
 /** Matches read per page, and at most, for a caller that may see only some packages. */
@@ -30,10 +30,10 @@ export interface DownloadRange {
 
 export interface SearchServiceOptions {
   /**
-   * For an index that cannot tell when its results change (PostgreSQL): responses are kept at
-   * most this long, and dropped whenever the bus announces a change (a package write, or new
-   * download counts or scores: SEARCH_RESULTS_CHANGED) of any node. Without it such an index
-   * gets no cache.
+   * For an index that cannot tell when its results change (PostgreSQL): responses are answered
+   * as they are for this long (for as long again while one read refreshes them), and dropped
+   * whenever the bus announces a change (a package write, or new download counts or scores:
+   * SEARCH_RESULTS_CHANGED) of any node. Without it such an index gets no cache.
    */
   sharedMaxAgeMs?: number;
   /** Milliseconds on a monotonic clock (tests move it). */
@@ -55,7 +55,8 @@ export type SearchServiceDeps = Pick<ServerDeps, 'config' | 'search' | 'download
  * Search, the `/-/all` listing and download counts: the read side of discovery. Search responses
  * are kept (all but their time, as bytes), bounded by the number of results they hold (the
  * searchCache setting): while the index reports no change (SQLite), or, for an index that cannot
- * tell (PostgreSQL), until a node announces a change on the bus (and at most `sharedMaxAgeMs`).
+ * tell (PostgreSQL), until a node announces a change on the bus (and refreshed after
+ * `sharedMaxAgeMs`).
  */
 export class SearchService {
   readonly #deps: SearchServiceDeps;
@@ -138,7 +139,22 @@ export class SearchService {
     const key = `${this.#scopeOf(tenant)}\0${size}\0${from}\0${JSON.stringify(query)}`;
     const now = this.#clock();
     const kept = responses.get(key);
-    if (kept !== undefined && now - kept.readAt <= this.#maxAgeMs) return kept.head;
+    if (kept !== undefined) {
+      const age = now - kept.readAt;
+      if (age <= this.#maxAgeMs) return kept.head;
+      // Past its age by less than the age again: answered as it is while one read refreshes it.
+      // Responses read together expire together, and waiting for all of them at once stalled
+      // every search for the time the database took to run them all.
+      if (age <= 2 * this.#maxAgeMs) {
+        this.#readOnce(key, version, now, read).catch(() => undefined);
+        return kept.head;
+      }
+    }
+    return (await this.#readOnce(key, version, now, read)).head;
+  }
+
+  /** One read of the index for `key` at `version`, shared by every search that asks meanwhile. */
+  #readOnce(key: string, version: number, now: number, read: () => Promise<SearchPage>): Promise<KeptResponse> {
     const flight = `${version}\0${key}`;
     let reading = this.#reading.get(flight);
     if (reading === undefined) {
@@ -146,14 +162,14 @@ export class SearchService {
         const head = searchResponseHead(page);
         const response = { head, readAt: now };
         // A page read before a change that landed while it was read is not kept.
-        if (this.#version() === version) responses.set(key, response, Math.max(1, page.hits.length));
+        if (this.#version() === version) this.#responses?.set(key, response, Math.max(1, page.hits.length));
         return response;
       });
       this.#reading.set(flight, reading);
       const done = () => this.#reading.delete(flight);
       reading.then(done, done);
     }
-    return (await reading).head;
+    return reading;
   }
 
   /** What must stay the same for kept responses to hold; undefined: keep nothing now. */

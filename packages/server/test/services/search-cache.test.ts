@@ -147,14 +147,35 @@ describe('search response cache', () => {
       return { search, index, bus, advance: (ms: number) => (now += ms) };
     }
 
-    it('keeps a response for the max age, then reads again', async () => {
+    it('keeps a response for the max age, then answers it once more while one read refreshes it', async () => {
       const { search, index, advance } = sharedService();
-      await search.search('', request);
+      const before = await search.search('', request);
       advance(1000);
       await search.search('', request);
       expect(index.reads).toBe(1);
       advance(1);
+      // Written without an announcement on this service's bus: only a read of the index finds it.
+      await seedPackage(first, buildStoredPackage('com.cache.late', { description: 'shared late' }));
+      // Past its age: the kept response is answered, and one read (not one per search) refreshes it.
+      const stale = await Promise.all([search.search('', request), search.search('', request)]);
+      expect(stale.map(names)).toEqual([names(before), names(before)]);
+      expect(index.reads).toBe(2);
+      // Until the refresh lands, every search answers the kept response and joins that one read.
+      let latest = stale[0];
+      for (let attempt = 0; attempt < 100 && !names(latest).includes('com.cache.late'); attempt++) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        latest = await search.search('', request);
+      }
+      expect(names(latest)).toContain('com.cache.late');
+      expect(index.reads).toBe(2);
+    });
+
+    it('reads before answering a response older than twice the max age', async () => {
+      const { search, index, advance } = sharedService();
       await search.search('', request);
+      advance(2001);
+      await seedPackage(first, buildStoredPackage('com.cache.later', { description: 'shared later' }));
+      expect(names(await search.search('', request))).toContain('com.cache.later');
       expect(index.reads).toBe(2);
     });
 
