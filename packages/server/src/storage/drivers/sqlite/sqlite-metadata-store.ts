@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { blobKeysOfVersion } from '../../blob-keys.js';
 import type { AccountStores, MetadataStore, PackageHandle, PackageMutation, StoredPackage, TenantId } from '../../ports.js';
 import { KeyedMutex } from '../../keyed-mutex.js';
-import { packageHandle, type PackageRecords } from '../../package-handle.js';
+import { groupVersions, packageHandle, type PackageRecords } from '../../package-handle.js';
 import { FileChangeWatch } from './file-change-watch.js';
 import { SqliteConnection } from './sqlite-connection.js';
 import { SqliteSessions } from './sqlite-sessions.js';
@@ -193,6 +193,15 @@ export class SqliteMetadataStore implements MetadataStore, PackageRecords {
     )
       .pluck()
       .all(tenant, name) as string[];
+  }
+
+  async versionsOfPackages(tenant: TenantId, names: readonly string[]): Promise<Map<string, string[]>> {
+    // The names as one JSON parameter: one statement whatever their number.
+    const rows = this.#statement(
+      `SELECT packages.name, version.key AS version FROM packages, json_each(packages.document, '$.versions') AS version
+       WHERE tenant = ? AND name IN (SELECT value FROM json_each(?))`,
+    ).all(tenant, JSON.stringify(names)) as { name: string; version: string }[];
+    return groupVersions(rows);
   }
 
   async updatePackage<T>(
