@@ -412,11 +412,13 @@ export async function collectOrphanBlobs(
   // scale), and their versions are asked for in one query.
   // Only the candidates need their time: list keys alone where the store can.
   const { blobs } = storage;
-  const listed: AsyncIterable<ListedBlob> = blobs.listKeys
+  const listed: AsyncIterable<ListedBlob[]> = blobs.listKeyGroups
     ? (async function* () {
-        for await (const key of blobs.listKeys!()) yield { key };
+        for await (const keys of blobs.listKeyGroups!()) yield keys.map((key) => ({ key }));
       })()
-    : blobs.list();
+    : (async function* () {
+        for await (const blob of blobs.list()) yield [blob];
+      })();
   let orphans = 0;
   const sweepBatch = async (batch: ListedBlob[], referenced: Set<string>) => {
     for (const blob of batch) {
@@ -440,19 +442,22 @@ export async function collectOrphanBlobs(
     batch = undefined;
     await sweepBatch(listedBlobs, referenced);
   };
-  for await (const blob of listed) {
-    if (signal?.aborted) break;
-    const owner = packageOfBlobKey(blob.key);
-    // A key of no package is referenced by none.
-    if (owner === undefined) {
-      await sweepBatch([blob], new Set());
-      continue;
+  for await (const group of listed) {
+    for (const blob of group) {
+      if (signal?.aborted) break;
+      const owner = packageOfBlobKey(blob.key);
+      // A key of no package is referenced by none.
+      if (owner === undefined) {
+        await sweepBatch([blob], new Set());
+        continue;
+      }
+      const full = batch !== undefined && !batch.names.has(owner.name) && batch.names.size >= PACKAGES_PER_VERSIONS_QUERY;
+      if (batch !== undefined && (batch.tenant !== owner.tenant || full)) await sweepPackages();
+      batch ??= { tenant: owner.tenant, names: new Set(), blobs: [] };
+      batch.names.add(owner.name);
+      batch.blobs.push(blob);
     }
-    const full = batch !== undefined && !batch.names.has(owner.name) && batch.names.size >= PACKAGES_PER_VERSIONS_QUERY;
-    if (batch !== undefined && (batch.tenant !== owner.tenant || full)) await sweepPackages();
-    batch ??= { tenant: owner.tenant, names: new Set(), blobs: [] };
-    batch.names.add(owner.name);
-    batch.blobs.push(blob);
+    if (signal?.aborted) break;
   }
   if (!signal?.aborted) await sweepPackages();
   return { orphans, ...leftovers };

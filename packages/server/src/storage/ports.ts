@@ -500,8 +500,11 @@ export interface BlobStore {
   readSmall?(key: string, maxSize: number): Promise<SmallBlob | undefined>;
   delete(key: string): Promise<void>;
   list(): AsyncIterable<{ key: string } & BlobInfo>;
-  /** Optional: every key without its size and time, when the driver can list that cheaper. */
-  listKeys?(): AsyncIterable<string>;
+  /**
+   * Optional, when the driver can list that cheaper: every key without its size and time, in
+   * groups, each of keys of one directory (a package's, for the keys blobKeyFor makes).
+   */
+  listKeyGroups?(): AsyncIterable<string[]>;
   /**
    * Optional: removes what interrupted uploads left that is older than `olderThanMs` at `now`
    * (temporary files, incomplete multipart uploads); returns how many. Younger ones may be
