@@ -394,10 +394,9 @@ export interface PackageStore {
 
 /**
  * How many names the callers of `versionsOfPackages` pass at once: a round trip per package was
- * most of a PostgreSQL sweep's time, while SQLite answers on the event loop, where a query of
- * this many takes about as long as one of the sweep's directory-listing slices.
+ * most of a PostgreSQL sweep's time, and a few hundred keeps what one answer holds small.
  */
-export const PACKAGES_PER_VERSIONS_QUERY = 128;
+export const PACKAGES_PER_VERSIONS_QUERY = 256;
 
 /**
  * One package of one tenant: its document and history, read whole and changed under the
