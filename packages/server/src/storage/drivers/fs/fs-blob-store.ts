@@ -29,7 +29,7 @@ const OPEN_FILES = 256;
 const SMALL_BLOB = 1024 * 1024;
 /** Bytes asked for by readSmall's first read: most tarballs are smaller, so it is the only one. */
 const FIRST_READ = 64 * 1024;
-/** Longest run of directory reads listKeys makes before the event loop serves what waits. */
+/** Longest run of directory reads listKeyGroups makes before the event loop serves what waits. */
 const LISTING_SLICE_MS = 0.25;
 /** Keys are tenant/package/file: the directories above a package's hold one entry per package. */
 const PACKAGE_DEPTH = 2;
@@ -248,9 +248,10 @@ export class FsBlobStore implements BlobStore {
    * Every key, without a stat per file, a directory's files in one group: one directory listing
    * per package, made on the event loop in slices of LISTING_SLICE_MS (a round trip to the thread
    * pool costs several times the listing of a small directory in the page cache; bench/README.md,
-   * "Stop 37"), short enough that a request arriving meanwhile hardly waits. A directory not in the page cache stalls the slice it is read in for that read.
-   * The store's root and the tenants' directories, one entry per package, are read
-   * LISTING_BATCH entries at a time, not held whole.
+   * "Stop 37"), short enough that a request arriving meanwhile hardly waits. A directory not in
+   * the page cache stalls the slice it is read in for that read. The store's root and the
+   * tenants' directories, one entry per package, are read LISTING_BATCH entries at a time, not
+   * held whole.
    */
   async *listKeyGroups(): AsyncIterable<string[]> {
     const slices = new Slices();
