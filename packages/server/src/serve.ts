@@ -160,10 +160,11 @@ export async function serve(argv: string[], io: ServeIo = processServeIo): Promi
       'pkg-registry listening',
     );
     // Orphan tarballs are collected in the background once serving: walking every tarball takes
-    // a time in proportion to the registry (half a minute at 100,000 packages), and an orphan
-    // is never served meanwhile (only versions in a document are). Alone, every unreferenced
-    // tarball older than this start is a crash leftover (newer ones may be publishes in flight);
-    // sharing storage with other nodes, a young one may be another node's uncommitted publish.
+    // a time in proportion to the registry (bench/README.md, "Stop 37: the start-up sweep"), and
+    // an orphan is never served meanwhile (only versions in a document are). Alone, every
+    // unreferenced tarball older than this start is a crash leftover (newer ones may be publishes
+    // in flight); sharing storage with other nodes, a young one may be another node's
+    // uncommitted publish.
     sweeping = collectOrphanBlobs(storage, storage.shared ? SHARED_ORPHAN_GRACE_MS : 0, startedAt, sweep.signal).then(
       async (collected) => {
         const { orphans, temporaryFiles, incompleteUploads } = collected;

@@ -52,8 +52,8 @@ async function assertEmptyStorage(storage: Storage): Promise<void> {
     (await storage.registry.users.list(GLOBAL_TENANT)).length > 0 ||
     (await storage.packages.listPackageNames(GLOBAL_TENANT, { includeUnpublished: true })).length > 0;
   let blobs = false;
-  if (storage.blobs.listKeys)
-    for await (const _ of storage.blobs.listKeys()) {
+  if (storage.blobs.listKeyGroups)
+    for await (const _ of storage.blobs.listKeyGroups()) {
       blobs = true;
       break;
     }

@@ -2,6 +2,7 @@ import { blobKeysOfVersion, packageOfBlobKey } from '../storage/blob-keys.js';
 import type { Config } from '../config/config.js';
 import {
   GLOBAL_TENANT,
+  PACKAGES_PER_VERSIONS_QUERY,
   type AccountStores,
   type BlobStore,
   type PackageStore,
@@ -77,13 +78,18 @@ export async function storageReport(
       unmeasuredVersions: (await storage.usage.unmeasured(tenant)).length,
     };
     usage.set(tenant, entry);
-    for (const name of await storage.packages.listPackageNames(tenant)) {
-      const versions = await storage.packages.package(tenant, name).versions();
-      entry.packages++;
-      entry.versions += versions.length;
-      entry.byPackage.push({ name, versions: versions.length, files: 0, bytes: 0 });
-      for (const version of versions)
-        for (const key of blobKeysOfVersion(tenant, name, version)) referenced.set(key, { tenant, name });
+    const names = await storage.packages.listPackageNames(tenant);
+    for (let from = 0; from < names.length; from += PACKAGES_PER_VERSIONS_QUERY) {
+      const some = names.slice(from, from + PACKAGES_PER_VERSIONS_QUERY);
+      const found = await storage.packages.versionsOfPackages(tenant, some);
+      for (const name of some) {
+        const versions = found.get(name) ?? [];
+        entry.packages++;
+        entry.versions += versions.length;
+        entry.byPackage.push({ name, versions: versions.length, files: 0, bytes: 0 });
+        for (const version of versions)
+          for (const key of blobKeysOfVersion(tenant, name, version)) referenced.set(key, { tenant, name });
+      }
     }
   }
   const packageIndex = new Map<string, PackageUsage>();

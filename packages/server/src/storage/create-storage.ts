@@ -28,6 +28,7 @@ import { MemoryUpstreamAnswers } from './drivers/memory/memory-upstream-answers.
 import { LocalInvalidationBus } from './drivers/memory/memory-invalidation-bus.js';
 import { blobKeysOfVersion, packageOfBlobKey } from './blob-keys.js';
 import { ChangeFeedBus } from './change-feed-bus.js';
+import { PACKAGES_PER_VERSIONS_QUERY } from './ports.js';
 import type {
   PackageChangeFeed,
   AdvisoryStore,
@@ -431,38 +432,65 @@ export async function collectOrphanBlobs(
     temporaryFiles: 0,
     incompleteUploads: 0,
   };
-  // Blob stores list a package's blobs together (a directory, a key prefix): the keys of one
-  // package are held at a time, not every key of the registry (millions of strings at scale).
+  // Blob stores list a package's blobs together (a directory, a key prefix): the keys of a few
+  // hundred packages are held at a time, not every key of the registry (millions of strings at
+  // scale), and their versions are asked for in one query.
   // Only the candidates need their time: list keys alone where the store can.
   const { blobs } = storage;
-  const listed: AsyncIterable<{ key: string; modified?: Date }> = blobs.listKeys
+  const listed: AsyncIterable<ListedBlob[]> = blobs.listKeyGroups
     ? (async function* () {
-        for await (const key of blobs.listKeys!()) yield { key };
+        for await (const keys of blobs.listKeyGroups!()) yield keys.map((key) => ({ key }));
       })()
-    : blobs.list();
-  let current: { dir: string | undefined; keys: Set<string> } | undefined;
+    : (async function* () {
+        for await (const blob of blobs.list()) yield [blob];
+      })();
   let orphans = 0;
-  for await (const blob of listed) {
-    if (signal?.aborted) break;
-    const owner = packageOfBlobKey(blob.key);
-    if (current === undefined || current.dir !== owner?.dir) {
-      current = { dir: owner?.dir, keys: owner ? await referencedKeysOf(storage.packages, owner.tenant, owner.name) : new Set() };
+  const sweepBatch = async (batch: ListedBlob[], referenced: Set<string>) => {
+    for (const blob of batch) {
+      if (signal?.aborted) return;
+      if (referenced.has(blob.key)) continue;
+      const modified = blob.modified ?? (await blobs.stat(blob.key))?.modified;
+      if (modified === undefined || now.getTime() - modified.getTime() < olderThanMs) continue;
+      await blobs.delete(blob.key);
+      orphans++;
     }
-    if (current.keys.has(blob.key)) continue;
-    const modified = blob.modified ?? (await blobs.stat(blob.key))?.modified;
-    if (modified === undefined || now.getTime() - modified.getTime() < olderThanMs) continue;
-    await blobs.delete(blob.key);
-    orphans++;
+  };
+  let batch: { tenant: TenantId; names: Set<string>; blobs: ListedBlob[] } | undefined;
+  const sweepPackages = async () => {
+    if (batch === undefined) return;
+    const { tenant, names } = batch;
+    const referenced = new Set<string>();
+    for (const [name, versions] of await storage.packages.versionsOfPackages(tenant, [...names])) {
+      for (const version of versions) for (const key of blobKeysOfVersion(tenant, name, version)) referenced.add(key);
+    }
+    const listedBlobs = batch.blobs;
+    batch = undefined;
+    await sweepBatch(listedBlobs, referenced);
+  };
+  for await (const group of listed) {
+    for (const blob of group) {
+      if (signal?.aborted) break;
+      const owner = packageOfBlobKey(blob.key);
+      // A key of no package is referenced by none.
+      if (owner === undefined) {
+        await sweepBatch([blob], new Set());
+        continue;
+      }
+      const full = batch !== undefined && !batch.names.has(owner.name) && batch.names.size >= PACKAGES_PER_VERSIONS_QUERY;
+      if (batch !== undefined && (batch.tenant !== owner.tenant || full)) await sweepPackages();
+      batch ??= { tenant: owner.tenant, names: new Set(), blobs: [] };
+      batch.names.add(owner.name);
+      batch.blobs.push(blob);
+    }
+    if (signal?.aborted) break;
   }
+  if (!signal?.aborted) await sweepPackages();
   return { orphans, ...leftovers };
 }
 
-async function referencedKeysOf(packages: PackageStore, tenant: TenantId, name: string): Promise<Set<string>> {
-  const keys = new Set<string>();
-  for (const version of await packages.package(tenant, name).versions()) {
-    for (const key of blobKeysOfVersion(tenant, name, version)) keys.add(key);
-  }
-  return keys;
+interface ListedBlob {
+  key: string;
+  modified?: Date;
 }
 
 export function redactUrlCredentials(url: string): string {

@@ -42,3 +42,14 @@ class BoundPackage implements PackageHandle {
 export function packageHandle(records: PackageRecords, tenant: TenantId, name: string): PackageHandle {
   return new BoundPackage(records, tenant, name);
 }
+
+/** Rows of (package name, version), as a SQL driver reads them, grouped by package. */
+export function groupVersions(rows: readonly { name: string; version: string }[]): Map<string, string[]> {
+  const byName = new Map<string, string[]>();
+  for (const { name, version } of rows) {
+    const versions = byName.get(name);
+    if (versions) versions.push(version);
+    else byName.set(name, [version]);
+  }
+  return byName;
+}

@@ -383,7 +383,20 @@ export interface PackageStore {
   listPackageNames(tenant: TenantId, options?: { includeUnpublished?: boolean }): Promise<string[]>;
   /** Every blob key referenced by any package of any tenant (orphan collection). */
   referencedBlobKeys(): Promise<Set<string>>;
+  /**
+   * The versions in the documents of several packages of one tenant, as `PackageHandle.versions`
+   * reads them, in one round trip (the sweep of orphan tarballs and `storage report` ask for
+   * every package). A name of no package, or of a package without versions, is absent from the
+   * answer.
+   */
+  versionsOfPackages(tenant: TenantId, names: readonly string[]): Promise<Map<string, string[]>>;
 }
+
+/**
+ * How many names the callers of `versionsOfPackages` pass at once: a round trip per package was
+ * most of a PostgreSQL sweep's time, and a few hundred keeps what one answer holds small.
+ */
+export const PACKAGES_PER_VERSIONS_QUERY = 256;
 
 /**
  * One package of one tenant: its document and history, read whole and changed under the
@@ -396,8 +409,7 @@ export interface PackageHandle {
   read(): Promise<StoredPackage | undefined>;
   /**
    * The versions in the package's document, read by the database without the document being
-   * parsed here ([] for a package that does not exist): the start-up sweep of orphan tarballs
-   * asks it of every package.
+   * parsed here ([] for a package that does not exist).
    */
   versions(): Promise<string[]>;
   /**
@@ -488,8 +500,11 @@ export interface BlobStore {
   readSmall?(key: string, maxSize: number): Promise<SmallBlob | undefined>;
   delete(key: string): Promise<void>;
   list(): AsyncIterable<{ key: string } & BlobInfo>;
-  /** Optional: every key without its size and time, when the driver can list that cheaper. */
-  listKeys?(): AsyncIterable<string>;
+  /**
+   * Optional, when the driver can list that cheaper: every key without its size and time, in
+   * groups, each of keys of one directory (a package's, for the keys blobKeyFor makes).
+   */
+  listKeyGroups?(): AsyncIterable<string[]>;
   /**
    * Optional: removes what interrupted uploads left that is older than `olderThanMs` at `now`
    * (temporary files, incomplete multipart uploads); returns how many. Younger ones may be

@@ -93,6 +93,28 @@ export function packageStoreContract(
         expect(await store.package('other', 'com.acme.tool').versions()).toEqual([]);
       });
 
+      it('reads the versions of many packages of one tenant in one call, leaving out those with none', async () => {
+        const write = (tenantName: string, name: string, versions: string[]) =>
+          store.package(tenantName, name).update(() => ({ next: stored(name, versions), result: null }));
+        await write('', 'com.acme.tool', ['1.0.0', '0.9.0', '1.0.0-beta.1']);
+        await write('', 'com.acme.kit', ['3.0.0']);
+        await write('', 'com.acme.none', []);
+        await write('acme', 'com.acme.tool', ['2.0.0']);
+        const sorted = (found: Map<string, string[]>) =>
+          Object.fromEntries([...found].map(([name, versions]) => [name, [...versions].sort()]));
+        const asked = ['com.acme.tool', 'com.acme.kit', 'com.acme.none', 'com.acme.missing'];
+        expect(sorted(await store.versionsOfPackages('', asked))).toEqual({
+          'com.acme.tool': ['0.9.0', '1.0.0', '1.0.0-beta.1'],
+          'com.acme.kit': ['3.0.0'],
+        });
+        expect(sorted(await store.versionsOfPackages('acme', asked))).toEqual({ 'com.acme.tool': ['2.0.0'] });
+        expect(await store.versionsOfPackages('other', asked)).toEqual(new Map());
+        expect(await store.versionsOfPackages('', [])).toEqual(new Map());
+        // As many names as the sweep asks for at once, and more.
+        const many = Array.from({ length: 1000 }, (_, i) => `com.acme.pkg${i}`);
+        expect(sorted(await store.versionsOfPackages('', [...many, 'com.acme.kit']))).toEqual({ 'com.acme.kit': ['3.0.0'] });
+      });
+
       it('hands the mutation the package as stored', async () => {
         await store.package('', 'com.acme.tool').update(() => ({ next: stored('com.acme.tool', ['1.0.0']), result: null }));
         const current = await store.package('', 'com.acme.tool').update((pkg) => ({ next: null, result: pkg }));

@@ -13,7 +13,7 @@ import {
   type TestS3,
 } from '@pkg/testkit';
 import { ConfigError, loadConfig } from '../../src/config/config.js';
-import { collectOrphanBlobs, createStorage } from '../../src/storage/create-storage.js';
+import { collectOrphanBlobs, createMemoryStorage, createStorage, type Storage } from '../../src/storage/create-storage.js';
 import { blobKeyFor } from '../../src/storage/blob-keys.js';
 import { FsBlobStore, TEMP_DIR } from '../../src/storage/drivers/fs/fs-blob-store.js';
 import { POSTGRES_CHANGE_LOG_MIGRATIONS } from '../../src/storage/drivers/postgres/postgres-change-log.js';
@@ -35,7 +35,7 @@ import { RedisInvalidationBus } from '../../src/storage/drivers/redis/redis-inva
 import { S3BlobStore } from '../../src/storage/drivers/s3/s3-blob-store.js';
 import { SqliteMetadataStore } from '../../src/storage/drivers/sqlite/sqlite-metadata-store.js';
 import { LocalInvalidationBus } from '../../src/storage/drivers/memory/memory-invalidation-bus.js';
-import { stored } from '../contract/metadata-fixtures.js';
+import { stored, tenant } from '../contract/metadata-fixtures.js';
 
 let dataDir: string;
 beforeAll(async () => {
@@ -241,5 +241,67 @@ describe('collectOrphanBlobs', () => {
       await storage.close();
       await rm(dir, { recursive: true, force: true });
     }
+  });
+
+  // More packages than one query of the sweep asks about, in two registries, with blobs of no
+  // package: the directory walk (listKeys) on disk, the listing with times (list) in memory.
+  const stores: [string, () => Promise<{ storage: Storage; dispose(): Promise<void> }>][] = [
+    [
+      'embedded',
+      async () => {
+        const dir = await mkdtemp(path.join(tmpdir(), 'pkg-orphans-'));
+        const storage = await createStorage(loadConfig({ flags: { data: dir }, env: {} }));
+        return { storage, dispose: () => storage.close().then(() => rm(dir, { recursive: true, force: true })) };
+      },
+    ],
+    ['memory', async () => ({ storage: createMemoryStorage(), dispose: () => Promise.resolve() })],
+  ];
+  describe.each(stores)('on %s storage', (_driver, open) => {
+    it('across many packages and registries, removes every orphan and no referenced blob', async () => {
+      const { storage, dispose } = await open();
+      try {
+        await storage.registry.tenants.create(tenant('acme'));
+        const referenced: string[] = [];
+        const orphans: string[] = [];
+        for (const registry of ['', 'acme']) {
+          for (let i = 0; i < 300; i++) {
+            const name = `com.acme.pkg${i}`;
+            await storage.packages.package(registry, name).update(() => ({ next: stored(name, ['1.0.0']), result: null }));
+            referenced.push(blobKeyFor(registry, name, '1.0.0'));
+            // Every third package has an orphan beside its tarball; packages 0 to 9 have no row at all.
+            if (i % 3 === 0) orphans.push(blobKeyFor(registry, name, '0.1.0'));
+            if (i < 10) orphans.push(blobKeyFor(registry, `com.acme.gone${i}`, '1.0.0'));
+          }
+        }
+        orphans.push('_global/loose.tgz');
+        for (const key of [...referenced, ...orphans]) await storage.blobs.put(key, Buffer.from(key));
+        const later = new Date(Date.now() + 60_000);
+        expect(await collectOrphanBlobs(storage, 0, later)).toEqual({
+          orphans: orphans.length,
+          temporaryFiles: 0,
+          incompleteUploads: 0,
+        });
+        const left: string[] = [];
+        for await (const blob of storage.blobs.list()) left.push(blob.key);
+        expect(left.sort()).toEqual([...referenced].sort());
+      } finally {
+        await dispose();
+      }
+    });
+
+    it('stops at the abort signal, removing nothing more', async () => {
+      const { storage, dispose } = await open();
+      try {
+        for (let i = 0; i < 10; i++) await storage.blobs.put(blobKeyFor('', `com.acme.gone${i}`, '1.0.0'), Buffer.from('x'));
+        const sweep = new AbortController();
+        sweep.abort();
+        expect(await collectOrphanBlobs(storage, 0, new Date(Date.now() + 60_000), sweep.signal)).toMatchObject({ orphans: 0 });
+        let left = 0;
+        for await (const _blob of storage.blobs.list()) left++;
+        expect(left).toBe(10);
+      } finally {
+        await dispose();
+      }
+    });
   });
 });

@@ -50,6 +50,15 @@ export class MemoryMetadataStore implements MetadataStore, PackageRecords {
     return Object.keys((await this.getPackage(tenant, name))?.document.versions ?? {});
   }
 
+  async versionsOfPackages(tenant: TenantId, names: readonly string[]): Promise<Map<string, string[]>> {
+    const found = new Map<string, string[]>();
+    for (const name of names) {
+      const versions = await this.versionsOf(tenant, name);
+      if (versions.length > 0) found.set(name, versions);
+    }
+    return found;
+  }
+
   async updatePackage<T>(
     tenant: TenantId,
     name: string,

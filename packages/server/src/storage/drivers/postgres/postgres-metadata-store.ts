@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { blobKeysOfVersion } from '../../blob-keys.js';
 import { KeyedMutex } from '../../keyed-mutex.js';
-import { packageHandle, type PackageRecords } from '../../package-handle.js';
+import { groupVersions, packageHandle, type PackageRecords } from '../../package-handle.js';
 import type { AccountStores, MetadataStore, PackageHandle, PackageMutation, StoredPackage, TenantId } from '../../ports.js';
 import { LOCK_NAMESPACE, POSTGRES_MIGRATIONS, applyMigrations, type PostgresMigration } from './migrations.js';
 import { createPool, createSnapshotPool, inTransaction, withSession, type PgLocation } from './pg-connection.js';
@@ -133,6 +133,14 @@ export class PostgresMetadataStore implements MetadataStore, PackageRecords {
       [tenant, name],
     );
     return rows.map((row) => row.version);
+  }
+
+  async versionsOfPackages(tenant: TenantId, names: readonly string[]): Promise<Map<string, string[]>> {
+    const { rows } = await this.pool.query<{ name: string; version: string }>(
+      "SELECT name, json_object_keys(document->'versions') AS version FROM packages WHERE tenant = $1 AND name = ANY($2::text[])",
+      [tenant, names],
+    );
+    return groupVersions(rows);
   }
 
   async updatePackage<T>(tenant: TenantId, name: string, mutate: Mutate<T>): Promise<T> {

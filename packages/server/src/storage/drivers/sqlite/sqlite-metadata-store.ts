@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { blobKeysOfVersion } from '../../blob-keys.js';
 import type { AccountStores, MetadataStore, PackageHandle, PackageMutation, StoredPackage, TenantId } from '../../ports.js';
 import { KeyedMutex } from '../../keyed-mutex.js';
-import { packageHandle, type PackageRecords } from '../../package-handle.js';
+import { groupVersions, packageHandle, type PackageRecords } from '../../package-handle.js';
 import { FileChangeWatch } from './file-change-watch.js';
 import { SqliteConnection } from './sqlite-connection.js';
 import { SqliteSessions } from './sqlite-sessions.js';
@@ -56,6 +56,11 @@ interface PackageRow {
 }
 
 const MAX_WRITE_ATTEMPTS = 20;
+/**
+ * Names per statement of versionsOfPackages: few enough that a request arriving meanwhile waits
+ * about as long as behind one slice of FsBlobStore.listKeyGroups (bench/README.md, "Stop 37").
+ */
+const VERSIONS_STATEMENT_NAMES = 32;
 
 export interface SqliteMetadataStoreOptions {
   /** Bytes of SQLite's page cache (better-sqlite3's own default is 16 MB). */
@@ -193,6 +198,26 @@ export class SqliteMetadataStore implements MetadataStore, PackageRecords {
     )
       .pluck()
       .all(tenant, name) as string[];
+  }
+
+  /**
+   * In statements of VERSIONS_STATEMENT_NAMES names (each name list one JSON parameter), the event
+   * loop let run between them: a statement holds it while it runs, and the sweep of orphan
+   * tarballs asks for every package while the server serves.
+   */
+  async versionsOfPackages(tenant: TenantId, names: readonly string[]): Promise<Map<string, string[]>> {
+    const rows: { name: string; version: string }[] = [];
+    for (let from = 0; from < names.length; from += VERSIONS_STATEMENT_NAMES) {
+      if (from > 0) await new Promise((resolve) => setImmediate(resolve));
+      const some = names.slice(from, from + VERSIONS_STATEMENT_NAMES);
+      rows.push(
+        ...(this.#statement(
+          `SELECT packages.name, version.key AS version FROM packages, json_each(packages.document, '$.versions') AS version
+           WHERE tenant = ? AND name IN (SELECT value FROM json_each(?))`,
+        ).all(tenant, JSON.stringify(some)) as { name: string; version: string }[]),
+      );
+    }
+    return groupVersions(rows);
   }
 
   async updatePackage<T>(
