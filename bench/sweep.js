@@ -119,7 +119,7 @@ async function sweepInServer() {
     { env: { ...process.env, ...REGISTRY_NODE_ENV }, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   const exited = new Promise((resolve) => server.once('exit', resolve));
-  const seen = { port: undefined, listened: undefined, swept: undefined, orphans: 0 };
+  const seen = { port: undefined, listened: undefined, swept: undefined, failed: undefined, orphans: 0 };
   let pending = '';
   server.stdout.on('data', (chunk) => {
     pending += chunk;
@@ -138,6 +138,8 @@ async function sweepInServer() {
       } else if (entry.msg === 'removed orphan tarballs left by an interrupted publish') {
         seen.swept = { at: performance.now(), cpu: cpuSeconds(server.pid) };
         seen.orphans = entry.removed;
+      } else if (entry.msg === 'collecting orphan tarballs failed') {
+        seen.failed = entry.err?.message ?? 'the sweep failed';
       }
     }
   });
@@ -165,6 +167,7 @@ async function sweepInServer() {
       next += every;
       if (next > performance.now()) await sleep(next - performance.now());
       const ms = await ping();
+      if (seen.failed !== undefined) throw new Error(`the server's sweep failed: ${seen.failed}`);
       (seen.swept === undefined ? during : after).push(ms);
       if (seen.swept !== undefined && performance.now() - seen.swept.at > PINGS_AFTER_MS) break;
     }
