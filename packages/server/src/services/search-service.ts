@@ -46,12 +46,7 @@ interface KeptResponse {
   head: Buffer;
   /** The clock when it was read. */
   readAt: number;
-  /** How long it is answered without a read: the max age, less up to a quarter (see #readOnce). */
-  freshFor: number;
 }
-
-/** The share of the max age a kept response may lose, at random, so that responses read together do not expire together. */
-const MAX_AGE_SPREAD = 0.25;
 
 /** What SearchService reaches of the server's deps. */
 export type SearchServiceDeps = Pick<ServerDeps, 'config' | 'search' | 'downloadCounts' | 'bus' | 'now' | 'packages'>;
@@ -146,7 +141,7 @@ export class SearchService {
     const kept = responses.get(key);
     if (kept !== undefined) {
       const age = now - kept.readAt;
-      if (age <= kept.freshFor) return kept.head;
+      if (age <= this.#maxAgeMs) return kept.head;
       // Past its age by less than the age again: answered as it is while one read refreshes it.
       // Responses read together expire together, and waiting for all of them at once stalled
       // every search for the time the database took to run them all.
@@ -165,9 +160,7 @@ export class SearchService {
     if (reading === undefined) {
       reading = read().then((page) => {
         const head = searchResponseHead(page);
-        // Responses read together (a burst of searches, a node's first minute) would otherwise
-        // all need their refresh at the same moment, and the database would run them all at once.
-        const response = { head, readAt: now, freshFor: this.#maxAgeMs * (1 - MAX_AGE_SPREAD * Math.random()) };
+        const response = { head, readAt: now };
         // A page read before a change that landed while it was read is not kept.
         if (this.#version() === version) this.#responses?.set(key, response, Math.max(1, page.hits.length));
         return response;

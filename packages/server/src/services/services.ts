@@ -42,8 +42,8 @@ import { UpstreamAttestations } from './uplinks/upstream-attestations.js';
  */
 const SHARED_MAX_AGE_MS = 1000;
 /**
- * Nor any kept search response older than this without a read refreshing it (each is refreshed
- * after 75–100 % of it, and for as long again it is answered while one read does). Every change of results is announced on the bus
+ * Nor any kept search response older than this without a read refreshing it (for as long again,
+ * it is answered while one read does). Every change of results is announced on the bus
  * (package writes, new download counts, score refreshes), so this only bounds what a message lost
  * without a disconnect would leave; a query costs PostgreSQL the scan of all its matches, which
  * a one-second bound made every popular query pay every second on every node.
