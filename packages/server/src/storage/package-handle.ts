@@ -6,7 +6,6 @@ import type { PackageHandle, PackageMutator, StoredPackage, TenantId } from './p
  */
 export interface PackageRecords {
   getPackage(tenant: TenantId, name: string): Promise<StoredPackage | undefined>;
-  versionsOf(tenant: TenantId, name: string): Promise<string[]>;
   updatePackage<T>(tenant: TenantId, name: string, mutate: PackageMutator<T>): Promise<T>;
 }
 
@@ -28,10 +27,6 @@ class BoundPackage implements PackageHandle {
 
   read(): Promise<StoredPackage | undefined> {
     return this.#records.getPackage(this.tenant, this.name);
-  }
-
-  versions(): Promise<string[]> {
-    return this.#records.versionsOf(this.tenant, this.name);
   }
 
   update<T>(mutate: PackageMutator<T>): Promise<T> {

@@ -384,10 +384,10 @@ export interface PackageStore {
   /** Every blob key referenced by any package of any tenant (orphan collection). */
   referencedBlobKeys(): Promise<Set<string>>;
   /**
-   * The versions in the documents of several packages of one tenant, as `PackageHandle.versions`
-   * reads them, in one round trip (the sweep of orphan tarballs and `storage report` ask for
-   * every package). A name of no package, or of a package without versions, is absent from the
-   * answer.
+   * The versions in the documents of several packages of one tenant, read by the database
+   * without the documents being parsed here, in one round trip (the sweep of orphan tarballs and
+   * `storage report` ask for every package). A name of no package, or of a package without
+   * versions, is absent from the answer.
    */
   versionsOfPackages(tenant: TenantId, names: readonly string[]): Promise<Map<string, string[]>>;
 }
@@ -407,11 +407,6 @@ export interface PackageHandle {
   readonly name: string;
   /** The package as stored (tombstones included), or undefined when it never existed. */
   read(): Promise<StoredPackage | undefined>;
-  /**
-   * The versions in the package's document, read by the database without the document being
-   * parsed here ([] for a package that does not exist).
-   */
-  versions(): Promise<string[]>;
   /**
    * Read-modify-write of the package, atomic and serialized per package across processes.
    * While `mutate` runs, no other update of that package runs in this process, nor, on

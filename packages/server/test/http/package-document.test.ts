@@ -171,7 +171,6 @@ describe('caching and invalidation', () => {
           reads++;
           return handle.read();
         },
-        versions: () => handle.versions(),
         update: (mutate) => handle.update(mutate),
       };
     };

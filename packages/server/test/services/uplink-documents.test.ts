@@ -70,7 +70,6 @@ beforeEach(() => {
         storeReads++;
         return handle.read();
       },
-      versions: () => handle.versions(),
       update: (mutate) => handle.update(mutate),
     };
   };

@@ -46,14 +46,10 @@ export class MemoryMetadataStore implements MetadataStore, PackageRecords {
     return row && (JSON.parse(row.json) as StoredPackage);
   }
 
-  async versionsOf(tenant: TenantId, name: string): Promise<string[]> {
-    return Object.keys((await this.getPackage(tenant, name))?.document.versions ?? {});
-  }
-
   async versionsOfPackages(tenant: TenantId, names: readonly string[]): Promise<Map<string, string[]>> {
     const found = new Map<string, string[]>();
     for (const name of names) {
-      const versions = await this.versionsOf(tenant, name);
+      const versions = Object.keys((await this.getPackage(tenant, name))?.document.versions ?? {});
       if (versions.length > 0) found.set(name, versions);
     }
     return found;

@@ -127,14 +127,6 @@ export class PostgresMetadataStore implements MetadataStore, PackageRecords {
     return row && { ...toStoredPackage(row), revision: Number(row.write_count) };
   }
 
-  async versionsOf(tenant: TenantId, name: string): Promise<string[]> {
-    const { rows } = await this.pool.query<{ version: string }>(
-      "SELECT json_object_keys(document->'versions') AS version FROM packages WHERE tenant = $1 AND name = $2",
-      [tenant, name],
-    );
-    return rows.map((row) => row.version);
-  }
-
   async versionsOfPackages(tenant: TenantId, names: readonly string[]): Promise<Map<string, string[]>> {
     const { rows } = await this.pool.query<{ name: string; version: string }>(
       "SELECT name, json_object_keys(document->'versions') AS version FROM packages WHERE tenant = $1 AND name = ANY($2::text[])",

@@ -192,14 +192,6 @@ export class SqliteMetadataStore implements MetadataStore, PackageRecords {
     return row && { ...toStoredPackage(row), documentBytes: row.document.length, revision: row.write_count };
   }
 
-  async versionsOf(tenant: TenantId, name: string): Promise<string[]> {
-    return this.#statement(
-      "SELECT version.key FROM packages, json_each(packages.document, '$.versions') AS version WHERE tenant = ? AND name = ?",
-    )
-      .pluck()
-      .all(tenant, name) as string[];
-  }
-
   /**
    * In statements of VERSIONS_STATEMENT_NAMES names (each name list one JSON parameter), the event
    * loop let run between them: a statement holds it while it runs, and the sweep of orphan
