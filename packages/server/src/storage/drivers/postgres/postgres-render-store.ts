@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { RenderStore, StoredRender, TenantId } from '../../ports.js';
 import type { PostgresPackageWriteHook } from './postgres-metadata-store.js';
+import { RENDER_COLUMNS, renderOfRow, renderRowValues, type RenderRow } from '../../render-rows.js';
 
 export const POSTGRES_RENDER_STORE_MIGRATIONS: readonly string[] = [
   // The trigger drops a package's renders in the transaction of any change to its row, by
@@ -29,14 +30,6 @@ export const POSTGRES_RENDER_STORE_MIGRATIONS: readonly string[] = [
   `,
 ];
 
-interface Row {
-  etag: string;
-  last_modified: string | null;
-  size: number;
-  coding: string | null;
-  body: Buffer;
-}
-
 /** Rendered package documents in PostgreSQL: every node reads what any node rendered. */
 export class PostgresRenderStore implements RenderStore {
   #pool: pg.Pool | undefined;
@@ -58,21 +51,12 @@ export class PostgresRenderStore implements RenderStore {
     form: StoredRender['form'],
     baseUrl: string,
   ): Promise<StoredRender | undefined> {
-    const { rows } = await this.#requirePool().query<Row>(
-      'SELECT etag, last_modified, size, coding, body FROM package_renders WHERE tenant = $1 AND name = $2 AND form = $3 AND base_url = $4',
+    const { rows } = await this.#requirePool().query<RenderRow>(
+      `SELECT ${RENDER_COLUMNS} FROM package_renders WHERE tenant = $1 AND name = $2 AND form = $3 AND base_url = $4`,
       [tenant, name, form, baseUrl],
     );
     const row = rows[0];
-    if (row === undefined) return undefined;
-    return {
-      form,
-      baseUrl,
-      etag: row.etag,
-      lastModified: row.last_modified === null ? undefined : Number(row.last_modified),
-      size: row.size,
-      coding: row.coding === 'gzip' ? 'gzip' : undefined,
-      body: row.body,
-    };
+    return row === undefined ? undefined : renderOfRow(form, baseUrl, row);
   }
 
   /**
@@ -87,18 +71,7 @@ export class PostgresRenderStore implements RenderStore {
              WHERE tenant = $1 AND name = $2 AND write_count = $10::bigint FOR SHARE
              ON CONFLICT (tenant, name, form) DO UPDATE SET base_url = excluded.base_url, etag = excluded.etag,
              last_modified = excluded.last_modified, size = excluded.size, coding = excluded.coding, body = excluded.body`,
-      [
-        tenant,
-        name,
-        render.form,
-        render.baseUrl,
-        render.etag,
-        render.lastModified ?? null,
-        render.size,
-        render.coding ?? null,
-        render.body,
-        revision,
-      ],
+      [tenant, name, ...renderRowValues(render), revision],
     );
   }
 

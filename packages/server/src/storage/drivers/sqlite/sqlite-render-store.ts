@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import type { RenderStore, StoredRender, TenantId } from '../../ports.js';
 import { AttachedDatabase } from './attached-database.js';
 import type { SqlitePackageWriteHook } from './sqlite-metadata-store.js';
+import { RENDER_COLUMNS, renderOfRow, renderRowValues, type RenderRow } from '../../render-rows.js';
 
 type Db = Database.Database;
 
@@ -31,14 +32,6 @@ export const RENDER_STORE_MIGRATIONS: readonly string[] = [
   `,
 ];
 
-interface Row {
-  etag: string;
-  last_modified: number | null;
-  size: number;
-  coding: string | null;
-  body: Buffer;
-}
-
 /** Rendered package documents in the SQLite database, beside the documents they are made from. */
 export class SqliteRenderStore implements RenderStore {
   readonly #db = new AttachedDatabase('SqliteRenderStore');
@@ -57,20 +50,9 @@ export class SqliteRenderStore implements RenderStore {
     baseUrl: string,
   ): Promise<StoredRender | undefined> {
     const row = this.#db
-      .statement(
-        'SELECT etag, last_modified, size, coding, body FROM package_renders WHERE tenant = ? AND name = ? AND form = ? AND base_url = ?',
-      )
-      .get(tenant, name, form, baseUrl) as Row | undefined;
-    if (row === undefined) return undefined;
-    return {
-      form,
-      baseUrl,
-      etag: row.etag,
-      lastModified: row.last_modified ?? undefined,
-      size: row.size,
-      coding: row.coding === 'gzip' ? 'gzip' : undefined,
-      body: row.body,
-    };
+      .statement(`SELECT ${RENDER_COLUMNS} FROM package_renders WHERE tenant = ? AND name = ? AND form = ? AND base_url = ?`)
+      .get(tenant, name, form, baseUrl) as RenderRow | undefined;
+    return row === undefined ? undefined : renderOfRow(form, baseUrl, row);
   }
 
   /**
@@ -86,19 +68,6 @@ export class SqliteRenderStore implements RenderStore {
          ON CONFLICT (tenant, name, form) DO UPDATE SET base_url = excluded.base_url, etag = excluded.etag,
            last_modified = excluded.last_modified, size = excluded.size, coding = excluded.coding, body = excluded.body`,
       )
-      .run(
-        tenant,
-        name,
-        render.form,
-        render.baseUrl,
-        render.etag,
-        render.lastModified ?? null,
-        render.size,
-        render.coding ?? null,
-        render.body,
-        tenant,
-        name,
-        revision,
-      );
+      .run(tenant, name, ...renderRowValues(render), tenant, name, revision);
   }
 }
