@@ -22,6 +22,11 @@ export class NoDownloadRecorder implements DownloadRecorder {
 export interface BatchingDownloadRecorderOptions {
   /** How often buffered counts are written. */
   flushIntervalMs?: number;
+  /**
+   * How often the search rows (download windows and scores) of the packages counted since are
+   * refreshed and that is announced on the bus. `flush` does it at once.
+   */
+  scoreIntervalMs?: number;
   /** Buffered (package, version, day) entries that trigger a write before the interval ends. */
   maxPending?: number;
   onError?: (err: unknown) => void;
@@ -30,10 +35,23 @@ export interface BatchingDownloadRecorderOptions {
 const DAY_MS = 86_400_000;
 
 /**
- * Buffers counts in memory (`record` is a map increment, no IO) and writes them in one
- * transaction per interval, then refreshes the download windows and scores of the packages
- * that were downloaded, and announces that on the bus. A failed write keeps the counts for the
- * next attempt.
+ * Increments written per transaction. On SQLite a transaction holds the event loop for as long as
+ * it runs, and a busy registry counts thousands of (package, version) pairs a second: written in
+ * one, every request waited for all of them.
+ */
+const WRITE_CHUNK = 500;
+
+/** Lets requests run between two pieces of a long write (on SQLite each piece is synchronous). */
+const letRequestsRun = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Buffers counts in memory (`record` is a map increment, no IO) and writes them every
+ * `flushIntervalMs`, in transactions of WRITE_CHUNK increments with requests let run between
+ * them. The search rows of the packages counted (their download windows and scores) are
+ * refreshed less often, every `scoreIntervalMs`, and that is announced on the bus: a search
+ * result's counts lag by at most that long, and each refresh, and every node's refresh of the
+ * search responses it keeps, is paid once per interval rather than once a second. A failed
+ * write keeps the counts, and a failed refresh the names, for the next attempt.
  */
 export class BatchingDownloadRecorder implements DownloadRecorder {
   readonly #counts: DownloadCountStore;
@@ -47,6 +65,9 @@ export class BatchingDownloadRecorder implements DownloadRecorder {
   readonly #scopeOf: TenantScopeOf;
   #flushing: Promise<void> = Promise.resolve();
   #timer: NodeJS.Timeout | undefined;
+  #scoreTimer: NodeJS.Timeout | undefined;
+  /** Packages whose counts were written since their search rows were last refreshed, by tenant. */
+  #unscored = new Map<TenantId, Set<string>>();
   #soon = false;
   /** The current day's name and when it ends: formatted once a day, not per download. */
   #day = { name: '', endsAt: -Infinity };
@@ -62,8 +83,10 @@ export class BatchingDownloadRecorder implements DownloadRecorder {
     this.#now = deps.now;
     this.#maxPending = options.maxPending ?? 10_000;
     this.#onError = options.onError ?? (() => undefined);
-    this.#timer = setInterval(() => void this.flush(), options.flushIntervalMs ?? 1000);
+    this.#timer = setInterval(() => void this.#enqueue(() => this.#write()), options.flushIntervalMs ?? 1000);
     this.#timer.unref();
+    this.#scoreTimer = setInterval(() => void this.#enqueue(() => this.#refreshScores()), options.scoreIntervalMs ?? 10_000);
+    this.#scoreTimer.unref();
   }
 
   record(tenant: TenantId, name: string, version: string): void {
@@ -74,7 +97,7 @@ export class BatchingDownloadRecorder implements DownloadRecorder {
     else this.#pending.set(key, { tenant, name, version, day, count: 1 });
     if (this.#pending.size >= this.#maxPending && !this.#soon) {
       this.#soon = true;
-      setImmediate(() => void this.flush());
+      setImmediate(() => void this.#enqueue(() => this.#write()));
     }
   }
   #today(): string {
@@ -85,17 +108,29 @@ export class BatchingDownloadRecorder implements DownloadRecorder {
     return this.#day.name;
   }
 
-  /** Writes everything recorded so far; resolves once it is stored (errors go to onError). */
+  /**
+   * Writes everything recorded so far and refreshes the search rows of what was counted;
+   * resolves once both are stored (errors go to onError).
+   */
   flush(): Promise<void> {
-    this.#flushing = this.#flushing.then(() => this.#write());
-    return this.#flushing;
+    return this.#enqueue(async () => {
+      await this.#write();
+      await this.#refreshScores();
+    });
   }
 
-  /** Stops the interval and writes what is left. */
+  /** Stops the intervals and writes what is left. */
   async close(): Promise<void> {
     clearInterval(this.#timer);
-    this.#timer = undefined;
+    clearInterval(this.#scoreTimer);
+    this.#timer = this.#scoreTimer = undefined;
     await this.flush();
+  }
+
+  /** Runs `step` after the steps queued before it: writes and refreshes never overlap. */
+  #enqueue(step: () => Promise<void>): Promise<void> {
+    this.#flushing = this.#flushing.then(step);
+    return this.#flushing;
   }
 
   async #write(): Promise<void> {
@@ -107,32 +142,46 @@ export class BatchingDownloadRecorder implements DownloadRecorder {
     // or the new tenant would inherit them.
     for (const [key, entry] of batch) if (!key.startsWith(`${this.#scopeOf(entry.tenant)}\0`)) batch.delete(key);
     if (batch.size === 0) return;
-    try {
-      await this.#counts.add([...batch.values()]);
-    } catch (err) {
-      for (const [key, entry] of batch) {
-        const newer = this.#pending.get(key);
-        if (newer) newer.count += entry.count;
-        else this.#pending.set(key, entry);
+    const entries = [...batch];
+    for (let start = 0; start < entries.length; start += WRITE_CHUNK) {
+      if (start > 0) await letRequestsRun();
+      const chunk = entries.slice(start, start + WRITE_CHUNK);
+      try {
+        await this.#counts.add(chunk.map(([, entry]) => entry));
+      } catch (err) {
+        // What was written stays written; this piece and the rest are tried again next time.
+        for (const [key, entry] of entries.slice(start)) {
+          const newer = this.#pending.get(key);
+          if (newer) newer.count += entry.count;
+          else this.#pending.set(key, entry);
+        }
+        this.#onError(err);
+        return;
       }
-      this.#onError(err);
-      return;
+      for (const [, { tenant, name }] of chunk) this.#unscoredOf(tenant).add(name);
     }
-    const touched = new Map<TenantId, Set<string>>();
-    for (const { tenant, name } of batch.values()) {
-      let names = touched.get(tenant);
-      if (!names) touched.set(tenant, (names = new Set()));
-      names.add(name);
-    }
-    try {
-      for (const [tenant, names] of touched) {
+  }
+
+  #unscoredOf(tenant: TenantId): Set<string> {
+    let names = this.#unscored.get(tenant);
+    if (!names) this.#unscored.set(tenant, (names = new Set()));
+    return names;
+  }
+
+  async #refreshScores(): Promise<void> {
+    if (this.#unscored.size === 0) return;
+    const unscored = this.#unscored;
+    this.#unscored = new Map();
+    for (const [tenant, names] of unscored) {
+      try {
         await this.#search.refreshScores(tenant, [...names], this.#now());
         // The results show the counts and rank by them: every node's kept responses are stale.
         await this.#bus?.publish(tenant, SEARCH_RESULTS_CHANGED);
+      } catch (err) {
+        // The counts are stored; these packages' rows are refreshed next time.
+        for (const name of names) this.#unscoredOf(tenant).add(name);
+        this.#onError(err);
       }
-    } catch (err) {
-      // The counts are stored; the scores catch up at the next refresh.
-      this.#onError(err);
     }
   }
 }

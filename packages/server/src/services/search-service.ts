@@ -5,6 +5,7 @@ import type { SearchRequest } from '../search/search-query.js';
 import { searchResponseBody, searchResponseHead, toSearchResponse } from '../search/search-results.js';
 import { BudgetLru } from '../storage/budget-lru.js';
 import type { SearchPage, TenantId } from '../storage/ports.js';
+import { SEARCH_RESULTS_CHANGED } from './search-changes.js';
 import { singleIncarnation, type TenantScopeOf } from './tenant-scope.js';
 
 /** Matches read per page, and at most, for a caller that may see only some packages. */
@@ -32,8 +33,9 @@ export interface SearchServiceOptions {
   /**
    * For an index that cannot tell when its results change (PostgreSQL): responses are answered
    * as they are for this long (for as long again while one read refreshes them), and dropped
-   * whenever the bus announces a change (a package write, or new download counts or scores:
-   * SEARCH_RESULTS_CHANGED) of any node. Without it such an index gets no cache.
+   * whenever the bus announces a package write of any node. New download counts or scores
+   * (SEARCH_RESULTS_CHANGED) drop nothing: each response read before is answered once more while
+   * one read refreshes it. Without it such an index gets no cache.
    */
   sharedMaxAgeMs?: number;
   /** Milliseconds on a monotonic clock (tests move it). */
@@ -73,6 +75,12 @@ export class SearchService {
   readonly #reading = new Map<string, Promise<KeptResponse>>();
   /** Writes announced on the bus (and resets), for an index without resultsVersion. */
   #announced = 0;
+  /**
+   * When a node last announced new download counts or scores (SEARCH_RESULTS_CHANGED): a
+   * response read before is answered once more while one read refreshes it. Dropping them all
+   * instead made every search after each announcement wait for the database at once.
+   */
+  #scoresChangedAt = -Infinity;
 
   constructor(deps: SearchServiceDeps, options: SearchServiceOptions = {}) {
     this.#deps = deps;
@@ -83,7 +91,10 @@ export class SearchService {
     const budget = deps.config.searchCache;
     this.#responses = budget > 0 && this.#maxAgeMs > 0 ? new BudgetLru<KeptResponse>(budget) : undefined;
     if (this.#responses && !tells) {
-      deps.bus.subscribe(() => this.#announced++);
+      deps.bus.subscribe((_tenant, name) => {
+        if (name === SEARCH_RESULTS_CHANGED) this.#scoresChangedAt = this.#clock();
+        else this.#announced++;
+      });
       deps.bus.subscribeReset(() => this.#announced++);
     }
   }
@@ -141,7 +152,7 @@ export class SearchService {
     const kept = responses.get(key);
     if (kept !== undefined) {
       const age = now - kept.readAt;
-      if (age <= this.#maxAgeMs) return kept.head;
+      if (age <= this.#maxAgeMs && kept.readAt >= this.#scoresChangedAt) return kept.head;
       // Past its age by less than the age again: answered as it is while one read refreshes it.
       // Responses read together expire together, and waiting for all of them at once stalled
       // every search for the time the database took to run them all.

@@ -11,6 +11,7 @@ import { BatchingDownloadRecorder } from '../../src/services/downloads.js';
 import { ScoreRefresher } from '../../src/services/score-refresher.js';
 import { SearchService } from '../../src/services/search-service.js';
 import type { SearchIndex } from '../../src/storage/ports.js';
+import type { SearchResponse } from '@pkg/protocol';
 
 let dataDir: string;
 let first: Storage;
@@ -200,14 +201,17 @@ describe('search response cache', () => {
       expect(index.reads).toBe(1);
     });
 
-    it('drops every response when a node announces new download counts or refreshed scores', async () => {
-      const { search, index, bus } = sharedService(60_000);
+    it('answers each response once more while one read refreshes it when a node announces new download counts or scores', async () => {
+      const { search, index, bus, advance } = sharedService(60_000);
+      const monthly = (response: SearchResponse) =>
+        response.objects.find((o) => o.package.name === 'com.cache.two')?.downloads.monthly;
       const before = await search.search('', request);
-      expect(before.objects.find((o) => o.package.name === 'com.cache.two')?.downloads.monthly).toBe(0);
+      expect(monthly(before)).toBe(0);
+      advance(1);
       // Another node's recorder, on the same database and bus.
       const recorder = new BatchingDownloadRecorder(
         { counts: second.downloadCounts, search: second.search, now: () => new Date(), bus },
-        { flushIntervalMs: 3_600_000 },
+        { flushIntervalMs: 3_600_000, scoreIntervalMs: 3_600_000 },
       );
       try {
         recorder.record('', 'com.cache.two', '1.0.0');
@@ -215,9 +219,21 @@ describe('search response cache', () => {
       } finally {
         await recorder.close();
       }
-      const after = await search.search('', request);
+      // Nothing dropped: the kept response is answered, and one read refreshes it.
+      const stale = await Promise.all([search.search('', request), search.search('', request)]);
+      expect(stale.map(monthly)).toEqual([0, 0]);
       expect(index.reads).toBe(2);
-      expect(after.objects.find((o) => o.package.name === 'com.cache.two')?.downloads.monthly).toBe(1);
+      let latest = stale[0];
+      for (let attempt = 0; attempt < 100 && monthly(latest) !== 1; attempt++) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        latest = await search.search('', request);
+      }
+      expect(monthly(latest)).toBe(1);
+      expect(index.reads).toBe(2);
+      // Kept again until the next announcement.
+      advance(1);
+      await search.search('', request);
+      expect(index.reads).toBe(2);
 
       const scores = new ScoreRefresher({ search: second.search, registry: second.registry, now: () => new Date(), bus });
       try {

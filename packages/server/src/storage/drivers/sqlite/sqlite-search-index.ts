@@ -112,6 +112,11 @@ export interface SqliteSearchIndexOptions {
 }
 
 const REFRESH_CHUNK = 2000;
+/**
+ * Packages named (the downloaded ones) whose windows and scores are refreshed in one transaction:
+ * each costs a few statements, and requests run between two transactions.
+ */
+const NAMED_REFRESH_CHUNK = 250;
 const MAX_PREPARED_SHAPES = 256;
 
 interface SearchStatements {
@@ -255,8 +260,9 @@ export class SqliteSearchIndex implements SearchIndex {
       }
       this.#db.statement('UPDATE search_tenants SET refreshed_day = ? WHERE tenant = ?').run(today, tenant);
     } else {
-      for (let i = 0; i < names.length; i += REFRESH_CHUNK) {
-        const chunk = names.slice(i, i + REFRESH_CHUNK);
+      for (let i = 0; i < names.length; i += NAMED_REFRESH_CHUNK) {
+        if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+        const chunk = names.slice(i, i + NAMED_REFRESH_CHUNK);
         db.transaction(() => {
           const window1 = this.#db.statement(
             `SELECT coalesce(sum(CASE WHEN day >= @weekStart THEN count ELSE 0 END), 0) AS week,
