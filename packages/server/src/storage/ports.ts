@@ -381,8 +381,6 @@ export interface PackageStore {
   package(tenant: TenantId, name: string): PackageHandle;
   /** Names of all packages of a tenant, sorted; tombstones only with `includeUnpublished`. */
   listPackageNames(tenant: TenantId, options?: { includeUnpublished?: boolean }): Promise<string[]>;
-  /** Every blob key referenced by any package of any tenant (orphan collection). */
-  referencedBlobKeys(): Promise<Set<string>>;
   /**
    * The versions in the documents of several packages of one tenant, read by the database
    * without the documents being parsed here, in one round trip (the sweep of orphan tarballs and

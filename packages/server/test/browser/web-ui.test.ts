@@ -12,6 +12,7 @@ import {
   publishBody,
   publishVersion,
   registryHost,
+  request,
   startRegistry,
   systemNpmCli,
   type TestRegistry,
@@ -273,6 +274,71 @@ async function signIn(page: Page, name: string): Promise<void> {
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.waitForURL(/\/-\/web\/account$/);
 }
+
+describe('the account page on a phone', () => {
+  it('stacks each token as label/value pairs: nothing scrolls sideways, no word breaks, each Revoke button in view', async () => {
+    const used = await loginUser(registry.url, 'dora', 'pw-dora');
+    expect((await fetch(`${registry.url}/-/whoami`, { headers: { authorization: `Bearer ${used}` } })).status).toBe(200);
+    // Its last use is written in batches: now, so that the page shows it.
+    await registry.services.tokenUses.flush();
+    const limited = await request(`${registry.url}/-/npm/v1/tokens`, {
+      method: 'POST',
+      token: used,
+      body: {
+        password: 'pw-dora',
+        name: 'continuous integration of the studio',
+        automation: true,
+        packages: ['com.studio.*', 'com.studio-labs.questlog'],
+        cidr_whitelist: ['10.0.0.0/8', '192.168.100.0/24'],
+        expires: 30,
+      },
+    });
+    expect(limited.status).toBe(201);
+    const { context, page } = await openPage({ viewport: { width: 360, height: 740 } });
+    await signIn(page, 'dora');
+    const revokes = page.getByRole('button', { name: /^Revoke token/ });
+    await expect(revokes.count()).resolves.toBe(2);
+    // Squeezed into seven columns, dates, token prefixes and the button's label broke a letter or two per line.
+    const lines = (el: Element) => {
+      const range = el.ownerDocument.createRange();
+      range.selectNodeContents(el);
+      return new Set(Array.from(range.getClientRects(), (rect) => Math.round(rect.top))).size;
+    };
+    const unbroken = page.locator('main table time, main table td:first-child code, main table button');
+    // A phone, stacked; and a laptop, where the table keeps its columns.
+    for (const width of [360, 1100]) {
+      await page.setViewportSize({ width, height: 740 });
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      expect(overflow, `at ${width} px`).toBeLessThanOrEqual(0);
+      expect(await unbroken.count()).toBe(8);
+      for (const el of await unbroken.all()) expect(await el.evaluate(lines), `${await el.textContent()} at ${width} px`).toBe(1);
+      for (const button of await revokes.all()) {
+        await button.scrollIntoViewIfNeeded();
+        const box = (await button.boundingBox())!;
+        expect(box.x).toBeGreaterThanOrEqual(0);
+        expect(box.x + box.width).toBeLessThanOrEqual(width);
+      }
+    }
+    await page.setViewportSize({ width: 360, height: 740 });
+    // Still a table to a screen reader (Chromium's own accessibility tree): seven column headers,
+    // a cell per value, named by its value alone (the visible labels are not read again).
+    const cdp = await context.newCDPSession(page);
+    const { nodes } = (await cdp.send('Accessibility.getFullAXTree')) as {
+      nodes: { ignored: boolean; role?: { value: string }; name?: { value: string } }[];
+    };
+    const named = (role: string) => nodes.filter((n) => !n.ignored && n.role?.value === role).map((n) => n.name?.value ?? '');
+    expect(named('table')).toHaveLength(1);
+    expect(named('columnheader')).toEqual(['Token', 'Name', 'Created', 'Last used', 'Expires', 'Limits', 'Action']);
+    expect(named('cell')).toHaveLength(14);
+    expect(named('cell')).toContain('continuous integration of the studio');
+    await page.locator('main table').scrollIntoViewIfNeeded();
+    await screenshot(page, 'account-phone');
+    await revokes.last().click();
+    await page.getByText('The token was revoked.').waitFor();
+    await expect(revokes.count()).resolves.toBe(1);
+    await context.close();
+  });
+});
 
 describe('advisories and webhooks in Chromium', () => {
   it('a maintainer publishes an advisory from the package page, sees a refusal beside the form, and withdraws it', async () => {

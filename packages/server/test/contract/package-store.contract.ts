@@ -1,6 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ProtocolError } from '@pkg/protocol';
-import { blobKeysOfVersion } from '../../src/storage/blob-keys.js';
 import type { MetadataStore, StoredPackage } from '../../src/storage/ports.js';
 import { eachTestDatabase, type MetadataStoreDatabase } from './metadata-database.js';
 import { addVersion, stored, tenant } from './metadata-fixtures.js';
@@ -256,22 +255,6 @@ export function packageStoreContract(
         expect(results.filter((r) => r.status === 'rejected')).toHaveLength(1);
         const pkg = await store.package('', 'com.acme.tool').read();
         expect(Object.keys(pkg!.document.versions).sort()).toEqual(['2.0.0', '2.0.1', '2.0.3', '2.0.4', '2.0.5']);
-      });
-
-      it('referencedBlobKeys names the blobs of every version of every tenant', async () => {
-        await store.package('', 'com.acme.tool').update(() => ({
-          next: stored('com.acme.tool', ['1.0.0', '1.1.0']),
-          result: null,
-        }));
-        await store.package('acme', 'com.acme.tool').update(() => ({ next: stored('com.acme.tool', ['2.0.0']), result: null }));
-        await store.package('', 'com.acme.none').update(() => ({ next: stored('com.acme.none', []), result: null }));
-        expect([...(await store.referencedBlobKeys())].sort()).toEqual(
-          [
-            ...blobKeysOfVersion('', 'com.acme.tool', '1.0.0'),
-            ...blobKeysOfVersion('', 'com.acme.tool', '1.1.0'),
-            ...blobKeysOfVersion('acme', 'com.acme.tool', '2.0.0'),
-          ].sort(),
-        );
       });
     });
   });

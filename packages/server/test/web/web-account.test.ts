@@ -252,9 +252,10 @@ describe('the account page', () => {
     expect(page).toContain('read-only; packages com.studio.*, com.other.tool; from 127.0.0.0/8, ::1/128');
     // Created now, used now (the last use is written in batches), expiring in 30 days.
     const row = new RegExp(
-      `<code>${token!.slice(0, 6)}…</code></td><td>ci build</td><td><time datetime="([^"]+)">[^<]*</time></td>` +
-        '<td><time datetime="([^"]+)">[^<]*</time>from<code>(127\\.0\\.0\\.1|::1|::ffff:127\\.0\\.0\\.1)</code></td>' +
-        '<td><time datetime="([^"]+)">',
+      `<code>${token!.slice(0, 6)}…</code></td><td data-label="Name">ci build</td>` +
+        '<td data-label="Created"><time datetime="([^"]+)">[^<]*</time></td><td data-label="Last used"><time datetime="([^"]+)">' +
+        '[^<]*</time>from<code>(127\\.0\\.0\\.1|::1|::ffff:127\\.0\\.0\\.1)</code></td>' +
+        '<td data-label="Expires"><time datetime="([^"]+)">',
     ).exec(page);
     expect(row, page).not.toBeNull();
     const now = new Date(clock).toISOString();

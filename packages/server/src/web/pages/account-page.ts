@@ -52,16 +52,17 @@ export function accountPage(ctx: PageContext, view: AccountView): string {
   return layout(ctx, { title, body });
 }
 
+/** The token table's columns but the last (the Revoke buttons): also each value's label when a row is stacked. */
+const TOKEN_COLUMNS = ['Token', 'Name', 'Created', 'Last used', 'Expires', 'Limits'] as const;
+type TokenColumn = (typeof TOKEN_COLUMNS)[number];
+
+/** On a phone each row stacks as label/value pairs (style.css, `table.stacked`); the labels are the column headers'. */
 function tokenTable(ctx: PageContext, tokens: TokenRow[]): SafeHtml {
-  return html`<table>
+  const cell = (column: TokenColumn, value: SafeHtml | string) => html`<td data-label="${column}">${value}</td>`;
+  return html`<table class="stacked">
     <thead>
       <tr>
-        <th scope="col">Token</th>
-        <th scope="col">Name</th>
-        <th scope="col">Created</th>
-        <th scope="col">Last used</th>
-        <th scope="col">Expires</th>
-        <th scope="col">Limits</th>
+        ${TOKEN_COLUMNS.map((column) => html`<th scope="col">${column}</th>`)}
         <th scope="col"><span class="visually-hidden">Action</span></th>
       </tr>
     </thead>
@@ -69,19 +70,18 @@ function tokenTable(ctx: PageContext, tokens: TokenRow[]): SafeHtml {
       ${tokens.map(
         (t) =>
           html`<tr>
-            <td><code>${t.prefix ? `${t.prefix}…` : `id ${t.id.slice(0, 8)}`}</code></td>
-            <td>${t.scope?.name ?? ''}</td>
-            <td><time datetime="${t.createdAt}">${isoDate(t.createdAt)}</time></td>
-            <td>
-              ${
-                t.lastUsedAt
-                  ? html`<time datetime="${t.lastUsedAt}">${t.lastUsedAt.slice(0, 16).replace('T', ' ')}</time> from
-                      <code>${t.lastAddress ?? ''}</code>`
-                  : 'never'
-              }
-            </td>
-            <td>${t.expiresAt ? html`<time datetime="${t.expiresAt}">${isoDate(t.expiresAt)}</time>` : 'never'}</td>
-            <td>${limitsOf(t)}</td>
+            ${cell('Token', html`<code>${t.prefix ? `${t.prefix}…` : `id ${t.id.slice(0, 8)}`}</code>`)}
+            ${cell('Name', t.scope?.name ?? '')}
+            ${cell('Created', html`<time datetime="${t.createdAt}">${isoDate(t.createdAt)}</time>`)}
+            ${cell(
+              'Last used',
+              t.lastUsedAt
+                ? html`<time datetime="${t.lastUsedAt}">${t.lastUsedAt.slice(0, 16).replace('T', ' ')}</time> from
+                    <code>${t.lastAddress ?? ''}</code>`
+                : 'never',
+            )}
+            ${cell('Expires', t.expiresAt ? html`<time datetime="${t.expiresAt}">${isoDate(t.expiresAt)}</time>` : 'never')}
+            ${cell('Limits', limitsOf(t))}
             <td>
               <form method="post" action="/-/web/account/tokens/revoke">
                 <input type="hidden" name="${CSRF_FIELD}" value="${ctx.csrf}" />

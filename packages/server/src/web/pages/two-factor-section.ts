@@ -42,7 +42,7 @@ export function twoFactorSection(view: TwoFactorView, form: TwoFactorForm): Safe
       return html`${heading}
         <p>Sign-ins (and, in the second mode, every change such as a publish) then also need a code from an authenticator app.</p>
         ${error}
-        <form method="post" action="/-/web/account/two-factor/begin" class="token-form">
+        <form method="post" action="/-/web/account/two-factor/begin">
           ${csrf}
           <fieldset>
             <legend>Ask for a code</legend>
@@ -61,7 +61,7 @@ export function twoFactorSection(view: TwoFactorView, form: TwoFactorForm): Safe
         </figure>
         <p>Secret: <code id="two-factor-secret">${secret}</code></p>
         ${error}
-        <form method="post" action="/-/web/account/two-factor/confirm" class="token-form">
+        <form method="post" action="/-/web/account/two-factor/confirm">
           ${csrf}
           ${labelledInput({
             id: 'two-factor-code',
@@ -89,7 +89,7 @@ export function twoFactorSection(view: TwoFactorView, form: TwoFactorForm): Safe
       return html`${heading}
         <p>On: a code is asked ${modeWords(view.mode)}. ${String(view.recoveryCodesLeft)} recovery codes left.</p>
         ${error}
-        <form method="post" action="/-/web/account/two-factor/disable" class="token-form">
+        <form method="post" action="/-/web/account/two-factor/disable">
           ${csrf} ${labelledInput({ ...YOUR_PASSWORD_FIELD, id: 'two-factor-off-password', errorId })}
           ${labelledInput({
             id: 'two-factor-off-code',

@@ -1,4 +1,3 @@
-import { blobKeysOfVersion } from '../../blob-keys.js';
 import { packageHandle, type PackageRecords } from '../../package-handle.js';
 import type { AccountStores, MetadataStore, PackageHandle, PackageMutation, StoredPackage, TenantId } from '../../ports.js';
 import { compareBytes, MemoryDatabase, memoryKey as key, type MemoryPackageWriteHook } from './memory-database.js';
@@ -85,16 +84,5 @@ export class MemoryMetadataStore implements MetadataStore, PackageRecords {
       names.push(row.name);
     }
     return names.sort(compareBytes);
-  }
-
-  async referencedBlobKeys(): Promise<Set<string>> {
-    const keys = new Set<string>();
-    for (const row of this.#db.packages.values()) {
-      const { document } = JSON.parse(row.json) as StoredPackage;
-      for (const version of Object.keys(document.versions ?? {})) {
-        for (const blobKey of blobKeysOfVersion(row.tenant, row.name, version)) keys.add(blobKey);
-      }
-    }
-    return keys;
   }
 }

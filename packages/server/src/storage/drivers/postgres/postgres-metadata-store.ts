@@ -1,5 +1,4 @@
 import type pg from 'pg';
-import { blobKeysOfVersion } from '../../blob-keys.js';
 import { KeyedMutex } from '../../keyed-mutex.js';
 import { groupVersions, packageHandle, type PackageRecords } from '../../package-handle.js';
 import type { AccountStores, MetadataStore, PackageHandle, PackageMutation, StoredPackage, TenantId } from '../../ports.js';
@@ -146,14 +145,6 @@ export class PostgresMetadataStore implements MetadataStore, PackageRecords {
       [tenant],
     );
     return rows.map((row) => row.name);
-  }
-
-  async referencedBlobKeys(): Promise<Set<string>> {
-    const { rows } = await this.pool.query<{ tenant: string; name: string; version: string }>(
-      `SELECT tenant, name, json_object_keys(document -> 'versions') AS version FROM packages
-       WHERE json_typeof(document -> 'versions') = 'object'`,
-    );
-    return new Set(rows.flatMap((row) => blobKeysOfVersion(row.tenant, row.name, row.version)));
   }
 
   /** Read, mutate and write in one transaction holding the package's lock. */

@@ -1,7 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { blobKeysOfVersion } from '../../blob-keys.js';
 import type { AccountStores, MetadataStore, PackageHandle, PackageMutation, StoredPackage, TenantId } from '../../ports.js';
 import { KeyedMutex } from '../../keyed-mutex.js';
 import { groupVersions, packageHandle, type PackageRecords } from '../../package-handle.js';
@@ -261,22 +260,6 @@ export class SqliteMetadataStore implements MetadataStore, PackageRecords {
       name: string;
     }[];
     return rows.map((row) => row.name);
-  }
-
-  async referencedBlobKeys(): Promise<Set<string>> {
-    const keys = new Set<string>();
-    const rows = this.#statement('SELECT tenant, name, document FROM packages').iterate() as IterableIterator<{
-      tenant: string;
-      name: string;
-      document: string;
-    }>;
-    for (const row of rows) {
-      const doc = JSON.parse(row.document) as { versions?: Record<string, unknown> };
-      for (const version of Object.keys(doc.versions ?? {})) {
-        for (const key of blobKeysOfVersion(row.tenant, row.name, version)) keys.add(key);
-      }
-    }
-    return keys;
   }
 
   #statement(sql: string): Database.Statement {
