@@ -50,6 +50,8 @@ export interface Config {
   /** Seconds an invitation stays usable. */
   invitationTtl: number;
   searchCache: number;
+  /** Seconds between refreshes of the downloaded packages' search rows (counts and scores). */
+  downloadScoreInterval: number;
   documentCache: number;
   tarballCache: number;
   tarballStreamThreshold: number;

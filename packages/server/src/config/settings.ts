@@ -268,6 +268,16 @@ export const SETTINGS = [
       'Search results kept in memory to answer repeated searches at once (each result of a cached page counts one); dropped whenever the index changes. 0 disables the cache.',
   },
   {
+    key: 'downloadScoreInterval',
+    type: 'integer',
+    default: 60,
+    min: 1,
+    max: 86_400,
+    flag: '--download-score-interval',
+    description:
+      "Seconds between refreshes of the download counts and scores that search results show, for the packages downloaded since. npm's download-counts API reads the counts themselves, current within a second. Each refresh writes every downloaded package's search row once, so a shorter interval costs a busy registry more writes.",
+  },
+  {
     key: 'documentCache',
     type: 'integer',
     default: 32 * MiB,

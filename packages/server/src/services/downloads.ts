@@ -39,7 +39,7 @@ const DAY_MS = 86_400_000;
  * it runs, and a busy registry counts thousands of (package, version) pairs a second: written in
  * one, every request waited for all of them.
  */
-const WRITE_CHUNK = 500;
+const WRITE_CHUNK = 200;
 
 /** Lets requests run between two pieces of a long write (on SQLite each piece is synchronous). */
 const letRequestsRun = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -85,7 +85,7 @@ export class BatchingDownloadRecorder implements DownloadRecorder {
     this.#onError = options.onError ?? (() => undefined);
     this.#timer = setInterval(() => void this.#enqueue(() => this.#write()), options.flushIntervalMs ?? 1000);
     this.#timer.unref();
-    this.#scoreTimer = setInterval(() => void this.#enqueue(() => this.#refreshScores()), options.scoreIntervalMs ?? 10_000);
+    this.#scoreTimer = setInterval(() => void this.#enqueue(() => this.#refreshScores()), options.scoreIntervalMs ?? 60_000);
     this.#scoreTimer.unref();
   }
 

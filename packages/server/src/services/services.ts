@@ -136,7 +136,7 @@ export function createServices(deps: ServerDeps, options: ServicesOptions = {}):
   });
   const downloads = new BatchingDownloadRecorder(
     { counts: deps.downloadCounts, search: deps.search, now: deps.now, scopeOf, bus: deps.bus },
-    { onError: (err) => onError(err, 'writing download counts') },
+    { scoreIntervalMs: deps.config.downloadScoreInterval * 1000, onError: (err) => onError(err, 'writing download counts') },
   );
   const scores = new ScoreRefresher(deps, { onError: (err) => onError(err, 'refreshing search scores') });
   const search = new SearchService(deps, { scopeOf, ...(shared ? { sharedMaxAgeMs: SHARED_SEARCH_MAX_AGE_MS } : {}) });

@@ -31,8 +31,8 @@ const NO_RATE_LIMITS = {
 const STALENESS_BOUND_MS = 1000;
 /** How often a node writes the download counts it buffered (BatchingDownloadRecorder's default). */
 const COUNT_INTERVAL_MS = 1000;
-/** How often it refreshes the search rows of the packages it counted (the recorder's default). */
-const SCORE_INTERVAL_MS = 10_000;
+/** How often it refreshes the search rows of the packages it counted (downloadScoreInterval, set short here). */
+const SCORE_INTERVAL_MS = 2000;
 
 describe.skipIf(!testPostgresUrl || !testRedisUrl)('two nodes on PostgreSQL + S3 + Redis', () => {
   let backing: ScaleOutBacking;
@@ -41,7 +41,10 @@ describe.skipIf(!testPostgresUrl || !testRedisUrl)('two nodes on PostgreSQL + S3
 
   async function startNode(): Promise<SpawnedRegistry> {
     const node = await spawnRegistry({
-      args: ['--database', backing.settings.database!, '--storage', backing.settings.storage!, '--redis', redis.url],
+      args: [
+        ...['--database', backing.settings.database!, '--storage', backing.settings.storage!, '--redis', redis.url],
+        ...['--download-score-interval', String(SCORE_INTERVAL_MS / 1000)],
+      ],
       env: { ...backing.env, ...NO_RATE_LIMITS },
     });
     nodes.push(node);

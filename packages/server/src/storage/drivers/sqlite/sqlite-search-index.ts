@@ -116,7 +116,7 @@ const REFRESH_CHUNK = 2000;
  * Packages named (the downloaded ones) whose windows and scores are refreshed in one transaction:
  * each costs a few statements, and requests run between two transactions.
  */
-const NAMED_REFRESH_CHUNK = 250;
+const NAMED_REFRESH_CHUNK = 100;
 const MAX_PREPARED_SHAPES = 256;
 
 interface SearchStatements {
