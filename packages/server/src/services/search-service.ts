@@ -12,6 +12,14 @@ import { singleIncarnation, type TenantScopeOf } from './tenant-scope.js';
 const SCOPED_SEARCH_PAGE = 250;
 const SCOPED_SEARCH_LIMIT = 5000;
 
+/**
+ * Kept responses refreshed in the background at once. After an announcement of new counts every
+ * response is stale together: refreshing them all at once loaded the database as much as
+ * dropping them did, and every search waited behind those queries. The others are answered as
+ * they are until a slot is free.
+ */
+const BACKGROUND_READS = 2;
+
 /** `/-/all` is written in slices of this many packages, so a large registry streams. */
 const ALL_SLICE = 1000;
 
@@ -73,6 +81,8 @@ export class SearchService {
    * share one read of the index instead of each running the query.
    */
   readonly #reading = new Map<string, Promise<KeptResponse>>();
+  /** Refreshes of kept responses running in the background (at most BACKGROUND_READS). */
+  #backgroundReads = 0;
   /** Writes announced on the bus (and resets), for an index without resultsVersion. */
   #announced = 0;
   /**
@@ -157,11 +167,20 @@ export class SearchService {
       // Responses read together expire together, and waiting for all of them at once stalled
       // every search for the time the database took to run them all.
       if (age <= 2 * this.#maxAgeMs) {
-        this.#readOnce(key, version, now, read).catch(() => undefined);
+        this.#refreshInBackground(key, version, now, read);
         return kept.head;
       }
     }
     return (await this.#readOnce(key, version, now, read)).head;
+  }
+
+  /** Starts a read of a kept response unless one runs for it, or BACKGROUND_READS others run. */
+  #refreshInBackground(key: string, version: number, now: number, read: () => Promise<SearchPage>): void {
+    if (this.#reading.has(`${version}\0${key}`) || this.#backgroundReads >= BACKGROUND_READS) return;
+    this.#backgroundReads++;
+    this.#readOnce(key, version, now, read)
+      .catch(() => undefined)
+      .finally(() => this.#backgroundReads--);
   }
 
   /** One read of the index for `key` at `version`, shared by every search that asks meanwhile. */

@@ -9,6 +9,7 @@ import { serverDeps } from '../../src/deps.js';
 import { parseSearchText } from '../../src/search/search-query.js';
 import { BatchingDownloadRecorder } from '../../src/services/downloads.js';
 import { ScoreRefresher } from '../../src/services/score-refresher.js';
+import { SEARCH_RESULTS_CHANGED } from '../../src/services/search-changes.js';
 import { SearchService } from '../../src/services/search-service.js';
 import type { SearchIndex } from '../../src/storage/ports.js';
 import type { SearchResponse } from '@pkg/protocol';
@@ -243,6 +244,63 @@ describe('search response cache', () => {
       }
       await search.search('', request);
       expect(index.reads).toBe(3);
+    });
+
+    it('refreshes at most two kept responses at once in the background, answering the others as they are meanwhile', async () => {
+      // Reads held open until released: the refreshes in flight can be counted.
+      let release: () => void = () => undefined;
+      let held = new Promise<void>((resolve) => (release = resolve));
+      const index = { reads: 0 };
+      let inFlight = 0;
+      let mostInFlight = 0;
+      const gated: SearchIndex = {
+        search: async (...args: Parameters<SearchIndex['search']>) => {
+          index.reads++;
+          inFlight++;
+          mostInFlight = Math.max(mostInFlight, inFlight);
+          try {
+            await held;
+            return await first.search.search(...args);
+          } finally {
+            inFlight--;
+          }
+        },
+        listSummaries: first.search.listSummaries.bind(first.search),
+        ranked: first.search.ranked.bind(first.search),
+        refreshScores: first.search.refreshScores.bind(first.search),
+        scoresRefreshedOn: first.search.scoresRefreshedOn.bind(first.search),
+      };
+      const bus = new SwitchableBus();
+      let now = 0;
+      const search = new SearchService(serverDeps(config(20_000), { ...first, search: gated, bus }), {
+        sharedMaxAgeMs: 60_000,
+        clock: () => now,
+      });
+      const pages = [0, 1, 2, 3, 4].map((from) => ({ ...request, size: 1, from }));
+      release();
+      for (const page of pages) await search.search('', page);
+      expect(index.reads).toBe(5);
+      held = new Promise<void>((resolve) => (release = resolve));
+      mostInFlight = 0;
+      now += 1;
+      await bus.publish('', SEARCH_RESULTS_CHANGED);
+      // Every response is stale: each is answered at once, and two refreshes start.
+      const answered = await Promise.all(pages.map((page) => search.search('', page)));
+      expect(answered.every((response) => response.objects.length <= 1)).toBe(true);
+      expect(index.reads).toBe(7);
+      expect(inFlight).toBe(2);
+      release();
+      // The others are refreshed by later searches, never more than two at a time.
+      for (let attempt = 0; attempt < 100 && index.reads < 10; attempt++) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        await Promise.all(pages.map((page) => search.search('', page)));
+      }
+      expect(index.reads).toBe(10);
+      expect(mostInFlight).toBe(2);
+      // All five refreshed: kept again until the next announcement.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      await Promise.all(pages.map((page) => search.search('', page)));
+      expect(index.reads).toBe(10);
     });
 
     it('reads every time while the bus is deaf to the other nodes', async () => {
