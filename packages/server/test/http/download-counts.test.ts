@@ -110,6 +110,14 @@ describe('download counting', () => {
     expect(res.body.objects[0].downloads).toEqual({ weekly: 0, monthly: 1000 });
     expect((await get('/downloads/point/last-week/com.count.popular')).body.downloads).toBe(0);
     expect((await get('/downloads/point/last-month/com.count.popular')).body.downloads).toBe(1000);
+
+    // Every count out of the month: the windows go back to 0.
+    clock = new Date(Date.parse('2025-03-10T12:00:00Z') + 40 * DAY_MS);
+    await registry.storage.search.refreshScores('', null, clock);
+    // Another page size: not the response a PostgreSQL node kept for the search above (the
+    // refresh called here directly announces nothing on the bus).
+    const later = await get('/-/v1/search?text=com.count.popular&size=5');
+    expect(later.body.objects[0].downloads).toEqual({ weekly: 0, monthly: 0 });
   });
 
   it('writes what is buffered when the server shuts down', async () => {

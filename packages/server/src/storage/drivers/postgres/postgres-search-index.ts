@@ -222,14 +222,19 @@ export class PostgresSearchIndex implements SearchIndex {
       FROM download_counts WHERE tenant = $1 AND day BETWEEN $3 AND $4`;
     if (names === null) {
       await inTransaction(pool, async (client) => {
+        // Only rows whose windows change are written: each update of a row writes a new version
+        // of it into every index of the table, its two GIN indexes included.
         await client.query(
-          `UPDATE search_packages SET downloads_week = 0, downloads_month = 0
-           WHERE tenant = $1 AND (downloads_week <> 0 OR downloads_month <> 0)`,
-          [tenant],
+          `UPDATE search_packages p SET downloads_week = 0, downloads_month = 0
+           WHERE p.tenant = $1 AND (p.downloads_week <> 0 OR p.downloads_month <> 0)
+             AND NOT EXISTS (SELECT 1 FROM download_counts c
+                             WHERE c.tenant = $1 AND c.name = p.name AND c.day BETWEEN $2 AND $3)`,
+          [tenant, window[2], today],
         );
         await client.query(
           `UPDATE search_packages p SET downloads_week = s.week, downloads_month = s.month
-           FROM (${sums} GROUP BY name) s WHERE p.tenant = $1 AND p.name = s.name`,
+           FROM (${sums} GROUP BY name) s WHERE p.tenant = $1 AND p.name = s.name
+             AND (p.downloads_week, p.downloads_month) IS DISTINCT FROM (s.week, s.month)`,
           window,
         );
       });
@@ -262,7 +267,8 @@ export class PostgresSearchIndex implements SearchIndex {
         await client.query(
           `UPDATE search_packages p SET downloads_week = coalesce(s.week, 0), downloads_month = coalesce(s.month, 0)
            FROM unnest($5::text[]) AS n(name) LEFT JOIN (${sums} AND name = ANY($5) GROUP BY name) s ON s.name = n.name
-           WHERE p.tenant = $1 AND p.name = n.name`,
+           WHERE p.tenant = $1 AND p.name = n.name
+             AND (p.downloads_week, p.downloads_month) IS DISTINCT FROM (coalesce(s.week, 0), coalesce(s.month, 0))`,
           [...window, chunk],
         );
         const { rows } = await client.query<ScoreRow>(

@@ -273,8 +273,12 @@ export class SqliteSearchIndex implements SearchIndex {
           for (const name of chunk) {
             const sums = window1.get({ ...window, name }) as { week: number; month: number };
             this.#db
-              .statement('UPDATE search_packages SET downloads_week = ?, downloads_month = ? WHERE tenant = ? AND name = ?')
-              .run(sums.week, sums.month, tenant, name);
+              // Unchanged windows are not written: the update would rewrite the row's index entries.
+              .statement(
+                `UPDATE search_packages SET downloads_week = @week, downloads_month = @month
+                 WHERE tenant = @tenant AND name = @name AND (downloads_week != @week OR downloads_month != @month)`,
+              )
+              .run({ week: sums.week, month: sums.month, tenant, name });
             const row = this.#db
               .statement(
                 `SELECT id, quality, release_times, deprecated, downloads_month, final, popularity, maintenance
