@@ -49,6 +49,8 @@ export class PostgresRenderStore implements RenderStore {
    * One statement, one round trip, whether the package has the render or not; the render and the
    * row it was made from are read in one snapshot. The row's document only when there is no
    * render: the render is what is answered then, and the document is the larger of the two.
+   * Named, so each session plans it once: planned on every execution, the join costs more than
+   * the round trip it saves, and a read of a kept render more than its own lookup alone.
    */
   async readRenderOrPackage(
     tenant: TenantId,
@@ -56,14 +58,15 @@ export class PostgresRenderStore implements RenderStore {
     form: StoredRender['form'],
     baseUrl: string,
   ): Promise<RenderOrPackage | undefined> {
-    const { rows } = await this.#requirePool().query<JoinedRenderRow & PackageRow>(
-      `SELECT ${RENDER_COLUMNS}, CASE WHEN r.etag IS NULL THEN p.document END AS document,
+    const { rows } = await this.#requirePool().query<JoinedRenderRow & PackageRow>({
+      name: 'render-or-package',
+      text: `SELECT ${RENDER_COLUMNS}, CASE WHEN r.etag IS NULL THEN p.document END AS document,
               CASE WHEN r.etag IS NULL THEN p.published_versions END AS published_versions, p.unpublished, p.write_count
          FROM packages p LEFT JOIN package_renders r
            ON r.tenant = p.tenant AND r.name = p.name AND r.form = $3 AND r.base_url = $4
         WHERE p.tenant = $1 AND p.name = $2`,
-      [tenant, name, form, baseUrl],
-    );
+      values: [tenant, name, form, baseUrl],
+    });
     const row = rows[0];
     if (row === undefined) return undefined;
     return row.etag === null ? { package: packageOfRow(row) } : { render: renderOfRow(form, baseUrl, row) };
