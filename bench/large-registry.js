@@ -32,6 +32,9 @@ const HELP = `Usage: node bench/large-registry.js [options]
   --no-embedded        only PostgreSQL
   --workloads <list>   comma-separated subset of full, abbreviated, tarball, search, cold (the
                        one-at-a-time cold and cached reads); default all
+  --cold-from <n>      skip the first n of the packages no workload read in the cold reads:
+                       a run on the --data of another reads cold packages that one did not
+                       (default 0)
   --no-build           do not run \`npm run build\` first
   --json <file>        where to write the JSON (default bench/results/large-registry-<date>.json)
 `;
@@ -52,6 +55,7 @@ const args = parseFlags(
     'no-embedded': { type: 'boolean', default: false },
     'no-build': { type: 'boolean', default: false },
     workloads: { type: 'string' },
+    'cold-from': { type: 'string', default: '0' },
     json: { type: 'string' },
   },
   HELP,
@@ -82,6 +86,7 @@ async function main() {
       duration: whole('duration', 1),
       rounds: whole('rounds', 1),
       warmup: whole('warmup'),
+      coldFrom: whole('cold-from'),
       dataRoot,
       workDir,
       embedded: !args['no-embedded'],

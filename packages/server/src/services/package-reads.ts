@@ -10,7 +10,7 @@ import {
 } from '@pkg/protocol';
 import type { ServerDeps } from '../deps.js';
 import { blobKeyFor, sigstoreKeyFor } from '../storage/blob-keys.js';
-import type { ByteRange, RenderStore, StoredPackage, TenantId } from '../storage/ports.js';
+import type { ByteRange, RenderOrPackage, RenderStore, StoredPackage, TenantId } from '../storage/ports.js';
 import { BudgetLru } from '../storage/budget-lru.js';
 import type { CachedValue, DocumentCache } from './document-cache.js';
 import { renderAbbreviated, renderFull, renderVersion, type DocumentForm } from './package-document.js';
@@ -218,12 +218,19 @@ export class PackageReadService {
    */
   async #buildDocument(scope: ReadScope, name: string, form: DocumentForm): Promise<CachedValue<unknown> | undefined> {
     const renders = this.#rendersOf(scope);
-    const kept = await renders?.readRender(scope.tenant, name, form, scope.tarballBaseUrl);
-    if (kept !== undefined) {
+    // One read either way: a package never read since its last write is not a second trip.
+    const read: RenderOrPackage | undefined =
+      renders !== undefined
+        ? await renders.readRenderOrPackage(scope.tenant, name, form, scope.tarballBaseUrl)
+        : await this.#deps.packages
+            .package(scope.tenant, name)
+            .read()
+            .then((stored) => stored && { package: stored });
+    if (read?.render !== undefined) {
       this.#rendersRead++;
-      return { representation: Representation.stored(kept, contentTypeOf(form)), value: undefined };
+      return { representation: Representation.stored(read.render, contentTypeOf(form)), value: undefined };
     }
-    const stored = await this.#deps.packages.package(scope.tenant, name).read();
+    const stored = read?.package;
     if (!stored || stored.unpublished) return undefined;
     this.#rendered++;
     const representation = documentRepresentation(stored, scope.tarballBaseUrl, form);

@@ -197,6 +197,9 @@ export interface StoredRender {
   body: Buffer;
 }
 
+/** A render kept of a package (and then not the package), or the package to render. */
+export type RenderOrPackage = { render: StoredRender; package?: undefined } | { render?: undefined; package: StoredPackage };
+
 /**
  * Rendered documents, kept by the metadata database. A package's renders go with any change of
  * the package (the database drops them in the write's own transaction), so one found is always
@@ -205,8 +208,17 @@ export interface StoredRender {
  * bounded by the packages: two per package at most.
  */
 export interface RenderStore {
-  /** The render of `form` for `baseUrl` of the package as it is now, or undefined. */
-  readRender(tenant: TenantId, name: string, form: StoredRender['form'], baseUrl: string): Promise<StoredRender | undefined>;
+  /**
+   * What a miss of the document cache needs, in one read of the database: the render of `form`
+   * for `baseUrl` of the package as it is now, else the package as stored (with its revision, to
+   * keep a render of it against); undefined when there is no such package.
+   */
+  readRenderOrPackage(
+    tenant: TenantId,
+    name: string,
+    form: StoredRender['form'],
+    baseUrl: string,
+  ): Promise<RenderOrPackage | undefined>;
   /**
    * Keeps `render`, made from the package read at `revision`, in place of the form's render of
    * any base URL. Keeps nothing when the package has been written since.

@@ -12,8 +12,14 @@ export interface RenderRow {
   body: Buffer;
 }
 
-/** The columns a driver selects, in RenderRow's order. */
-export const RENDER_COLUMNS = 'etag, last_modified, size, coding, body';
+/**
+ * The columns a driver selects, in RenderRow's order, of `package_renders` joined as `r` to the
+ * package's row (`RenderStore.readRenderOrPackage`): all null when the package has no such render.
+ */
+export const RENDER_COLUMNS = 'r.etag, r.last_modified, r.size, r.coding, r.body';
+
+/** A RenderRow, or its columns of a package without the render. */
+export type JoinedRenderRow = RenderRow | { [Column in keyof RenderRow]: null };
 
 export function renderOfRow(form: StoredRender['form'], baseUrl: string, row: RenderRow): StoredRender {
   return {

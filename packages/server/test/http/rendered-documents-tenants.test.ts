@@ -72,7 +72,7 @@ function secondNode(): Promise<TestRegistry> {
 async function keptRender(which: Which, form: StoredRender['form'] = 'abbreviated'): Promise<StoredRender> {
   const baseUrl = on(first, which).origin;
   for (let attempt = 0; attempt < 200; attempt++) {
-    const render = await first.storage.renders!.readRender(TENANT[which], NAME, form, baseUrl);
+    const render = (await first.storage.renders!.readRenderOrPackage(TENANT[which], NAME, form, baseUrl))?.render;
     if (render !== undefined) return render;
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
@@ -80,8 +80,8 @@ async function keptRender(which: Which, form: StoredRender['form'] = 'abbreviate
 }
 
 /** The render `which` keeps now for its own base URL, if any. */
-function renderOf(which: Which): Promise<StoredRender | undefined> {
-  return first.storage.renders!.readRender(TENANT[which], NAME, 'abbreviated', on(first, which).origin);
+async function renderOf(which: Which): Promise<StoredRender | undefined> {
+  return (await first.storage.renders!.readRenderOrPackage(TENANT[which], NAME, 'abbreviated', on(first, which).origin))?.render;
 }
 
 async function rendersMetric(node: TestRegistry): Promise<{ read: number; rendered: number }> {
@@ -139,7 +139,9 @@ describe('rendered documents kept in the database, on tenant registries served o
     // Kept under the registry and its base URL only: no registry holds a render for another's host.
     for (const which of WHICH)
       for (const other of WHICH.filter((w) => w !== which)) {
-        const stray = await first.storage.renders!.readRender(TENANT[which], NAME, 'abbreviated', on(first, other).origin);
+        const stray = (
+          await first.storage.renders!.readRenderOrPackage(TENANT[which], NAME, 'abbreviated', on(first, other).origin)
+        )?.render;
         expect(stray, `${which}'s render for ${other}'s host`).toBeUndefined();
       }
 
@@ -235,11 +237,13 @@ describe('rendered documents kept in the database, on tenant registries served o
         const tenant = TENANT[which];
         let kept: StoredRender | undefined;
         for (let attempt = 0; attempt < 200 && kept === undefined; attempt++) {
-          kept = await configured.storage.renders!.readRender(tenant, NAME, 'abbreviated', bases[which]);
+          kept = (await configured.storage.renders!.readRenderOrPackage(tenant, NAME, 'abbreviated', bases[which]))?.render;
           if (kept === undefined) await new Promise((resolve) => setTimeout(resolve, 10));
         }
         expect(kept?.body.equals(answers[which].bytes), which).toBe(true);
-        expect(await configured.storage.renders!.readRender(tenant, NAME, 'abbreviated', bases[other])).toBeUndefined();
+        expect(
+          (await configured.storage.renders!.readRenderOrPackage(tenant, NAME, 'abbreviated', bases[other]))?.render,
+        ).toBeUndefined();
       }
       // Another node with the same configuration answers each registry its own render.
       const second = await startRegistry({ settings, dataDir: configured.dataDir });
@@ -267,13 +271,13 @@ describe('rendered documents kept in the database, on tenant registries served o
     expect((await gone.request(`/${NAME}`, { headers: gzipped })).status).toBe(200);
     const kept = await keepAll();
     for (let attempt = 0; ; attempt++) {
-      if (await first.storage.renders!.readRender('gone', NAME, 'abbreviated', gone.origin)) break;
+      if ((await first.storage.renders!.readRenderOrPackage('gone', NAME, 'abbreviated', gone.origin))?.render) break;
       if (attempt > 200) throw new Error('no render was kept for the tenant gone');
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
 
     await admin.delete('gone');
-    expect(await first.storage.renders!.readRender('gone', NAME, 'abbreviated', gone.origin)).toBeUndefined();
+    expect((await first.storage.renders!.readRenderOrPackage('gone', NAME, 'abbreviated', gone.origin))?.render).toBeUndefined();
     for (const which of WHICH) expect((await renderOf(which))?.etag, which).toBe(kept[which].etag);
   });
 });

@@ -30,7 +30,7 @@ const gzipped = { accept: ABBREVIATED, 'accept-encoding': 'gzip' };
 /** Waits for the render the registry keeps after a read (not waited for by the read itself). */
 async function keptRender(registry: TestRegistry, form: StoredRender['form'], baseUrl: string): Promise<StoredRender> {
   for (let attempt = 0; attempt < 200; attempt++) {
-    const render = await registry.storage.renders!.readRender('', NAME, form, baseUrl);
+    const render = (await registry.storage.renders!.readRenderOrPackage('', NAME, form, baseUrl))?.render;
     if (render !== undefined) return render;
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
@@ -94,7 +94,7 @@ describe('rendered documents kept in the database', () => {
     await keptRender(first, 'abbreviated', first.url);
     const published = await publishVersion(first.url, token, NAME, '2.0.0', { manifest: { description: 'Kept rendered' } });
     expect(published.status).toBe(201);
-    expect(await first.storage.renders!.readRender('', NAME, 'abbreviated', first.url)).toBeUndefined();
+    expect((await first.storage.renders!.readRenderOrPackage('', NAME, 'abbreviated', first.url))?.render).toBeUndefined();
     const second = await startRegistry({ dataDir: first.dataDir });
     try {
       const after = await asFirst(second, gzipped);
@@ -124,8 +124,10 @@ describe('rendered documents kept in the database', () => {
     // Rendered, neither read from nor kept in the database: the first host's render stays.
     expect(await rendersMetric(first)).toEqual({ read: before.read, rendered: (before.rendered ?? 0) + 1 });
     await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(await first.storage.renders!.readRender('', NAME, 'abbreviated', `http://localhost:${port}`)).toBeUndefined();
-    expect((await first.storage.renders!.readRender('', NAME, 'abbreviated', first.url))?.etag).toBe(kept.etag);
+    expect(
+      (await first.storage.renders!.readRenderOrPackage('', NAME, 'abbreviated', `http://localhost:${port}`))?.render,
+    ).toBeUndefined();
+    expect((await first.storage.renders!.readRenderOrPackage('', NAME, 'abbreviated', first.url))?.render?.etag).toBe(kept.etag);
   });
 
   it("replace another address's renders on a node that answers under a new one (a restart on another port)", async () => {
@@ -136,7 +138,7 @@ describe('rendered documents kept in the database', () => {
       expect(answer.status).toBe(200);
       const kept = await keptRender(second, 'abbreviated', second.url);
       expect(kept.body.equals(answer.body)).toBe(true);
-      expect(await second.storage.renders!.readRender('', NAME, 'abbreviated', first.url)).toBeUndefined();
+      expect((await second.storage.renders!.readRenderOrPackage('', NAME, 'abbreviated', first.url))?.render).toBeUndefined();
     } finally {
       await second.close();
     }

@@ -1,4 +1,7 @@
-/** A flood of document cache misses keeps a bounded number of renders at once (services/package-reads.ts). */
+/**
+ * Document cache misses with a render store (services/package-reads.ts): one read of the database
+ * each, and a flood of them keeps a bounded number of renders at once.
+ */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -8,7 +11,7 @@ import { buildStoredPackage, seedPackage } from '@pkg/testkit';
 import { serverDeps } from '../../src/deps.js';
 import { DocumentCache } from '../../src/services/document-cache.js';
 import { MAX_KEEPS_IN_FLIGHT, PackageReadService } from '../../src/services/package-reads.js';
-import type { RenderStore } from '../../src/storage/ports.js';
+import type { PackageStore, RenderStore } from '../../src/storage/ports.js';
 
 const NAMES = Array.from({ length: MAX_KEEPS_IN_FLIGHT * 3 }, (_, i) => `com.keeps.p${String(i).padStart(2, '0')}`);
 const BASE_URL = 'http://registry.test';
@@ -33,7 +36,7 @@ function heldRenders(renders: RenderStore): RenderStore & { started: number; rel
   const store = {
     started: 0,
     release,
-    readRender: renders.readRender.bind(renders),
+    readRenderOrPackage: renders.readRenderOrPackage.bind(renders),
     keepRender: async (...args: Parameters<RenderStore['keepRender']>) => {
       store.started++;
       await held;
@@ -43,10 +46,45 @@ function heldRenders(renders: RenderStore): RenderStore & { started: number; rel
   return store;
 }
 
-function readService(renders: RenderStore): PackageReadService {
-  const deps = serverDeps(loadConfig({ flags: { data: dataDir }, env: {} }), { ...storage, renders });
+/** The store's packages, each read of one counted. */
+function countedPackages(packages: PackageStore): PackageStore & { reads: number } {
+  const counted = {
+    reads: 0,
+    package: (tenant: string, name: string) => {
+      const handle = packages.package(tenant, name);
+      return {
+        tenant,
+        name,
+        read: () => {
+          counted.reads++;
+          return handle.read();
+        },
+        update: handle.update.bind(handle),
+      };
+    },
+    listPackageNames: packages.listPackageNames.bind(packages),
+    referencedBlobKeys: packages.referencedBlobKeys.bind(packages),
+    versionsOfPackages: packages.versionsOfPackages.bind(packages),
+  };
+  return counted;
+}
+
+function readService(renders: RenderStore, packages: PackageStore = storage.packages): PackageReadService {
+  const deps = serverDeps(loadConfig({ flags: { data: dataDir }, env: {} }), { ...storage, renders, packages });
   return new PackageReadService(deps, new DocumentCache(storage.bus, 32 * 1024 * 1024));
 }
+
+it('answers a miss of a package never rendered from the read that looked for its render, not a second one', async () => {
+  const name = 'com.keeps.fresh';
+  await seedPackage(storage, buildStoredPackage(name, { versions: ['1.0.0'] }));
+  const packages = countedPackages(storage.packages);
+  const reads = readService(storage.renders!, packages);
+  const answer = await reads.document({ tenant: '', tarballBaseUrl: BASE_URL }, name, 'full');
+  expect(reads.renderStats).toEqual({ read: 0, rendered: 1 });
+  expect(packages.reads).toBe(0);
+  const fresh = await reads.freshDocument({ tenant: '', tarballBaseUrl: BASE_URL }, name);
+  expect(answer.etag).toBe(fresh.etag);
+});
 
 it('keeps at most a bounded number of renders at once; the packages left out are kept by a later miss', async () => {
   const held = heldRenders(storage.renders!);
@@ -57,7 +95,8 @@ it('keeps at most a bounded number of renders at once; the packages left out are
   held.release();
   const keptNames = async () => {
     const kept: string[] = [];
-    for (const name of NAMES) if (await storage.renders!.readRender('', name, 'abbreviated', BASE_URL)) kept.push(name);
+    for (const name of NAMES)
+      if ((await storage.renders!.readRenderOrPackage('', name, 'abbreviated', BASE_URL))?.render) kept.push(name);
     return kept;
   };
   for (let attempt = 0; attempt < 100 && (await keptNames()).length < MAX_KEEPS_IN_FLIGHT; attempt++)

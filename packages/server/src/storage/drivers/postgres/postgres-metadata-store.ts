@@ -38,7 +38,7 @@ export function tenantTableHook(name: string, migrations: readonly PostgresMigra
   };
 }
 
-interface PackageRow {
+export interface PackageRow {
   document: StoredPackage['document'];
   published_versions: string[];
   unpublished: boolean;
@@ -123,7 +123,7 @@ export class PostgresMetadataStore implements MetadataStore, PackageRecords {
 
   async getPackage(tenant: TenantId, name: string): Promise<StoredPackage | undefined> {
     const row = await readPackageRow(this.pool, tenant, name);
-    return row && { ...toStoredPackage(row), revision: Number(row.write_count) };
+    return row && packageOfRow(row);
   }
 
   async versionsOfPackages(tenant: TenantId, names: readonly string[]): Promise<Map<string, string[]>> {
@@ -190,6 +190,11 @@ async function readPackageRow(
     [tenant, name],
   );
   return rows[0];
+}
+
+/** A `packages` row as a read answers it: with the revision a render made from it is kept against. */
+export function packageOfRow(row: PackageRow): StoredPackage {
+  return { ...toStoredPackage(row), revision: Number(row.write_count) };
 }
 
 /** A `packages` row as the store returns it (for migrations that re-derive from documents). */

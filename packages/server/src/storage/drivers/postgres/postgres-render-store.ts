@@ -1,7 +1,7 @@
 import type pg from 'pg';
-import type { RenderStore, StoredRender, TenantId } from '../../ports.js';
-import type { PostgresPackageWriteHook } from './postgres-metadata-store.js';
-import { RENDER_COLUMNS, renderOfRow, renderRowValues, type RenderRow } from '../../render-rows.js';
+import type { RenderOrPackage, RenderStore, StoredRender, TenantId } from '../../ports.js';
+import { packageOfRow, type PackageRow, type PostgresPackageWriteHook } from './postgres-metadata-store.js';
+import { RENDER_COLUMNS, renderOfRow, renderRowValues, type JoinedRenderRow } from '../../render-rows.js';
 
 export const POSTGRES_RENDER_STORE_MIGRATIONS: readonly string[] = [
   // The trigger drops a package's renders in the transaction of any change to its row, by
@@ -45,18 +45,31 @@ export class PostgresRenderStore implements RenderStore {
     this.#pool = pool;
   }
 
-  async readRender(
+  /**
+   * One statement, one round trip, whether the package has the render or not; the render and the
+   * row it was made from are read in one snapshot. The row's document only when there is no
+   * render: the render is what is answered then, and the document is the larger of the two.
+   * Named, so each session plans it once: planned on every execution, the join costs more than
+   * the round trip it saves, and a read of a kept render more than its own lookup alone.
+   */
+  async readRenderOrPackage(
     tenant: TenantId,
     name: string,
     form: StoredRender['form'],
     baseUrl: string,
-  ): Promise<StoredRender | undefined> {
-    const { rows } = await this.#requirePool().query<RenderRow>(
-      `SELECT ${RENDER_COLUMNS} FROM package_renders WHERE tenant = $1 AND name = $2 AND form = $3 AND base_url = $4`,
-      [tenant, name, form, baseUrl],
-    );
+  ): Promise<RenderOrPackage | undefined> {
+    const { rows } = await this.#requirePool().query<JoinedRenderRow & PackageRow>({
+      name: 'render-or-package',
+      text: `SELECT ${RENDER_COLUMNS}, CASE WHEN r.etag IS NULL THEN p.document END AS document,
+              CASE WHEN r.etag IS NULL THEN p.published_versions END AS published_versions, p.unpublished, p.write_count
+         FROM packages p LEFT JOIN package_renders r
+           ON r.tenant = p.tenant AND r.name = p.name AND r.form = $3 AND r.base_url = $4
+        WHERE p.tenant = $1 AND p.name = $2`,
+      values: [tenant, name, form, baseUrl],
+    });
     const row = rows[0];
-    return row === undefined ? undefined : renderOfRow(form, baseUrl, row);
+    if (row === undefined) return undefined;
+    return row.etag === null ? { package: packageOfRow(row) } : { render: renderOfRow(form, baseUrl, row) };
   }
 
   /**

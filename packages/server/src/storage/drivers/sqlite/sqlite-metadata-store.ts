@@ -47,7 +47,7 @@ export function tenantTableHook(name: string, migrations: readonly SqliteMigrati
   };
 }
 
-interface PackageRow {
+export interface PackageRow {
   document: string;
   published_versions: string;
   unpublished: number;
@@ -188,7 +188,7 @@ export class SqliteMetadataStore implements MetadataStore, PackageRecords {
 
   async getPackage(tenant: TenantId, name: string): Promise<StoredPackage | undefined> {
     const row = this.#readPackageRow(tenant, name);
-    return row && { ...toStoredPackage(row), documentBytes: row.document.length, revision: row.write_count };
+    return row && packageOfRow(row);
   }
 
   /**
@@ -271,6 +271,11 @@ export class SqliteMetadataStore implements MetadataStore, PackageRecords {
       'SELECT document, published_versions, unpublished, write_count FROM packages WHERE tenant = ? AND name = ?',
     ).get(tenant, name) as PackageRow | undefined;
   }
+}
+
+/** A `packages` row as a read answers it: with the revision a render made from it is kept against. */
+export function packageOfRow(row: PackageRow): StoredPackage {
+  return { ...toStoredPackage(row), documentBytes: row.document.length, revision: row.write_count };
 }
 
 /** A `packages` row as the store returns it (for migrations that re-derive from documents). */

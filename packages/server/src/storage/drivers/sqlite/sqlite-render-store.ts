@@ -1,8 +1,8 @@
 import type Database from 'better-sqlite3';
-import type { RenderStore, StoredRender, TenantId } from '../../ports.js';
+import type { RenderOrPackage, RenderStore, StoredRender, TenantId } from '../../ports.js';
 import { AttachedDatabase } from './attached-database.js';
-import type { SqlitePackageWriteHook } from './sqlite-metadata-store.js';
-import { RENDER_COLUMNS, renderOfRow, renderRowValues, type RenderRow } from '../../render-rows.js';
+import { packageOfRow, type PackageRow, type SqlitePackageWriteHook } from './sqlite-metadata-store.js';
+import { RENDER_COLUMNS, renderOfRow, renderRowValues, type JoinedRenderRow } from '../../render-rows.js';
 
 type Db = Database.Database;
 
@@ -43,16 +43,24 @@ export class SqliteRenderStore implements RenderStore {
     this.#db.attach(db);
   }
 
-  async readRender(
+  /** The row's document only when there is no render: the render is what is answered then. */
+  async readRenderOrPackage(
     tenant: TenantId,
     name: string,
     form: StoredRender['form'],
     baseUrl: string,
-  ): Promise<StoredRender | undefined> {
+  ): Promise<RenderOrPackage | undefined> {
     const row = this.#db
-      .statement(`SELECT ${RENDER_COLUMNS} FROM package_renders WHERE tenant = ? AND name = ? AND form = ? AND base_url = ?`)
-      .get(tenant, name, form, baseUrl) as RenderRow | undefined;
-    return row === undefined ? undefined : renderOfRow(form, baseUrl, row);
+      .statement(
+        `SELECT ${RENDER_COLUMNS}, CASE WHEN r.etag IS NULL THEN p.document END AS document,
+                CASE WHEN r.etag IS NULL THEN p.published_versions END AS published_versions, p.unpublished, p.write_count
+           FROM packages p LEFT JOIN package_renders r
+             ON r.tenant = p.tenant AND r.name = p.name AND r.form = ? AND r.base_url = ?
+          WHERE p.tenant = ? AND p.name = ?`,
+      )
+      .get(form, baseUrl, tenant, name) as (JoinedRenderRow & PackageRow) | undefined;
+    if (row === undefined) return undefined;
+    return row.etag === null ? { package: packageOfRow(row) } : { render: renderOfRow(form, baseUrl, row) };
   }
 
   /**
