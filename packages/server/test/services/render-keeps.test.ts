@@ -63,7 +63,6 @@ function countedPackages(packages: PackageStore): PackageStore & { reads: number
       };
     },
     listPackageNames: packages.listPackageNames.bind(packages),
-    referencedBlobKeys: packages.referencedBlobKeys.bind(packages),
     versionsOfPackages: packages.versionsOfPackages.bind(packages),
   };
   return counted;
