@@ -203,6 +203,16 @@ export class UplinkService {
     if (parsed === undefined || parsed.kind !== 'tarball') return undefined;
     const { tenant } = scope;
     const key = blobKeyFor(tenant, name, parsed.version);
+    const flightKey = `${this.#scopeOf(tenant)}\0${key}`;
+    // A HEAD while this node downloads it: answered as the stored copy will be. Looked up before
+    // the store is asked: a download that ends between the two has stored its copy by then,
+    // whereas one that ended during the store's answer would leave neither (and the HEAD would
+    // ask the upstream again).
+    const downloading = this.#downloads.get(flightKey);
+    if (method === 'HEAD' && downloading !== undefined) {
+      await downloading.done;
+      return undefined;
+    }
     // Stored meanwhile (another request, another node): nothing to download.
     if ((await this.#deps.blobs.stat(key)) !== undefined) return undefined;
     let record = await this.#versionRecord(scope, name, parsed.version);
@@ -215,7 +225,6 @@ export class UplinkService {
       if (record === undefined && outcome === 'stale') throw this.#unavailable(tenant, uplink, `${name}@${parsed.version}`);
     }
     if (record === undefined || !/^https?:\/\//i.test(record.dist.tarball)) return undefined;
-    const flightKey = `${this.#scopeOf(tenant)}\0${key}`;
     let download = this.#downloads.get(flightKey);
     if (method === 'HEAD') {
       // Being downloaded: answer as the stored copy will, not from a second upstream request.
