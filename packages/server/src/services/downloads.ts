@@ -174,9 +174,10 @@ export class BatchingDownloadRecorder implements DownloadRecorder {
     this.#unscored = new Map();
     for (const [tenant, names] of unscored) {
       try {
-        await this.#search.refreshScores(tenant, [...names], this.#now());
-        // The results show the counts and rank by them: every node's kept responses are stale.
-        await this.#bus?.publish(tenant, SEARCH_RESULTS_CHANGED);
+        // The results show the counts and rank by them: when any changed, every node's kept
+        // responses are stale.
+        if (await this.#search.refreshScores(tenant, [...names], this.#now()))
+          await this.#bus?.publish(tenant, SEARCH_RESULTS_CHANGED);
       } catch (err) {
         // The counts are stored; these packages' rows are refreshed next time.
         for (const name of names) this.#unscoredOf(tenant).add(name);

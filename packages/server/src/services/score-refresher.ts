@@ -67,8 +67,7 @@ export class ScoreRefresher {
       if (this.#closed) return;
       const now = this.#now();
       if ((await this.#search.scoresRefreshedOn(tenant)) === utcDay(now)) continue;
-      await this.#search.refreshScores(tenant, null, now);
-      await this.#bus?.publish(tenant, SEARCH_RESULTS_CHANGED);
+      if (await this.#search.refreshScores(tenant, null, now)) await this.#bus?.publish(tenant, SEARCH_RESULTS_CHANGED);
     }
   }
 }

@@ -599,9 +599,11 @@ export interface SearchIndex {
   ranked(tenant: TenantId, order: 'updated' | 'downloads', page: { size: number; from: number }): Promise<SearchPage>;
   /**
    * Recomputes download windows (last 7 and 30 UTC days up to `now`) and scores, of the named
-   * packages or (null) of every package of the tenant.
+   * packages or (null) of every package of the tenant. Writes only the packages whose windows or
+   * scores change, and says whether there were any: if not, every search answers as before
+   * (`resultsVersion` stays, and nobody needs telling).
    */
-  refreshScores(tenant: TenantId, names: readonly string[] | null, now: Date): Promise<void>;
+  refreshScores(tenant: TenantId, names: readonly string[] | null, now: Date): Promise<boolean>;
   /** The UTC day (`YYYY-MM-DD`) of the last refresh of every package of the tenant, or null. */
   scoresRefreshedOn(tenant: TenantId): Promise<string | null>;
   /**

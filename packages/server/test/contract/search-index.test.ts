@@ -7,6 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryStorage, createStorage, loadConfig, type Storage } from '@pkg/server';
 import { buildStoredPackage, freshPostgresSchema, seedPackage, testPostgresUrl } from '@pkg/testkit';
@@ -17,8 +18,16 @@ import { scorePackage } from '../../src/search/scoring.js';
 
 const NOW = new Date('2025-06-01T12:00:00Z');
 
-/** Each metadata driver with a search index: its storage, opened in a fresh data directory. */
-const DRIVERS: { name: string; open: (dataDir: string) => Promise<Storage>; drop?: () => Promise<void> }[] = [
+/**
+ * Each metadata driver with a search index: its storage, opened in a fresh data directory; where
+ * the database shows it, a stamp of a package's search row that any write of the row changes.
+ */
+const DRIVERS: {
+  name: string;
+  open: (dataDir: string) => Promise<Storage>;
+  drop?: () => Promise<void>;
+  rowStamp?: (tenant: string, name: string) => Promise<string>;
+}[] = [
   { name: 'SQLite', open: (dataDir) => openStorage(dataDir, `sqlite:${path.join(dataDir, 'registry.db')}`) },
   { name: 'memory', open: async () => createMemoryStorage({ now: () => NOW }) },
   ...(testPostgresUrl ? [postgresDriver()] : []),
@@ -29,10 +38,27 @@ function openStorage(dataDir: string, database: string): Promise<Storage> {
   return createStorage(config, { now: () => NOW });
 }
 
-/** PostgreSQL on a fresh schema (when scripts/test.js found a server). */
+/** PostgreSQL on a fresh schema (when scripts/test.js found a server); a row's stamp is its `xmin`. */
 function postgresDriver() {
   const schema = freshPostgresSchema();
-  return { name: 'PostgreSQL', open: (dataDir: string) => openStorage(dataDir, schema.url), drop: () => schema.drop() };
+  return {
+    name: 'PostgreSQL',
+    open: (dataDir: string) => openStorage(dataDir, schema.url),
+    drop: () => schema.drop(),
+    async rowStamp(tenant: string, name: string) {
+      const client = new pg.Client({ connectionString: testPostgresUrl });
+      await client.connect();
+      try {
+        const { rows } = await client.query<{ xmin: string }>(
+          `SELECT xmin::text FROM "${schema.schema}".search_packages WHERE tenant = $1 AND name = $2`,
+          [tenant, name],
+        );
+        return rows[0]!.xmin;
+      } finally {
+        await client.end();
+      }
+    },
+  };
 }
 
 // A small alphabet, so that names, keywords and texts collide often.
@@ -147,7 +173,7 @@ function tryParse(text: string): SearchQuery | undefined {
   }
 }
 
-describe.each(DRIVERS)('search index contract ($name)', ({ open, drop }) => {
+describe.each(DRIVERS)('search index contract ($name)', ({ open, drop, rowStamp }) => {
   let storage: Storage;
   let dataDir: string;
   let run = 0;
@@ -203,6 +229,35 @@ describe.each(DRIVERS)('search index contract ($name)', ({ open, drop }) => {
       { numRuns: Number(process.env.PKG_TEST_SEARCH_RUNS ?? 60) },
     );
   }, 180_000);
+
+  it('writes only the windows and scores a refresh changes, and says whether there were any', async () => {
+    const tenant = 'refreshes';
+    const [counted, idle] = ['com.refresh.counted', 'com.refresh.idle'];
+    for (const name of [counted, idle])
+      await seedPackage(storage, buildStoredPackage(name, { description: 'refreshed' }), tenant);
+    const today = NOW.toISOString().slice(0, 10);
+    await storage.downloadCounts.add([{ tenant, name: counted, version: '1.0.0', day: today, count: 3 }]);
+    const page = async () => (await storage.search.ranked(tenant, 'downloads', { size: 10, from: 0 })).hits;
+
+    // The counted package's windows change, and so do the results.
+    expect(await storage.search.refreshScores(tenant, [counted], NOW)).toBe(true);
+    expect((await page()).map((hit) => [hit.name, hit.downloads])).toEqual([[counted, { weekly: 3, monthly: 3 }]]);
+    // Every package once, then nothing is left to change: neither a named nor a whole refresh
+    // writes a row again, and kept search responses stay (resultsVersion).
+    await storage.search.refreshScores(tenant, null, NOW);
+    const version = storage.search.resultsVersion?.();
+    const stamps = rowStamp && (await Promise.all([counted, idle].map((name) => rowStamp(tenant, name))));
+    expect(await storage.search.refreshScores(tenant, [counted, idle], NOW)).toBe(false);
+    expect(await storage.search.refreshScores(tenant, null, NOW)).toBe(false);
+    expect(storage.search.resultsVersion?.()).toBe(version);
+    if (rowStamp) expect(await Promise.all([counted, idle].map((name) => rowStamp(tenant, name)))).toEqual(stamps);
+
+    // Counts leaving the month: the whole refresh zeroes the windows, and says so.
+    const later = new Date(NOW.getTime() + 40 * 86_400_000);
+    expect(await storage.search.refreshScores(tenant, null, later)).toBe(true);
+    expect(await page()).toEqual([]);
+    expect(await storage.search.refreshScores(tenant, null, later)).toBe(false);
+  });
 
   it('keeps tenants apart', async () => {
     const pkg = buildStoredPackage('com.tenant.only', { description: 'isolated input' });

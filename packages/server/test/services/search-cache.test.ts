@@ -236,6 +236,9 @@ describe('search response cache', () => {
       await search.search('', request);
       expect(index.reads).toBe(2);
 
+      // The day's refresh announces only what changed something: here a count no recorder scored.
+      const today = new Date().toISOString().slice(0, 10);
+      await second.downloadCounts.add([{ tenant: '', name: 'com.cache.two', version: '1.0.0', day: today, count: 1 }]);
       const scores = new ScoreRefresher({ search: second.search, registry: second.registry, now: () => new Date(), bus });
       try {
         await scores.refreshIfNewDay();

@@ -75,22 +75,24 @@ export class MemorySearchIndex implements SearchIndex {
     return { total: entries.length, hits: entries.slice(page.from, page.from + page.size).map(([, entry]) => hitOf(entry, 0)) };
   }
 
-  async refreshScores(tenant: TenantId, names: readonly string[] | null, now: Date): Promise<void> {
+  async refreshScores(tenant: TenantId, names: readonly string[] | null, now: Date): Promise<boolean> {
     const entries = this.#tenants.get(tenant) ?? new Map<string, Entry>();
     const today = utcDay(now);
+    let changed = false;
     for (const name of names ?? [...entries.keys()]) {
       const entry = entries.get(name);
       if (!entry) continue;
-      entry.downloads = {
-        weekly: this.#counts.sum(tenant, name, addDays(today, -6), today),
-        monthly: this.#counts.sum(tenant, name, addDays(today, -29), today),
-      };
+      const weekly = this.#counts.sum(tenant, name, addDays(today, -6), today);
+      const monthly = this.#counts.sum(tenant, name, addDays(today, -29), today);
+      if (weekly === entry.downloads.weekly && monthly === entry.downloads.monthly) continue;
+      entry.downloads = { weekly, monthly };
+      changed = true;
     }
     const max = maxMonthly(entries);
     for (const name of names ?? [...entries.keys()]) {
       const entry = entries.get(name);
       if (!entry) continue;
-      entry.scores = scorePackage(
+      const scores = scorePackage(
         {
           quality: entry.quality,
           releaseTimes: entry.releaseTimes,
@@ -100,10 +102,20 @@ export class MemorySearchIndex implements SearchIndex {
         },
         now,
       );
-      entry.ranked = { ...entry.ranked, final: entry.scores.final };
+      const before = entry.scores;
+      if (
+        scores.final === before.final &&
+        scores.detail.popularity === before.detail.popularity &&
+        scores.detail.maintenance === before.detail.maintenance
+      )
+        continue;
+      entry.scores = scores;
+      entry.ranked = { ...entry.ranked, final: scores.final };
+      changed = true;
     }
     if (names === null) this.#refreshed.set(tenant, today);
-    this.#version++;
+    if (changed) this.#version++;
+    return changed;
   }
 
   async scoresRefreshedOn(tenant: TenantId): Promise<string | null> {

@@ -214,8 +214,9 @@ export class PostgresSearchIndex implements SearchIndex {
     return rows.map((row) => ({ name: row.name, summaryJson: row.summary_json }));
   }
 
-  async refreshScores(tenant: TenantId, names: readonly string[] | null, now: Date): Promise<void> {
+  async refreshScores(tenant: TenantId, names: readonly string[] | null, now: Date): Promise<boolean> {
     const pool = this.#requirePool();
+    let changed = 0;
     const today = utcDay(now);
     const window = [tenant, addDays(today, -6), addDays(today, -29), today];
     const sums = `SELECT name, coalesce(sum(CASE WHEN day >= $2 THEN count ELSE 0 END), 0) AS week, coalesce(sum(count), 0) AS month
@@ -224,19 +225,20 @@ export class PostgresSearchIndex implements SearchIndex {
       await inTransaction(pool, async (client) => {
         // Only rows whose windows change are written: each update of a row writes a new version
         // of it into every index of the table, its two GIN indexes included.
-        await client.query(
+        const zeroed = await client.query(
           `UPDATE search_packages p SET downloads_week = 0, downloads_month = 0
            WHERE p.tenant = $1 AND (p.downloads_week <> 0 OR p.downloads_month <> 0)
              AND NOT EXISTS (SELECT 1 FROM download_counts c
                              WHERE c.tenant = $1 AND c.name = p.name AND c.day BETWEEN $2 AND $3)`,
           [tenant, window[2], today],
         );
-        await client.query(
+        const set = await client.query(
           `UPDATE search_packages p SET downloads_week = s.week, downloads_month = s.month
            FROM (${sums} GROUP BY name) s WHERE p.tenant = $1 AND p.name = s.name
              AND (p.downloads_week, p.downloads_month) IS DISTINCT FROM (s.week, s.month)`,
           window,
         );
+        changed += (zeroed.rowCount ?? 0) + (set.rowCount ?? 0);
       });
       let after = '';
       for (;;) {
@@ -246,7 +248,7 @@ export class PostgresSearchIndex implements SearchIndex {
           [tenant, after, REFRESH_CHUNK],
         );
         if (rows.length === 0) break;
-        await inTransaction(pool, (client) => this.#rescore(client, tenant, rows, now));
+        changed += await inTransaction(pool, (client) => this.#rescore(client, tenant, rows, now));
         after = rows[rows.length - 1]!.name;
       }
       await inTransaction(pool, async (client) => {
@@ -259,12 +261,12 @@ export class PostgresSearchIndex implements SearchIndex {
           [tenant, today],
         );
       });
-      return;
+      return changed > 0;
     }
     for (let i = 0; i < names.length; i += REFRESH_CHUNK) {
       const chunk = names.slice(i, i + REFRESH_CHUNK);
       await inTransaction(pool, async (client) => {
-        await client.query(
+        const set = await client.query(
           `UPDATE search_packages p SET downloads_week = coalesce(s.week, 0), downloads_month = coalesce(s.month, 0)
            FROM unnest($5::text[]) AS n(name) LEFT JOIN (${sums} AND name = ANY($5) GROUP BY name) s ON s.name = n.name
            WHERE p.tenant = $1 AND p.name = n.name
@@ -276,9 +278,10 @@ export class PostgresSearchIndex implements SearchIndex {
            FROM search_packages WHERE tenant = $1 AND name = ANY($2)`,
           [tenant, chunk],
         );
-        await this.#rescore(client, tenant, rows, now);
+        changed += (set.rowCount ?? 0) + (await this.#rescore(client, tenant, rows, now));
       });
     }
+    return changed > 0;
   }
 
   async scoresRefreshedOn(tenant: TenantId): Promise<string | null> {
@@ -289,7 +292,8 @@ export class PostgresSearchIndex implements SearchIndex {
     return rows[0]?.refreshed_day ?? null;
   }
 
-  async #rescore(client: pg.ClientBase, tenant: TenantId, rows: ScoreRow[], now: Date): Promise<void> {
+  /** Rescores `rows`, writing those whose scores change; returns how many it wrote. */
+  async #rescore(client: pg.ClientBase, tenant: TenantId, rows: ScoreRow[], now: Date): Promise<number> {
     const max = await maxMonthlyDownloads(client, tenant);
     const changed: { name: string; final: number; popularity: number; maintenance: number }[] = [];
     for (const row of rows) {
@@ -308,7 +312,7 @@ export class PostgresSearchIndex implements SearchIndex {
         changed.push({ name: row.name, final: scores.final, popularity, maintenance });
       }
     }
-    if (changed.length === 0) return;
+    if (changed.length === 0) return 0;
     await client.query(
       `UPDATE search_packages p SET final = c.final, popularity = c.popularity, maintenance = c.maintenance
        FROM unnest($2::text[], $3::float8[], $4::float8[], $5::float8[]) AS c(name, final, popularity, maintenance)
@@ -321,6 +325,7 @@ export class PostgresSearchIndex implements SearchIndex {
         changed.map((c) => c.maintenance),
       ],
     );
+    return changed.length;
   }
 
   async #index(client: pg.ClientBase, tenant: TenantId, name: string, pkg: StoredPackage): Promise<void> {

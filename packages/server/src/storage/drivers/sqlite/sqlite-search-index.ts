@@ -232,12 +232,13 @@ export class SqliteSearchIndex implements SearchIndex {
     return { total, hits: rows.map(toHit) };
   }
 
-  async refreshScores(tenant: TenantId, names: readonly string[] | null, now: Date): Promise<void> {
+  async refreshScores(tenant: TenantId, names: readonly string[] | null, now: Date): Promise<boolean> {
     const db = this.#db.require();
     const today = utcDay(now);
     const window = { tenant, today, weekStart: addDays(today, -6), monthStart: addDays(today, -29) };
+    let changed = 0;
     if (names === null) {
-      db.transaction(() => this.#refreshAllWindows(window)).immediate();
+      changed += db.transaction(() => this.#refreshAllWindows(window)).immediate();
       let after = 0;
       for (;;) {
         // Read and rescore in one transaction: another process's publish cannot slip between.
@@ -249,7 +250,7 @@ export class SqliteSearchIndex implements SearchIndex {
                FROM search_packages WHERE tenant = ? AND id > ? ORDER BY id LIMIT ?`,
               )
               .all(tenant, after, REFRESH_CHUNK) as ScoreRow[];
-            this.#rescore(tenant, rows, now);
+            changed += this.#rescore(tenant, rows, now);
             return rows[rows.length - 1]?.id;
           })
           .immediate();
@@ -272,13 +273,13 @@ export class SqliteSearchIndex implements SearchIndex {
           const rows: ScoreRow[] = [];
           for (const name of chunk) {
             const sums = window1.get({ ...window, name }) as { week: number; month: number };
-            this.#db
+            changed += this.#db
               // Unchanged windows are not written: the update would rewrite the row's index entries.
               .statement(
                 `UPDATE search_packages SET downloads_week = @week, downloads_month = @month
                  WHERE tenant = @tenant AND name = @name AND (downloads_week != @week OR downloads_month != @month)`,
               )
-              .run({ week: sums.week, month: sums.month, tenant, name });
+              .run({ week: sums.week, month: sums.month, tenant, name }).changes;
             const row = this.#db
               .statement(
                 `SELECT id, quality, release_times, deprecated, downloads_month, final, popularity, maintenance
@@ -287,11 +288,13 @@ export class SqliteSearchIndex implements SearchIndex {
               .get(tenant, name) as ScoreRow | undefined;
             if (row) rows.push(row);
           }
-          this.#rescore(tenant, rows, now);
+          changed += this.#rescore(tenant, rows, now);
         }).immediate();
       }
     }
-    this.#version++;
+    // A refresh that wrote nothing leaves every kept search response true.
+    if (changed > 0) this.#version++;
+    return changed > 0;
   }
 
   async scoresRefreshedOn(tenant: TenantId): Promise<string | null> {
@@ -300,13 +303,18 @@ export class SqliteSearchIndex implements SearchIndex {
     return day ?? null;
   }
 
-  #refreshAllWindows(window: { tenant: string; today: string; weekStart: string; monthStart: string }): void {
-    this.#db
+  /** Rows written: the windows of every package of the tenant. */
+  #refreshAllWindows(window: { tenant: string; today: string; weekStart: string; monthStart: string }): number {
+    // Only rows whose windows change are written (as on PostgreSQL): zeroed, the packages with no
+    // count left in the month; set, the others whose sums differ.
+    let changed = this.#db
       .statement(
         `UPDATE search_packages SET downloads_week = 0, downloads_month = 0
-       WHERE tenant = ? AND (downloads_week != 0 OR downloads_month != 0)`,
+       WHERE tenant = @tenant AND (downloads_week != 0 OR downloads_month != 0)
+         AND NOT EXISTS (SELECT 1 FROM download_counts c
+                         WHERE c.tenant = @tenant AND c.name = search_packages.name AND c.day BETWEEN @monthStart AND @today)`,
       )
-      .run(window.tenant);
+      .run({ tenant: window.tenant, monthStart: window.monthStart, today: window.today }).changes;
     const sums = this.#db
       .statement(
         `SELECT name, sum(CASE WHEN day >= @weekStart THEN count ELSE 0 END) AS week, sum(count) AS month
@@ -314,16 +322,21 @@ export class SqliteSearchIndex implements SearchIndex {
       )
       .all(window) as { name: string; week: number; month: number }[];
     const update = this.#db.statement(
-      'UPDATE search_packages SET downloads_week = ?, downloads_month = ? WHERE tenant = ? AND name = ?',
+      `UPDATE search_packages SET downloads_week = @week, downloads_month = @month
+       WHERE tenant = @tenant AND name = @name AND (downloads_week != @week OR downloads_month != @month)`,
     );
-    for (const row of sums) update.run(row.week, row.month, window.tenant, row.name);
+    for (const row of sums)
+      changed += update.run({ week: row.week, month: row.month, tenant: window.tenant, name: row.name }).changes;
+    return changed;
   }
 
-  #rescore(tenant: TenantId, rows: ScoreRow[], now: Date): void {
+  /** Rescores `rows`, writing those whose scores change; returns how many it wrote. */
+  #rescore(tenant: TenantId, rows: ScoreRow[], now: Date): number {
     const max =
       (this.#db.statement('SELECT max(downloads_month) FROM search_packages WHERE tenant = ?').pluck().get(tenant) as
         number | null) ?? 0;
     const update = this.#db.statement('UPDATE search_packages SET final = ?, popularity = ?, maintenance = ? WHERE id = ?');
+    let written = 0;
     for (const row of rows) {
       const scores = scorePackage(
         {
@@ -337,9 +350,10 @@ export class SqliteSearchIndex implements SearchIndex {
       );
       const { popularity, maintenance } = scores.detail;
       if (scores.final !== row.final || popularity !== row.popularity || maintenance !== row.maintenance) {
-        update.run(scores.final, popularity, maintenance, row.id);
+        written += update.run(scores.final, popularity, maintenance, row.id).changes;
       }
     }
+    return written;
   }
 
   #index(db: Db, tenant: TenantId, name: string, pkg: StoredPackage): void {
