@@ -77,6 +77,10 @@ export const SEARCH_MIGRATIONS: readonly SqliteMigration[] = [
   rewriteSearchDocuments,
   // Unity's engine entry gained `signature` (issue 30): packages indexed before show it without a new publish.
   rewriteSearchDocuments,
+  // by_popularity answers every query by_downloads did (the tenant's largest month, the most
+  // downloaded first), and each index on downloads_month is rewritten by every refresh of a
+  // downloaded package's row.
+  `DROP INDEX search_packages_by_downloads;`,
 ];
 
 const REWRITE_CHUNK = 500;
@@ -263,31 +267,29 @@ export class SqliteSearchIndex implements SearchIndex {
     } else {
       for (let i = 0; i < names.length; i += NAMED_REFRESH_CHUNK) {
         if (i > 0) await new Promise((resolve) => setImmediate(resolve));
-        const chunk = names.slice(i, i + NAMED_REFRESH_CHUNK);
+        const chunk = JSON.stringify(names.slice(i, i + NAMED_REFRESH_CHUNK));
         db.transaction(() => {
-          const window1 = this.#db.statement(
-            `SELECT coalesce(sum(CASE WHEN day >= @weekStart THEN count ELSE 0 END), 0) AS week,
-                    coalesce(sum(count), 0) AS month
-             FROM download_counts WHERE tenant = @tenant AND name = @name AND day BETWEEN @monthStart AND @today`,
-          );
-          const rows: ScoreRow[] = [];
-          for (const name of chunk) {
-            const sums = window1.get({ ...window, name }) as { week: number; month: number };
-            changed += this.#db
-              // Unchanged windows are not written: the update would rewrite the row's index entries.
-              .statement(
-                `UPDATE search_packages SET downloads_week = @week, downloads_month = @month
-                 WHERE tenant = @tenant AND name = @name AND (downloads_week != @week OR downloads_month != @month)`,
-              )
-              .run({ week: sums.week, month: sums.month, tenant, name }).changes;
-            const row = this.#db
-              .statement(
-                `SELECT id, quality, release_times, deprecated, downloads_month, final, popularity, maintenance
-               FROM search_packages WHERE tenant = ? AND name = ?`,
-              )
-              .get(tenant, name) as ScoreRow | undefined;
-            if (row) rows.push(row);
-          }
+          // A statement per chunk, not per package: unchanged windows are not written (the
+          // update would rewrite the row's index entries).
+          changed += this.#db
+            .statement(
+              `UPDATE search_packages AS p SET downloads_week = s.week, downloads_month = s.month
+               FROM (SELECT n.value AS name,
+                            coalesce(sum(CASE WHEN c.day >= @weekStart THEN c.count ELSE 0 END), 0) AS week,
+                            coalesce(sum(c.count), 0) AS month
+                       FROM json_each(@names) AS n
+                       LEFT JOIN download_counts AS c
+                         ON c.tenant = @tenant AND c.name = n.value AND c.day BETWEEN @monthStart AND @today
+                      GROUP BY n.value) AS s
+               WHERE p.tenant = @tenant AND p.name = s.name AND (p.downloads_week != s.week OR p.downloads_month != s.month)`,
+            )
+            .run({ ...window, names: chunk }).changes;
+          const rows = this.#db
+            .statement(
+              `SELECT id, quality, release_times, deprecated, downloads_month, final, popularity, maintenance
+               FROM search_packages WHERE tenant = ? AND name IN (SELECT value FROM json_each(?))`,
+            )
+            .all(tenant, chunk) as ScoreRow[];
           changed += this.#rescore(tenant, rows, now);
         }).immediate();
       }
