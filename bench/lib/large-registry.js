@@ -184,6 +184,12 @@ async function seededRegistries({ places, packages, versions, tarballSize, log }
   const names = () => [...corpusPackages(packages)].map((s) => s.name);
   const seeded = new Map();
   const toSeed = [];
+  // Each package's forms rendered for the address our servers run under, as the server keeps
+  // them after each publish (docs/architecture.md, "Rendered documents"); a registry seeded
+  // before the server did that gets them in a pass of their own (its marker below).
+  const rendersMarker = (place) => path.join(place.dir, 'bench-large-renders.json');
+  const rendered = (place) =>
+    existsSync(rendersMarker(place)) && JSON.parse(readFileSync(rendersMarker(place), 'utf8')).baseUrl === PUBLIC_URL;
   for (const place of places) {
     // `seeder` names the seeding's version: 2 analyzes the store at the end, which a registry
     // seeded before lacks on a PostgreSQL server without autovacuum.
@@ -194,6 +200,24 @@ async function seededRegistries({ places, packages, versions, tarballSize, log }
       log(`  reusing the ${packages}-package registry seeded before (${place.mode}; ${kept.seconds.toFixed(0)} s to seed)`);
       seeded.set(place.dir, { names: names(), seconds: kept.seconds, reused: true });
     } else toSeed.push({ place, parameters, marker });
+  }
+  const toRender = places.filter((place) => seeded.has(place.dir) && !rendered(place));
+  if (toRender.length > 0) {
+    const modes = toRender.map((place) => place.mode).join(' and ');
+    log(`  rendering and keeping the documents of the ${packages}-package registry seeded before (${modes})…`);
+    const pass = await seedThroughStore({
+      stores: toRender.map((place) => ({ data: place.dir, ...place.flags })),
+      packages,
+      versions,
+      tarballSize,
+      processes: 2,
+      renderBaseUrl: PUBLIC_URL,
+      rendersOnly: true,
+      log,
+    });
+    log(`  rendered in ${pass.seconds.toFixed(1)} s`);
+    for (const place of toRender)
+      writeFileSync(rendersMarker(place), JSON.stringify({ baseUrl: PUBLIC_URL, seconds: pass.seconds }));
   }
   if (toSeed.length === 0) return seeded;
   for (const { place } of toSeed) {
@@ -211,6 +235,7 @@ async function seededRegistries({ places, packages, versions, tarballSize, log }
     // The seeding process's CPU is what bounds it: two keep both cores busy while either waits
     // on PostgreSQL or on SQLite's one writer.
     processes: 2,
+    renderBaseUrl: PUBLIC_URL,
     log,
   });
   log(`  seeded in ${result.seconds.toFixed(1)} s (${Math.round(packages / result.seconds)} packages/s, ${modes})`);
@@ -219,6 +244,7 @@ async function seededRegistries({ places, packages, versions, tarballSize, log }
       marker,
       JSON.stringify({ fingerprint: seedFingerprint(parameters), parameters, seconds: result.seconds, modes }),
     );
+    writeFileSync(rendersMarker(place), JSON.stringify({ baseUrl: PUBLIC_URL, seconds: result.seconds }));
     seeded.set(place.dir, { ...result, reused: false });
   }
   return seeded;
@@ -400,7 +426,8 @@ export async function runLargeRegistry({
  * carry another tarball address each run, and the renders an earlier run kept could never be
  * answered, which no deployment with a stable address sees.
  */
-const PUBLIC_URL_FLAGS = ['--public-url', 'http://127.0.0.1:4873'];
+const PUBLIC_URL = 'http://127.0.0.1:4873';
+const PUBLIC_URL_FLAGS = ['--public-url', PUBLIC_URL];
 
 /** The document cache's counters (`/-/metrics`). */
 async function cacheStats(url) {

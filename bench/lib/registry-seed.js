@@ -67,6 +67,10 @@ export function corpusBody(spec, v, payload) {
  * `processes` processes (SQLite takes writers from several processes one after the other, as
  * two `serve`s on one data directory do). What does not depend on the store (the tarballs and
  * their facts and digests) is made once for all of them. Returns the names and the time taken.
+ *
+ * With `renderBaseUrl`, each package's forms are then rendered for that tarball base URL and kept
+ * in the store's renders, as the server does after a publish (PackageReadService.renderWritten);
+ * with `rendersOnly` too, only that is done, for stores seeded before without it.
  */
 export async function seedThroughStore({
   stores,
@@ -76,6 +80,8 @@ export async function seedThroughStore({
   tarballSize,
   concurrency = 16,
   processes = 1,
+  renderBaseUrl,
+  rendersOnly = false,
   log,
 }) {
   const started = Date.now();
@@ -89,7 +95,7 @@ export async function seedThroughStore({
       log?.(`  seeded ${done}/${packages} packages (${Math.round(done / ((Date.now() - started) / 1000))}/s)`);
     }
   };
-  const job = { stores, env, packages, versions, tarballSize, concurrency };
+  const job = { stores, env, packages, versions, tarballSize, concurrency, renderBaseUrl, rendersOnly };
   if (processes <= 1) {
     await seedPart({ ...job, part: 0, parts: 1, onSeeded: progress, finish: true });
   } else {
@@ -148,8 +154,22 @@ if (process.argv[2] === SEED_WORKER && process.send) {
  * with `finish`, then tells each store a bulk import ended (PostgreSQL gathers the statistics
  * its planner needs, as after a restore).
  */
-async function seedPart({ stores, env, packages, versions, tarballSize, concurrency, part, parts, onSeeded, finish = false }) {
+async function seedPart({
+  stores,
+  env,
+  packages,
+  versions,
+  tarballSize,
+  concurrency,
+  renderBaseUrl,
+  rendersOnly,
+  part,
+  parts,
+  onSeeded,
+  finish = false,
+}) {
   const { loadConfig } = await dist('config/config.js');
+  const { documentRepresentation } = await dist('services/package-reads.js');
   const { createStorage } = await dist('storage/create-storage.js');
   const { RegistrySignatures, signedMessage } = await dist('services/registry-signatures.js');
   const { inspectTarball } = await dist('services/tarball-validation.js');
@@ -252,22 +272,34 @@ async function seedPart({ stores, env, packages, versions, tarballSize, concurre
       };
     };
 
+    /** Both forms rendered and kept, as the server does after a write (PackageReadService.renderWritten). */
+    const keepRenders = async ({ storage }, name) => {
+      const stored = await storage.packages.package('', name).read();
+      for (const form of ['abbreviated', 'full']) {
+        const parts = await documentRepresentation(stored, renderBaseUrl, form).storable();
+        await storage.renders.keepRender('', name, stored.revision, { form, baseUrl: renderBaseUrl, ...parts });
+      }
+    };
+
     let next = 0;
     const worker = async () => {
       for (let i = next++; i < specs.length; i = next++) {
         const spec = specs[i];
-        const tarballs = [];
-        for (let v = 0; v < versions; v++) tarballs.push(await tarballOf(spec, v));
-        // The stores are written side by side: one's round trips overlap the other's work.
-        await Promise.all(
-          opened.map((store) =>
-            store.storage.packages.package('', spec.name).update(async (current) => {
-              let stored = current;
-              for (const made of tarballs) stored = await withVersion(store, stored, spec, made);
-              return { next: stored, result: undefined };
-            }),
-          ),
-        );
+        if (!rendersOnly) {
+          const tarballs = [];
+          for (let v = 0; v < versions; v++) tarballs.push(await tarballOf(spec, v));
+          // The stores are written side by side: one's round trips overlap the other's work.
+          await Promise.all(
+            opened.map((store) =>
+              store.storage.packages.package('', spec.name).update(async (current) => {
+                let stored = current;
+                for (const made of tarballs) stored = await withVersion(store, stored, spec, made);
+                return { next: stored, result: undefined };
+              }),
+            ),
+          );
+        }
+        if (renderBaseUrl !== undefined) await Promise.all(opened.map((store) => keepRenders(store, spec.name)));
         onSeeded(1);
       }
     };

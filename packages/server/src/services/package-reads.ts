@@ -234,21 +234,63 @@ export class PackageReadService {
     if (!stored || stored.unpublished) return undefined;
     this.#rendered++;
     const representation = documentRepresentation(stored, scope.tarballBaseUrl, form);
+    if (renders !== undefined) this.#keep(renders, scope, name, stored, form, representation);
+    return { representation, value: undefined };
+  }
+
+  /**
+   * After this process wrote a package: renders its forms for the base URL this process keeps
+   * renders of in its registry, and keeps them, so that the first read of the package on any
+   * node is one row (a long tail's packages are read rarely, and often first long after their
+   * publish). Not waited for by the write's answer; nothing when this process has not answered a
+   * document of the registry yet (it does not know the address then) or the store keeps no
+   * renders.
+   */
+  renderWritten(tenant: TenantId, name: string): void {
+    const renders = this.#deps.renders;
+    const tarballBaseUrl = this.#renderBaseUrls.get(tenant);
+    if (renders === undefined || tarballBaseUrl === undefined || this.#keeping >= MAX_KEEPS_IN_FLIGHT) return;
+    // The read counts against the bound until it has answered; then each form's keep does.
+    this.#keeping++;
+    void this.#deps.packages
+      .package(tenant, name)
+      .read()
+      .then(
+        (stored) => {
+          this.#keeping--;
+          if (!stored || stored.unpublished || stored.revision === undefined) return;
+          for (const form of DOCUMENT_FORMS) {
+            const representation = documentRepresentation(stored, tarballBaseUrl, form);
+            this.#keep(renders, { tenant, tarballBaseUrl }, name, stored, form, representation);
+          }
+        },
+        () => this.#keeping--,
+      )
+      .catch(() => undefined);
+  }
+
+  /** Keeps a render made from `stored` (at its revision), not waited for. */
+  #keep(
+    renders: RenderStore,
+    scope: ReadScope,
+    name: string,
+    stored: StoredPackage,
+    form: DocumentForm,
+    representation: Representation,
+  ): void {
     // A flood of first reads must not queue a write each (and hold each body until then): past
     // the bound, a render is not kept, and a later miss of the same package keeps it.
-    if (renders !== undefined && stored.revision !== undefined && this.#keeping < MAX_KEEPS_IN_FLIGHT) {
-      const { tenant, tarballBaseUrl: baseUrl } = scope;
-      const revision = stored.revision;
-      this.#keeping++;
-      // Not waited for: the answer does not depend on it. A render not kept (the package written
-      // meanwhile, the database busy or read-only) costs the next miss a render, nothing more.
-      void representation
-        .storable()
-        .then((parts) => renders.keepRender(tenant, name, revision, { form, baseUrl, ...parts }))
-        .catch(() => undefined)
-        .finally(() => this.#keeping--);
-    }
-    return { representation, value: undefined };
+    if (stored.revision === undefined || this.#keeping >= MAX_KEEPS_IN_FLIGHT) return;
+    const { tenant, tarballBaseUrl: baseUrl } = scope;
+    const revision = stored.revision;
+    this.#keeping++;
+    // Not waited for: the answer does not depend on it. A render not kept (the package written
+    // meanwhile, the database busy or read-only) costs the next miss a render, nothing more.
+    void representation
+      .storable()
+      .then((parts) => renders.keepRender(tenant, name, revision, { form, baseUrl, ...parts }))
+      .catch(() => undefined)
+      .finally(() => this.#keeping--);
   }
 
   /** The render store, for the base URL this process keeps renders of (#renderBaseUrls). */
@@ -283,6 +325,9 @@ type FileIndex = Readonly<Record<string, string>>;
 
 /** Renders kept at once at most (writes to the metadata database not finished yet). */
 export const MAX_KEEPS_IN_FLIGHT = 8;
+
+/** The forms a write renders ahead of its first read. */
+const DOCUMENT_FORMS: readonly DocumentForm[] = ['abbreviated', 'full'];
 
 /** The document cache's variant of a package's file index (the same for every base URL). */
 const FILES_VARIANT = 'files';
@@ -321,7 +366,8 @@ function variantOf(scope: ReadScope, form: DocumentForm): string {
   return `${form}\0${scope.tarballBaseUrl}`;
 }
 
-function documentRepresentation(stored: StoredPackage, tarballBaseUrl: string, form: DocumentForm): Representation {
+/** A form of a stored package as answered, for `tarballBaseUrl` (also what the bench's seeder keeps as renders). */
+export function documentRepresentation(stored: StoredPackage, tarballBaseUrl: string, form: DocumentForm): Representation {
   const doc = stored.document;
   const modified = doc.time.modified ? new Date(doc.time.modified) : undefined;
   const value = form === 'abbreviated' ? renderAbbreviated(doc, tarballBaseUrl) : renderFull(doc, tarballBaseUrl);

@@ -1,3 +1,4 @@
+import { RenderingBus } from './rendering-bus.js';
 import type { ServerDeps } from '../deps.js';
 import { AuthService } from './auth-service.js';
 import { BrowserSessions } from './browser-sessions.js';
@@ -158,8 +159,10 @@ export function createServices(deps: ServerDeps, options: ServicesOptions = {}):
   const askUplink: AskUplink = (...args) => uplinks.ask(...args);
   const nowMs = deps.nowMs ?? (() => deps.now().getTime());
   const upstreamAnswers = deps.upstreamAnswers ?? createMemoryUpstreamAnswers();
-  const publish = new PublishService(deps, teams);
-  const packageUpdates = new PackageUpdateService(deps);
+  // The package writers' announcements also render what they wrote, ahead of its first read.
+  const writers = { ...deps, bus: new RenderingBus(deps.bus, (tenant, name) => packageReads.renderWritten(tenant, name)) };
+  const publish = new PublishService(writers, teams);
+  const packageUpdates = new PackageUpdateService(writers);
   const secondFactors = new SecondFactorService(deps);
   return {
     tenants,
@@ -194,7 +197,7 @@ export function createServices(deps: ServerDeps, options: ServicesOptions = {}):
     attestations: new AttestationService(deps, new UpstreamAttestations(askUplink, nowMs, upstreamAnswers)),
     upstreamKeys: new UpstreamKeys(upstream, nowMs),
     packageUpdates,
-    distTags: new DistTagService(deps),
+    distTags: new DistTagService(writers),
     health: new HealthService(deps, uplinks),
     documentCache: documents,
     search,

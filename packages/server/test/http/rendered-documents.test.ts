@@ -27,14 +27,23 @@ afterAll(async () => {
 
 const gzipped = { accept: ABBREVIATED, 'accept-encoding': 'gzip' };
 
-/** Waits for the render the registry keeps after a read (not waited for by the read itself). */
-async function keptRender(registry: TestRegistry, form: StoredRender['form'], baseUrl: string): Promise<StoredRender> {
+/**
+ * Waits for the render the registry keeps after a read or a write (waited for by neither); with
+ * `other`, for one with another ETag than that.
+ */
+async function keptRender(
+  registry: TestRegistry,
+  form: StoredRender['form'],
+  baseUrl: string,
+  other?: StoredRender,
+  name = NAME,
+): Promise<StoredRender> {
   for (let attempt = 0; attempt < 200; attempt++) {
-    const render = (await registry.storage.renders!.readRenderOrPackage('', NAME, form, baseUrl))?.render;
-    if (render !== undefined) return render;
+    const render = (await registry.storage.renders!.readRenderOrPackage('', name, form, baseUrl))?.render;
+    if (render !== undefined && render.etag !== other?.etag) return render;
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
-  throw new Error(`no ${form} render was kept for ${baseUrl}`);
+  throw new Error(`no ${other ? 'new ' : ''}${form} render of ${name} was kept for ${baseUrl}`);
 }
 
 async function rendersMetric(registry: TestRegistry): Promise<Record<string, number>> {
@@ -90,24 +99,61 @@ describe('rendered documents kept in the database', () => {
     }
   });
 
-  it('are never served once the package has changed: the write drops them, and the next read renders the new document', async () => {
-    await keptRender(first, 'abbreviated', first.url);
+  it('are never served once the package has changed: the write drops them, and renders the new document for the next read', async () => {
+    const before = await keptRender(first, 'abbreviated', first.url);
     const published = await publishVersion(first.url, token, NAME, '2.0.0', { manifest: { description: 'Kept rendered' } });
     expect(published.status).toBe(201);
-    expect((await first.storage.renders!.readRenderOrPackage('', NAME, 'abbreviated', first.url))?.render).toBeUndefined();
+    // The node that wrote it renders both forms of the new document (the store drops the old ones
+    // in the write's transaction: test/contract/render-store.contract.ts).
+    const abbreviated = await keptRender(first, 'abbreviated', first.url, before);
+    const doc = JSON.parse(gunzipSync(abbreviated.body).toString()) as { 'dist-tags': Record<string, string>; versions: object };
+    expect(doc['dist-tags'].latest).toBe('2.0.0');
+    expect(Object.keys(doc.versions)).toContain('2.0.0');
+    const full = await keptRender(first, 'full', first.url);
+    expect(JSON.parse(gunzipSync(full.body).toString())['dist-tags'].latest).toBe('2.0.0');
     const second = await startRegistry({ dataDir: first.dataDir });
     try {
+      // The first read on another node is that render, as it is: nothing to render there.
       const after = await asFirst(second, gzipped);
       expect(after.status).toBe(200);
-      const doc = JSON.parse(gunzipSync(after.body).toString()) as { 'dist-tags': Record<string, string>; versions: object };
-      expect(doc['dist-tags'].latest).toBe('2.0.0');
-      expect(Object.keys(doc.versions)).toContain('2.0.0');
-      expect((await rendersMetric(second)).rendered).toBe(1);
-      // What it rendered is kept for the next node.
-      const kept = await keptRender(second, 'abbreviated', first.url);
-      expect(kept.body.equals(after.body)).toBe(true);
+      expect(after.body.equals(abbreviated.body)).toBe(true);
+      expect(after.headers.etag).toBe(`${abbreviated.etag.slice(0, -1)}-gzip"`);
+      expect(await rendersMetric(second)).toEqual({ read: 1, rendered: 0 });
     } finally {
       await second.close();
+    }
+  });
+
+  it('are made by each write of the writing node (a dist-tag too), and not by a node that has not answered a document', async () => {
+    const before = await keptRender(first, 'abbreviated', first.url);
+    const tagged = await request(`${first.url}/-/package/${NAME}/dist-tags/stable`, {
+      method: 'PUT',
+      token,
+      body: '1.1.0',
+    });
+    expect(tagged.status).toBeLessThan(300);
+    const retagged = await keptRender(first, 'abbreviated', first.url, before);
+    expect(JSON.parse(gunzipSync(retagged.body).toString())['dist-tags'].stable).toBe('1.1.0');
+
+    // A fresh node knows no address of the registry until it answers a document under one: it
+    // publishes, and keeps no render for an address it might not serve under.
+    const other = 'com.acme.rendered-later';
+    const fresh = await startRegistry({ dataDir: first.dataDir });
+    try {
+      const freshToken = await loginUser(fresh.url, 'alice');
+      const published = await publishVersion(fresh.url, freshToken, other, '1.0.0', { manifest: { description: 'Kept later' } });
+      expect(published.status).toBe(201);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect((await fresh.storage.renders!.readRenderOrPackage('', other, 'abbreviated', fresh.url))?.render).toBeUndefined();
+      // Once it has answered one, its writes are rendered for that address.
+      expect((await rawRequest(`${fresh.url}/${NAME}`, { headers: gzipped })).status).toBe(200);
+      expect(
+        (await publishVersion(fresh.url, freshToken, other, '1.1.0', { manifest: { description: 'Kept later' } })).status,
+      ).toBe(201);
+      const kept = await keptRender(fresh, 'abbreviated', fresh.url, undefined, other);
+      expect(Object.keys(JSON.parse(gunzipSync(kept.body).toString()).versions)).toEqual(['1.0.0', '1.1.0']);
+    } finally {
+      await fresh.close();
     }
   });
 

@@ -110,3 +110,49 @@ it('keeps at most a bounded number of renders at once; the packages left out are
     await new Promise((resolve) => setTimeout(resolve, 10));
   expect(await keptNames()).toEqual(NAMES);
 });
+
+/** Waits until `name` has a kept render of `form` for BASE_URL (kept without being waited for). */
+async function keptRender(name: string, form: 'full' | 'abbreviated') {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const render = (await storage.renders!.readRenderOrPackage('', name, form, BASE_URL))?.render;
+    if (render !== undefined) return render;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`no ${form} render of ${name} was kept`);
+}
+
+it('renders both forms of a package it wrote for the address it keeps renders of, and nothing before it knows one', async () => {
+  const name = 'com.keeps.written';
+  await seedPackage(storage, buildStoredPackage(name, { versions: ['1.0.0', '1.1.0'] }));
+  const reads = readService(storage.renders!);
+  // No document answered yet: no address to render the tarball links with.
+  reads.renderWritten('', name);
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  expect((await storage.renders!.readRenderOrPackage('', name, 'abbreviated', BASE_URL))?.render).toBeUndefined();
+
+  await reads.document({ tenant: '', tarballBaseUrl: BASE_URL }, 'com.keeps.fresh', 'abbreviated');
+  reads.renderWritten('', name);
+  await keptRender(name, 'abbreviated');
+  const full = await keptRender(name, 'full');
+  // Another node's first reads are those renders, and they are the documents as they are now.
+  const other = readService(storage.renders!);
+  const abbreviated = await other.document({ tenant: '', tarballBaseUrl: BASE_URL }, name, 'abbreviated');
+  const fullAnswer = await other.document({ tenant: '', tarballBaseUrl: BASE_URL }, name, 'full');
+  expect(other.renderStats).toEqual({ read: 2, rendered: 0 });
+  expect(fullAnswer.etag).toBe(full.etag);
+  expect(fullAnswer.etag).toBe((await other.freshDocument({ tenant: '', tarballBaseUrl: BASE_URL }, name)).etag);
+  expect(JSON.parse(abbreviated.body.toString()).versions).toHaveProperty('1.1.0');
+});
+
+it('renders a bounded number of written packages at once', async () => {
+  const held = heldRenders(storage.renders!);
+  const reads = readService(held);
+  // The address learnt from a read of a kept render (which keeps nothing).
+  await keptRender('com.keeps.written', 'abbreviated');
+  await reads.document({ tenant: '', tarballBaseUrl: BASE_URL }, 'com.keeps.written', 'abbreviated');
+  expect(reads.renderStats).toEqual({ read: 1, rendered: 0 });
+  for (const name of NAMES) reads.renderWritten('', name);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  expect(held.started).toBe(MAX_KEEPS_IN_FLIGHT);
+  held.release();
+});
