@@ -55,7 +55,7 @@ try {
       const packages = label.startsWith('every') ? 100_000 : names.length;
       console.log(
         `${label.padEnd(44)} ${ms.toFixed(0).padStart(7)} ms  ${((ms * 1000) / packages).toFixed(1).padStart(7)} µs/package` +
-          `  longest hold ${(delay.max / 1e6).toFixed(1).padStart(6)} ms  changed: ${changed}`,
+          `  longest hold ${(delay.max / 1e6).toFixed(1).padStart(6)} ms (p99 ${(delay.percentile(99) / 1e6).toFixed(1)} ms)  changed: ${changed}`,
       );
     };
     console.log(`score refresh of ${names.length} named packages (${path.basename(args.data)}), then every package`);

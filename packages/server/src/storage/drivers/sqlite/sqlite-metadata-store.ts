@@ -1,3 +1,4 @@
+import { BACKSTOP_CHECKPOINT_PAGES, LOG_SIZE_LIMIT, WalCheckpointer } from './wal-checkpointer.js';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -78,6 +79,8 @@ export class SqliteMetadataStore implements MetadataStore, PackageRecords {
   readonly #connection: SqliteConnection;
   readonly accounts: AccountStores;
   readonly #otherWriters: FileChangeWatch;
+  /** Checkpoints the log off the event loop (absent for an in-memory database). */
+  readonly checkpointer: WalCheckpointer | undefined;
   #dataVersion = 0;
 
   constructor(file: string, hooks: SqlitePackageWriteHook[] = [], options: SqliteMetadataStoreOptions = {}) {
@@ -89,6 +92,11 @@ export class SqliteMetadataStore implements MetadataStore, PackageRecords {
     this.db.pragma('foreign_keys = ON');
     // better-sqlite3 builds SQLite with a 16 MB page cache; a negative size is in KiB.
     if (options.cacheBytes !== undefined) this.db.pragma(`cache_size = -${Math.floor(options.cacheBytes / 1024)}`);
+    if (file !== ':memory:') {
+      this.db.pragma(`wal_autocheckpoint = ${BACKSTOP_CHECKPOINT_PAGES}`);
+      this.db.pragma(`journal_size_limit = ${LOG_SIZE_LIMIT}`);
+      this.checkpointer = new WalCheckpointer(file);
+    }
     this.#hooks = hooks;
     this.#otherWriters = new FileChangeWatch(file);
     const connection = new SqliteConnection(this.db);
@@ -157,6 +165,8 @@ export class SqliteMetadataStore implements MetadataStore, PackageRecords {
 
   async close(): Promise<void> {
     this.#otherWriters.close();
+    // The worker's connection first: the last one to close checkpoints the log and removes it.
+    await this.checkpointer?.close();
     if (this.db.open) this.db.close();
   }
 

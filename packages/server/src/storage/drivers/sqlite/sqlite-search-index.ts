@@ -117,10 +117,12 @@ export interface SqliteSearchIndexOptions {
 
 const REFRESH_CHUNK = 2000;
 /**
- * Packages named (the downloaded ones) whose windows and scores are refreshed in one transaction:
- * each costs a few statements, and requests run between two transactions.
+ * Packages named (the downloaded ones) whose windows and scores are refreshed in one transaction;
+ * requests run between two transactions. Each package rewrites a few pages (its row, its entries
+ * in two indexes), which the commit writes to the log: with 100 a transaction held the event loop
+ * for tens of milliseconds, with 25 a few (bench/score-refresh.js; bench/README.md, Stop 39).
  */
-const NAMED_REFRESH_CHUNK = 100;
+const NAMED_REFRESH_CHUNK = 25;
 const MAX_PREPARED_SHAPES = 256;
 
 interface SearchStatements {
@@ -273,15 +275,18 @@ export class SqliteSearchIndex implements SearchIndex {
           // update would rewrite the row's index entries).
           changed += this.#db
             .statement(
+              // The named packages drive the join (CROSS JOIN keeps them outside): planned freely,
+              // SQLite scanned every row of the tenant for each chunk.
               `UPDATE search_packages AS p SET downloads_week = s.week, downloads_month = s.month
-               FROM (SELECT n.value AS name,
+               FROM (SELECT q.id,
                             coalesce(sum(CASE WHEN c.day >= @weekStart THEN c.count ELSE 0 END), 0) AS week,
                             coalesce(sum(c.count), 0) AS month
                        FROM json_each(@names) AS n
+                       CROSS JOIN search_packages AS q ON q.tenant = @tenant AND q.name = n.value
                        LEFT JOIN download_counts AS c
                          ON c.tenant = @tenant AND c.name = n.value AND c.day BETWEEN @monthStart AND @today
-                      GROUP BY n.value) AS s
-               WHERE p.tenant = @tenant AND p.name = s.name AND (p.downloads_week != s.week OR p.downloads_month != s.month)`,
+                      GROUP BY q.id) AS s
+               WHERE p.id = s.id AND (p.downloads_week != s.week OR p.downloads_month != s.month)`,
             )
             .run({ ...window, names: chunk }).changes;
           const rows = this.#db
