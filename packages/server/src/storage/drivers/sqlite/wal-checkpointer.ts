@@ -77,7 +77,12 @@ export class WalCheckpointer {
 
   constructor(file: string, intervalMs = CHECKPOINT_INTERVAL_MS) {
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-    this.#worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driver, intervalMs } });
+    this.#worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: { file, driver, intervalMs },
+      // Its own V8 heap, bounded: the loop above allocates next to nothing.
+      resourceLimits: { maxYoungGenerationSizeMb: 1, maxOldGenerationSizeMb: 8 },
+    });
     // Never what keeps a process alive; a worker that fails leaves the backstop to bound the log.
     this.#worker.unref();
     this.#worker.on('error', () => undefined);
