@@ -108,7 +108,10 @@ export class WalCheckpointer {
 
   /** Stops the worker and closes its connection (the last connection's close checkpoints). */
   close(): Promise<void> {
-    // A worker that has stopped already takes no message and exits no more.
+    // Waited for: the process must not end (or, in a command's top-level await, exit with 13)
+    // for want of anything else to do meanwhile. A worker that has stopped already takes no
+    // message and exits no more.
+    this.#worker.ref();
     this.#worker.postMessage('close');
     this.#closed ??= this.#exited;
     return this.#closed;
