@@ -13,3 +13,20 @@ export function configuredBaseUrl(config: Pick<Config, 'publicUrl' | 'registryDo
   url.hostname = `${tenant}.${registryDomain!.replace(/\.$/, '')}`;
   return url.toString().replace(/\/+$/, '');
 }
+
+/**
+ * The base of a registry's tarball links: the global registry's `cdnUrl` when it has one, else
+ * its base URL (`baseUrl`, from the configuration or the request).
+ */
+export function tarballBaseUrlOf(config: Pick<Config, 'cdnUrl'>, tenant: string, baseUrl: string): string {
+  return tenant === '' && config.cdnUrl ? config.cdnUrl : baseUrl;
+}
+
+/** The base of a registry's tarball links as configured; undefined when `publicUrl` is unset. */
+export function configuredTarballBaseUrl(
+  config: Pick<Config, 'publicUrl' | 'registryDomain' | 'cdnUrl'>,
+  tenant: string,
+): string | undefined {
+  const baseUrl = configuredBaseUrl(config, tenant);
+  return baseUrl === undefined ? undefined : tarballBaseUrlOf(config, tenant, baseUrl);
+}

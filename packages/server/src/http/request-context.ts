@@ -1,10 +1,10 @@
-import { configuredBaseUrl } from '../config/public-url.js';
+import { configuredBaseUrl, tarballBaseUrlOf } from '../config/public-url.js';
 import { ProtocolError } from '@pkg/protocol';
 import type { Config } from '../config/config.js';
 import type { Caller, EffectiveSettings, RequestContext } from '../context.js';
 import type { BasicCredentials } from '../services/auth-service.js';
 import type { Services } from '../services/services.js';
-import { GLOBAL_TENANT, type TenantId } from '../storage/ports.js';
+import type { TenantId } from '../storage/ports.js';
 
 /** Distinct (scheme, host) pairs remembered for anonymous requests. */
 const ANONYMOUS_CONTEXTS = 64;
@@ -118,7 +118,7 @@ export class RequestContextResolver {
     // After the tenant's lookup, so that a host naming no registry stays a 404.
     if (!this.#validHosts.has(facts.host)) this.#checkHost(facts.host);
     const baseUrl = this.#baseUrlOf(facts, tenant);
-    const tarballBaseUrl = tenant === GLOBAL_TENANT && this.#config.cdnUrl ? this.#config.cdnUrl : baseUrl;
+    const tarballBaseUrl = tarballBaseUrlOf(this.#config, tenant, baseUrl);
     return { tenant, baseUrl, tarballBaseUrl, caller, settings };
   }
 

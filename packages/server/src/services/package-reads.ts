@@ -1,3 +1,4 @@
+import { configuredTarballBaseUrl } from '../config/public-url.js';
 import type { Readable } from 'node:stream';
 import semver from 'semver';
 import {
@@ -242,13 +243,13 @@ export class PackageReadService {
    * After this process wrote a package: renders its forms for the base URL this process keeps
    * renders of in its registry, and keeps them, so that the first read of the package on any
    * node is one row (a long tail's packages are read rarely, and often first long after their
-   * publish). Not waited for by the write's answer; nothing when this process has not answered a
-   * document of the registry yet (it does not know the address then) or the store keeps no
-   * renders.
+   * publish). Not waited for by the write's answer. Nothing when the store keeps no renders, or
+   * when this process does not know the registry's address: no `publicUrl` configured, and no
+   * document of the registry answered yet.
    */
   renderWritten(tenant: TenantId, name: string): void {
     const renders = this.#deps.renders;
-    const tarballBaseUrl = this.#renderBaseUrls.get(tenant);
+    const tarballBaseUrl = this.#renderBaseUrls.get(tenant) ?? configuredTarballBaseUrl(this.#deps.config, tenant);
     if (renders === undefined || tarballBaseUrl === undefined || this.#keeping >= MAX_KEEPS_IN_FLIGHT) return;
     // The read counts against the bound until it has answered; then each form's keep does.
     this.#keeping++;

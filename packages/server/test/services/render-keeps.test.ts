@@ -5,6 +5,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createStorage, loadConfig, type Storage } from '@pkg/server';
 import { buildStoredPackage, seedPackage } from '@pkg/testkit';
@@ -68,8 +69,12 @@ function countedPackages(packages: PackageStore): PackageStore & { reads: number
   return counted;
 }
 
-function readService(renders: RenderStore, packages: PackageStore = storage.packages): PackageReadService {
-  const deps = serverDeps(loadConfig({ flags: { data: dataDir }, env: {} }), { ...storage, renders, packages });
+function readService(
+  renders: RenderStore,
+  packages: PackageStore = storage.packages,
+  flags: Record<string, string> = {},
+): PackageReadService {
+  const deps = serverDeps(loadConfig({ flags: { data: dataDir, ...flags }, env: {} }), { ...storage, renders, packages });
   return new PackageReadService(deps, new DocumentCache(storage.bus, 32 * 1024 * 1024));
 }
 
@@ -155,4 +160,20 @@ it('renders a bounded number of written packages at once', async () => {
   await new Promise((resolve) => setTimeout(resolve, 100));
   expect(held.started).toBe(MAX_KEEPS_IN_FLIGHT);
   held.release();
+});
+
+it('renders a package it wrote for the configured public URL before it has answered any document', async () => {
+  const name = 'com.keeps.configured';
+  await seedPackage(storage, buildStoredPackage(name, { versions: ['1.0.0'] }));
+  const reads = readService(storage.renders!, storage.packages, { publicUrl: 'https://registry.example.com' });
+  reads.renderWritten('', name);
+  for (let attempt = 0; attempt < 200; attempt++) {
+    if ((await storage.renders!.readRenderOrPackage('', name, 'full', 'https://registry.example.com'))?.render) break;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  const full = (await storage.renders!.readRenderOrPackage('', name, 'full', 'https://registry.example.com'))?.render;
+  expect(full).toBeDefined();
+  const json = full!.coding === 'gzip' ? gunzipSync(full!.body) : full!.body;
+  const doc = JSON.parse(json.toString()) as { versions: Record<string, { dist: { tarball: string } }> };
+  expect(doc.versions['1.0.0']!.dist.tarball).toBe(`https://registry.example.com/${name}/-/${name}-1.0.0.tgz`);
 });
