@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { RenderOrPackage, RenderStore, StoredRender, TenantId } from '../../ports.js';
 import { packageOfRow, type PackageRow, type PostgresPackageWriteHook } from './postgres-metadata-store.js';
-import { RENDER_COLUMNS, renderOfRow, renderRowValues, type JoinedRenderRow } from '../../render-rows.js';
+import { renderOfRow, renderOrPackageSql, renderRowValues, type JoinedRenderRow } from '../../render-rows.js';
 
 export const POSTGRES_RENDER_STORE_MIGRATIONS: readonly string[] = [
   // The trigger drops a package's renders in the transaction of any change to its row, by
@@ -30,6 +30,10 @@ export const POSTGRES_RENDER_STORE_MIGRATIONS: readonly string[] = [
   `,
 ];
 
+/** readRenderOrPackage's statement, its values in the order of `PARAMETERS`. */
+const PARAMETERS = ['tenant', 'name', 'form', 'baseUrl'] as const;
+const RENDER_OR_PACKAGE_SQL = renderOrPackageSql((param) => `$${PARAMETERS.indexOf(param) + 1}`);
+
 /** Rendered package documents in PostgreSQL: every node reads what any node rendered. */
 export class PostgresRenderStore implements RenderStore {
   #pool: pg.Pool | undefined;
@@ -47,10 +51,9 @@ export class PostgresRenderStore implements RenderStore {
 
   /**
    * One statement, one round trip, whether the package has the render or not; the render and the
-   * row it was made from are read in one snapshot. The row's document only when there is no
-   * render: the render is what is answered then, and the document is the larger of the two.
-   * Named, so each session plans it once: planned on every execution, the join costs more than
-   * the round trip it saves, and a read of a kept render more than its own lookup alone.
+   * row it was made from are read in one snapshot. Named, so each session plans it once: planned
+   * on every execution, the join costs more than the round trip it saves, and a read of a kept
+   * render more than its own lookup alone.
    */
   async readRenderOrPackage(
     tenant: TenantId,
@@ -60,11 +63,7 @@ export class PostgresRenderStore implements RenderStore {
   ): Promise<RenderOrPackage | undefined> {
     const { rows } = await this.#requirePool().query<JoinedRenderRow & PackageRow>({
       name: 'render-or-package',
-      text: `SELECT ${RENDER_COLUMNS}, CASE WHEN r.etag IS NULL THEN p.document END AS document,
-              CASE WHEN r.etag IS NULL THEN p.published_versions END AS published_versions, p.unpublished, p.write_count
-         FROM packages p LEFT JOIN package_renders r
-           ON r.tenant = p.tenant AND r.name = p.name AND r.form = $3 AND r.base_url = $4
-        WHERE p.tenant = $1 AND p.name = $2`,
+      text: RENDER_OR_PACKAGE_SQL,
       values: [tenant, name, form, baseUrl],
     });
     const row = rows[0];

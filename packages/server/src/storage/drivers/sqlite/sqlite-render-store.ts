@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import type { RenderOrPackage, RenderStore, StoredRender, TenantId } from '../../ports.js';
 import { AttachedDatabase } from './attached-database.js';
 import { packageOfRow, type PackageRow, type SqlitePackageWriteHook } from './sqlite-metadata-store.js';
-import { RENDER_COLUMNS, renderOfRow, renderRowValues, type JoinedRenderRow } from '../../render-rows.js';
+import { renderOfRow, renderOrPackageSql, renderRowValues, type JoinedRenderRow } from '../../render-rows.js';
 
 type Db = Database.Database;
 
@@ -32,6 +32,9 @@ export const RENDER_STORE_MIGRATIONS: readonly string[] = [
   `,
 ];
 
+/** readRenderOrPackage's statement, with named parameters. */
+const RENDER_OR_PACKAGE_SQL = renderOrPackageSql((param) => `@${param}`);
+
 /** Rendered package documents in the SQLite database, beside the documents they are made from. */
 export class SqliteRenderStore implements RenderStore {
   readonly #db = new AttachedDatabase('SqliteRenderStore');
@@ -43,22 +46,14 @@ export class SqliteRenderStore implements RenderStore {
     this.#db.attach(db);
   }
 
-  /** The row's document only when there is no render: the render is what is answered then. */
   async readRenderOrPackage(
     tenant: TenantId,
     name: string,
     form: StoredRender['form'],
     baseUrl: string,
   ): Promise<RenderOrPackage | undefined> {
-    const row = this.#db
-      .statement(
-        `SELECT ${RENDER_COLUMNS}, CASE WHEN r.etag IS NULL THEN p.document END AS document,
-                CASE WHEN r.etag IS NULL THEN p.published_versions END AS published_versions, p.unpublished, p.write_count
-           FROM packages p LEFT JOIN package_renders r
-             ON r.tenant = p.tenant AND r.name = p.name AND r.form = ? AND r.base_url = ?
-          WHERE p.tenant = ? AND p.name = ?`,
-      )
-      .get(form, baseUrl, tenant, name) as (JoinedRenderRow & PackageRow) | undefined;
+    const row = this.#db.statement(RENDER_OR_PACKAGE_SQL).get({ tenant, name, form, baseUrl }) as
+      (JoinedRenderRow & PackageRow) | undefined;
     if (row === undefined) return undefined;
     return row.etag === null ? { package: packageOfRow(row) } : { render: renderOfRow(form, baseUrl, row) };
   }
