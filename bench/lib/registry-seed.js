@@ -1,8 +1,9 @@
 // Seeding a large registry fast: the documents a publish of each corpus version would store,
 // built with the server's own pieces from the built dist (tarball inspection, the registry's
 // signing key and message, the latest-version fields, revisions, tarball paths) and written
-// through the storage drivers `serve` opens on the same data directory or database (one write
-// per package, with its search row and storage usage; the tarballs through the blob store).
+// through the storage drivers `serve` opens on the same data directory or database (a write of
+// many packages at once, with their search rows and storage usage; the tarballs through the
+// blob store).
 // Going through PublishService in process measured 66–96 versions/s here, most of it a write
 // and a key parse per version; this writes a package of two versions in about 1 ms.
 // `verifySeed` checks a sample against the same packages published through the HTTP API.
@@ -61,10 +62,10 @@ export function corpusBody(spec, v, payload) {
 
 /**
  * Writes `packages` corpus packages × `versions` versions into each storage of `stores` (each
- * `serve`'s flags: `data`, `database`, `storage`), each package in one write of each store
- * (PackageHandle.update, with the search row and storage usage of its transaction) and each
- * tarball through that store's blob store, `concurrency` packages at a time in each of
- * `processes` processes (SQLite takes writers from several processes one after the other, as
+ * `serve`'s flags: `data`, `database`, `storage`), PACKAGES_PER_WRITE packages in each write of
+ * each store (PackageStore.writePackages, with the search rows and storage usage of its
+ * transaction) and each tarball through that store's blob store, `concurrency` such batches at
+ * a time in each of `processes` processes (SQLite takes writers from several processes one after the other, as
  * two `serve`s on one data directory do). What does not depend on the store (the tarballs and
  * their facts and digests) is made once for all of them. Returns the names and the time taken.
  *
@@ -78,7 +79,7 @@ export async function seedThroughStore({
   packages,
   versions,
   tarballSize,
-  concurrency = 16,
+  concurrency = 4,
   processes = 1,
   renderBaseUrl,
   rendersOnly = false,
@@ -177,6 +178,7 @@ async function seedPart({
   const { nextRevision } = await dist('services/revisions.js');
   const { tarballPath } = await dist('services/package-document.js');
   const { blobKeyFor } = await dist('storage/blob-keys.js');
+  const { PACKAGES_PER_WRITE } = await dist('storage/ports.js');
   const restoreSync = await withoutSync();
   const opened = [];
   try {
@@ -209,12 +211,7 @@ async function seedPart({
       };
     };
     /** What PublishService stores for one more version (its #withVersion and versionRecord). */
-    const withVersion = async (
-      { storage, signingKey, privateKey },
-      current,
-      spec,
-      { manifest, tarball, facts, integrity, shasum },
-    ) => {
+    const withVersion = async ({ signingKey, privateKey }, current, spec, { manifest, tarball, facts, integrity, shasum }) => {
       const name = spec.name;
       const version = manifest.version;
       const signature = {
@@ -263,13 +260,24 @@ async function seedPart({
       doc.readme = spec.readme;
       doc = mirrorLatestFields(doc);
       doc._rev = nextRevision(previous?._rev, doc);
-      await storage.blobs.put(blobKeyFor('', name, version), tarball);
       return {
         document: doc,
         publishedVersions: [...(current?.publishedVersions ?? []), version],
         unpublished: false,
         usage: { added: { ...(current?.usage?.added ?? {}), [version]: { bytes: tarball.length, files: 1 } } },
       };
+    };
+
+    /** A tarball into every store: written to the first, linked (else written) to the others. */
+    const putTarball = async (key, tarball) => {
+      const [first, ...others] = opened;
+      await first.storage.blobs.put(key, tarball);
+      const source = first.storage.blobs.root && path.join(first.storage.blobs.root, key);
+      for (const { storage } of others) {
+        const target = source && storage.blobs.root && path.join(storage.blobs.root, key);
+        if (target && (await linked(source, target))) continue;
+        await storage.blobs.put(key, tarball);
+      }
     };
 
     /** Both forms rendered and kept, as the server does after a write (PackageReadService.renderWritten). */
@@ -281,26 +289,42 @@ async function seedPart({
       }
     };
 
+    // Packages go to each store PACKAGES_PER_WRITE at a time, in one transaction of a few
+    // statements (PackageStore.writePackages, what a migration or a restore writes with).
+    const batches = [];
+    for (let i = 0; i < specs.length; i += PACKAGES_PER_WRITE) batches.push(specs.slice(i, i + PACKAGES_PER_WRITE));
     let next = 0;
     const worker = async () => {
-      for (let i = next++; i < specs.length; i = next++) {
-        const spec = specs[i];
+      for (let i = next++; i < batches.length; i = next++) {
+        const batch = batches[i];
         if (!rendersOnly) {
-          const tarballs = [];
-          for (let v = 0; v < versions; v++) tarballs.push(await tarballOf(spec, v));
+          const made = [];
+          for (const spec of batch) {
+            const tarballs = [];
+            for (let v = 0; v < versions; v++) tarballs.push(await tarballOf(spec, v));
+            made.push({ spec, tarballs });
+          }
+          // The tarballs first, as a publish writes them: each file once, and on the other
+          // stores' file systems a hard link to it where they share one (the same bytes; the
+          // server replaces a blob's file, never writes into it).
+          for (const { spec, tarballs } of made)
+            for (const { manifest, tarball } of tarballs) await putTarball(blobKeyFor('', spec.name, manifest.version), tarball);
           // The stores are written side by side: one's round trips overlap the other's work.
           await Promise.all(
-            opened.map((store) =>
-              store.storage.packages.package('', spec.name).update(async (current) => {
-                let stored = current;
-                for (const made of tarballs) stored = await withVersion(store, stored, spec, made);
-                return { next: stored, result: undefined };
-              }),
-            ),
+            opened.map(async (store) => {
+              const writes = [];
+              for (const { spec, tarballs } of made) {
+                let stored;
+                for (const tarball of tarballs) stored = await withVersion(store, stored, spec, tarball);
+                writes.push({ name: spec.name, next: stored });
+              }
+              await store.storage.packages.writePackages('', writes);
+            }),
           );
         }
-        if (renderBaseUrl !== undefined) await Promise.all(opened.map((store) => keepRenders(store, spec.name)));
-        onSeeded(1);
+        if (renderBaseUrl !== undefined)
+          await Promise.all(opened.map((store) => Promise.all(batch.map((spec) => keepRenders(store, spec.name)))));
+        onSeeded(batch.length);
       }
     };
     await Promise.all(Array.from({ length: concurrency }, worker));
@@ -318,6 +342,18 @@ async function seedPart({
   } finally {
     for (const { storage } of opened) await storage.close();
     await restoreSync();
+  }
+}
+
+/** Links `target` to `source`'s file, making its directory; false when they are on two file systems. */
+async function linked(source, target) {
+  try {
+    await fs.promises.mkdir(path.dirname(target), { recursive: true });
+    await fs.promises.link(source, target);
+    return true;
+  } catch (err) {
+    if (err.code === 'EXDEV') return false;
+    throw err;
   }
 }
 

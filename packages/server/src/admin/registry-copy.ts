@@ -8,6 +8,8 @@ import {
   type BlobStore,
   type DownloadCountStore,
   type PackageStore,
+  type PackageWrite,
+  PACKAGES_PER_WRITE,
   type AccountStores,
   type SearchIndex,
   type SigningKeyStore,
@@ -120,11 +122,23 @@ export async function copyRegistry(
     const counted = { ...report };
     await copyChangeRecords(from, to, tenant, report);
     const names = await from.packages.listPackageNames(tenant, { includeUnpublished: true });
+    // Each package's blobs first, then PACKAGES_PER_WRITE packages in one write: a package is
+    // never stored before the tarballs it references, and a registry of many packages is not a
+    // transaction per package.
+    let writes: PackageWrite[] = [];
+    const flush = async () => {
+      await to.packages.writePackages(tenant, writes);
+      report.packages += writes.length;
+      writes = [];
+    };
     for (const name of names) {
       const pkg = await from.packages.package(tenant, name).read();
       if (!pkg) continue;
-      if (await copyPackage(from, to, tenant, name, pkg, report)) report.packages++;
+      const next = await copiedPackage(from, to, tenant, name, pkg, report);
+      if (next) writes.push({ name, next });
+      if (writes.length >= PACKAGES_PER_WRITE) await flush();
     }
+    await flush();
     const counts = await from.downloadCounts.list(tenant);
     await to.downloadCounts.replace(counts);
     report.downloadCounts += counts.length;
@@ -178,22 +192,23 @@ async function copyChangeRecords(
   for (const id of present) if (!kept.has(id)) await to.webhooks.removeWebhook(tenant, id);
 }
 
-async function copyPackage(
+/**
+ * The package as the target stores it, after its blobs are copied (the target's storage usage
+ * learns their sizes with the document); undefined, with the problem in the report, when one is
+ * missing or does not match.
+ */
+async function copiedPackage(
   from: RegistryStorage,
   to: RegistryStorage,
   tenant: TenantId,
   name: string,
   pkg: StoredPackage,
   report: CopyReport,
-): Promise<boolean> {
-  if (!(await copyPackageBlobs(from.blobs, to.blobs, tenant, name, pkg, report))) return false;
-  // The target's storage usage learns the sizes of the copied blobs with the document.
+): Promise<StoredPackage | undefined> {
+  if (!(await copyPackageBlobs(from.blobs, to.blobs, tenant, name, pkg, report))) return undefined;
   const added = await measureVersions(to.blobs, tenant, name, pkg, pkg.unpublished ? [] : Object.keys(pkg.document.versions));
   const { document, publishedVersions, unpublished } = pkg;
-  await to.packages
-    .package(tenant, name)
-    .update(() => ({ next: { document, publishedVersions, unpublished, usage: { added } }, result: undefined }));
-  return true;
+  return { document, publishedVersions, unpublished, usage: { added } };
 }
 
 /**

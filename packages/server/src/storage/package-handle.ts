@@ -1,4 +1,4 @@
-import type { PackageHandle, PackageMutator, StoredPackage, TenantId } from './ports.js';
+import type { PackageHandle, PackageMutator, PackageWrite, StoredPackage, TenantId } from './ports.js';
 
 /**
  * What a metadata driver implements of each package, by tenant and name; `PackageStore.package`
@@ -47,4 +47,11 @@ export function groupVersions(rows: readonly { name: string; version: string }[]
     else byName.set(name, [version]);
   }
   return byName;
+}
+
+/** The names of a `writePackages` call, refusing a name given twice (which of its states would land?). */
+export function distinctNames(writes: readonly PackageWrite[]): string[] {
+  const names = writes.map((write) => write.name);
+  if (new Set(names).size !== names.length) throw new Error('writePackages: a package is named twice');
+  return names;
 }

@@ -400,7 +400,29 @@ export interface PackageStore {
    * versions, is absent from the answer.
    */
   versionsOfPackages(tenant: TenantId, names: readonly string[]): Promise<Map<string, string[]>>;
+  /**
+   * Sets several packages of one tenant to the given states, all in one transaction: each as an
+   * `update` whose mutation answers that state would, with the same rows written beside it (the
+   * search row, the storage usage, the change feed). For copies of packages whose state does not
+   * depend on what the target holds: a migration, a restore, a bulk load. Names must differ; an
+   * empty list writes nothing. Throws, writing nothing, as `update` would for any of them (a
+   * deleted tenant, a quota).
+   */
+  writePackages(tenant: TenantId, writes: readonly PackageWrite[]): Promise<void>;
 }
+
+/** One package's state for `PackageStore.writePackages`. */
+export interface PackageWrite {
+  name: string;
+  next: StoredPackage;
+}
+
+/**
+ * How many packages the callers of `writePackages` pass at once: one transaction and a few
+ * statements for all of them, where each alone would be a transaction of its own; a few dozen
+ * keep a transaction's locks and its statements' parameters small.
+ */
+export const PACKAGES_PER_WRITE = 50;
 
 /**
  * How many names the callers of `versionsOfPackages` pass at once: a round trip per package was

@@ -257,6 +257,78 @@ export function packageStoreContract(
         expect(Object.keys(pkg!.document.versions).sort()).toEqual(['2.0.0', '2.0.1', '2.0.3', '2.0.4', '2.0.5']);
       });
     });
+
+    describe('writePackages', () => {
+      beforeEach(async () => {
+        for (const name of ['acme', 'other']) await store.accounts.tenants.create(tenant(name));
+      });
+
+      it('writes new packages and replaces stored ones, of its tenant only, each read back as written', async () => {
+        await store.package('acme', 'com.acme.old').update(() => ({ next: stored('com.acme.old', ['0.1.0']), result: null }));
+        const before = (await store.package('acme', 'com.acme.old').read())?.revision;
+        const tombstone = { ...stored('com.acme.gone', ['1.0.0']), unpublished: true };
+        await store.writePackages('acme', [
+          { name: 'com.acme.new', next: stored('com.acme.new', ['1.0.0', '1.1.0']) },
+          { name: 'com.acme.old', next: stored('com.acme.old', ['0.1.0', '0.2.0']) },
+          { name: 'com.acme.gone', next: tombstone },
+        ]);
+        expect(asStored(await store.package('acme', 'com.acme.new').read())).toEqual(stored('com.acme.new', ['1.0.0', '1.1.0']));
+        expect(asStored(await store.package('acme', 'com.acme.old').read())).toEqual(stored('com.acme.old', ['0.1.0', '0.2.0']));
+        expect(asStored(await store.package('acme', 'com.acme.gone').read())).toEqual(tombstone);
+        expect(await store.listPackageNames('acme')).toEqual(['com.acme.new', 'com.acme.old']);
+        expect(await store.listPackageNames('other')).toEqual([]);
+        expect(await store.package('', 'com.acme.new').read()).toBeUndefined();
+        // A write moves the revision on, as an update does (renders kept against the old one are stale).
+        const after = (await store.package('acme', 'com.acme.old').read())?.revision;
+        if (before !== undefined) expect(after).toBeGreaterThan(before);
+        expect(await versionsOf('acme', 'com.acme.new')).toEqual(['1.0.0', '1.1.0']);
+      });
+
+      it('an update after it sees its write, and an empty list writes nothing', async () => {
+        await store.writePackages('', []);
+        expect(await store.listPackageNames('')).toEqual([]);
+        await store.writePackages('', [{ name: 'com.acme.tool', next: stored('com.acme.tool', ['1.0.0']) }]);
+        const seen = await store
+          .package('', 'com.acme.tool')
+          .update((current) => ({ next: addVersion(current, 'com.acme.tool', '1.1.0'), result: current }));
+        expect(seen).toEqual(stored('com.acme.tool', ['1.0.0']));
+        expect(await versionsOf('', 'com.acme.tool')).toEqual(['1.0.0', '1.1.0']);
+      });
+
+      it('refuses a name given twice, and a deleted tenant, writing nothing', async () => {
+        await expect(
+          store.writePackages('acme', [
+            { name: 'com.acme.tool', next: stored('com.acme.tool', ['1.0.0']) },
+            { name: 'com.acme.tool', next: stored('com.acme.tool', ['2.0.0']) },
+          ]),
+        ).rejects.toThrow(/named twice/);
+        expect(await store.listPackageNames('acme')).toEqual([]);
+        await store.accounts.tenants.delete('other');
+        await expect(
+          store.writePackages('other', [{ name: 'com.acme.tool', next: stored('com.acme.tool', ['1.0.0']) }]),
+        ).rejects.toThrow();
+        expect(await store.package('other', 'com.acme.tool').read()).toBeUndefined();
+      });
+
+      it('runs beside updates of the same packages from another instance, losing none', async () => {
+        const second = await open();
+        const names = Array.from({ length: 8 }, (_, i) => `com.acme.tool${i}`);
+        await Promise.all([
+          ...names.map((name) =>
+            second.package('', name).update((current) => ({ next: addVersion(current, name, '2.0.0'), result: null })),
+          ),
+          store.writePackages(
+            '',
+            names.map((name) => ({ name, next: stored(name, ['1.0.0']) })),
+          ),
+        ]);
+        for (const name of names) {
+          const versions = await versionsOf('', name);
+          // The batch replaces whatever it finds; an update after it adds to it.
+          expect([['1.0.0'], ['1.0.0', '2.0.0']]).toContainEqual(versions);
+        }
+      });
+    });
   });
 }
 

@@ -259,6 +259,38 @@ describe.each(DRIVERS)('search index contract ($name)', ({ open, drop, rowStamp 
     expect(await storage.search.refreshScores(tenant, null, later)).toBe(false);
   });
 
+  it('indexes packages written together as it indexes each one updated', async () => {
+    const specs = fc.sample(fc.uniqueArray(packageArb, { minLength: 30, maxLength: 30, selector: (p) => p.name }), {
+      numRuns: 1,
+      seed: 29,
+    })[0]!;
+    const packages = specs.map(build);
+    const [one, together] = ['written-one-by-one', 'written-together'];
+    // A package indexed before and unpublished in the batch leaves the index, as its update would.
+    const gone = buildStoredPackage('com.gone.tool', { description: 'input system' });
+    for (const tenant of [one, together]) await seedPackage(storage, gone, tenant);
+    for (const pkg of packages) await seedPackage(storage, pkg, one);
+    await seedPackage(storage, { ...gone, unpublished: true }, one);
+    await storage.packages.writePackages(together, [
+      ...packages.map((pkg) => ({ name: pkg.document.name, next: pkg })),
+      { name: gone.document.name, next: { ...gone, unpublished: true } },
+    ]);
+    const queries = ['input', 'sys', 'a', 'keywords:ui', 'ab in', 'not:deprecated put'];
+    for (const text of queries) {
+      const query = parseSearchText(text);
+      const [expected, actual] = await Promise.all(
+        [one, together].map((tenant) => storage.search.search(tenant, query, { size: 250, from: 0 })),
+      );
+      expect(actual, text).toEqual(expected);
+    }
+    const [expected, actual] = await Promise.all(
+      [one, together].map((tenant) => storage.search.ranked(tenant, 'updated', { size: 250, from: 0 })),
+    );
+    expect(actual.hits.map((hit) => hit.name)).toContain(packages[0]!.document.name);
+    expect(actual.hits.map((hit) => hit.name)).not.toContain(gone.document.name);
+    expect(actual).toEqual(expected);
+  });
+
   it('keeps tenants apart', async () => {
     const pkg = buildStoredPackage('com.tenant.only', { description: 'isolated input' });
     await seedPackage(storage, pkg, 'tenant-a');

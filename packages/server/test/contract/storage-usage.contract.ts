@@ -104,6 +104,36 @@ export function storageUsageContract(driver: string, freshDatabase: () => Promis
       expect(await other.usage.usage('acme')).toEqual({ bytes: 900, files: 3, packages: 3 });
     });
 
+    it('counts packages written together as it counts their updates, quotas included', async () => {
+      await publish('acme', 'com.a.old', '1.0.0', 40);
+      await publish('acme', 'com.a.old', '1.1.0', 60);
+      const measured = (name: string, versions: Record<string, number>): StoredPackage => ({
+        ...stored(name, Object.keys(versions)),
+        usage: { added: Object.fromEntries(Object.entries(versions).map(([v, bytes]) => [v, { bytes, files: 1 }])) },
+      });
+      await node.packages.writePackages('acme', [
+        { name: 'com.a.one', next: measured('com.a.one', { '1.0.0': 100, '1.1.0': 50 }) },
+        // A write that drops a version drops its bytes; one that measures nothing changes nothing.
+        { name: 'com.a.old', next: measured('com.a.old', { '1.1.0': 60 }) },
+        { name: 'com.a.cached', next: stored('com.a.cached', ['1.0.0']) },
+      ]);
+      expect(await node.usage.usage('acme')).toEqual({ bytes: 210, files: 3, packages: 2 });
+      const limited = (name: string, bytes: number): StoredPackage => ({
+        ...measured(name, { '1.0.0': bytes }),
+        usage: { added: { '1.0.0': { bytes, files: 1 } }, limit: { bytes: 300 } },
+      });
+      await expect(
+        node.packages.writePackages('acme', [
+          { name: 'com.a.two', next: limited('com.a.two', 50) },
+          { name: 'com.a.three', next: limited('com.a.three', 50) },
+        ]),
+      ).rejects.toThrow(QuotaExceededError);
+      expect(await node.packages.package('acme', 'com.a.two').read()).toBeUndefined();
+      expect(await node.usage.usage('acme')).toEqual({ bytes: 210, files: 3, packages: 2 });
+      await node.packages.writePackages('acme', [{ name: 'com.a.two', next: limited('com.a.two', 90) }]);
+      expect(await node.usage.usage('acme')).toEqual({ bytes: 300, files: 4, packages: 3 });
+    });
+
     it("forgets a deleted tenant's usage", async () => {
       await publish('acme', 'com.a.one', '1.0.0', 100);
       await node.registry.tenants.delete('acme');

@@ -8,6 +8,7 @@ import {
   type TenantRecord,
   type TokenRecord,
   type UserRecord,
+  type PackageWrite,
 } from '../../ports.js';
 
 /** What a memory search index or download count store learns of the metadata store's writes. */
@@ -16,6 +17,8 @@ export interface MemoryPackageWriteHook {
   onWrite(tenant: TenantId, name: string, pkg: StoredPackage): void;
   /** Before the write, with what it carries (`usage`): throwing refuses the write, nothing changed. */
   beforeWrite?(tenant: TenantId, name: string, pkg: StoredPackage): void;
+  /** The same for several packages written together: throwing refuses them all, nothing changed. */
+  beforeWrites?(tenant: TenantId, writes: readonly PackageWrite[]): void;
   onTenantDelete?(tenant: TenantId): void;
 }
 

@@ -1,5 +1,13 @@
-import { packageHandle, type PackageRecords } from '../../package-handle.js';
-import type { AccountStores, MetadataStore, PackageHandle, PackageMutation, StoredPackage, TenantId } from '../../ports.js';
+import { distinctNames, packageHandle, type PackageRecords } from '../../package-handle.js';
+import type {
+  AccountStores,
+  MetadataStore,
+  PackageHandle,
+  PackageMutation,
+  PackageWrite,
+  StoredPackage,
+  TenantId,
+} from '../../ports.js';
 import { compareBytes, MemoryDatabase, memoryKey as key, type MemoryPackageWriteHook } from './memory-database.js';
 import { MemorySessions } from './memory-sessions.js';
 import { MemoryTenants } from './memory-tenants.js';
@@ -65,15 +73,31 @@ export class MemoryMetadataStore implements MetadataStore, PackageRecords {
       // After the mutation's awaits: the tenant may have been deleted meanwhile.
       this.#db.requireLiveTenant(tenant);
       for (const hook of this.#hooks) hook.beforeWrite?.(tenant, name, next);
-      const stored: StoredPackage = {
-        document: next.document,
-        publishedVersions: next.publishedVersions,
-        unpublished: next.unpublished,
-      };
-      this.#db.packages.set(key(tenant, name), { tenant, name, json: JSON.stringify(stored) });
-      for (const hook of this.#hooks) hook.onWrite(tenant, name, JSON.parse(JSON.stringify(stored)) as StoredPackage);
+      this.#write(tenant, name, next);
       return result;
     });
+  }
+
+  async writePackages(tenant: TenantId, writes: readonly PackageWrite[]): Promise<void> {
+    distinctNames(writes);
+    this.#db.requireLiveTenant(tenant);
+    // Every check before any write, so a refusal writes nothing. Nothing between them yields: no
+    // update lands in between.
+    for (const hook of this.#hooks) {
+      if (hook.beforeWrites) hook.beforeWrites(tenant, writes);
+      else for (const { name, next } of writes) hook.beforeWrite?.(tenant, name, next);
+    }
+    for (const { name, next } of writes) this.#write(tenant, name, next);
+  }
+
+  #write(tenant: TenantId, name: string, next: StoredPackage): void {
+    const stored: StoredPackage = {
+      document: next.document,
+      publishedVersions: next.publishedVersions,
+      unpublished: next.unpublished,
+    };
+    this.#db.packages.set(key(tenant, name), { tenant, name, json: JSON.stringify(stored) });
+    for (const hook of this.#hooks) hook.onWrite(tenant, name, JSON.parse(JSON.stringify(stored)) as StoredPackage);
   }
 
   async listPackageNames(tenant: TenantId, options: { includeUnpublished?: boolean } = {}): Promise<string[]> {

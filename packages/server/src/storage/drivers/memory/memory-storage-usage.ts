@@ -29,6 +29,25 @@ export class MemoryStorageUsage implements StorageUsageStore {
       if (rows.size > 0) this.#rows.set(key, rows);
       else this.#rows.delete(key);
     },
+    // Each write checked after the ones before it, as their updates would be; a refusal puts
+    // back the rows of those already applied.
+    beforeWrites: (tenant, writes) => {
+      const keys = writes.map(({ name }) => `${tenant}\0${name}`);
+      const saved = keys.map((key) => [key, this.#rows.get(key)] as const);
+      for (const key of keys) {
+        const rows = this.#rows.get(key);
+        if (rows) this.#rows.set(key, new Map([...rows].map(([version, row]) => [version, { ...row }])));
+      }
+      try {
+        for (const { name, next } of writes) this.writeHook.beforeWrite!(tenant, name, next);
+      } catch (err) {
+        for (const [key, rows] of saved) {
+          if (rows) this.#rows.set(key, rows);
+          else this.#rows.delete(key);
+        }
+        throw err;
+      }
+    },
     onTenantDelete: (tenant) => {
       for (const key of this.#rows.keys()) if (key.startsWith(`${tenant}\0`)) this.#rows.delete(key);
     },

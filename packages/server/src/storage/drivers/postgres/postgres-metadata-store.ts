@@ -1,7 +1,15 @@
 import type pg from 'pg';
 import { KeyedMutex } from '../../keyed-mutex.js';
-import { groupVersions, packageHandle, type PackageRecords } from '../../package-handle.js';
-import type { AccountStores, MetadataStore, PackageHandle, PackageMutation, StoredPackage, TenantId } from '../../ports.js';
+import { distinctNames, groupVersions, packageHandle, type PackageRecords } from '../../package-handle.js';
+import type {
+  AccountStores,
+  MetadataStore,
+  PackageHandle,
+  PackageMutation,
+  PackageWrite,
+  StoredPackage,
+  TenantId,
+} from '../../ports.js';
 import { LOCK_NAMESPACE, POSTGRES_MIGRATIONS, applyMigrations, type PostgresMigration } from './migrations.js';
 import { createPool, createSnapshotPool, inTransaction, withSession, type PgLocation } from './pg-connection.js';
 import type { MigrationLog } from '../../schema-history.js';
@@ -19,6 +27,11 @@ export interface PostgresPackageWriteHook {
   name: string;
   migrations?: readonly PostgresMigration[];
   onWrite(client: pg.ClientBase, tenant: TenantId, name: string, pkg: StoredPackage): Promise<void>;
+  /**
+   * The same for several packages written together (`writePackages`), in a few statements for
+   * all of them; without it, `onWrite` runs for each.
+   */
+  onWrites?(client: pg.ClientBase, tenant: TenantId, writes: readonly PackageWrite[]): Promise<void>;
   onTenantDelete?(client: pg.ClientBase, tenant: TenantId): Promise<void>;
 }
 
@@ -145,6 +158,42 @@ export class PostgresMetadataStore implements MetadataStore, PackageRecords {
       [tenant],
     );
     return rows.map((row) => row.name);
+  }
+
+  async writePackages(tenant: TenantId, writes: readonly PackageWrite[]): Promise<void> {
+    if (writes.length === 0) return;
+    const names = distinctNames(writes);
+    await inTransaction(this.#writePool, async (client) => {
+      // Each package's lock, as its update takes it, in one order for every batch: two batches
+      // never wait on each other in a cycle, and an update holds one package lock only.
+      const sorted = [...names].sort();
+      await client.query(
+        `SELECT pg_advisory_xact_lock($1, hashtext(current_schema() || $2 || n.name))
+         FROM unnest($3::text[]) WITH ORDINALITY AS n(name, position) ORDER BY n.position`,
+        [LOCK_NAMESPACE, `\n${tenant}\n`, sorted],
+      );
+      await requireLiveTenant(client, tenant);
+      await client.query(
+        `INSERT INTO packages (tenant, name, document, published_versions, unpublished, write_count, updated_at)
+         SELECT $1, w.name, w.document::jsonb, w.published::jsonb, w.unpublished, coalesce(p.write_count, 0) + 1, now()
+         FROM unnest($2::text[], $3::text[], $4::text[], $5::boolean[]) AS w(name, document, published, unpublished)
+         LEFT JOIN packages p ON p.tenant = $1 AND p.name = w.name
+         ON CONFLICT (tenant, name) DO UPDATE SET document = EXCLUDED.document,
+           published_versions = EXCLUDED.published_versions, unpublished = EXCLUDED.unpublished,
+           write_count = EXCLUDED.write_count, updated_at = EXCLUDED.updated_at`,
+        [
+          tenant,
+          names,
+          writes.map((w) => JSON.stringify(w.next.document)),
+          writes.map((w) => JSON.stringify(w.next.publishedVersions)),
+          writes.map((w) => w.next.unpublished),
+        ],
+      );
+      for (const hook of this.#hooks) {
+        if (hook.onWrites) await hook.onWrites(client, tenant, writes);
+        else for (const { name, next } of writes) await hook.onWrite(client, tenant, name, next);
+      }
+    });
   }
 
   /** Read, mutate and write in one transaction holding the package's lock. */

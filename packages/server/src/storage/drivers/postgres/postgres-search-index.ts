@@ -1,10 +1,10 @@
 import type pg from 'pg';
-import { deriveSearchFields, maintainerKeys } from '../../../search/search-fields.js';
+import { deriveSearchFields, maintainerKeys, type SearchFields } from '../../../search/search-fields.js';
 import { allPackagesSummary, searchPackageObject, serializedSearchDocuments } from '../../../search/search-documents.js';
 import type { SearchQuery } from '../../../search/search-query.js';
 import { scorePackage, scoreWrittenPackage } from '../../../search/scoring.js';
 import { addDays, utcDay } from '../../../search/utc-days.js';
-import type { PackageSummary, SearchHit, SearchIndex, SearchPage, StoredPackage, TenantId } from '../../ports.js';
+import type { PackageSummary, PackageWrite, SearchHit, SearchIndex, SearchPage, StoredPackage, TenantId } from '../../ports.js';
 import { listKey, partsKey } from '../../../search/search-keys.js';
 import { inTransaction } from './pg-connection.js';
 import type { PostgresMigration } from './migrations.js';
@@ -158,6 +158,7 @@ export class PostgresSearchIndex implements SearchIndex {
     name: 'search',
     migrations: POSTGRES_SEARCH_MIGRATIONS,
     onWrite: (client, tenant, name, pkg) => this.#index(client, tenant, name, pkg),
+    onWrites: (client, tenant, writes) => this.#indexAll(client, tenant, writes),
     onTenantDelete: async (client, tenant) => {
       await client.query('DELETE FROM search_packages WHERE tenant = $1', [tenant]);
       await client.query('DELETE FROM search_refreshes WHERE tenant = $1', [tenant]);
@@ -340,47 +341,62 @@ export class PostgresSearchIndex implements SearchIndex {
          (SELECT max(downloads_month) FROM search_packages WHERE tenant = $1) AS max`,
       [tenant, name],
     );
-    const monthly = Number(rows[0]?.monthly ?? 0);
-    const max = Number(rows[0]?.max ?? 0);
-    const scores = scoreWrittenPackage(fields, monthly, max, this.#now());
-    const { texts } = fields;
-    const termTexts = [texts.name, texts.displayName, texts.keywords, texts.description, texts.author];
+    const row = searchRow(fields, Number(rows[0]?.monthly ?? 0), Number(rows[0]?.max ?? 0), this.#now());
     await client.query(
-      `INSERT INTO search_packages (tenant, name, display_lc, parts_key, keywords_key, author_lc, maintainers_key,
-         search_text, words, deprecated, unstable, final, quality, popularity, maintenance, deprecated_message,
-         updated, modified, release_times, package_json, summary_json)
+      `INSERT INTO search_packages (tenant, name, ${SEARCH_ROW_COLUMNS})
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, array_to_tsvector($9::text[]), $10, $11, $12, $13, $14, $15, $16,
          $17, $18, $19, $20, $21)
-       ON CONFLICT (tenant, name) DO UPDATE SET display_lc = EXCLUDED.display_lc, parts_key = EXCLUDED.parts_key,
-         keywords_key = EXCLUDED.keywords_key, author_lc = EXCLUDED.author_lc,
-         maintainers_key = EXCLUDED.maintainers_key, search_text = EXCLUDED.search_text, words = EXCLUDED.words,
-         deprecated = EXCLUDED.deprecated, unstable = EXCLUDED.unstable, final = EXCLUDED.final,
-         quality = EXCLUDED.quality, popularity = EXCLUDED.popularity, maintenance = EXCLUDED.maintenance,
-         deprecated_message = EXCLUDED.deprecated_message, updated = EXCLUDED.updated, modified = EXCLUDED.modified,
-         release_times = EXCLUDED.release_times, package_json = EXCLUDED.package_json,
-         summary_json = EXCLUDED.summary_json`,
+       ON CONFLICT (tenant, name) DO UPDATE SET ${SEARCH_ROW_UPDATE}`,
+      [tenant, name, ...row],
+    );
+  }
+
+  /**
+   * The rows of several packages written together (`writePackages`): the same rows as #index
+   * writes for each, in three statements for all of them. Their monthly downloads are left as
+   * they are, and a package write changes no one's, so the registry's highest is read once.
+   */
+  async #indexAll(client: pg.ClientBase, tenant: TenantId, writes: readonly PackageWrite[]): Promise<void> {
+    const gone: string[] = [];
+    const indexed: { name: string; fields: SearchFields }[] = [];
+    for (const { name, next } of writes) {
+      const fields = deriveSearchFields(next);
+      if (fields === null) gone.push(name);
+      else indexed.push({ name, fields });
+    }
+    if (gone.length > 0)
+      await client.query('DELETE FROM search_packages WHERE tenant = $1 AND name = ANY($2::text[])', [tenant, gone]);
+    if (indexed.length === 0) return;
+    const { rows } = await client.query<{ name: string | null; monthly: string | null; max: string | null }>(
+      `SELECT p.name, p.downloads_month AS monthly, (SELECT max(downloads_month) FROM search_packages WHERE tenant = $1) AS max
+       FROM (SELECT 1) one LEFT JOIN search_packages p ON p.tenant = $1 AND p.name = ANY($2::text[])`,
+      [tenant, indexed.map((entry) => entry.name)],
+    );
+    const monthly = new Map(rows.map((row) => [row.name, Number(row.monthly ?? 0)]));
+    const max = Number(rows[0]?.max ?? 0);
+    const now = this.#now();
+    const values = indexed.map(({ name, fields }) => searchRow(fields, monthly.get(name) ?? 0, max, now));
+    // One array per column; each row's words go as a JSON array (an array of arrays must be rectangular).
+    const column = (i: number) => values.map((row) => row[i]);
+    await client.query(
+      `INSERT INTO search_packages (tenant, name, ${SEARCH_ROW_COLUMNS})
+       SELECT $1, r.name, r.display_lc, r.parts_key, r.keywords_key, r.author_lc, r.maintainers_key, r.search_text,
+         array_to_tsvector(ARRAY(SELECT jsonb_array_elements_text(r.words::jsonb))), r.deprecated, r.unstable, r.final,
+         r.quality, r.popularity, r.maintenance, r.deprecated_message, r.updated, r.modified, r.release_times::json,
+         r.package_json, r.summary_json
+       FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
+         $10::boolean[], $11::boolean[], $12::float8[], $13::float8[], $14::float8[], $15::float8[], $16::text[],
+         $17::text[], $18::text[], $19::text[], $20::text[], $21::text[])
+         AS r(name, display_lc, parts_key, keywords_key, author_lc, maintainers_key, search_text, words, deprecated,
+           unstable, final, quality, popularity, maintenance, deprecated_message, updated, modified, release_times,
+           package_json, summary_json)
+       ON CONFLICT (tenant, name) DO UPDATE SET ${SEARCH_ROW_UPDATE}`,
       [
         tenant,
-        name,
-        texts.displayName,
-        partsKey(texts.name, texts.displayName),
-        listKey(fields.keywords.map((k) => k.toLowerCase())),
-        texts.author,
-        listKey(maintainerKeys(fields)),
-        termTexts.join(FIELD_MARK),
-        searchWords(termTexts),
-        fields.deprecated !== undefined,
-        fields.unstable,
-        scores.final,
-        scores.detail.quality,
-        scores.detail.popularity,
-        scores.detail.maintenance,
-        fields.deprecated ?? null,
-        fields.updated,
-        fields.modified,
-        JSON.stringify(fields.releaseTimes),
-        JSON.stringify(searchPackageObject(fields)),
-        JSON.stringify(allPackagesSummary(fields)),
+        indexed.map((entry) => entry.name),
+        ...Array.from({ length: SEARCH_ROW_WIDTH }, (_, i) =>
+          i === WORDS_AT ? column(i).map((words) => JSON.stringify(words)) : column(i),
+        ),
       ],
     );
   }
@@ -414,4 +430,49 @@ function toHit(row: PageRow): SearchHit {
     modified: row.modified,
     packageJson: row.package_json,
   };
+}
+
+/** The columns of a search row after its tenant and name, in the order `searchRow` gives their values. */
+const SEARCH_ROW_COLUMNS = `display_lc, parts_key, keywords_key, author_lc, maintainers_key, search_text, words,
+  deprecated, unstable, final, quality, popularity, maintenance, deprecated_message, updated, modified, release_times,
+  package_json, summary_json`;
+
+const SEARCH_ROW_UPDATE = `display_lc = EXCLUDED.display_lc, parts_key = EXCLUDED.parts_key,
+  keywords_key = EXCLUDED.keywords_key, author_lc = EXCLUDED.author_lc, maintainers_key = EXCLUDED.maintainers_key,
+  search_text = EXCLUDED.search_text, words = EXCLUDED.words, deprecated = EXCLUDED.deprecated,
+  unstable = EXCLUDED.unstable, final = EXCLUDED.final, quality = EXCLUDED.quality, popularity = EXCLUDED.popularity,
+  maintenance = EXCLUDED.maintenance, deprecated_message = EXCLUDED.deprecated_message, updated = EXCLUDED.updated,
+  modified = EXCLUDED.modified, release_times = EXCLUDED.release_times, package_json = EXCLUDED.package_json,
+  summary_json = EXCLUDED.summary_json`;
+
+const SEARCH_ROW_WIDTH = 19;
+/** Where the row's words are (a text[] made into the tsvector). */
+const WORDS_AT = 6;
+
+/** A written package's search row after its tenant and name (SEARCH_ROW_COLUMNS), scored as it is written. */
+function searchRow(fields: SearchFields, monthly: number, max: number, now: Date): unknown[] {
+  const scores = scoreWrittenPackage(fields, monthly, max, now);
+  const { texts } = fields;
+  const termTexts = [texts.name, texts.displayName, texts.keywords, texts.description, texts.author];
+  return [
+    texts.displayName,
+    partsKey(texts.name, texts.displayName),
+    listKey(fields.keywords.map((k) => k.toLowerCase())),
+    texts.author,
+    listKey(maintainerKeys(fields)),
+    termTexts.join(FIELD_MARK),
+    searchWords(termTexts),
+    fields.deprecated !== undefined,
+    fields.unstable,
+    scores.final,
+    scores.detail.quality,
+    scores.detail.popularity,
+    scores.detail.maintenance,
+    fields.deprecated ?? null,
+    fields.updated,
+    fields.modified,
+    JSON.stringify(fields.releaseTimes),
+    JSON.stringify(searchPackageObject(fields)),
+    JSON.stringify(allPackagesSummary(fields)),
+  ];
 }

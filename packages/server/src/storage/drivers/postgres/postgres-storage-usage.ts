@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { CollectResult, RegistryUsage, StorageUsageStore, TenantId, VersionUsage } from '../../ports.js';
 import { packageUsageWrite, quotaProblem, rowsAfter, usageAfter } from '../../storage-usage.js';
+import { groupVersions } from '../../package-handle.js';
 import { LOCK_NAMESPACE } from './migrations.js';
 import type { PostgresPackageWriteHook } from './postgres-metadata-store.js';
 
@@ -94,6 +95,47 @@ export class PostgresStorageUsage implements StorageUsageStore {
             write.added.map(([version]) => version),
             write.added.map(([, usage]) => usage.bytes),
             write.added.map(([, usage]) => usage.files),
+          ],
+        );
+      }
+    },
+    // Writes that carry quotas are checked one after the other, as their updates would be.
+    onWrites: async (client, tenant, writes) => {
+      if (writes.some(({ next }) => next.usage?.limit)) {
+        for (const { name, next } of writes) await this.writeHook.onWrite(client, tenant, name, next);
+        return;
+      }
+      const { rows } = await client.query<{ name: string; version: string }>(
+        'SELECT name, version FROM storage_usage WHERE tenant = $1 AND name = ANY($2::text[])',
+        [tenant, writes.map((write) => write.name)],
+      );
+      const existing = groupVersions(rows);
+      const removed: [string, string][] = [];
+      const added: [string, string, VersionUsage][] = [];
+      for (const { name, next } of writes) {
+        const write = packageUsageWrite(next, existing.get(name) ?? []);
+        for (const version of write.removed) removed.push([name, version]);
+        for (const [version, usage] of write.added) added.push([name, version, usage]);
+      }
+      if (removed.length > 0) {
+        await client.query(
+          `DELETE FROM storage_usage u USING unnest($2::text[], $3::text[]) AS r(name, version)
+           WHERE u.tenant = $1 AND u.name = r.name AND u.version = r.version`,
+          [tenant, removed.map(([name]) => name), removed.map(([, version]) => version)],
+        );
+      }
+      if (added.length > 0) {
+        await client.query(
+          `INSERT INTO storage_usage (tenant, name, version, bytes, files)
+           SELECT $1, a.name, a.version, a.bytes, a.files
+           FROM unnest($2::text[], $3::text[], $4::bigint[], $5::integer[]) AS a(name, version, bytes, files)
+           ON CONFLICT (tenant, name, version) DO UPDATE SET bytes = EXCLUDED.bytes, files = EXCLUDED.files`,
+          [
+            tenant,
+            added.map(([name]) => name),
+            added.map(([, version]) => version),
+            added.map(([, , usage]) => usage.bytes),
+            added.map(([, , usage]) => usage.files),
           ],
         );
       }

@@ -2,9 +2,17 @@ import { BACKSTOP_CHECKPOINT_PAGES, LOG_SIZE_LIMIT, WalCheckpointer } from './wa
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import type { AccountStores, MetadataStore, PackageHandle, PackageMutation, StoredPackage, TenantId } from '../../ports.js';
+import type {
+  AccountStores,
+  MetadataStore,
+  PackageHandle,
+  PackageMutation,
+  PackageWrite,
+  StoredPackage,
+  TenantId,
+} from '../../ports.js';
 import { KeyedMutex } from '../../keyed-mutex.js';
-import { groupVersions, packageHandle, type PackageRecords } from '../../package-handle.js';
+import { distinctNames, groupVersions, packageHandle, type PackageRecords } from '../../package-handle.js';
 import { FileChangeWatch } from './file-change-watch.js';
 import { SqliteConnection } from './sqlite-connection.js';
 import { SqliteSessions } from './sqlite-sessions.js';
@@ -239,22 +247,7 @@ export class SqliteMetadataStore implements MetadataStore, PackageRecords {
               .get(tenant, name) as number | undefined;
             if ((now ?? 0) !== (row?.write_count ?? 0)) return false;
             this.#connection.requireLiveTenant(tenant);
-            this.#statement(
-              `INSERT INTO packages (tenant, name, document, published_versions, unpublished, write_count, updated_at)
-                 VALUES (?, ?, ?, ?, ?, ?, ?)
-                 ON CONFLICT (tenant, name) DO UPDATE SET document = excluded.document,
-                   published_versions = excluded.published_versions, unpublished = excluded.unpublished,
-                   write_count = excluded.write_count, updated_at = excluded.updated_at`,
-            ).run(
-              tenant,
-              name,
-              JSON.stringify(next.document),
-              JSON.stringify(next.publishedVersions),
-              next.unpublished ? 1 : 0,
-              (row?.write_count ?? 0) + 1,
-              new Date().toISOString(),
-            );
-            for (const hook of this.#hooks) hook.onWrite(this.db, tenant, name, next);
+            this.#write(tenant, name, next, (row?.write_count ?? 0) + 1);
             return true;
           })
           .immediate();
@@ -262,6 +255,43 @@ export class SqliteMetadataStore implements MetadataStore, PackageRecords {
       }
       throw new Error(`package ${name}: too many concurrent writers`);
     });
+  }
+
+  async writePackages(tenant: TenantId, writes: readonly PackageWrite[]): Promise<void> {
+    if (writes.length === 0) return;
+    distinctNames(writes);
+    // One transaction of synchronous statements: no update of this process runs in between, and
+    // an update that read before it sees the changed write_count and reads again.
+    this.db
+      .transaction(() => {
+        this.#connection.requireLiveTenant(tenant);
+        const count = this.#statement('SELECT write_count FROM packages WHERE tenant = ? AND name = ?').pluck();
+        for (const { name, next } of writes) {
+          const now = count.get(tenant, name) as number | undefined;
+          this.#write(tenant, name, next, (now ?? 0) + 1);
+        }
+      })
+      .immediate();
+  }
+
+  /** A package's row and its hooks' rows, inside the caller's transaction. */
+  #write(tenant: TenantId, name: string, next: StoredPackage, writeCount: number): void {
+    this.#statement(
+      `INSERT INTO packages (tenant, name, document, published_versions, unpublished, write_count, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (tenant, name) DO UPDATE SET document = excluded.document,
+           published_versions = excluded.published_versions, unpublished = excluded.unpublished,
+           write_count = excluded.write_count, updated_at = excluded.updated_at`,
+    ).run(
+      tenant,
+      name,
+      JSON.stringify(next.document),
+      JSON.stringify(next.publishedVersions),
+      next.unpublished ? 1 : 0,
+      writeCount,
+      new Date().toISOString(),
+    );
+    for (const hook of this.#hooks) hook.onWrite(this.db, tenant, name, next);
   }
 
   async listPackageNames(tenant: TenantId, options: { includeUnpublished?: boolean } = {}): Promise<string[]> {
