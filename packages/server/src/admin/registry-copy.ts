@@ -122,23 +122,18 @@ export async function copyRegistry(
     const counted = { ...report };
     await copyChangeRecords(from, to, tenant, report);
     const names = await from.packages.listPackageNames(tenant, { includeUnpublished: true });
-    // Each package's blobs first, then PACKAGES_PER_WRITE packages in one write: a package is
-    // never stored before the tarballs it references, and a registry of many packages is not a
-    // transaction per package.
-    let writes: PackageWrite[] = [];
-    const flush = async () => {
+    // PACKAGES_PER_WRITE packages at a time: read in one read, each one's blobs copied, then
+    // written in one write. A package is never stored before the tarballs it references, and a
+    // registry of many packages is not a read and a transaction per package.
+    for (let i = 0; i < names.length; i += PACKAGES_PER_WRITE) {
+      const writes: PackageWrite[] = [];
+      for (const [name, pkg] of await from.packages.readPackages(tenant, names.slice(i, i + PACKAGES_PER_WRITE))) {
+        const next = await copiedPackage(from, to, tenant, name, pkg, report);
+        if (next) writes.push({ name, next });
+      }
       await to.packages.writePackages(tenant, writes);
       report.packages += writes.length;
-      writes = [];
-    };
-    for (const name of names) {
-      const pkg = await from.packages.package(tenant, name).read();
-      if (!pkg) continue;
-      const next = await copiedPackage(from, to, tenant, name, pkg, report);
-      if (next) writes.push({ name, next });
-      if (writes.length >= PACKAGES_PER_WRITE) await flush();
     }
-    await flush();
     const counts = await from.downloadCounts.list(tenant);
     await to.downloadCounts.replace(counts);
     report.downloadCounts += counts.length;

@@ -224,6 +224,19 @@ export interface RenderStore {
    * any base URL. Keeps nothing when the package has been written since.
    */
   keepRender(tenant: TenantId, name: string, revision: number, render: StoredRender): Promise<void>;
+  /**
+   * `keepRender` of several renders of one tenant's packages in one write, each kept on the
+   * same terms (at most one per package and form): what a bulk load that renders each package
+   * it wrote, as a write of the server does, keeps.
+   */
+  keepRenders(tenant: TenantId, renders: readonly KeptRender[]): Promise<void>;
+}
+
+/** One render for `RenderStore.keepRenders`: made from the package `name` read at `revision`. */
+export interface KeptRender {
+  name: string;
+  revision: number;
+  render: StoredRender;
 }
 
 /** What a package write tells the storage usage table beside its document. */
@@ -409,6 +422,12 @@ export interface PackageStore {
    * deleted tenant, a quota).
    */
   writePackages(tenant: TenantId, writes: readonly PackageWrite[]): Promise<void>;
+  /**
+   * Several packages of one tenant as stored (tombstones included), in one read: each of
+   * `names` that exists, by name. For walks of many packages: a copy reads its source with it,
+   * and a bulk load reads back what it wrote to render it.
+   */
+  readPackages(tenant: TenantId, names: readonly string[]): Promise<Map<string, StoredPackage>>;
 }
 
 /** One package's state for `PackageStore.writePackages`. */

@@ -284,6 +284,18 @@ export function packageStoreContract(
         expect(await versionsOf('acme', 'com.acme.new')).toEqual(['1.0.0', '1.1.0']);
       });
 
+      it('reads several packages of one tenant at once, as each is read, leaving out those there are not', async () => {
+        await store.writePackages('acme', [
+          { name: 'com.acme.one', next: stored('com.acme.one', ['1.0.0']) },
+          { name: 'com.acme.gone', next: { ...stored('com.acme.gone', ['1.0.0']), unpublished: true } },
+        ]);
+        await store.package('other', 'com.acme.two').update(() => ({ next: stored('com.acme.two', ['2.0.0']), result: null }));
+        const read = await store.readPackages('acme', ['com.acme.one', 'com.acme.gone', 'com.acme.two', 'com.acme.none']);
+        expect([...read.keys()].sort()).toEqual(['com.acme.gone', 'com.acme.one']);
+        for (const [name, pkg] of read) expect(pkg).toEqual(await store.package('acme', name).read());
+        expect((await store.readPackages('acme', [])).size).toBe(0);
+      });
+
       it('an update after it sees its write, and an empty list writes nothing', async () => {
         await store.writePackages('', []);
         expect(await store.listPackageNames('')).toEqual([]);

@@ -158,6 +158,33 @@ export function renderStoreContract(driver: string, freshDatabase: () => Promise
       expect((await renderOf(renders, '', 'com.a.b', 'abbreviated', 'http://acme.test'))?.etag).toBe('"global"');
     });
 
+    it('keeps several renders at once on the terms of keepRender, each tenant its own', async () => {
+      expect(await opened.registry.tenants.create(tenant('acme'))).toBe(true);
+      const one = await write('', 'com.a.one', '1.0.0');
+      const moved = await write('', 'com.a.moved', '1.0.0');
+      await write('', 'com.a.moved', '1.1.0');
+      const own = await write('acme', 'com.a.one', '1.0.0');
+      const full = render('http://r.test', { form: 'full', etag: '"full"', coding: undefined, lastModified: undefined });
+      await renders.keepRenders('', [
+        { name: 'com.a.one', revision: one, render: render('http://r.test') },
+        { name: 'com.a.one', revision: one, render: full },
+        // Made from a revision the package has moved on from, and of a package there is not.
+        { name: 'com.a.moved', revision: moved, render: render('http://r.test') },
+        { name: 'com.a.none', revision: 1, render: render('http://r.test') },
+      ]);
+      await renders.keepRenders('', []);
+      expect(await renderOf(renders, '', 'com.a.one', 'abbreviated', 'http://r.test')).toEqual(render('http://r.test'));
+      expect(await renderOf(renders, '', 'com.a.one', 'full', 'http://r.test')).toEqual(full);
+      expect(await renderOf(renders, '', 'com.a.moved', 'abbreviated', 'http://r.test')).toBeUndefined();
+      expect(await renderOf(renders, '', 'com.a.none', 'abbreviated', 'http://r.test')).toBeUndefined();
+      expect(await renderOf(renders, 'acme', 'com.a.one', 'abbreviated', 'http://r.test')).toBeUndefined();
+      await renders.keepRenders('acme', [
+        { name: 'com.a.one', revision: own, render: render('http://r.test', { etag: '"acme"' }) },
+      ]);
+      expect((await renderOf(renders, 'acme', 'com.a.one', 'abbreviated', 'http://r.test'))?.etag).toBe('"acme"');
+      expect((await renderOf(renders, '', 'com.a.one', 'abbreviated', 'http://r.test'))?.etag).toBe('"etag-1"');
+    });
+
     it('is seen by another node on the same database', async () => {
       const other = (await database.open()).renders!;
       const revision = await write('', 'com.a.b', '1.0.0');

@@ -78,6 +78,15 @@ export class MemoryMetadataStore implements MetadataStore, PackageRecords {
     });
   }
 
+  async readPackages(tenant: TenantId, names: readonly string[]): Promise<Map<string, StoredPackage>> {
+    const found = new Map<string, StoredPackage>();
+    for (const name of names) {
+      const pkg = await this.getPackage(tenant, name);
+      if (pkg) found.set(name, pkg);
+    }
+    return found;
+  }
+
   async writePackages(tenant: TenantId, writes: readonly PackageWrite[]): Promise<void> {
     distinctNames(writes);
     this.#db.requireLiveTenant(tenant);

@@ -160,6 +160,15 @@ export class PostgresMetadataStore implements MetadataStore, PackageRecords {
     return rows.map((row) => row.name);
   }
 
+  async readPackages(tenant: TenantId, names: readonly string[]): Promise<Map<string, StoredPackage>> {
+    const { rows } = await this.pool.query<PackageRow & { name: string }>(
+      `SELECT name, document, published_versions, unpublished, write_count FROM packages
+       WHERE tenant = $1 AND name = ANY($2::text[])`,
+      [tenant, names],
+    );
+    return new Map(rows.map((row) => [row.name, packageOfRow(row)]));
+  }
+
   async writePackages(tenant: TenantId, writes: readonly PackageWrite[]): Promise<void> {
     if (writes.length === 0) return;
     const names = distinctNames(writes);

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { RenderOrPackage, RenderStore, StoredRender, TenantId } from '../../ports.js';
+import type { KeptRender, RenderOrPackage, RenderStore, StoredRender, TenantId } from '../../ports.js';
 import { packageOfRow, type PackageRow, type PostgresPackageWriteHook } from './postgres-metadata-store.js';
 import { renderOfRow, renderOrPackageSql, renderRowValues, type JoinedRenderRow } from '../../render-rows.js';
 
@@ -84,6 +84,28 @@ export class PostgresRenderStore implements RenderStore {
              ON CONFLICT (tenant, name, form) DO UPDATE SET base_url = excluded.base_url, etag = excluded.etag,
              last_modified = excluded.last_modified, size = excluded.size, coding = excluded.coding, body = excluded.body`,
       [tenant, name, ...renderRowValues(render), revision],
+    );
+  }
+
+  /** One statement for all of them, each row share-locked as `keepRender` locks it. */
+  async keepRenders(tenant: TenantId, renders: readonly KeptRender[]): Promise<void> {
+    if (renders.length === 0) return;
+    const column = (i: number) => renders.map(({ render }) => renderRowValues(render)[i]);
+    await this.#requirePool().query(
+      `INSERT INTO package_renders (tenant, name, form, base_url, etag, last_modified, size, coding, body)
+       SELECT $1, r.name, r.form, r.base_url, r.etag, r.last_modified, r.size, r.coding, r.body
+       FROM unnest($2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::integer[], $9::text[],
+         $10::bytea[]) AS r(name, revision, form, base_url, etag, last_modified, size, coding, body)
+       JOIN packages p ON p.tenant = $1 AND p.name = r.name AND p.write_count = r.revision
+       FOR SHARE OF p
+       ON CONFLICT (tenant, name, form) DO UPDATE SET base_url = excluded.base_url, etag = excluded.etag,
+         last_modified = excluded.last_modified, size = excluded.size, coding = excluded.coding, body = excluded.body`,
+      [
+        tenant,
+        renders.map((kept) => kept.name),
+        renders.map((kept) => kept.revision),
+        ...Array.from({ length: 7 }, (_, i) => column(i)),
+      ],
     );
   }
 

@@ -257,6 +257,14 @@ export class SqliteMetadataStore implements MetadataStore, PackageRecords {
     });
   }
 
+  async readPackages(tenant: TenantId, names: readonly string[]): Promise<Map<string, StoredPackage>> {
+    const rows = this.#statement(
+      `SELECT name, document, published_versions, unpublished, write_count FROM packages
+       WHERE tenant = ? AND name IN (SELECT value FROM json_each(?))`,
+    ).all(tenant, JSON.stringify(names)) as (PackageRow & { name: string })[];
+    return new Map(rows.map((row) => [row.name, packageOfRow(row)]));
+  }
+
   async writePackages(tenant: TenantId, writes: readonly PackageWrite[]): Promise<void> {
     if (writes.length === 0) return;
     distinctNames(writes);

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { RenderOrPackage, RenderStore, StoredRender, TenantId } from '../../ports.js';
+import type { KeptRender, RenderOrPackage, RenderStore, StoredRender, TenantId } from '../../ports.js';
 import { AttachedDatabase } from './attached-database.js';
 import { packageOfRow, type PackageRow, type SqlitePackageWriteHook } from './sqlite-metadata-store.js';
 import { renderOfRow, renderOrPackageSql, renderRowValues, type JoinedRenderRow } from '../../render-rows.js';
@@ -64,6 +64,17 @@ export class SqliteRenderStore implements RenderStore {
    * nothing.
    */
   async keepRender(tenant: TenantId, name: string, revision: number, render: StoredRender): Promise<void> {
+    this.#keep(tenant, name, revision, render);
+  }
+
+  /** Each render's statement, all in one transaction (one commit). */
+  async keepRenders(tenant: TenantId, renders: readonly KeptRender[]): Promise<void> {
+    this.#db.require().transaction(() => {
+      for (const { name, revision, render } of renders) this.#keep(tenant, name, revision, render);
+    })();
+  }
+
+  #keep(tenant: TenantId, name: string, revision: number, render: StoredRender): void {
     this.#db
       .statement(
         `INSERT INTO package_renders (tenant, name, form, base_url, etag, last_modified, size, coding, body)
