@@ -128,12 +128,13 @@ export function packageStoreContract(
         expect(asStored(await store.package('', 'com.acme.tool').read())).toEqual(stored('com.acme.tool', ['1.0.0']));
       });
 
-      it('keeps a document exactly: key order, nesting, non-ASCII text', async () => {
+      it.each(['update', 'writePackages'])('keeps a document exactly: key order, nesting, non-ASCII text (%s)', async (how) => {
         const pkg = stored('com.acme.tool', ['1.0.0', '0.9.0', '1.0.0-beta.1']);
         pkg.document.readme = '# Tööl ✓ \u0000 nul\n\n```json\n{"a": "\\u0000"}\n```';
         pkg.document.time = { modified: '2024-01-02T03:04:05.678Z', created: '2024-01-01T00:00:00.000Z' };
         pkg.document['x-nested'] = { z: 1, a: [1, { b: null, a: false }], m: 1.5 };
-        await store.package('', 'com.acme.tool').update(() => ({ next: pkg, result: null }));
+        if (how === 'update') await store.package('', 'com.acme.tool').update(() => ({ next: pkg, result: null }));
+        else await store.writePackages('', [{ name: 'com.acme.tool', next: pkg }]);
         const back = asStored(await store.package('', 'com.acme.tool').read());
         expect(JSON.stringify(back)).toBe(JSON.stringify(pkg));
         expect(Object.keys(back!.document.versions)).toEqual(['1.0.0', '0.9.0', '1.0.0-beta.1']);

@@ -184,7 +184,7 @@ export class PostgresMetadataStore implements MetadataStore, PackageRecords {
       await requireLiveTenant(client, tenant);
       await client.query(
         `INSERT INTO packages (tenant, name, document, published_versions, unpublished, write_count, updated_at)
-         SELECT $1, w.name, w.document::jsonb, w.published::jsonb, w.unpublished, coalesce(p.write_count, 0) + 1, now()
+         SELECT $1, w.name, w.document::json, w.published::json, w.unpublished, coalesce(p.write_count, 0) + 1, now()
          FROM unnest($2::text[], $3::text[], $4::text[], $5::boolean[]) AS w(name, document, published, unpublished)
          LEFT JOIN packages p ON p.tenant = $1 AND p.name = w.name
          ON CONFLICT (tenant, name) DO UPDATE SET document = EXCLUDED.document,
