@@ -97,11 +97,11 @@ export async function seedThroughStore({
     }
   };
   const job = { stores, env, packages, versions, tarballSize, concurrency, renderBaseUrl, rendersOnly };
+  // One process makes the schemas and the signing keys first, so the others find them.
+  await seedPart({ ...job, packages: 0, part: 0, parts: 1, onSeeded: progress, prepare: !rendersOnly });
   if (processes <= 1) {
     await seedPart({ ...job, part: 0, parts: 1, onSeeded: progress, finish: true });
   } else {
-    // One process makes the schemas and the signing keys first, so the others find them.
-    await seedPart({ ...job, packages: 0, part: 0, parts: 1, onSeeded: progress });
     await Promise.all(Array.from({ length: processes }, (_, part) => seedInChild({ ...job, part, parts: processes }, progress)));
     await seedPart({ ...job, packages: 0, part: 0, parts: 1, onSeeded: progress, finish: true });
   }
@@ -153,7 +153,11 @@ if (process.argv[2] === SEED_WORKER && process.send) {
 /**
  * Seeds the corpus packages whose index is `part` modulo `parts` into every store of `stores`;
  * with `finish`, then tells each store a bulk import ended (PostgreSQL gathers the statistics
- * its planner needs, as after a restore).
+ * its planner needs, as after a restore). With `prepare`, first does what a server's first start
+ * on the still empty registry does before it takes publishes: the day's download-score refresh
+ * (nothing to score, the day recorded), so the seeded registry's first start on the same day
+ * refreshes nothing, as the registry published through the API would not (every package was
+ * scored as it was written, with no downloads).
  */
 async function seedPart({
   stores,
@@ -168,6 +172,7 @@ async function seedPart({
   parts,
   onSeeded,
   finish = false,
+  prepare = false,
 }) {
   const { loadConfig } = await dist('config/config.js');
   const { documentRepresentation } = await dist('services/package-reads.js');
@@ -189,6 +194,7 @@ async function seedPart({
       // The same rows, written without waiting for the disk (see withoutSync).
       storage.database.db?.pragma('synchronous = OFF');
     }
+    if (prepare) for (const { storage } of opened) await storage.search.refreshScores('', null, new Date());
     for (const store of opened) {
       // Each registry signs with its own key, as each would on publish.
       const signingKey = await new RegistrySignatures({ ...store.storage, now: () => new Date() }).signingKey('');
