@@ -19,7 +19,7 @@ const HELP = `Usage: node bench/large-registry.js [options]
   --versions <n>       versions of each package (default 2)
   --tarball-size <b>   incompressible tarball bytes of each version (default 4096)
   --draws <n>          Zipf draws (s = 1) of the request order (default 100000)
-  --duration <s>       seconds of each measured wrk run (default 10)
+  --duration <s>       seconds of each measured wrk run (default 8)
   --rounds <n>         rounds; ours and the ceiling alternate within a round (default 2)
   --warmup <s>         seconds of the unmeasured run before each target's first round of a
                        workload (default 2)
@@ -46,7 +46,7 @@ const args = parseFlags(
     versions: { type: 'string', default: '2' },
     'tarball-size': { type: 'string', default: '4096' },
     draws: { type: 'string', default: '100000' },
-    duration: { type: 'string', default: '10' },
+    duration: { type: 'string', default: '8' },
     rounds: { type: 'string', default: '2' },
     warmup: { type: 'string', default: '2' },
     data: { type: 'string' },
