@@ -43,6 +43,11 @@ function heldRenders(renders: RenderStore): RenderStore & { started: number; rel
       await held;
       return renders.keepRender(...args);
     },
+    keepRenders: async (...args: Parameters<RenderStore['keepRenders']>) => {
+      store.started++;
+      await held;
+      return renders.keepRenders(...args);
+    },
   };
   return store;
 }
@@ -65,6 +70,8 @@ function countedPackages(packages: PackageStore): PackageStore & { reads: number
     },
     listPackageNames: packages.listPackageNames.bind(packages),
     versionsOfPackages: packages.versionsOfPackages.bind(packages),
+    readPackages: packages.readPackages.bind(packages),
+    writePackages: packages.writePackages.bind(packages),
   };
   return counted;
 }
