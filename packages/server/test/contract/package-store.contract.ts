@@ -323,6 +323,28 @@ export function packageStoreContract(
         expect(await store.package('other', 'com.acme.tool').read()).toBeUndefined();
       });
 
+      it('does not lose its write to an update whose mutation was running', async () => {
+        await store.package('', 'com.acme.tool').update(() => ({ next: stored('com.acme.tool', ['0.1.0']), result: null }));
+        let entered!: () => void;
+        const inMutation = new Promise<void>((resolve) => (entered = resolve));
+        let release!: () => void;
+        const gate = new Promise<void>((resolve) => (release = resolve));
+        const updating = store.package('', 'com.acme.tool').update(async (current) => {
+          entered();
+          await gate;
+          return { next: addVersion(current, 'com.acme.tool', '2.0.0'), result: null };
+        });
+        await inMutation;
+        const batch = store.writePackages('', [{ name: 'com.acme.tool', next: stored('com.acme.tool', ['1.0.0']) }]);
+        // The batch is under way (or, where it waits for the update's lock, waiting) before the update goes on.
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        release();
+        await Promise.all([updating, batch]);
+        // The update before the batch (the batch's state), or after it (the batch's, plus 2.0.0):
+        // never the update's state made from what it read before the batch.
+        expect([['1.0.0'], ['1.0.0', '2.0.0']]).toContainEqual(await versionsOf('', 'com.acme.tool'));
+      });
+
       it('runs beside updates of the same packages from another instance, losing none', async () => {
         const second = await open();
         const names = Array.from({ length: 8 }, (_, i) => `com.acme.tool${i}`);

@@ -88,7 +88,17 @@ export class MemoryMetadataStore implements MetadataStore, PackageRecords {
   }
 
   async writePackages(tenant: TenantId, writes: readonly PackageWrite[]): Promise<void> {
-    distinctNames(writes);
+    // Each package's lock, as its update takes it, in one order for every batch: an update
+    // waiting on its mutation cannot write over the batch afterwards.
+    const keys = distinctNames(writes)
+      .map((name) => key(tenant, name))
+      .sort();
+    const locked = (i: number): Promise<void> =>
+      i === keys.length ? Promise.resolve(this.#writeAll(tenant, writes)) : this.#db.mutex.run(keys[i]!, () => locked(i + 1));
+    await locked(0);
+  }
+
+  #writeAll(tenant: TenantId, writes: readonly PackageWrite[]): void {
     this.#db.requireLiveTenant(tenant);
     // Every check before any write, so a refusal writes nothing. Nothing between them yields: no
     // update lands in between.
